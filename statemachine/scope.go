@@ -1,0 +1,51 @@
+package statemachine
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+)
+
+// Scope names one stream shard: every offset, key and position is
+// meaningful only inside its scope, so every stored key carries one.
+type Scope struct {
+	Tenant    string
+	Namespace string
+	Stream    string
+	Shard     uint32
+}
+
+// String renders the scope as tenant/namespace/stream/shard.
+func (s Scope) String() string {
+	return s.Tenant + "/" + s.Namespace + "/" + s.Stream + "/" + strconv.FormatUint(uint64(s.Shard), 10)
+}
+
+// Less orders scopes by tenant, namespace, stream, then shard.
+func (s Scope) Less(o Scope) bool {
+	if s.Tenant != o.Tenant {
+		return s.Tenant < o.Tenant
+	}
+	if s.Namespace != o.Namespace {
+		return s.Namespace < o.Namespace
+	}
+	if s.Stream != o.Stream {
+		return s.Stream < o.Stream
+	}
+	return s.Shard < o.Shard
+}
+
+// ErrInvalidScope marks a scope refused for its shape.
+var ErrInvalidScope = errors.New("invalid scope")
+
+// Validate checks that every name is present and within NameLenMax.
+func (s Scope) Validate() error {
+	for _, f := range []struct{ what, v string }{{"tenant", s.Tenant}, {"namespace", s.Namespace}, {"stream", s.Stream}} {
+		if f.v == "" {
+			return fmt.Errorf("%w: empty %s", ErrInvalidScope, f.what)
+		}
+		if len(f.v) > NameLenMax {
+			return fmt.Errorf("%w: %s of %d bytes exceeds %d", ErrInvalidScope, f.what, len(f.v), NameLenMax)
+		}
+	}
+	return nil
+}
