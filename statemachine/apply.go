@@ -1,0 +1,52 @@
+package statemachine
+
+import "fmt"
+
+// Apply applies one committed record under feat, in three phases: check
+// (shape, stream kind, feature gate), condition (publish_if/commit_if) and
+// write. Only the write phase changes the shard, and it writes the event
+// and every state operation in one step, so no caller can observe one
+// without the other.
+//
+// It returns Written{offset} when the record was written, Refused{tail}
+// when a conditional record's expected offset was not the tail, or an
+// error (ErrInvalidRecord, ErrEphemeralRefusesCommit,
+// ErrFeatureNotFinalized). A refused or failed apply changes nothing.
+//
+// Apply takes ownership of rec's payload, operations and values: the caller
+// must not modify them afterwards.
+func (s *Shard) Apply(rec *Record, feat Features) (Result, error) {
+	if err := s.check(rec, feat); err != nil {
+		return Result{}, err
+	}
+	if rec.Conditional && rec.ExpectedOffset != s.log.nextOffset {
+		return Refused(s.log.nextOffset), nil
+	}
+	return Written(s.write(rec)), nil
+}
+
+// check refuses a record the shard must not write, whatever its offset.
+func (s *Shard) check(rec *Record, feat Features) error {
+	if err := rec.Validate(); err != nil {
+		return err
+	}
+	if !rec.IsCommit() {
+		return nil
+	}
+	if s.cfg.Kind == StreamEphemeral {
+		return fmt.Errorf("%w (shard %s, %d state operations)", ErrEphemeralRefusesCommit, s.cfg.Scope, len(rec.Ops))
+	}
+	if !feat.AtomicCommitFinalized {
+		return fmt.Errorf("%w (shard %s, %d state operations)", ErrFeatureNotFinalized, s.cfg.Scope, len(rec.Ops))
+	}
+	return nil
+}
+
+// write appends rec to the log and applies its state operations, all at
+// one offset, and returns that offset. Nothing in it can fail: every
+// refusal happened in check.
+func (s *Shard) write(rec *Record) uint64 {
+	offset := s.log.append(rec)
+	s.state.applyOps(rec.Ops, offset)
+	return offset
+}

@@ -1,0 +1,95 @@
+package statemachine
+
+import "fmt"
+
+// retainedLog is the shard's retained log: a ring of the entries from
+// firstOffset up to (not including) nextOffset.
+//
+// Invariant: nextOffset - firstOffset == count <= lenMax.
+// Invariant: the entry at ring[(head+i)%len(ring)] has offset firstOffset+i.
+type retainedLog struct {
+	ring        []Entry
+	head        int
+	count       int
+	lenMax      int
+	firstOffset uint64
+	nextOffset  uint64
+}
+
+func newRetainedLog(lenMax int, startOffset uint64) retainedLog {
+	return retainedLog{lenMax: lenMax, firstOffset: startOffset, nextOffset: startOffset}
+}
+
+// at returns the retained entry at offset; the caller has checked the range.
+func (l *retainedLog) at(offset uint64) *Entry {
+	if offset < l.firstOffset || offset >= l.nextOffset {
+		panic(fmt.Sprintf("retainedLog.at(%d) outside [%d, %d)", offset, l.firstOffset, l.nextOffset))
+	}
+	i := l.head + int(offset-l.firstOffset)
+	if i >= len(l.ring) {
+		i -= len(l.ring)
+	}
+	return &l.ring[i]
+}
+
+// append adds rec at nextOffset, dropping the oldest entry first when the
+// log holds lenMax entries (retention by count).
+func (l *retainedLog) append(rec *Record) uint64 {
+	if l.count == l.lenMax {
+		l.dropOldest()
+	}
+	if l.count == len(l.ring) {
+		l.grow()
+	}
+	i := l.head + l.count
+	if i >= len(l.ring) {
+		i -= len(l.ring)
+	}
+	offset := l.nextOffset
+	l.ring[i] = Entry{Offset: offset, Record: *rec}
+	l.count++
+	l.nextOffset++
+	l.check()
+	return offset
+}
+
+// grow doubles the ring (bounded by lenMax), unrolling it to start at 0.
+func (l *retainedLog) grow() {
+	n := 2 * len(l.ring)
+	if n < 16 {
+		n = 16
+	}
+	if n > l.lenMax {
+		n = l.lenMax
+	}
+	ring := make([]Entry, n)
+	for i := 0; i < l.count; i++ {
+		ring[i] = *l.at(l.firstOffset + uint64(i))
+	}
+	l.ring, l.head = ring, 0
+}
+
+func (l *retainedLog) dropOldest() {
+	l.ring[l.head] = Entry{} // release the record's buffers
+	l.head++
+	if l.head == len(l.ring) {
+		l.head = 0
+	}
+	l.count--
+	l.firstOffset++
+}
+
+// dropBefore drops every entry below offset; offset <= nextOffset.
+func (l *retainedLog) dropBefore(offset uint64) {
+	for l.firstOffset < offset {
+		l.dropOldest()
+	}
+	l.check()
+}
+
+func (l *retainedLog) check() {
+	if l.nextOffset-l.firstOffset != uint64(l.count) || l.count > l.lenMax || l.count > len(l.ring) {
+		panic(fmt.Sprintf("retainedLog: first %d next %d count %d lenMax %d ring %d",
+			l.firstOffset, l.nextOffset, l.count, l.lenMax, len(l.ring)))
+	}
+}

@@ -1,0 +1,115 @@
+package statemachine
+
+import (
+	"errors"
+	"fmt"
+)
+
+// ErrInvalidSnapshot marks rebuild input refused for its shape.
+var ErrInvalidSnapshot = errors.New("invalid shard snapshot")
+
+// DropBefore drops every retained record below offset (a retention step).
+// It leaves the state view and the groups as they are: a key keeps its
+// value even when the record that wrote it is dropped, but a Rebuild from
+// the retained log no longer sees that write (see Rebuild). Dropping at or
+// below FirstOffset changes nothing; past the tail is refused with
+// ErrBeyondTail.
+func (s *Shard) DropBefore(offset uint64) error {
+	if offset > s.log.nextOffset {
+		return &OffsetError{Err: ErrBeyondTail, Offset: offset, StartOffset: s.log.firstOffset, Tail: s.log.nextOffset}
+	}
+	s.log.dropBefore(offset)
+	return nil
+}
+
+// RebuildInput is what a replica restores a shard from; build it by name.
+type RebuildInput struct {
+	Config Config
+	// StartOffset is the offset of Entries[0], or the tail when Entries is empty.
+	StartOffset uint64
+	// Entries is the retained log, contiguous from StartOffset. Rebuild takes
+	// ownership of the records' buffers.
+	Entries []Entry
+	// Groups are the consumer-group states kept beside the log (optional).
+	Groups []GroupState
+}
+
+// Rebuild folds the retained log into a fresh shard and restores the groups.
+//
+// For every key whose last write is retained, the rebuilt state equals the
+// state incremental application reached: same value, same version. A key
+// whose last write was dropped is absent from the rebuilt state whatever
+// its value was: retention drops a prefix, so every earlier write of the
+// key is gone too and no retained record mentions it. A key that was
+// deleted reads absent either way; a key that was put and never written
+// again is lost. Records are written as they stand in the log: conditions
+// and the feature gate were checked when they were first applied.
+func Rebuild(in RebuildInput) (*Shard, error) {
+	s, err := newAt(in.Config, in.StartOffset)
+	if err != nil {
+		return nil, err
+	}
+	for i := range in.Entries {
+		e := &in.Entries[i]
+		if e.Offset != s.log.nextOffset {
+			return nil, fmt.Errorf("%w: entry %d has offset %d, want %d (log must be contiguous)", ErrInvalidSnapshot, i, e.Offset, s.log.nextOffset)
+		}
+		if err := e.Record.Validate(); err != nil {
+			return nil, fmt.Errorf("%w: entry at offset %d: %v", ErrInvalidSnapshot, e.Offset, err)
+		}
+		if e.Record.IsCommit() && s.cfg.Kind == StreamEphemeral {
+			return nil, fmt.Errorf("%w: entry at offset %d: %v", ErrInvalidSnapshot, e.Offset, ErrEphemeralRefusesCommit)
+		}
+		s.write(&e.Record)
+	}
+	if err := s.restoreGroups(in.Groups); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+func (s *Shard) restoreGroups(states []GroupState) error {
+	if len(states) > s.cfg.GroupsMax {
+		return fmt.Errorf("%w: %d groups exceed GroupsMax %d", ErrInvalidSnapshot, len(states), s.cfg.GroupsMax)
+	}
+	for i := range states {
+		st := &states[i]
+		if err := s.checkGroupState(st); err != nil {
+			return fmt.Errorf("%w: group %d (%q): %v", ErrInvalidSnapshot, i, st.Name, err)
+		}
+		if _, dup := s.groups.m[st.Name]; dup {
+			return fmt.Errorf("%w: group %q appears twice", ErrInvalidSnapshot, st.Name)
+		}
+		s.groups.m[st.Name] = &group{
+			committed:   st.CommittedOffset,
+			deliverNext: st.DeliverNextOffset,
+			leases:      append([]Lease(nil), st.Leases...),
+		}
+	}
+	return nil
+}
+
+func (s *Shard) checkGroupState(st *GroupState) error {
+	if err := checkGroupName(st.Name); err != nil {
+		return err
+	}
+	if st.DeliverNextOffset > s.log.nextOffset {
+		return fmt.Errorf("deliver-next offset %d beyond tail %d", st.DeliverNextOffset, s.log.nextOffset)
+	}
+	if len(st.Leases) > s.cfg.LeasesPerGroupMax {
+		return fmt.Errorf("%d leases exceed LeasesPerGroupMax %d", len(st.Leases), s.cfg.LeasesPerGroupMax)
+	}
+	want := st.DeliverNextOffset
+	for j, l := range st.Leases {
+		if j == 0 {
+			want = l.Offset
+		}
+		if l.Offset >= st.DeliverNextOffset || (j > 0 && l.Offset <= st.Leases[j-1].Offset) {
+			return fmt.Errorf("lease %d at offset %d out of order or not below deliver-next %d", j, l.Offset, st.DeliverNextOffset)
+		}
+	}
+	if st.CommittedOffset != want {
+		return fmt.Errorf("committed offset %d, want %d (oldest lease or deliver-next)", st.CommittedOffset, want)
+	}
+	return nil
+}
