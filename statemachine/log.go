@@ -16,6 +16,10 @@ type retainedLog struct {
 	nextOffset  uint64
 }
 
+// ringLenMin is the ring's first allocation, in entries; it doubles from
+// there up to lenMax.
+const ringLenMin = 4
+
 func newRetainedLog(lenMax int, startOffset uint64) retainedLog {
 	return retainedLog{lenMax: lenMax, firstOffset: startOffset, nextOffset: startOffset}
 }
@@ -56,8 +60,8 @@ func (l *retainedLog) append(rec *Record) uint64 {
 // grow doubles the ring (bounded by lenMax), unrolling it to start at 0.
 func (l *retainedLog) grow() {
 	n := 2 * len(l.ring)
-	if n < 16 {
-		n = 16
+	if n < ringLenMin {
+		n = ringLenMin
 	}
 	if n > l.lenMax {
 		n = l.lenMax
