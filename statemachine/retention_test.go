@@ -1,0 +1,171 @@
+package statemachine
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+func applyAll(t *testing.T, s *Shard, recs ...*Record) {
+	t.Helper()
+	for _, r := range recs {
+		_, err := s.Apply(r, finalized)
+		require.NoError(t, err)
+	}
+}
+
+func rebuildFrom(t *testing.T, s *Shard) *Shard {
+	t.Helper()
+	sn := s.Snapshot()
+	r, err := Rebuild(sn.RebuildInput(s.Config()))
+	require.NoError(t, err)
+	return r
+}
+
+// TestRetentionLosesKeysWhoseLastWriteIsDropped pins down what a rebuild
+// from the retained log loses: exactly the keys whose last write was
+// dropped. They read absent, never an older value.
+func TestRetentionLosesKeysWhoseLastWriteIsDropped(t *testing.T) {
+	s := newTestShard(t, StreamQuorum)
+	applyAll(t, s,
+		commitRec("0", put("a", "a0"), put("b", "b0")), // 0
+		commitRec("1", put("a", "a1")),                 // 1: a's last write
+		commitRec("2", del("b")),                       // 2: b's last write
+		commitRec("3", put("c", "c3")),                 // 3: c's last write
+	)
+	require.NoError(t, s.DropBefore(2))
+	r := rebuildFrom(t, s)
+	// a: live keeps a1@1; the rebuild lost it (not a0: that write is gone too).
+	v, ver, ok := s.StateGet("a")
+	require.True(t, ok)
+	require.Equal(t, "a1", string(v))
+	require.Equal(t, uint64(1), ver)
+	_, _, ok = r.StateGet("a")
+	require.False(t, ok, "a's last write was dropped: the rebuilt shard has no a")
+	// b: its last write (the delete) is retained: absent in both.
+	_, _, ok = s.StateGet("b")
+	require.False(t, ok)
+	_, _, ok = r.StateGet("b")
+	require.False(t, ok)
+	// c: retained, identical.
+	require.Equal(t, s.State()[1], r.State()[0])
+	require.Equal(t, uint64(2), r.FirstOffset())
+	require.Equal(t, uint64(4), r.NextOffset())
+
+	require.NoError(t, s.DropBefore(4))
+	require.Zero(t, rebuildFrom(t, s).StateLen(), "nothing retained, nothing rebuilt")
+	require.Equal(t, 2, s.StateLen(), "DropBefore leaves the live state alone")
+}
+
+func TestRetentionByCountDropsOldest(t *testing.T) {
+	c := testConfig(StreamQuorum)
+	c.RetainedLenMax = 3
+	s, err := New(c)
+	require.NoError(t, err)
+	for i := 0; i < 5; i++ {
+		applyAll(t, s, &Record{Event: EventPublish})
+	}
+	require.Equal(t, uint64(2), s.FirstOffset())
+	require.Len(t, s.Retained(), 3)
+	_, err = s.ReadFrom(1, 1)
+	require.ErrorIs(t, err, ErrBeforeWindow)
+	require.ErrorIs(t, s.DropBefore(6), ErrBeyondTail)
+	require.NoError(t, s.DropBefore(1), "dropping below the first retained offset is a no-op")
+	require.Equal(t, uint64(2), s.FirstOffset())
+}
+
+func TestRebuildRefusesBadInput(t *testing.T) {
+	cfg := testConfig(StreamQuorum)
+	pub := Record{Event: EventPublish}
+	good := []Entry{{Offset: 5, Record: pub}, {Offset: 6, Record: pub}}
+	for _, tc := range []struct {
+		name string
+		in   RebuildInput
+		want string
+	}{
+		{"bad config", RebuildInput{Config: Config{}}, "invalid shard config"},
+		{"gap", RebuildInput{Config: cfg, StartOffset: 5, Entries: []Entry{{Offset: 5, Record: pub}, {Offset: 7, Record: pub}}}, "entry 1 has offset 7, want 6"},
+		{"wrong start", RebuildInput{Config: cfg, StartOffset: 4, Entries: good}, "entry 0 has offset 5, want 4"},
+		{"invalid record", RebuildInput{Config: cfg, StartOffset: 0, Entries: []Entry{{Offset: 0}}}, "entry at offset 0: invalid record"},
+		{"commit on ephemeral", RebuildInput{Config: testConfig(StreamEphemeral), Entries: []Entry{{Record: *commitRec("x", put("k", "v"))}}}, "ephemeral stream refuses commits"},
+		{"group beyond tail", RebuildInput{Config: cfg, StartOffset: 5, Entries: good, Groups: []GroupState{{Name: "g", CommittedOffset: 8, DeliverNextOffset: 8}}}, "deliver-next offset 8 beyond tail 7"},
+		{"group committed wrong", RebuildInput{Config: cfg, StartOffset: 5, Entries: good, Groups: []GroupState{{Name: "g", CommittedOffset: 5, DeliverNextOffset: 7, Leases: []Lease{{Offset: 6}}}}}, "committed offset 5, want 6"},
+		{"leases unordered", RebuildInput{Config: cfg, StartOffset: 5, Entries: good, Groups: []GroupState{{Name: "g", CommittedOffset: 6, DeliverNextOffset: 7, Leases: []Lease{{Offset: 6}, {Offset: 5}}}}}, "lease 1 at offset 5 out of order"},
+		{"duplicate group", RebuildInput{Config: cfg, StartOffset: 5, Entries: good, Groups: []GroupState{{Name: "g", CommittedOffset: 7, DeliverNextOffset: 7}, {Name: "g", CommittedOffset: 7, DeliverNextOffset: 7}}}, `group "g" appears twice`},
+		{"empty group name", RebuildInput{Config: cfg, StartOffset: 5, Entries: good, Groups: []GroupState{{CommittedOffset: 7, DeliverNextOffset: 7}}}, "empty group name"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Rebuild(tc.in)
+			require.ErrorContains(t, err, tc.want)
+		})
+	}
+	s, err := Rebuild(RebuildInput{Config: cfg, StartOffset: 5, Entries: good, Groups: []GroupState{{Name: "g", CommittedOffset: 6, DeliverNextOffset: 7, Leases: []Lease{{Offset: 6, ExpiryNs: 9}}}}})
+	require.NoError(t, err)
+	require.Equal(t, uint64(7), s.NextOffset())
+	d, err := s.Fetch(GroupFetch{Group: "g", NowNs: 9, LeaseNs: 1, EntriesMax: 4})
+	require.NoError(t, err)
+	require.Len(t, d, 1)
+	require.True(t, d[0].Redelivered, "a restored expired lease is redelivered")
+}
+
+func TestGroupCommandsRefusedForShape(t *testing.T) {
+	s := newTestShard(t, StreamQuorum)
+	for _, tc := range []struct {
+		cmd  GroupFetch
+		want string
+	}{
+		{GroupFetch{LeaseNs: 1, EntriesMax: 1}, "empty group name"},
+		{GroupFetch{Group: string(make([]byte, GroupNameLenMax+1)), LeaseNs: 1, EntriesMax: 1}, "exceeds"},
+		{GroupFetch{Group: "g", LeaseNs: 0, EntriesMax: 1}, "lease of 0 ns"},
+		{GroupFetch{Group: "g", NowNs: 1<<63 - 1, LeaseNs: 1, EntriesMax: 1}, "overflows"},
+		{GroupFetch{Group: "g", LeaseNs: 1, EntriesMax: 0}, "fetch of 0 entries"},
+	} {
+		_, err := s.Fetch(tc.cmd)
+		require.ErrorIs(t, err, ErrInvalidCommand)
+		require.ErrorContains(t, err, tc.want)
+	}
+	require.Empty(t, s.Groups(), "refused fetches create no group")
+	require.ErrorIs(t, s.Ack(GroupAck{Offset: 0}), ErrInvalidCommand)
+	_, err := s.ReadFrom(0, 0)
+	require.ErrorIs(t, err, ErrInvalidCommand)
+	for _, g := range []string{"g1", "g2", "g3", "g4"} {
+		_, err := s.Fetch(GroupFetch{Group: g, LeaseNs: 1, EntriesMax: 1})
+		require.NoError(t, err)
+	}
+	_, err = s.Fetch(GroupFetch{Group: "g5", LeaseNs: 1, EntriesMax: 1})
+	require.ErrorIs(t, err, ErrTooManyGroups)
+	require.ErrorContains(t, err, `group "g5" would be number 5, the shard allows 4`)
+}
+
+func TestDigestSeesEveryField(t *testing.T) {
+	s := newTestShard(t, StreamQuorum)
+	applyAll(t, s, commitRec("e", put("k", "v")), &Record{Event: EventPublish, Payload: []byte("p")})
+	_, err := s.Fetch(GroupFetch{Group: "g", NowNs: 1, LeaseNs: 1, EntriesMax: 1})
+	require.NoError(t, err)
+	base := s.Snapshot()
+	seen := map[uint64]string{base.Digest(): "base"}
+	mutations := map[string]func(sn *Snapshot){
+		"first":     func(sn *Snapshot) { sn.FirstOffset++ },
+		"next":      func(sn *Snapshot) { sn.NextOffset++ },
+		"value":     func(sn *Snapshot) { sn.State[0].Value = []byte("w") },
+		"version":   func(sn *Snapshot) { sn.State[0].Version++ },
+		"payload":   func(sn *Snapshot) { sn.Entries[1].Record.Payload = []byte("q") },
+		"event":     func(sn *Snapshot) { sn.Entries[1].Record.Event = EventEnqueue },
+		"op key":    func(sn *Snapshot) { sn.Entries[0].Record.Ops = []StateOp{put("j", "v")} },
+		"lease":     func(sn *Snapshot) { sn.Groups[0].Leases[0].ExpiryNs++ },
+		"committed": func(sn *Snapshot) { sn.Groups[0].CommittedOffset++ },
+		"key/value boundary": func(sn *Snapshot) {
+			sn.State[0].Key, sn.State[0].Value = "kv", nil
+		},
+	}
+	for _, name := range []string{"first", "next", "value", "version", "payload", "event", "op key", "lease", "committed", "key/value boundary"} {
+		sn := s.Snapshot()
+		mutations[name](&sn)
+		d := sn.Digest()
+		prev, dup := seen[d]
+		require.False(t, dup, "mutation %q has the same digest as %q", name, prev)
+		seen[d] = name
+	}
+	again := s.Snapshot()
+	require.Equal(t, base.Digest(), again.Digest(), "digest is a function of the snapshot")
+}
