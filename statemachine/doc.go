@@ -5,4 +5,51 @@
 //
 // It does no I/O, reads no clock (time is passed in as nanoseconds) and
 // starts no goroutines. It must not import any other felixsim package.
+// determinism_test.go scans the sources and fails on a clock, ambient
+// randomness, I/O, a goroutine or a channel.
+//
+// # One concept per file
+//
+//	record.go     Record, StateOp, EventKind, OpKind, Entry, Validate, size limits
+//	scope.go      Scope: which stream shard
+//	config.go     Config, StreamKind, Features, the caps a Config may ask for
+//	errors.go     sentinel errors and OffsetError
+//	result.go     Result: Written{Offset} or Refused{Tail}
+//	shard.go      Shard: construction, offsets, state reads
+//	apply.go      Apply: check, condition, write (the only state change for records)
+//	log.go        the retained log, a bounded ring
+//	state.go      the keyed state view
+//	replay.go     the replay window subscribers read
+//	group.go      consumer-group commands and state
+//	group_apply.go Fetch and Ack
+//	retention.go  DropBefore and Rebuild
+//	snapshot.go   Snapshot and Digest, for comparing and restoring replicas
+//
+// # Semantics in brief
+//
+// A record carries one event (publish or enqueue; both write the same
+// record) and zero or more put/delete operations. Apply writes it at the
+// tail and returns Written{offset}; every key it puts gets version offset.
+// A conditional record (publish_if, commit_if) is written only if its
+// expected offset equals the tail, else Refused{tail} with nothing written.
+// A record with state operations is a commit: an ephemeral stream refuses
+// it (ErrEphemeralRefusesCommit), and so does every stream until the
+// atomic_commit feature is finalized (ErrFeatureNotFinalized). Apply checks
+// everything first and then writes the event and the state in one step, so
+// a refused or failed apply changes nothing and no reader of a Shard can
+// see half a record.
+//
+// The retained log holds at most Config.RetainedLenMax records (the oldest
+// is dropped when full) and DropBefore drops a prefix. Subscribers read the
+// replay window, the newest Config.ReplayWindowLenMax retained records;
+// consumer groups read the whole retained log. Rebuild folds a retained log
+// into a fresh shard: it matches incremental application for every key
+// whose last write is retained, and a key whose last write was dropped is
+// absent from the rebuilt state.
+//
+// Consumer groups are commands (GroupFetch, GroupAck) applied in log order
+// like records, with the time chosen by the proposer: a fetch redelivers
+// expired leases first, then hands out new records; an ack ends a lease;
+// a group's committed position is its oldest unacked delivered offset and
+// never moves backwards.
 package statemachine
