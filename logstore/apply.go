@@ -1,0 +1,154 @@
+package logstore
+
+import (
+	"fmt"
+
+	"go.etcd.io/raft/v3"
+	"go.etcd.io/raft/v3/raftpb"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/felixsim/felixsim/statemachine"
+)
+
+// group is one raft group's persisted state.
+//
+// Invariant: len(ents) >= 1; ents[0] is a dummy entry at the index and term
+// of the last compaction point (the snapshot's, or 0/0), and ents[i] has
+// index ents[0].Index+i.
+type group struct {
+	snapshot  *raftpb.Snapshot
+	ents      []*raftpb.Entry
+	hardState *raftpb.HardState
+}
+
+func newGroup() *group {
+	return &group{
+		snapshot: raftpb.EnsureSnapshot(nil),
+		ents:     []*raftpb.Entry{{Term: new(uint64(0)), Index: new(uint64(0))}},
+	}
+}
+
+func (g *group) firstIndex() uint64 { return g.ents[0].GetIndex() + 1 }
+func (g *group) lastIndex() uint64  { return g.ents[0].GetIndex() + uint64(len(g.ents)) - 1 }
+
+func (g *group) checkInvariant() {
+	for i, e := range g.ents {
+		if e.GetIndex() != g.ents[0].GetIndex()+uint64(i) {
+			panic(fmt.Sprintf("logstore: group entry %d has index %d, dummy at %d", i, e.GetIndex(), g.ents[0].GetIndex()))
+		}
+	}
+}
+
+// nextGroup returns the group after w, leaving g untouched (entry slices are
+// copied on write, as raft may still hold the old ones).
+func nextGroup(g *group, w *GroupWrite) (*group, error) {
+	n := *g
+	if w.Snapshot != nil {
+		si, cur := w.Snapshot.GetMetadata().GetIndex(), n.snapshot.GetMetadata().GetIndex()
+		if cur != 0 && cur >= si {
+			return nil, fmt.Errorf("group %d snapshot at index %d is not newer than the stored one at %d: %w", w.Group, si, cur, raft.ErrSnapOutOfDate)
+		}
+		n.snapshot = raftpb.EnsureSnapshot(w.Snapshot)
+		n.ents = []*raftpb.Entry{{Term: new(w.Snapshot.GetMetadata().GetTerm()), Index: new(si)}}
+	}
+	if err := n.append(w.Group, w.Entries); err != nil {
+		return nil, err
+	}
+	if w.HardState != nil {
+		n.hardState = w.HardState
+	}
+	if w.Compact != nil {
+		if err := n.compact(w.Group, w.Compact.Snapshot); err != nil {
+			return nil, err
+		}
+	}
+	n.checkInvariant()
+	return &n, nil
+}
+
+func (g *group) append(id uint64, entries []*raftpb.Entry) error {
+	if len(entries) == 0 {
+		return nil
+	}
+	first := g.firstIndex()
+	last := entries[0].GetIndex() + uint64(len(entries)) - 1
+	if last < first {
+		return nil
+	}
+	if first > entries[0].GetIndex() {
+		entries = entries[first-entries[0].GetIndex():]
+	}
+	offset := entries[0].GetIndex() - g.ents[0].GetIndex()
+	if offset > uint64(len(g.ents)) {
+		return fmt.Errorf("group %d appends at index %d after last index %d: the log would have a gap", id, entries[0].GetIndex(), g.lastIndex())
+	}
+	ents := make([]*raftpb.Entry, 0, offset+uint64(len(entries)))
+	g.ents = append(append(ents, g.ents[:offset]...), entries...)
+	return nil
+}
+
+func (g *group) compact(id uint64, snap *raftpb.Snapshot) error {
+	i := snap.GetMetadata().GetIndex()
+	if i <= g.ents[0].GetIndex() {
+		return fmt.Errorf("group %d compaction at index %d is not after the compaction point %d: %w", id, i, g.ents[0].GetIndex(), raft.ErrCompacted)
+	}
+	if i > g.lastIndex() {
+		return fmt.Errorf("group %d compaction at index %d is beyond last index %d: %w", id, i, g.lastIndex(), raft.ErrUnavailable)
+	}
+	at := g.ents[i-g.ents[0].GetIndex()]
+	if at.GetTerm() != snap.GetMetadata().GetTerm() {
+		return fmt.Errorf("group %d compaction snapshot has term %d but entry %d has term %d", id, snap.GetMetadata().GetTerm(), i, at.GetTerm())
+	}
+	rest := g.ents[i-g.ents[0].GetIndex()+1:]
+	ents := make([]*raftpb.Entry, 1, 1+len(rest))
+	ents[0] = &raftpb.Entry{Index: new(i), Term: new(at.GetTerm())}
+	g.ents = append(ents, rest...)
+	next := proto.Clone(snap).(*raftpb.Snapshot)
+	if next.GetMetadata().GetConfState() == nil {
+		// Like raft's CreateSnapshot with a nil ConfState: keep the last one.
+		next.Metadata = raftpb.EnsureSnapshotMetadata(next.Metadata)
+		next.Metadata.ConfState = g.snapshot.GetMetadata().GetConfState()
+	}
+	g.snapshot = raftpb.EnsureSnapshot(next)
+	return nil
+}
+
+// plan checks a decoded batch against the store and computes the groups it
+// leaves; nothing in the store changes.
+func (s *Store) plan(b *Batch) ([]*group, error) {
+	groups := make([]*group, len(b.Groups))
+	for i := range b.Groups {
+		w := &b.Groups[i]
+		g, ok := s.groups[w.Group]
+		if !ok {
+			g = newGroup()
+		}
+		n, err := nextGroup(g, w)
+		if err != nil {
+			return nil, err
+		}
+		groups[i] = n
+	}
+	type logKey struct {
+		scope  statemachine.Scope
+		offset uint64
+	}
+	inBatch := make(map[logKey]bool, len(b.Log))
+	for i := range b.Log {
+		r := &b.Log[i]
+		k := logKey{r.Scope, r.Offset}
+		if _, ok := s.tab.log[r.Scope][r.Offset]; ok || inBatch[k] {
+			return nil, fmt.Errorf("log row %d: %s offset %d already holds a record; log rows are never overwritten", i, r.Scope, r.Offset)
+		}
+		inBatch[k] = true
+	}
+	return groups, nil
+}
+
+// install makes a planned batch visible in the in-memory indexes.
+func (s *Store) install(b *Batch, groups []*group) {
+	for i, g := range groups {
+		s.groups[b.Groups[i].Group] = g
+	}
+	s.tab.apply(b)
+}

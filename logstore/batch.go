@@ -1,0 +1,147 @@
+package logstore
+
+import (
+	"fmt"
+
+	"go.etcd.io/raft/v3/raftpb"
+
+	"github.com/felixsim/felixsim/statemachine"
+)
+
+// WriteKind says whether a state or outbox row is written or removed.
+type WriteKind uint8
+
+// Row write kinds; the zero value is invalid.
+const (
+	WriteInvalid WriteKind = iota
+	WritePut
+	WriteDelete
+)
+
+// String names the write kind.
+func (k WriteKind) String() string {
+	switch k {
+	case WritePut:
+		return "put"
+	case WriteDelete:
+		return "delete"
+	}
+	return fmt.Sprintf("WriteKind(%d)", uint8(k))
+}
+
+// IntentDataLenMax is the longest opaque delivery-intent payload, in bytes.
+const IntentDataLenMax = 64 << 10
+
+// LogRow is one row of the log table: the record at (Scope, Offset), the
+// durable fact.
+type LogRow struct {
+	Scope  statemachine.Scope
+	Offset uint64
+	Record statemachine.Record
+}
+
+// StateValue is a state table value and its version (the offset of the
+// record that wrote it).
+type StateValue struct {
+	Value   []byte
+	Version uint64
+}
+
+// StateRow is one write to the state table at (Scope, Key).
+type StateRow struct {
+	Kind  WriteKind
+	Scope statemachine.Scope
+	Key   string
+	// Value is the new value for WritePut; empty for WriteDelete.
+	Value []byte
+	// Version is the offset of the record that wrote Value (WritePut only).
+	Version uint64
+}
+
+// Position says where a scope resumes: the raft index applied last and the
+// next offset the shard's log will assign.
+type Position struct {
+	AppliedIndex uint64
+	NextOffset   uint64
+}
+
+// PositionRow is one write to the position table at Scope.
+type PositionRow struct {
+	Scope    statemachine.Scope
+	Position Position
+}
+
+// Intent is a delivery intent: the event at an offset still has to reach
+// subscribers (EventPublish) or consumer groups (EventEnqueue).
+type Intent struct {
+	Event statemachine.EventKind
+	// Data is opaque to logstore (the node's delivery bookkeeping), at most
+	// IntentDataLenMax bytes.
+	Data []byte
+}
+
+// OutboxRow is one write to the outbox table at (Scope, Offset).
+type OutboxRow struct {
+	Kind   WriteKind
+	Scope  statemachine.Scope
+	Offset uint64
+	// Intent is the delivery intent for WritePut; zero for WriteDelete.
+	Intent Intent
+}
+
+// Compaction makes a local snapshot of a raft group durable and drops the
+// group's entries up to and including the snapshot's index, which must be an
+// entry the store holds, with the snapshot's term. A snapshot without a
+// ConfState keeps the stored one.
+type Compaction struct {
+	Snapshot *raftpb.Snapshot
+}
+
+// GroupWrite is the raft persistence of one group in a batch, applied in the
+// order of its fields: a received snapshot (replacing the whole log), new
+// entries (replacing any conflicting suffix), a hard state, then a local
+// compaction.
+type GroupWrite struct {
+	Group     uint64
+	Snapshot  *raftpb.Snapshot
+	Entries   []*raftpb.Entry
+	HardState *raftpb.HardState
+	Compact   *Compaction
+}
+
+// Batch is everything one Commit makes durable at once: raft persistence for
+// any number of groups and the applied rows of the four tables.
+type Batch struct {
+	Groups    []GroupWrite
+	Log       []LogRow
+	State     []StateRow
+	Positions []PositionRow
+	Outbox    []OutboxRow
+}
+
+// Empty reports whether the batch writes nothing.
+func (b *Batch) Empty() bool {
+	return len(b.Groups) == 0 && len(b.Log) == 0 && len(b.State) == 0 &&
+		len(b.Positions) == 0 && len(b.Outbox) == 0
+}
+
+// AddRecord appends the rows that applying rec at (scope, offset) writes:
+// its log row, one state row per operation with version offset, and, when
+// intent is not nil, its outbox row. The position row is the caller's (one
+// per scope per batch is enough).
+func (b *Batch) AddRecord(scope statemachine.Scope, offset uint64, rec statemachine.Record, intent *Intent) {
+	b.Log = append(b.Log, LogRow{Scope: scope, Offset: offset, Record: rec})
+	for _, op := range rec.Ops {
+		row := StateRow{Scope: scope, Key: op.Key}
+		switch op.Kind {
+		case statemachine.OpPut:
+			row.Kind, row.Value, row.Version = WritePut, op.Value, offset
+		case statemachine.OpDelete:
+			row.Kind = WriteDelete
+		}
+		b.State = append(b.State, row)
+	}
+	if intent != nil {
+		b.Outbox = append(b.Outbox, OutboxRow{Kind: WritePut, Scope: scope, Offset: offset, Intent: *intent})
+	}
+}

@@ -1,0 +1,41 @@
+// Package logstore is a broker node's durable store: the raft log, hard
+// state and snapshot of every raft group the node hosts, and the four
+// applied tables of Felix (log, state, position, outbox), all written by one
+// crash-atomic Commit per batch.
+//
+// # Engine
+//
+// One append-only write-ahead file, "logstore.wal", holds checksummed
+// transactions. A transaction is the batch's writes appended in order (the
+// raft writes, then one frame per applied table: log, state, position,
+// outbox), then a commit marker carrying a checksum over the whole
+// transaction, then one fsync. Open replays every transaction up to the last
+// complete commit marker into in-memory indexes; an incomplete or torn final
+// transaction never happened and is truncated away; a damaged frame followed
+// by a valid commit marker is corruption, reported as an error naming the
+// file and the byte offset. No file content makes Open panic.
+//
+// Commit is the only write path for the tables: the in-memory indexes change
+// only after the fsync succeeded. If a write or fsync fails the file is in an
+// unknown state, and the store refuses every further Commit; reopen it.
+//
+// # Crash hook
+//
+// The commit path evaluates the failpoint named by FailpointPanicAfterTableWrite
+// with github.com/pingcap/failpoint's run-time Eval (no source rewriting).
+// Armed with the term "return(i)" (failpoint.Enable, or GO_FAILPOINTS in a
+// child process's environment) the commit panics after i of the four table
+// writes, i in 0..4, after their bytes were appended to the file and before
+// the commit marker. Disarmed, each check costs one read lock and one map
+// lookup (see BenchmarkFailpointDisarmed); nothing is compiled differently
+// for tests.
+//
+// # Determinism
+//
+// The store reads no clock, draws no randomness, starts no goroutines and
+// never lets map order reach behaviour or output (scans sort their keys). It
+// touches files only through vfs.FS.
+//
+// logstore imports statemachine (the record vocabulary) and vfs; it must not
+// import node, sim, client, properties or tla.
+package logstore

@@ -1,0 +1,171 @@
+package logstore
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+)
+
+// A frame is: crc32c (4 bytes, little endian, over kind, length and
+// payload) | kind (1 byte) | payload length (4 bytes, little endian) |
+// payload.
+const (
+	frameHeaderBytes = 9
+	// frameLenMax is the largest frame payload, in bytes; a batch whose
+	// table frame would exceed it is refused.
+	frameLenMax = 64 << 20
+)
+
+// frameKind tags a frame; the zero value is invalid.
+type frameKind uint8
+
+const (
+	kindInvalid frameKind = iota
+	kindHeader
+	kindRaft
+	kindLog
+	kindState
+	kindPosition
+	kindOutbox
+	kindCommit
+	kindEnd // one past the last kind
+)
+
+func (k frameKind) String() string {
+	switch k {
+	case kindHeader:
+		return "header"
+	case kindRaft:
+		return "raft"
+	case kindLog:
+		return "log"
+	case kindState:
+		return "state"
+	case kindPosition:
+		return "position"
+	case kindOutbox:
+		return "outbox"
+	case kindCommit:
+		return "commit"
+	}
+	return fmt.Sprintf("frameKind(%d)", uint8(k))
+}
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// appendFrame appends one frame holding payload to dst.
+func appendFrame(dst []byte, kind frameKind, payload []byte) []byte {
+	if len(payload) > frameLenMax {
+		panic(fmt.Sprintf("logstore: %s frame payload of %d bytes exceeds %d", kind, len(payload), frameLenMax))
+	}
+	start := len(dst)
+	dst = append(dst, 0, 0, 0, 0, byte(kind))
+	dst = binary.LittleEndian.AppendUint32(dst, uint32(len(payload)))
+	dst = append(dst, payload...)
+	binary.LittleEndian.PutUint32(dst[start:], crc32.Checksum(dst[start+4:], castagnoli))
+	return dst
+}
+
+// errTruncated marks a frame that runs past the end of the file: the
+// signature of a torn write.
+var errTruncated = errors.New("frame runs past the end of the file")
+
+// parseFrame reads the frame at off. It returns its kind, payload and the
+// offset just past it.
+func parseFrame(buf []byte, off int) (frameKind, []byte, int, error) {
+	if len(buf)-off < frameHeaderBytes {
+		return kindInvalid, nil, 0, errTruncated
+	}
+	kind := frameKind(buf[off+4])
+	n := binary.LittleEndian.Uint32(buf[off+5:])
+	if n > frameLenMax {
+		return kindInvalid, nil, 0, fmt.Errorf("frame length %d exceeds %d", n, frameLenMax)
+	}
+	end := off + frameHeaderBytes + int(n)
+	if end > len(buf) {
+		return kindInvalid, nil, 0, errTruncated
+	}
+	want := binary.LittleEndian.Uint32(buf[off:])
+	if got := crc32.Checksum(buf[off+4:end], castagnoli); got != want {
+		return kindInvalid, nil, 0, fmt.Errorf("frame checksum %08x, want %08x", got, want)
+	}
+	if kind == kindInvalid || kind >= kindEnd {
+		return kindInvalid, nil, 0, fmt.Errorf("unknown frame kind %d", kind)
+	}
+	return kind, buf[off+frameHeaderBytes : end], end, nil
+}
+
+// The file header frame's payload: magic and format version.
+const (
+	fileMagic   = "felixsim-logstore"
+	fileVersion = 1
+)
+
+func headerFrame() []byte {
+	p := binary.LittleEndian.AppendUint32([]byte(fileMagic), fileVersion)
+	return appendFrame(nil, kindHeader, p)
+}
+
+// commitMarker is the payload of a commit frame.
+type commitMarker struct {
+	seq        uint64 // transaction sequence number, from 1, consecutive
+	frameCount uint32 // frames in the transaction before the marker
+	txnCRC     uint32 // crc32c over those frames' bytes
+}
+
+const (
+	commitMagic        = 0x43584c46 // "FLXC"
+	commitPayloadBytes = 20
+	commitFrameBytes   = frameHeaderBytes + commitPayloadBytes
+)
+
+func (m commitMarker) frame() []byte {
+	p := make([]byte, 0, commitPayloadBytes)
+	p = binary.LittleEndian.AppendUint32(p, commitMagic)
+	p = binary.LittleEndian.AppendUint64(p, m.seq)
+	p = binary.LittleEndian.AppendUint32(p, m.frameCount)
+	p = binary.LittleEndian.AppendUint32(p, m.txnCRC)
+	return appendFrame(nil, kindCommit, p)
+}
+
+func parseCommit(p []byte) (commitMarker, error) {
+	if len(p) != commitPayloadBytes {
+		return commitMarker{}, fmt.Errorf("commit marker of %d bytes, want %d", len(p), commitPayloadBytes)
+	}
+	if binary.LittleEndian.Uint32(p) != commitMagic {
+		return commitMarker{}, errors.New("commit marker lacks its magic")
+	}
+	return commitMarker{
+		seq:        binary.LittleEndian.Uint64(p[4:]),
+		frameCount: binary.LittleEndian.Uint32(p[12:]),
+		txnCRC:     binary.LittleEndian.Uint32(p[16:]),
+	}, nil
+}
+
+// commitAfter returns the offset of the first intact commit frame starting
+// after off, or -1. Recovery uses it to tell a torn tail (nothing valid
+// follows the damage) from corruption (a committed transaction follows).
+func commitAfter(buf []byte, off int) int {
+	for o := off + 1; o+commitFrameBytes <= len(buf); o++ {
+		if frameKind(buf[o+4]) != kindCommit {
+			continue
+		}
+		kind, p, _, err := parseFrame(buf, o)
+		if err != nil || kind != kindCommit {
+			continue
+		}
+		if _, err := parseCommit(p); err == nil {
+			return o
+		}
+	}
+	return -1
+}
+
+// isHeaderPrefix reports whether buf is a strict prefix of the file header:
+// a file created but torn before its first sync.
+func isHeaderPrefix(buf []byte) bool {
+	h := headerFrame()
+	return len(buf) < len(h) && bytes.Equal(buf, h[:len(buf)])
+}

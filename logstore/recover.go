@@ -1,0 +1,107 @@
+package logstore
+
+import (
+	"fmt"
+	"io"
+
+	"errors"
+)
+
+// replayFile reads the whole file, replays its committed transactions and
+// truncates a torn tail.
+func (s *Store) replayFile() error {
+	size, err := s.f.Size()
+	if err != nil {
+		return fmt.Errorf("logstore: size of %s: %w", s.name, err)
+	}
+	buf := make([]byte, size)
+	if n, err := s.f.ReadAt(buf, 0); err != nil && !(errors.Is(err, io.EOF) && int64(n) == size) {
+		return fmt.Errorf("logstore: read %s: %w", s.name, err)
+	}
+	if isHeaderPrefix(buf) {
+		// Created but torn before its first sync: nothing was ever committed.
+		s.f.Close()
+		return s.create()
+	}
+	end, err := s.replay(buf)
+	if err != nil {
+		return err
+	}
+	s.sizeBytes = int64(end)
+	if end == len(buf) {
+		return nil
+	}
+	if err := s.f.Truncate(int64(end)); err != nil {
+		return fmt.Errorf("logstore: truncate torn tail of %s at byte %d: %w", s.name, end, err)
+	}
+	if err := s.f.Sync(); err != nil {
+		return fmt.Errorf("logstore: sync %s after truncating its torn tail at byte %d: %w", s.name, end, err)
+	}
+	return nil
+}
+
+// replay applies every committed transaction in buf and returns the offset
+// just past the last one.
+func (s *Store) replay(buf []byte) (int, error) {
+	kind, p, off, err := parseFrame(buf, 0)
+	if err != nil || kind != kindHeader || string(p) != string(headerFrame()[frameHeaderBytes:]) {
+		return 0, s.corrupt(0, "file header is not a felixsim logstore version %d header", fileVersion)
+	}
+	committed := off
+	var frames []rawFrame
+	for off < len(buf) {
+		kind, p, next, err := parseFrame(buf, off)
+		if err != nil {
+			if c := commitAfter(buf, off); c >= 0 {
+				return 0, s.corrupt(off, "%v, and a committed transaction follows at byte %d", err, c)
+			}
+			return committed, nil // torn tail
+		}
+		switch kind {
+		case kindCommit:
+			if err := s.replayTxn(buf, committed, off, frames, p); err != nil {
+				return 0, err
+			}
+			committed, frames = next, frames[:0]
+		case kindHeader:
+			return 0, s.corrupt(off, "a second file header")
+		default:
+			frames = append(frames, rawFrame{kind: kind, off: off, payload: p})
+		}
+		off = next
+	}
+	return committed, nil
+}
+
+// replayTxn checks a transaction's commit marker, decodes its frames and
+// applies them.
+func (s *Store) replayTxn(buf []byte, start, markerOff int, frames []rawFrame, marker []byte) error {
+	m, err := parseCommit(marker)
+	if err != nil {
+		return s.corrupt(markerOff, "%v", err)
+	}
+	if m.seq != s.seq+1 {
+		return s.corrupt(markerOff, "transaction %d follows transaction %d", m.seq, s.seq)
+	}
+	if int(m.frameCount) != len(frames) {
+		return s.corrupt(markerOff, "commit marker counts %d frames, the transaction has %d", m.frameCount, len(frames))
+	}
+	if got := crc32Of(buf[start:markerOff]); got != m.txnCRC {
+		return s.corrupt(markerOff, "transaction checksum %08x, the marker says %08x", got, m.txnCRC)
+	}
+	b, err := decodeTxn(frames)
+	if err != nil {
+		return s.corrupt(start, "transaction %d: %v", m.seq, err)
+	}
+	groups, err := s.plan(&b)
+	if err != nil {
+		return s.corrupt(start, "transaction %d contradicts the ones before it: %v", m.seq, err)
+	}
+	s.install(&b, groups)
+	s.seq = m.seq
+	return nil
+}
+
+func (s *Store) corrupt(off int, format string, args ...any) error {
+	return fmt.Errorf("%w: %s at byte %d: %s", ErrCorrupt, s.name, off, fmt.Sprintf(format, args...))
+}

@@ -1,0 +1,256 @@
+package logstore
+
+import (
+	"fmt"
+
+	"go.etcd.io/raft/v3/raftpb"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/felixsim/felixsim/statemachine"
+)
+
+// Minimum encoded sizes, used to refuse element counts that cannot fit.
+const (
+	scopeBytesMin  = 4
+	rowBytesMin    = 2
+	groupBytesMin  = 10
+	entryBytesMin  = 1
+	recordBytesMin = 5
+)
+
+// protoLenMax is the largest encoded raft message (entry, snapshot, hard
+// state) a frame may hold.
+const protoLenMax = frameLenMax
+
+var marshalOpts = proto.MarshalOptions{Deterministic: true}
+
+func (e *enc) scope(s statemachine.Scope) {
+	e.str(s.Tenant)
+	e.str(s.Namespace)
+	e.str(s.Stream)
+	e.uvar(uint64(s.Shard))
+}
+
+func (d *dec) scope() statemachine.Scope {
+	var s statemachine.Scope
+	s.Tenant = d.str("tenant", statemachine.NameLenMax)
+	s.Namespace = d.str("namespace", statemachine.NameLenMax)
+	s.Stream = d.str("stream", statemachine.NameLenMax)
+	shard := d.uvar()
+	if d.err == nil && shard > 1<<32-1 {
+		d.fail(fmt.Errorf("shard %d exceeds 32 bits", shard))
+	}
+	s.Shard = uint32(shard)
+	return s
+}
+
+func (e *enc) record(r *statemachine.Record) {
+	e.u8(uint8(r.Event))
+	e.bytes(r.Payload)
+	e.uvar(uint64(len(r.Ops)))
+	for _, op := range r.Ops {
+		e.u8(uint8(op.Kind))
+		e.str(op.Key)
+		e.bytes(op.Value)
+	}
+	e.boolean(r.Conditional)
+	e.uvar(r.ExpectedOffset)
+}
+
+func (d *dec) record() statemachine.Record {
+	var r statemachine.Record
+	r.Event = statemachine.EventKind(d.u8())
+	r.Payload = nilIfEmpty(d.bytes("payload", statemachine.PayloadLenMax))
+	n := d.count("operations", 3)
+	if d.err == nil && n > statemachine.OpsPerRecordMax {
+		d.fail(fmt.Errorf("%d operations exceed %d", n, statemachine.OpsPerRecordMax))
+	}
+	if d.err == nil && n > 0 {
+		r.Ops = make([]statemachine.StateOp, n)
+		for i := range r.Ops {
+			r.Ops[i].Kind = statemachine.OpKind(d.u8())
+			r.Ops[i].Key = d.str("key", statemachine.KeyLenMax)
+			r.Ops[i].Value = nilIfEmpty(d.bytes("value", statemachine.ValueLenMax))
+		}
+	}
+	r.Conditional = d.boolean()
+	r.ExpectedOffset = d.uvar()
+	return r
+}
+
+func nilIfEmpty(p []byte) []byte {
+	if len(p) == 0 {
+		return nil
+	}
+	return p
+}
+
+func (e *enc) message(m proto.Message) {
+	p, err := marshalOpts.Marshal(m)
+	if err != nil {
+		panic(fmt.Sprintf("logstore: marshal %T: %v", m, err))
+	}
+	e.bytes(p)
+}
+
+func (d *dec) message(what string, m proto.Message) {
+	p := d.bytes(what, protoLenMax)
+	if d.err != nil {
+		return
+	}
+	if err := proto.Unmarshal(p, m); err != nil {
+		d.fail(fmt.Errorf("%s: %v", what, err))
+	}
+}
+
+// encodeGroups encodes the raft frame payload.
+func encodeGroups(gs []GroupWrite) []byte {
+	var e enc
+	e.uvar(uint64(len(gs)))
+	for i := range gs {
+		g := &gs[i]
+		e.u64(g.Group)
+		e.boolean(g.Snapshot != nil)
+		if g.Snapshot != nil {
+			e.message(g.Snapshot)
+		}
+		e.uvar(uint64(len(g.Entries)))
+		for _, ent := range g.Entries {
+			e.message(ent)
+		}
+		e.boolean(g.HardState != nil)
+		if g.HardState != nil {
+			e.message(g.HardState)
+		}
+		e.boolean(g.Compact != nil)
+		if g.Compact != nil {
+			e.message(g.Compact.Snapshot)
+		}
+	}
+	return e.b
+}
+
+func decodeGroups(p []byte) ([]GroupWrite, error) {
+	d := dec{b: p}
+	gs := make([]GroupWrite, d.count("group writes", groupBytesMin))
+	for i := range gs {
+		g := &gs[i]
+		g.Group = d.u64()
+		if d.boolean() {
+			g.Snapshot = &raftpb.Snapshot{}
+			d.message("snapshot", g.Snapshot)
+		}
+		if n := d.count("entries", entryBytesMin); n > 0 {
+			g.Entries = make([]*raftpb.Entry, n)
+			for j := range g.Entries {
+				g.Entries[j] = &raftpb.Entry{}
+				d.message("entry", g.Entries[j])
+			}
+		}
+		if d.boolean() {
+			g.HardState = &raftpb.HardState{}
+			d.message("hard state", g.HardState)
+		}
+		if d.boolean() {
+			g.Compact = &Compaction{Snapshot: &raftpb.Snapshot{}}
+			d.message("compaction snapshot", g.Compact.Snapshot)
+		}
+	}
+	return gs, d.done()
+}
+
+func encodeLog(rows []LogRow) []byte {
+	var e enc
+	e.uvar(uint64(len(rows)))
+	for i := range rows {
+		e.scope(rows[i].Scope)
+		e.uvar(rows[i].Offset)
+		e.record(&rows[i].Record)
+	}
+	return e.b
+}
+
+func decodeLog(p []byte) ([]LogRow, error) {
+	d := dec{b: p}
+	rows := make([]LogRow, d.count("log rows", scopeBytesMin+recordBytesMin))
+	for i := range rows {
+		rows[i].Scope = d.scope()
+		rows[i].Offset = d.uvar()
+		rows[i].Record = d.record()
+	}
+	return rows, d.done()
+}
+
+func encodeState(rows []StateRow) []byte {
+	var e enc
+	e.uvar(uint64(len(rows)))
+	for i := range rows {
+		e.u8(uint8(rows[i].Kind))
+		e.scope(rows[i].Scope)
+		e.str(rows[i].Key)
+		e.bytes(rows[i].Value)
+		e.uvar(rows[i].Version)
+	}
+	return e.b
+}
+
+func decodeState(p []byte) ([]StateRow, error) {
+	d := dec{b: p}
+	rows := make([]StateRow, d.count("state rows", scopeBytesMin+rowBytesMin))
+	for i := range rows {
+		rows[i].Kind = WriteKind(d.u8())
+		rows[i].Scope = d.scope()
+		rows[i].Key = d.str("key", statemachine.KeyLenMax)
+		rows[i].Value = nilIfEmpty(d.bytes("value", statemachine.ValueLenMax))
+		rows[i].Version = d.uvar()
+	}
+	return rows, d.done()
+}
+
+func encodePositions(rows []PositionRow) []byte {
+	var e enc
+	e.uvar(uint64(len(rows)))
+	for i := range rows {
+		e.scope(rows[i].Scope)
+		e.uvar(rows[i].Position.AppliedIndex)
+		e.uvar(rows[i].Position.NextOffset)
+	}
+	return e.b
+}
+
+func decodePositions(p []byte) ([]PositionRow, error) {
+	d := dec{b: p}
+	rows := make([]PositionRow, d.count("position rows", scopeBytesMin+rowBytesMin))
+	for i := range rows {
+		rows[i].Scope = d.scope()
+		rows[i].Position.AppliedIndex = d.uvar()
+		rows[i].Position.NextOffset = d.uvar()
+	}
+	return rows, d.done()
+}
+
+func encodeOutbox(rows []OutboxRow) []byte {
+	var e enc
+	e.uvar(uint64(len(rows)))
+	for i := range rows {
+		e.u8(uint8(rows[i].Kind))
+		e.scope(rows[i].Scope)
+		e.uvar(rows[i].Offset)
+		e.u8(uint8(rows[i].Intent.Event))
+		e.bytes(rows[i].Intent.Data)
+	}
+	return e.b
+}
+
+func decodeOutbox(p []byte) ([]OutboxRow, error) {
+	d := dec{b: p}
+	rows := make([]OutboxRow, d.count("outbox rows", scopeBytesMin+rowBytesMin+2))
+	for i := range rows {
+		rows[i].Kind = WriteKind(d.u8())
+		rows[i].Scope = d.scope()
+		rows[i].Offset = d.uvar()
+		rows[i].Intent.Event = statemachine.EventKind(d.u8())
+		rows[i].Intent.Data = nilIfEmpty(d.bytes("intent data", IntentDataLenMax))
+	}
+	return rows, d.done()
+}

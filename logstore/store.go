@@ -1,0 +1,111 @@
+package logstore
+
+import (
+	"errors"
+	"fmt"
+	"path"
+
+	"github.com/felixsim/felixsim/vfs"
+)
+
+// FileName is the write-ahead file's name inside the store's directory.
+const FileName = "logstore.wal"
+
+// Options configures Open; build it by field name.
+type Options struct {
+	// FS is the filesystem the store lives on.
+	FS vfs.FS
+	// Dir is the store's directory inside FS ("" or "." for the root).
+	Dir string
+}
+
+// ErrCorrupt marks a store file whose content cannot be trusted: damage
+// before its tail, or a transaction that contradicts the ones before it.
+var ErrCorrupt = errors.New("logstore: corrupt store")
+
+// ErrFailed marks a store that refuses writes because an earlier write or
+// fsync failed and the file's content is unknown; reopen it.
+var ErrFailed = errors.New("logstore: store failed")
+
+// Store is one node's durable store. It is not safe for concurrent use: the
+// node drives it from one goroutine.
+type Store struct {
+	fs   vfs.FS
+	dir  string
+	name string
+	f    vfs.File
+	// sizeBytes is the file length up to the last committed transaction.
+	sizeBytes int64
+	// seq is the sequence number of the last committed transaction.
+	seq uint64
+	// failed, once set, refuses every write.
+	failed error
+	closed bool
+	groups map[uint64]*group
+	tab    tables
+}
+
+// Open opens the store in opts.Dir, creating it if it does not exist, and
+// replays its file: a torn final transaction is truncated away, damage
+// before the tail is an ErrCorrupt error naming the file and byte offset.
+func Open(opts Options) (*Store, error) {
+	if opts.FS == nil {
+		return nil, errors.New("logstore: open refused: Options.FS is nil")
+	}
+	dir := opts.Dir
+	if dir == "" {
+		dir = "."
+	}
+	s := &Store{fs: opts.FS, dir: dir, name: path.Join(dir, FileName), groups: map[uint64]*group{}, tab: newTables()}
+	if err := opts.FS.MkdirAll(dir); err != nil {
+		return nil, fmt.Errorf("logstore: open %s: %w", dir, err)
+	}
+	f, err := opts.FS.Open(s.name)
+	if errors.Is(err, vfs.ErrNotExist) {
+		return s, s.create()
+	}
+	if err != nil {
+		return nil, fmt.Errorf("logstore: open %s: %w", s.name, err)
+	}
+	s.f = f
+	if err := s.replayFile(); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// create writes a fresh file holding just the header, durably.
+func (s *Store) create() error {
+	f, err := s.fs.Create(s.name)
+	if err != nil {
+		return fmt.Errorf("logstore: create %s: %w", s.name, err)
+	}
+	h := headerFrame()
+	if _, err := f.Write(h); err != nil {
+		f.Close()
+		return fmt.Errorf("logstore: write header of %s: %w", s.name, err)
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return fmt.Errorf("logstore: sync %s: %w", s.name, err)
+	}
+	if err := s.fs.SyncDir(s.dir); err != nil {
+		f.Close()
+		return fmt.Errorf("logstore: sync directory %s: %w", s.dir, err)
+	}
+	s.f, s.sizeBytes = f, int64(len(h))
+	return nil
+}
+
+// Close releases the file. Everything committed is already durable.
+func (s *Store) Close() error {
+	if s.closed {
+		return fmt.Errorf("logstore: close %s: already closed", s.name)
+	}
+	s.closed = true
+	return s.f.Close()
+}
+
+// Name returns the path of the store's file inside its FS.
+func (s *Store) Name() string { return s.name }

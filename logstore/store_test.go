@@ -1,0 +1,262 @@
+package logstore
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"go.etcd.io/raft/v3"
+	"go.etcd.io/raft/v3/raftpb"
+
+	"github.com/felixsim/felixsim/statemachine"
+	"github.com/felixsim/felixsim/vfs"
+)
+
+func TestCommitSurvivesReopen(t *testing.T) {
+	fs := vfs.NewMem()
+	s := openMem(t, fs)
+	sc := scopeOf("acme", 0)
+	for off := uint64(1); off <= 3; off++ {
+		mustCommit(t, s, fullBatch(sc, 7, off))
+	}
+	before := dump(s)
+	if got := s.Counts(); got != (RowCounts{Log: 3, State: 1, Position: 1, Outbox: 3}) {
+		t.Fatalf("counts %+v", got)
+	}
+	fs.Crash(vfs.LoseUnsynced)
+	s2 := openMem(t, fs)
+	if after := dump(s2); after != before {
+		t.Fatalf("reopened store differs:\n%s\nwant:\n%s", after, before)
+	}
+	v, ok := s2.StateGet(sc, "k")
+	if !ok || string(v.Value) != "v3" || v.Version != 3 {
+		t.Fatalf("state k = %+v %v, want v3@3", v, ok)
+	}
+	if err := s2.CheckStateMatchesLog(); err != nil {
+		t.Fatal(err)
+	}
+	mustCommit(t, s2, fullBatch(sc, 7, 4))
+	if n := s2.Counts().Log; n != 4 {
+		t.Fatalf("log rows after commit on reopened store: %d", n)
+	}
+}
+
+func TestCollisionAcrossTenants(t *testing.T) {
+	fs := vfs.NewMem()
+	s := openMem(t, fs)
+	a, b := scopeOf("tenant-a", 3), scopeOf("tenant-b", 3)
+	ba := fullBatch(a, 1, 1)
+	ba.Outbox[0].Intent.Data = []byte("for-a")
+	bb := fullBatch(b, 2, 1)
+	bb.Outbox[0].Intent.Data = []byte("for-b")
+	mustCommit(t, s, ba)
+	mustCommit(t, s, bb)
+	fs.Crash(vfs.LoseUnsynced)
+	s2 := openMem(t, fs)
+	oa, ob := s2.OutboxScan(a), s2.OutboxScan(b)
+	if len(oa) != 1 || len(ob) != 1 {
+		t.Fatalf("outbox rows after reopen: %d in %s, %d in %s; want 1 each", len(oa), a, len(ob), b)
+	}
+	if oa[0].Offset != 1 || ob[0].Offset != 1 || string(oa[0].Intent.Data) != "for-a" || string(ob[0].Intent.Data) != "for-b" {
+		t.Fatalf("outbox entries not distinct: %+v / %+v", oa[0], ob[0])
+	}
+	if n := s2.Counts().Outbox; n != 2 {
+		t.Fatalf("outbox row count %d, want 2", n)
+	}
+}
+
+func TestUncommittedTailIsDiscarded(t *testing.T) {
+	fs := vfs.NewMem()
+	s := openMem(t, fs)
+	sc := scopeOf("acme", 0)
+	mustCommit(t, s, fullBatch(sc, 1, 1))
+	want := dump(s)
+	size, _ := s.f.Size()
+	// A second transaction whose marker never made it: frames but no marker.
+	raftFrame, tables, err := encodeTxn(fullBatch(sc, 1, 2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.f.Write(raftFrame)
+	s.f.Write(tables[0])
+	s.f.Write(tables[1][:5])
+	s.f.Sync()
+	s.Close()
+	s2 := openMem(t, fs)
+	if got := dump(s2); got != want {
+		t.Fatalf("after torn tail:\n%s\nwant:\n%s", got, want)
+	}
+	if got, _ := s2.f.Size(); got != size {
+		t.Fatalf("file is %d bytes after recovery, want it truncated to %d", got, size)
+	}
+	mustCommit(t, s2, fullBatch(sc, 1, 2))
+	s2.Close()
+	s3 := openMem(t, fs)
+	if n := s3.Counts().Log; n != 2 {
+		t.Fatalf("log rows %d after committing over a truncated tail, want 2", n)
+	}
+}
+
+func TestCorruptionBeforeTailIsAnError(t *testing.T) {
+	fs := vfs.NewMem()
+	s := openMem(t, fs)
+	sc := scopeOf("acme", 0)
+	mustCommit(t, s, fullBatch(sc, 1, 1))
+	mid, _ := s.f.Size()
+	mustCommit(t, s, fullBatch(sc, 1, 2))
+	mustCommit(t, s, fullBatch(sc, 1, 3))
+	s.Close()
+	if err := fs.CorruptByte(s.Name(), mid+20, 0x40); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Open(Options{FS: fs, Dir: "node1"})
+	if !errors.Is(err, ErrCorrupt) {
+		t.Fatalf("open after corrupting byte %d: %v, want ErrCorrupt", mid+20, err)
+	}
+	if !strings.Contains(err.Error(), "node1/logstore.wal at byte") {
+		t.Fatalf("error does not name the file and offset: %v", err)
+	}
+}
+
+func TestInvalidBatchWritesNothing(t *testing.T) {
+	fs := vfs.NewMem()
+	s := openMem(t, fs)
+	sc := scopeOf("acme", 0)
+	mustCommit(t, s, fullBatch(sc, 1, 1))
+	size, _ := s.f.Size()
+	cases := map[string]*Batch{
+		"overwrite log row": fullBatch(sc, 1, 1),
+		"empty tenant":      fullBatch(statemachine.Scope{Namespace: "n", Stream: "s"}, 1, 2),
+		"gap in raft log":   {Groups: []GroupWrite{{Group: 1, Entries: []*raftpb.Entry{entry(9, 1, "x")}}}},
+		"zero write kind":   {State: []StateRow{{Scope: sc, Key: "k"}}},
+		"bad record":        {Log: []LogRow{{Scope: sc, Offset: 5}}},
+	}
+	for _, name := range []string{"overwrite log row", "empty tenant", "gap in raft log", "zero write kind", "bad record"} {
+		err := s.Commit(cases[name])
+		if !errors.Is(err, ErrInvalidBatch) {
+			t.Errorf("%s: %v, want ErrInvalidBatch", name, err)
+		}
+	}
+	if got, _ := s.f.Size(); got != size {
+		t.Fatalf("refused batches wrote %d bytes", got-size)
+	}
+	mustCommit(t, s, fullBatch(sc, 1, 2))
+}
+
+// failingSync wraps a vfs.FS so that every File.Sync fails.
+type failingSync struct{ vfs.FS }
+type failingSyncFile struct{ vfs.File }
+
+func (f failingSync) Open(name string) (vfs.File, error) {
+	h, err := f.FS.Open(name)
+	return failingSyncFile{h}, err
+}
+func (failingSyncFile) Sync() error { return errors.New("injected fsync failure") }
+
+func TestFailedSyncFailsTheStore(t *testing.T) {
+	fs := vfs.NewMem()
+	s := openMem(t, fs)
+	s.Close()
+	s, err := Open(Options{FS: failingSync{fs}, Dir: "node1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := scopeOf("acme", 0)
+	if err := s.Commit(fullBatch(sc, 1, 1)); !errors.Is(err, ErrFailed) {
+		t.Fatalf("commit with failing fsync: %v, want ErrFailed", err)
+	}
+	if n := s.Counts().Log; n != 0 {
+		t.Fatalf("a commit whose fsync failed is visible: %d log rows", n)
+	}
+	if err := s.Commit(fullBatch(sc, 1, 2)); !errors.Is(err, ErrFailed) || !strings.Contains(err.Error(), "injected fsync failure") {
+		t.Fatalf("second commit on a failed store: %v, want ErrFailed naming the cause", err)
+	}
+}
+
+func TestRaftStorageMatchesMemoryStorage(t *testing.T) {
+	fs := vfs.NewMem()
+	s := openMem(t, fs)
+	ms := raft.NewMemoryStorage()
+	snap := &raftpb.Snapshot{Metadata: &raftpb.SnapshotMetadata{Index: new(uint64(10)), Term: new(uint64(2)),
+		ConfState: &raftpb.ConfState{Voters: []uint64{1, 2, 3}}}, Data: []byte("snap")}
+	steps := []GroupWrite{
+		{Group: 5, Snapshot: snap, HardState: &raftpb.HardState{Term: new(uint64(2)), Commit: new(uint64(10))}},
+		{Group: 5, Entries: []*raftpb.Entry{entry(11, 2, "a"), entry(12, 2, "b"), entry(13, 2, "c")}},
+		{Group: 5, Entries: []*raftpb.Entry{entry(12, 3, "B"), entry(13, 3, "C"), entry(14, 3, "D")}},
+		{Group: 5, Entries: []*raftpb.Entry{entry(13, 4, "x")}, HardState: &raftpb.HardState{Term: new(uint64(4)), Vote: new(uint64(2)), Commit: new(uint64(12))}},
+		{Group: 5, Compact: &Compaction{Snapshot: &raftpb.Snapshot{Metadata: &raftpb.SnapshotMetadata{Index: new(uint64(12)), Term: new(uint64(3))}, Data: []byte("s12")}}},
+		{Group: 5, Entries: []*raftpb.Entry{entry(14, 4, "y")}},
+	}
+	for i := range steps {
+		w := steps[i]
+		mustCommit(t, s, &Batch{Groups: []GroupWrite{w}})
+		if w.Snapshot != nil {
+			ms.ApplySnapshot(w.Snapshot)
+		}
+		ms.Append(w.Entries)
+		if w.HardState != nil {
+			ms.SetHardState(w.HardState)
+		}
+		if w.Compact != nil {
+			ci := w.Compact.Snapshot.GetMetadata().GetIndex()
+			ms.CreateSnapshot(ci, nil, w.Compact.Snapshot.Data)
+			ms.Compact(ci)
+		}
+		compareStorage(t, i, s.RaftStorage(5), ms)
+	}
+	fs.Crash(vfs.LoseUnsynced)
+	s2 := openMem(t, fs)
+	compareStorage(t, len(steps), s2.RaftStorage(5), ms)
+	if ids := s2.Groups(); len(ids) != 1 || ids[0] != 5 {
+		t.Fatalf("groups after reopen: %v", ids)
+	}
+	if _, err := s2.RaftStorage(5).Entries(12, 13, 1<<20); !errors.Is(err, raft.ErrCompacted) {
+		t.Fatalf("entries below the compaction point: %v, want ErrCompacted", err)
+	}
+	err := s2.Commit(&Batch{Groups: []GroupWrite{{Group: 5, Snapshot: snap}}})
+	if !errors.Is(err, raft.ErrSnapOutOfDate) {
+		t.Fatalf("applying an older snapshot: %v, want ErrSnapOutOfDate", err)
+	}
+	empty := s2.RaftStorage(99)
+	compareStorage(t, -1, empty, raft.NewMemoryStorage())
+}
+
+func compareStorage(t *testing.T, step int, got raft.Storage, want *raft.MemoryStorage) {
+	t.Helper()
+	gf, _ := got.FirstIndex()
+	wf, _ := want.FirstIndex()
+	gl, _ := got.LastIndex()
+	wl, _ := want.LastIndex()
+	if gf != wf || gl != wl {
+		t.Fatalf("step %d: first/last %d/%d, MemoryStorage %d/%d", step, gf, gl, wf, wl)
+	}
+	for i := gf - 1; i <= gl+1; i++ {
+		gt, ge := got.Term(i)
+		wt, we := want.Term(i)
+		if gt != wt || !errors.Is(ge, we) && ge != we {
+			t.Fatalf("step %d: term(%d) = %d,%v; MemoryStorage %d,%v", step, i, gt, ge, wt, we)
+		}
+	}
+	for _, maxSize := range []uint64{0, 10, 1 << 20} {
+		ge, gerr := got.Entries(gf, gl+1, maxSize)
+		we, werr := want.Entries(wf, wl+1, maxSize)
+		if !errors.Is(gerr, werr) && gerr != werr || len(ge) != len(we) {
+			t.Fatalf("step %d: entries(max %d) = %d,%v; MemoryStorage %d,%v", step, maxSize, len(ge), gerr, len(we), werr)
+		}
+		for i := range ge {
+			if string(marshal(ge[i])) != string(marshal(we[i])) {
+				t.Fatalf("step %d: entry %d differs: %v vs %v", step, i, ge[i], we[i])
+			}
+		}
+	}
+	ghs, gcs, _ := got.InitialState()
+	whs, wcs, _ := want.InitialState()
+	if string(marshal(ghs)) != string(marshal(whs)) || string(marshal(gcs)) != string(marshal(wcs)) {
+		t.Fatalf("step %d: initial state %v %v; MemoryStorage %v %v", step, ghs, gcs, whs, wcs)
+	}
+	gs, _ := got.Snapshot()
+	ws, _ := want.Snapshot()
+	if gs.GetMetadata().GetIndex() != ws.GetMetadata().GetIndex() || gs.GetMetadata().GetTerm() != ws.GetMetadata().GetTerm() || string(gs.Data) != string(ws.Data) {
+		t.Fatalf("step %d: snapshot %v; MemoryStorage %v", step, gs, ws)
+	}
+}

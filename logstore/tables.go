@@ -1,0 +1,205 @@
+package logstore
+
+import (
+	"sort"
+
+	"github.com/felixsim/felixsim/statemachine"
+)
+
+// tables holds the four applied tables in memory. Only tables.apply, called
+// from Store.install, writes them.
+type tables struct {
+	log      map[statemachine.Scope]map[uint64]statemachine.Record
+	state    map[statemachine.Scope]map[string]StateValue
+	position map[statemachine.Scope]Position
+	outbox   map[statemachine.Scope]map[uint64]Intent
+	counts   RowCounts
+}
+
+// RowCounts is how many rows each applied table holds.
+type RowCounts struct {
+	Log      int
+	State    int
+	Position int
+	Outbox   int
+}
+
+func newTables() tables {
+	return tables{
+		log:      map[statemachine.Scope]map[uint64]statemachine.Record{},
+		state:    map[statemachine.Scope]map[string]StateValue{},
+		position: map[statemachine.Scope]Position{},
+		outbox:   map[statemachine.Scope]map[uint64]Intent{},
+	}
+}
+
+func (t *tables) apply(b *Batch) {
+	for i := range b.Log {
+		r := &b.Log[i]
+		m := t.log[r.Scope]
+		if m == nil {
+			m = map[uint64]statemachine.Record{}
+			t.log[r.Scope] = m
+		}
+		m[r.Offset] = r.Record
+		t.counts.Log++
+	}
+	for i := range b.State {
+		t.applyState(&b.State[i])
+	}
+	for i := range b.Positions {
+		r := &b.Positions[i]
+		if _, ok := t.position[r.Scope]; !ok {
+			t.counts.Position++
+		}
+		t.position[r.Scope] = r.Position
+	}
+	for i := range b.Outbox {
+		t.applyOutbox(&b.Outbox[i])
+	}
+}
+
+func (t *tables) applyState(r *StateRow) {
+	m := t.state[r.Scope]
+	_, had := m[r.Key]
+	switch r.Kind {
+	case WritePut:
+		if m == nil {
+			m = map[string]StateValue{}
+			t.state[r.Scope] = m
+		}
+		m[r.Key] = StateValue{Value: r.Value, Version: r.Version}
+		if !had {
+			t.counts.State++
+		}
+	case WriteDelete:
+		if had {
+			delete(m, r.Key)
+			t.counts.State--
+			if len(m) == 0 {
+				delete(t.state, r.Scope)
+			}
+		}
+	}
+}
+
+func (t *tables) applyOutbox(r *OutboxRow) {
+	m := t.outbox[r.Scope]
+	_, had := m[r.Offset]
+	switch r.Kind {
+	case WritePut:
+		if m == nil {
+			m = map[uint64]Intent{}
+			t.outbox[r.Scope] = m
+		}
+		m[r.Offset] = r.Intent
+		if !had {
+			t.counts.Outbox++
+		}
+	case WriteDelete:
+		if had {
+			delete(m, r.Offset)
+			t.counts.Outbox--
+			if len(m) == 0 {
+				delete(t.outbox, r.Scope)
+			}
+		}
+	}
+}
+
+// Counts returns how many rows each applied table holds.
+func (s *Store) Counts() RowCounts { return s.tab.counts }
+
+// LogGet returns the record at (scope, offset).
+func (s *Store) LogGet(scope statemachine.Scope, offset uint64) (statemachine.Record, bool) {
+	r, ok := s.tab.log[scope][offset]
+	return r, ok
+}
+
+// LogScan returns up to limit log entries of scope with offset >= from, in
+// offset order; limit <= 0 means all.
+func (s *Store) LogScan(scope statemachine.Scope, from uint64, limit int) []statemachine.Entry {
+	m := s.tab.log[scope]
+	offsets := make([]uint64, 0, len(m))
+	for o := range m {
+		if o >= from {
+			offsets = append(offsets, o)
+		}
+	}
+	sort.Slice(offsets, func(i, j int) bool { return offsets[i] < offsets[j] })
+	if limit > 0 && len(offsets) > limit {
+		offsets = offsets[:limit]
+	}
+	out := make([]statemachine.Entry, len(offsets))
+	for i, o := range offsets {
+		out[i] = statemachine.Entry{Offset: o, Record: m[o]}
+	}
+	return out
+}
+
+// StateGet returns the value and version of key in scope.
+func (s *Store) StateGet(scope statemachine.Scope, key string) (StateValue, bool) {
+	v, ok := s.tab.state[scope][key]
+	return v, ok
+}
+
+// StateScan returns every state row of scope as WritePut rows, in key order.
+func (s *Store) StateScan(scope statemachine.Scope) []StateRow {
+	m := s.tab.state[scope]
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	out := make([]StateRow, len(keys))
+	for i, k := range keys {
+		out[i] = StateRow{Kind: WritePut, Scope: scope, Key: k, Value: m[k].Value, Version: m[k].Version}
+	}
+	return out
+}
+
+// PositionGet returns where scope resumes.
+func (s *Store) PositionGet(scope statemachine.Scope) (Position, bool) {
+	p, ok := s.tab.position[scope]
+	return p, ok
+}
+
+// OutboxScan returns every outbox row of scope as WritePut rows, in offset
+// order.
+func (s *Store) OutboxScan(scope statemachine.Scope) []OutboxRow {
+	m := s.tab.outbox[scope]
+	offsets := make([]uint64, 0, len(m))
+	for o := range m {
+		offsets = append(offsets, o)
+	}
+	sort.Slice(offsets, func(i, j int) bool { return offsets[i] < offsets[j] })
+	out := make([]OutboxRow, len(offsets))
+	for i, o := range offsets {
+		out[i] = OutboxRow{Kind: WritePut, Scope: scope, Offset: o, Intent: m[o]}
+	}
+	return out
+}
+
+// Scopes returns every scope with a row in any applied table, in Scope.Less
+// order.
+func (s *Store) Scopes() []statemachine.Scope {
+	seen := map[statemachine.Scope]bool{}
+	for sc := range s.tab.log {
+		seen[sc] = true
+	}
+	for sc := range s.tab.state {
+		seen[sc] = true
+	}
+	for sc := range s.tab.position {
+		seen[sc] = true
+	}
+	for sc := range s.tab.outbox {
+		seen[sc] = true
+	}
+	out := make([]statemachine.Scope, 0, len(seen))
+	for sc := range seen {
+		out = append(out, sc)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Less(out[j]) })
+	return out
+}
