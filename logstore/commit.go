@@ -22,7 +22,8 @@ var ErrClosed = errors.New("logstore: store is closed")
 // of it is. It appends the transaction's frames, a commit marker, and fsyncs
 // once; only then do the in-memory indexes change. A batch that is invalid
 // or contradicts the store is refused with ErrInvalidBatch and nothing is
-// written. A write or fsync error fails the store (ErrFailed) for good.
+// written; an empty batch writes nothing and costs no fsync. A write or
+// fsync error fails the store (ErrFailed) for good.
 func (s *Store) Commit(b *Batch) error {
 	if s.closed {
 		return ErrClosed
@@ -32,6 +33,9 @@ func (s *Store) Commit(b *Batch) error {
 	}
 	if err := validateShape(b); err != nil {
 		return err
+	}
+	if b.Empty() {
+		return nil
 	}
 	raftFrame, tableFrames, err := encodeTxn(b)
 	if err != nil {
@@ -78,39 +82,76 @@ func (s *Store) check(raftFrame []byte, tableFrames [4][]byte) (Batch, []*group,
 // Each table frame is its own write, so a process dying between two of them
 // leaves real partial bytes in the file for recovery to discard.
 func (s *Store) writeTxn(raftFrame []byte, tableFrames [4][]byte) error {
-	crc, frameCount, written := uint32(0), uint32(0), int64(0)
-	write := func(p []byte) error {
-		if len(p) == 0 {
-			return nil
+	if s.defects&DefectHookBeforeTxn != 0 {
+		for i := 0; i <= len(tableFrames); i++ {
+			crashHook(i)
 		}
-		if _, err := s.f.Write(p); err != nil {
-			return fmt.Errorf("append %d bytes to %s at byte %d: %w; the file's tail is unknown", len(p), s.name, s.sizeBytes, err)
-		}
-		crc = crc32.Update(crc, castagnoli, p)
-		frameCount++
-		written += int64(len(p))
-		return nil
 	}
-	if err := write(raftFrame); err != nil {
-		return err
-	}
-	crashHook(0)
+	t := txnWriter{s: s}
+	t.write(raftFrame)
+	s.hook(0)
 	for i, f := range tableFrames {
-		if err := write(f); err != nil {
-			return err
+		t.write(f)
+		if s.defects&DefectSplitTables != 0 {
+			t.commit()
 		}
-		crashHook(i + 1)
+		s.hook(i + 1)
 	}
-	marker := commitMarker{seq: s.seq + 1, frameCount: frameCount, txnCRC: crc}.frame()
-	if err := write(marker); err != nil {
-		return err
+	t.commit()
+	return t.err
+}
+
+// hook is the crash failpoint inside the transaction.
+func (s *Store) hook(writes int) {
+	if s.defects&DefectHookBeforeTxn == 0 {
+		crashHook(writes)
 	}
-	if err := s.f.Sync(); err != nil {
-		return fmt.Errorf("fsync %s: %w; whether transaction %d is durable is unknown", s.name, err, s.seq+1)
+}
+
+// txnWriter appends frames and commit markers; the first error sticks.
+type txnWriter struct {
+	s          *Store
+	crc        uint32
+	frameCount uint32
+	written    int64
+	err        error
+}
+
+func (t *txnWriter) write(p []byte) {
+	if t.err != nil || len(p) == 0 {
+		return
+	}
+	if _, err := t.s.f.Write(p); err != nil {
+		t.err = fmt.Errorf("append %d bytes to %s at byte %d: %w; the file's tail is unknown",
+			len(p), t.s.name, t.s.sizeBytes+t.written, err)
+		return
+	}
+	t.crc = crc32.Update(t.crc, castagnoli, p)
+	t.frameCount++
+	t.written += int64(len(p))
+}
+
+// commit appends the marker for the frames written since the last one and
+// fsyncs.
+func (t *txnWriter) commit() {
+	if t.err != nil {
+		return
+	}
+	s := t.s
+	marker := commitMarker{seq: s.seq + 1, frameCount: t.frameCount, txnCRC: t.crc}.frame()
+	t.write(marker)
+	if t.err != nil {
+		return
+	}
+	if s.defects&DefectSkipFsync == 0 {
+		if err := s.f.Sync(); err != nil {
+			t.err = fmt.Errorf("fsync %s: %w; whether transaction %d is durable is unknown", s.name, err, s.seq+1)
+			return
+		}
 	}
 	s.seq++
-	s.sizeBytes += written
-	return nil
+	s.sizeBytes += t.written
+	t.crc, t.frameCount, t.written = 0, 0, 0
 }
 
 // crashHook panics when the crash failpoint is armed at writes.

@@ -17,6 +17,8 @@ type Options struct {
 	FS vfs.FS
 	// Dir is the store's directory inside FS ("" or "." for the root).
 	Dir string
+	// Defects plants bugs for checker tests; zero in production.
+	Defects Defects
 }
 
 // ErrCorrupt marks a store file whose content cannot be trusted: damage
@@ -39,8 +41,9 @@ type Store struct {
 	// seq is the sequence number of the last committed transaction.
 	seq uint64
 	// failed, once set, refuses every write.
-	failed error
-	closed bool
+	failed  error
+	closed  bool
+	defects Defects
 	groups map[uint64]*group
 	tab    tables
 }
@@ -52,11 +55,14 @@ func Open(opts Options) (*Store, error) {
 	if opts.FS == nil {
 		return nil, errors.New("logstore: open refused: Options.FS is nil")
 	}
+	if opts.Defects >= defectEnd {
+		return nil, fmt.Errorf("logstore: open refused: unknown defects %s", opts.Defects)
+	}
 	dir := opts.Dir
 	if dir == "" {
 		dir = "."
 	}
-	s := &Store{fs: opts.FS, dir: dir, name: path.Join(dir, FileName), groups: map[uint64]*group{}, tab: newTables()}
+	s := &Store{fs: opts.FS, dir: dir, name: path.Join(dir, FileName), groups: map[uint64]*group{}, tab: newTables(), defects: opts.Defects}
 	if err := opts.FS.MkdirAll(dir); err != nil {
 		return nil, fmt.Errorf("logstore: open %s: %w", dir, err)
 	}
