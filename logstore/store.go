@@ -44,8 +44,8 @@ type Store struct {
 	failed  error
 	closed  bool
 	defects Defects
-	groups map[uint64]*group
-	tab    tables
+	groups  map[uint64]*group
+	tab     tables
 }
 
 // Open opens the store in opts.Dir, creating it if it does not exist, and
