@@ -1,0 +1,71 @@
+package sim
+
+import "fmt"
+
+// ppmScale is one million parts per million.
+const ppmScale = 1_000_000
+
+// DriftPpmMax bounds a clock's drift rate either way; a clock at -1e6 ppm
+// would stop, so the bound keeps every clock strictly advancing.
+const DriftPpmMax = 500_000
+
+// nodeClock maps the world's virtual time to one node's local reading:
+// local(v) = baseLocalNs + (v - baseVirtNs) * (1e6 + driftPpm) / 1e6.
+//
+// Invariant: -DriftPpmMax <= driftPpm <= DriftPpmMax.
+type nodeClock struct {
+	baseVirtNs  int64
+	baseLocalNs int64
+	driftPpm    int64
+}
+
+func (c *nodeClock) rate() int64 { return ppmScale + c.driftPpm }
+
+// localNs is the node's reading at virtual time vNs (vNs >= baseVirtNs).
+func (c *nodeClock) localNs(vNs int64) int64 {
+	d := vNs - c.baseVirtNs
+	if d < 0 {
+		panic(fmt.Sprintf("sim: clock read at %d ns before its base %d ns", vNs, c.baseVirtNs))
+	}
+	q, r := d/ppmScale, d%ppmScale
+	return c.baseLocalNs + q*c.rate() + r*c.rate()/ppmScale
+}
+
+// virtAtNs is the earliest virtual time, not before nowNs, at which the
+// node's clock reads at least localNs.
+func (c *nodeClock) virtAtNs(localNs, nowNs int64) int64 {
+	d := localNs - c.baseLocalNs
+	if d <= 0 {
+		return max(nowNs, c.baseVirtNs)
+	}
+	rate := c.rate()
+	q, r := d/rate, d%rate
+	v := c.baseVirtNs + q*ppmScale + (r*ppmScale+rate-1)/rate
+	for c.localNs(v) < localNs { // integer rounding; at most a step or two
+		v++
+	}
+	return max(v, nowNs)
+}
+
+// rebase moves the base to nowNs without changing the reading.
+func (c *nodeClock) rebase(nowNs int64) {
+	c.baseLocalNs = c.localNs(nowNs)
+	c.baseVirtNs = nowNs
+}
+
+// jump moves the reading by deltaNs (either way) at nowNs.
+func (c *nodeClock) jump(nowNs, deltaNs int64) {
+	c.rebase(nowNs)
+	c.baseLocalNs += deltaNs
+}
+
+// setDrift changes the drift rate from nowNs on; it returns an error for a
+// rate outside ±DriftPpmMax.
+func (c *nodeClock) setDrift(nowNs, driftPpm int64) error {
+	if driftPpm < -DriftPpmMax || driftPpm > DriftPpmMax {
+		return fmt.Errorf("sim: clock drift %d ppm refused: outside ±%d ppm", driftPpm, DriftPpmMax)
+	}
+	c.rebase(nowNs)
+	c.driftPpm = driftPpm
+	return nil
+}

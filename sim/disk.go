@@ -1,0 +1,95 @@
+package sim
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/felixsim/felixsim/vfs"
+)
+
+// diskFaults is one node's disk-fault injector: error rates for fsync and
+// reads, and a per-operation latency charged to the running handler.
+type diskFaults struct {
+	w            *World
+	node         int
+	fsyncErrPpm  int64
+	readErrPpm   int64
+	latencyMaxNs int64
+}
+
+var _ Injector = (*diskFaults)(nil)
+
+// Before implements Injector. Random draws happen only for enabled faults,
+// so a plan without disk faults leaves the disk stream untouched.
+func (d *diskFaults) Before(op Op, name string) error {
+	w := d.w
+	if d.latencyMaxNs > 0 && w.curNode == d.node {
+		w.busyNs += w.diskRand.Int63nRange(0, d.latencyMaxNs)
+	}
+	switch op {
+	case OpSync, OpSyncDir:
+		if d.fsyncErrPpm > 0 && w.diskRand.ChancePpm(d.fsyncErrPpm) {
+			return fmt.Errorf("%w: %s of %s on node %d failed by the fault plan (nothing synced)", ErrInjected, op, name, d.node)
+		}
+	case OpRead:
+		if d.readErrPpm > 0 && w.diskRand.ChancePpm(d.readErrPpm) {
+			return fmt.Errorf("%w: read of %s on node %d failed by the fault plan", ErrInjected, name, d.node)
+		}
+	}
+	return nil
+}
+
+func (d *diskFaults) heal() { d.fsyncErrPpm, d.readErrPpm, d.latencyMaxNs = 0, 0, 0 }
+
+// CorruptSector flips one bit of one byte in a file of node id, in both its
+// current and its synced content, as a bad sector would; a later read sees
+// the flipped bit. The file, sector, byte and bit come from the disk stream.
+// It reports the file and offset hit, or ok=false if the disk holds no data.
+func (w *World) CorruptSector(id int) (name string, offsetBytes int64, ok bool) {
+	mem := w.node(id).mem
+	type sized struct {
+		name  string
+		bytes int64
+	}
+	var files []sized
+	for _, nm := range mem.Names() {
+		if b := memSize(mem, nm); b > 0 {
+			files = append(files, sized{nm, b})
+		}
+	}
+	sort.Slice(files, func(i, j int) bool { return files[i].name < files[j].name })
+	if len(files) == 0 {
+		return "", 0, false
+	}
+	f := files[w.diskRand.Intn(len(files))]
+	sectors := (f.bytes + vfs.SectorBytes - 1) / vfs.SectorBytes
+	sector := w.diskRand.Int63nRange(0, sectors-1)
+	lo := sector * vfs.SectorBytes
+	hi := min(lo+vfs.SectorBytes, f.bytes) - 1
+	off := w.diskRand.Int63nRange(lo, hi)
+	mask := byte(1) << w.diskRand.Intn(8)
+	if err := mem.CorruptByte(f.name, off, mask); err != nil {
+		panic(fmt.Sprintf("sim: corrupting %s at %d of %d bytes: %v", f.name, off, f.bytes, err))
+	}
+	return f.name, off, true
+}
+
+func memSize(mem *vfs.Mem, name string) int64 {
+	f, err := mem.Open(name)
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	b, err := f.Size()
+	if err != nil {
+		return 0
+	}
+	return b
+}
+
+// SetDiskFaults sets node id's fsync and read error rates (ppm) and its
+// per-operation latency bound.
+func (w *World) SetDiskFaults(id int, fsyncErrPpm, readErrPpm, latencyMaxNs int64) {
+	d := w.node(id).disk
+	d.fsyncErrPpm, d.readErrPpm, d.latencyMaxNs = fsyncErrPpm, readErrPpm, latencyMaxNs
+}

@@ -1,0 +1,136 @@
+package sim
+
+import (
+	"fmt"
+
+	"github.com/felixsim/felixsim/sim/prng"
+)
+
+// Knobs steer Generate; build them by field name.
+type Knobs struct {
+	// Seed fixes the plan (drawn from the seed's "plan" stream).
+	Seed uint64
+	// Nodes is the world's size; ExemptMask marks nodes no fault may target.
+	Nodes      int
+	ExemptMask uint64
+	// DurationNs is the length of the fault phase.
+	DurationNs int64
+	// FaultGapMeanNs is the mean time between faults: the intensity knob.
+	// Zero means a plan without faults.
+	FaultGapMeanNs int64
+	// Kinds are the fault kinds allowed; nil allows every kind.
+	Kinds []FaultKind
+	// Swarm picks a random non-empty subset of Kinds for this seed, so that
+	// across seeds rare combinations are tried without any one seed
+	// drowning in every fault at once.
+	Swarm bool
+	// Workload is copied into the plan unchanged.
+	Workload []Param
+}
+
+// FaultsPerPlanMax caps a generated plan; generation stops there.
+const FaultsPerPlanMax = 10_000
+
+// Generate draws a fault plan from the knobs. The same knobs always give
+// the same plan.
+func Generate(k Knobs) (*Plan, error) {
+	if k.Nodes < 1 || k.Nodes > NodesMax {
+		return nil, fmt.Errorf("sim: generate for %d nodes refused: need 1..%d", k.Nodes, NodesMax)
+	}
+	if k.DurationNs < 0 || k.FaultGapMeanNs < 0 {
+		return nil, fmt.Errorf("sim: generate refused: duration %d ns and gap %d ns must not be negative", k.DurationNs, k.FaultGapMeanNs)
+	}
+	r := prng.Derive(k.Seed, "plan")
+	p := &Plan{Seed: k.Seed, Nodes: k.Nodes, DurationNs: k.DurationNs, Workload: append([]Param(nil), k.Workload...)}
+	var targets []int
+	for i := 0; i < k.Nodes; i++ {
+		if (k.ExemptMask>>i)&1 == 0 {
+			targets = append(targets, i)
+		}
+	}
+	kinds := usableKinds(k.Kinds, len(targets))
+	if k.Swarm && len(kinds) > 1 {
+		kinds = swarmSubset(r, kinds)
+	}
+	if k.FaultGapMeanNs == 0 || len(kinds) == 0 {
+		return p, p.Validate()
+	}
+	for at := r.Int63nRange(0, 2*k.FaultGapMeanNs); at < k.DurationNs && len(p.Faults) < FaultsPerPlanMax; at += r.Int63nRange(1, 2*k.FaultGapMeanNs) {
+		p.Faults = append(p.Faults, drawFault(r, at, kinds[r.Intn(len(kinds))], targets, k))
+	}
+	return p, p.Validate()
+}
+
+// usableKinds drops kinds that need more target nodes than there are.
+func usableKinds(allowed []FaultKind, targets int) []FaultKind {
+	if allowed == nil {
+		allowed = AllFaultKinds()
+	}
+	var out []FaultKind
+	for _, kind := range allowed {
+		switch {
+		case kind.targetsNode() && targets == 0:
+		case (kind == FaultPartition || kind == FaultOneWay || kind == FaultSplit || kind == FaultBridge) && targets < 2:
+		default:
+			out = append(out, kind)
+		}
+	}
+	return out
+}
+
+// swarmSubset keeps each kind with probability one half, and at least one.
+func swarmSubset(r *prng.Rand, kinds []FaultKind) []FaultKind {
+	var out []FaultKind
+	for _, kind := range kinds {
+		if r.Uint64()&1 == 1 {
+			out = append(out, kind)
+		}
+	}
+	if len(out) == 0 {
+		out = append(out, kinds[r.Intn(len(kinds))])
+	}
+	return out
+}
+
+func drawFault(r *prng.Rand, atNs int64, kind FaultKind, targets []int, k Knobs) FaultEvent {
+	f := FaultEvent{AtNs: atNs, Kind: kind}
+	if kind.targetsNode() {
+		f.Node = targets[r.Intn(len(targets))]
+	}
+	const ms = int64(1_000_000)
+	switch kind {
+	case FaultPartition, FaultOneWay:
+		f.Peer = targets[r.Intn(len(targets))]
+		for f.Peer == f.Node {
+			f.Peer = targets[r.Intn(len(targets))]
+		}
+	case FaultSplit, FaultBridge:
+		for f.Mask == 0 {
+			for _, t := range targets {
+				if t != f.Node && r.Uint64()&1 == 1 {
+					f.Mask |= 1 << uint(t)
+				}
+			}
+		}
+	case FaultLoss, FaultDuplicate, FaultFsyncErr, FaultReadErr:
+		f.Value = r.Int63nRange(10_000, 200_000)
+	case FaultReorder:
+		f.Value, f.DurNs = r.Int63nRange(50_000, 500_000), r.Int63nRange(ms, 50*ms)
+	case FaultLatency:
+		f.Value = r.Int63nRange(ms, 100*ms)
+	case FaultDiskLatency:
+		f.Value = r.Int63nRange(ms/10, 50*ms)
+	case FaultKill:
+		f.Value, f.DurNs = int64(r.Intn(2)), r.Int63nRange(ms, 2000*ms)
+	case FaultPause:
+		f.DurNs = r.Int63nRange(ms, 1000*ms)
+	case FaultClockJump:
+		f.Value = r.Int63nRange(ms, 10_000*ms)
+		if r.Uint64()&1 == 1 {
+			f.Value = -f.Value
+		}
+	case FaultClockDrift:
+		f.Value = r.Int63nRange(-200_000, 200_000)
+	}
+	return f
+}

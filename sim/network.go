@@ -1,0 +1,155 @@
+package sim
+
+import (
+	"fmt"
+
+	"github.com/felixsim/felixsim/sim/prng"
+	"github.com/felixsim/felixsim/sim/simapi"
+)
+
+// Drop reasons, folded into a drop event's detail.
+const (
+	dropPartition uint64 = iota + 1
+	dropLoss
+	dropDead
+	dropHeldFull
+)
+
+// network holds per-link behaviour and the partition matrix; both are
+// indexed from*n+to.
+type network struct {
+	n       int
+	base    []LinkConfig // as configured; Heal restores it
+	links   []LinkConfig // as faulted right now
+	blocked []bool
+	rand    *prng.Rand
+}
+
+func newNetwork(cfg *Config, r *prng.Rand) network {
+	n := len(cfg.Nodes)
+	net := network{n: n, base: make([]LinkConfig, n*n), blocked: make([]bool, n*n), rand: r}
+	for i := range net.base {
+		net.base[i] = cfg.Link
+	}
+	for _, o := range cfg.Links {
+		net.base[o.From*n+o.To] = o.Link
+	}
+	net.links = append([]LinkConfig(nil), net.base...)
+	return net
+}
+
+// send draws the fate of one message from -> to: dropped by a partition or
+// by loss, or delivered after a latency (once or, duplicated, twice).
+func (w *World) send(from, to int, msg simapi.Message) {
+	net := &w.net
+	i := from*net.n + to
+	link := &net.links[i]
+	if net.blocked[i] {
+		w.trace(EvDrop, int32(to), int32(from), mixWord(dropPartition, msg.Digest()))
+		return
+	}
+	if net.rand.ChancePpm(link.LossPpm) {
+		w.trace(EvDrop, int32(to), int32(from), mixWord(dropLoss, msg.Digest()))
+		return
+	}
+	w.scheduleDelivery(from, to, msg, link)
+	if net.rand.ChancePpm(link.DuplicatePpm) {
+		dup := msg
+		if c, ok := msg.(simapi.Cloner); ok {
+			dup = c.Clone()
+		}
+		w.scheduleDelivery(from, to, dup, link)
+	}
+}
+
+func (w *World) scheduleDelivery(from, to int, msg simapi.Message, link *LinkConfig) {
+	r := w.net.rand
+	latencyNs := link.LatencyMinNs
+	if link.LatencyMaxNs > link.LatencyMinNs {
+		latencyNs = r.Int63nRange(link.LatencyMinNs, link.LatencyMaxNs)
+	}
+	if link.ReorderDelayMaxNs > 0 && r.ChancePpm(link.ReorderPpm) {
+		latencyNs += r.Int63nRange(0, link.ReorderDelayMaxNs)
+	}
+	w.q.push(event{atNs: w.nowNs + w.busyNs + latencyNs, kind: EvDeliver, node: int32(to), peer: int32(from), msg: msg})
+}
+
+func (w *World) deliver(ev event) {
+	n := w.nodes[ev.node]
+	switch n.status {
+	case statusDown:
+		w.trace(EvDrop, ev.node, ev.peer, mixWord(dropDead, ev.msg.Digest()))
+		return
+	case statusPaused:
+		w.hold(n, ev)
+		return
+	}
+	w.trace(EvDeliver, ev.node, ev.peer, ev.msg.Digest())
+	w.curNode = n.id
+	n.proc.Receive(int(ev.peer), ev.msg)
+	w.curNode = -1
+}
+
+func (w *World) checkNode(id int, what string) error {
+	if id < 0 || id >= len(w.nodes) {
+		return fmt.Errorf("sim: %s refused: node %d outside [0, %d)", what, id, len(w.nodes))
+	}
+	return nil
+}
+
+// Block cuts the directed link from -> to (a one-way partition).
+func (w *World) Block(from, to int) {
+	w.node(from)
+	w.node(to)
+	w.net.blocked[from*w.net.n+to] = true
+}
+
+// Partition cuts the links between a and b both ways.
+func (w *World) Partition(a, b int) {
+	w.Block(a, b)
+	w.Block(b, a)
+}
+
+// Isolate cuts every link to and from id.
+func (w *World) Isolate(id int) {
+	for o := 0; o < w.net.n; o++ {
+		if o != id {
+			w.Partition(id, o)
+		}
+	}
+}
+
+// Split cuts every link between the nodes in mask and the rest.
+func (w *World) Split(mask uint64) {
+	for a := 0; a < w.net.n; a++ {
+		for b := 0; b < w.net.n; b++ {
+			if (mask>>a)&1 == 1 && (mask>>b)&1 == 0 {
+				w.Partition(a, b)
+			}
+		}
+	}
+}
+
+// Bridge splits the nodes in mask from the rest, except that bridge keeps
+// its links to both sides.
+func (w *World) Bridge(bridge int, mask uint64) {
+	w.node(bridge)
+	w.Split(mask)
+	for o := 0; o < w.net.n; o++ {
+		i, j := bridge*w.net.n+o, o*w.net.n+bridge
+		w.net.blocked[i], w.net.blocked[j] = false, false
+	}
+}
+
+// HealNetwork removes every partition and restores every link's baseline.
+func (w *World) HealNetwork() {
+	clear(w.net.blocked)
+	copy(w.net.links, w.net.base)
+}
+
+// SetLinks changes every link's behaviour with edit (a network-wide fault).
+func (w *World) SetLinks(edit func(*LinkConfig)) {
+	for i := range w.net.links {
+		edit(&w.net.links[i])
+	}
+}

@@ -1,0 +1,109 @@
+package sim
+
+import (
+	"fmt"
+
+	"github.com/felixsim/felixsim/vfs"
+)
+
+// boot starts a new incarnation of a down node. ev.gen, when non-zero, is
+// the incarnation the restart was scheduled for; a node that has booted
+// since (Heal restarted it) ignores the stale restart.
+func (w *World) boot(ev event) {
+	n := w.nodes[ev.node]
+	if n.status != statusDown || (ev.gen != 0 && ev.gen != n.inc) {
+		return
+	}
+	n.inc++
+	n.status = statusUp
+	n.timers = map[uint64]*timer{}
+	n.proc = n.spec.New()
+	if n.proc == nil {
+		panic(fmt.Sprintf("sim: node %d (%q) New returned nil", n.id, n.spec.Name))
+	}
+	w.trace(EvBoot, ev.node, -1, n.inc)
+	env := &procEnv{w: w, n: n, inc: n.inc}
+	w.curNode = n.id
+	n.proc.Boot(env)
+	w.curNode = -1
+}
+
+// Kill stops node id at once: its memory, timers and waiting messages are
+// gone and its disk loses what was not synced (torn: the unsynced tails
+// survive in part, cut at sector granularity). If restartAfterNs > 0 the node
+// boots again that much later.
+func (w *World) Kill(id int, torn bool, restartAfterNs int64) {
+	n := w.node(id)
+	if n.status == statusDown {
+		return
+	}
+	var policy vfs.CrashPolicy = vfs.LoseUnsynced
+	detail := uint64(0)
+	if torn {
+		detail = 1
+		policy = vfs.TornTail(func(_ string, tailSectors int) int { return w.diskRand.Intn(tailSectors + 1) })
+	}
+	w.trace(EvKill, int32(id), -1, detail)
+	n.status = statusDown
+	n.proc = nil
+	n.timers = map[uint64]*timer{}
+	n.held, n.heldMessages = nil, 0
+	n.mem.Crash(policy)
+	if restartAfterNs > 0 {
+		w.q.push(event{atNs: w.nowNs + restartAfterNs, kind: EvBoot, node: int32(id), peer: -1, gen: n.inc})
+	}
+}
+
+// Restart boots a down node now; it does nothing to a running one.
+func (w *World) Restart(id int) {
+	w.node(id)
+	w.q.push(event{atNs: w.nowNs, kind: EvBoot, node: int32(id), peer: -1})
+}
+
+// Pause freezes node id: it runs nothing, and its timers and incoming
+// messages wait until it resumes. If resumeAfterNs > 0 it resumes that much
+// later.
+func (w *World) Pause(id int, resumeAfterNs int64) {
+	n := w.node(id)
+	if n.status != statusUp {
+		return
+	}
+	n.status = statusPaused
+	w.trace(EvPause, int32(id), -1, n.inc)
+	if resumeAfterNs > 0 {
+		w.q.push(event{atNs: w.nowNs + resumeAfterNs, kind: EvResume, node: int32(id), peer: -1, gen: n.inc})
+	}
+}
+
+// Resume lets a paused node run again; what waited is delivered now, in
+// the order it arrived.
+func (w *World) Resume(id int) { w.resume(id, 0) }
+
+func (w *World) resume(id int, inc uint64) {
+	n := w.node(id)
+	if n.status != statusPaused || (inc != 0 && inc != n.inc) {
+		return
+	}
+	n.status = statusUp
+	w.trace(EvResume, int32(id), -1, uint64(len(n.held)))
+	held := n.held
+	n.held, n.heldMessages = nil, 0
+	for _, ev := range held {
+		ev.atNs = w.nowNs
+		w.q.push(ev)
+	}
+}
+
+// hold parks ev on paused node n; messages beyond HeldMessagesMax are
+// dropped.
+func (w *World) hold(n *node, ev event) {
+	if ev.kind == EvDeliver {
+		if n.heldMessages >= HeldMessagesMax {
+			w.trace(EvDrop, ev.node, ev.peer, mixWord(dropHeldFull, ev.msg.Digest()))
+			return
+		}
+		n.heldMessages++
+	}
+	w.trace(EvHeld, ev.node, ev.peer, uint64(ev.kind))
+	n.held = append(n.held, ev)
+}

@@ -1,0 +1,127 @@
+package sim
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+)
+
+// TraceEvent is one executed event as the trace records it: what, where, when.
+type TraceEvent struct {
+	AtNs   int64
+	Kind   EventKind
+	Node   int32
+	Peer   int32
+	Detail uint64
+}
+
+// String renders the event on one line.
+func (e TraceEvent) String() string {
+	return fmt.Sprintf("t=%d %s node=%d peer=%d detail=%016x", e.AtNs, e.Kind, e.Node, e.Peer, e.Detail)
+}
+
+// TraceEventsMaxDefault caps a recorded trace when Config.TraceEventsMax is 0.
+// Overflow policy: stop recording (the hash still covers every event) and
+// mark the trace truncated.
+const TraceEventsMaxDefault = 1 << 20
+
+// tracer folds executed events into a running 64-bit hash and optionally
+// records them.
+type tracer struct {
+	hash      uint64
+	count     uint64
+	record    bool
+	eventsMax int
+	events    []TraceEvent
+	truncated bool
+}
+
+const (
+	traceHashInit  = 0xcbf29ce484222325
+	traceHashPrime = 0x100000001b3
+)
+
+// mixWord folds one 64-bit word into h: FNV-1a over the word, then a shift
+// so that high bits feed back into low ones.
+func mixWord(h, v uint64) uint64 {
+	h ^= v
+	h *= traceHashPrime
+	return h ^ (h >> 29)
+}
+
+func (t *tracer) add(e TraceEvent) {
+	h := mixWord(t.hash, uint64(e.AtNs))
+	h = mixWord(h, uint64(e.Kind)|uint64(uint32(e.Node))<<8|uint64(uint32(e.Peer))<<40)
+	t.hash = mixWord(h, e.Detail)
+	t.count++
+	if !t.record {
+		return
+	}
+	if len(t.events) >= t.eventsMax {
+		t.truncated = true
+		return
+	}
+	t.events = append(t.events, e)
+}
+
+// WriteTrace writes events one per line.
+func WriteTrace(w io.Writer, events []TraceEvent) error {
+	bw := bufio.NewWriter(w)
+	for i, e := range events {
+		if _, err := fmt.Fprintf(bw, "%d %s\n", i, e); err != nil {
+			return fmt.Errorf("sim: write trace event %d: %w", i, err)
+		}
+	}
+	if err := bw.Flush(); err != nil {
+		return fmt.Errorf("sim: write trace: %w", err)
+	}
+	return nil
+}
+
+// Divergence describes where two traces first differ. When one trace is a
+// prefix of the other, the shorter side's event is the zero TraceEvent and
+// its Missing flag is set.
+type Divergence struct {
+	Index          int
+	A, B           TraceEvent
+	MissingA       bool
+	MissingB       bool
+	LenA, LenB     int
+	IdenticalTrace bool
+}
+
+// String explains the divergence for a test failure message.
+func (d Divergence) String() string {
+	switch {
+	case d.IdenticalTrace:
+		return fmt.Sprintf("traces identical (%d events)", d.LenA)
+	case d.MissingA:
+		return fmt.Sprintf("first divergence at event %d: A ended (%d events), B has %s", d.Index, d.LenA, d.B)
+	case d.MissingB:
+		return fmt.Sprintf("first divergence at event %d: B ended (%d events), A has %s", d.Index, d.LenB, d.A)
+	}
+	return fmt.Sprintf("first divergence at event %d:\n  A: %s\n  B: %s", d.Index, d.A, d.B)
+}
+
+// FirstDivergence compares two recorded traces and returns the first index
+// at which they differ.
+func FirstDivergence(a, b []TraceEvent) Divergence {
+	d := Divergence{LenA: len(a), LenB: len(b)}
+	n := min(len(a), len(b))
+	for i := 0; i < n; i++ {
+		if a[i] != b[i] {
+			d.Index, d.A, d.B = i, a[i], b[i]
+			return d
+		}
+	}
+	d.Index = n
+	switch {
+	case len(a) == len(b):
+		d.IdenticalTrace = true
+	case len(a) < len(b):
+		d.MissingA, d.B = true, b[n]
+	default:
+		d.MissingB, d.A = true, a[n]
+	}
+	return d
+}

@@ -1,0 +1,224 @@
+package sim
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/felixsim/felixsim/sim/prng"
+	"github.com/felixsim/felixsim/sim/simapi"
+	"github.com/felixsim/felixsim/vfs"
+)
+
+// nodeStatus is a process slot's lifecycle state; the zero value is invalid.
+type nodeStatus uint8
+
+const (
+	statusInvalid nodeStatus = iota
+	statusDown               // not running: before first boot or after a kill
+	statusUp                 // running
+	statusPaused             // alive but running nothing; its events wait
+)
+
+// HeldMessagesMax caps the messages waiting on one paused node. Overflow
+// policy: drop the newest (traced as a drop), as a full socket buffer would.
+const HeldMessagesMax = 4096
+
+// node is one process slot: lifecycle, clock, timers, disk, random stream.
+//
+// Invariant: proc != nil iff status != statusDown.
+type node struct {
+	id     int
+	spec   NodeSpec
+	status nodeStatus
+	inc    uint64 // incarnation; bumped at every boot
+	proc   simapi.Process
+	clock  nodeClock
+	timers map[uint64]*timer
+	held   []event // timers and messages that arrived while paused, in order
+	// heldMessages counts the deliveries in held.
+	heldMessages int
+	mem          *vfs.Mem
+	disk         *diskFaults
+	fs           *FaultFS
+	rand         *prng.Rand
+}
+
+// World is one deterministic simulation. It is driven by one goroutine; a
+// process holds at most one open World at a time (see Close).
+type World struct {
+	cfg   Config
+	nowNs int64
+	q     queue
+	tr    tracer
+	nodes []*node
+	net   network
+	// busyNs is simulated time the running handler has spent in disk
+	// latency; its sends, timers and clock reads are shifted by it.
+	busyNs   int64
+	curNode  int
+	timerSeq uint64
+	faults   []FaultEvent
+	healed   bool
+	diskRand *prng.Rand
+	g        *guard
+	closed   bool
+}
+
+// New builds a world, takes the process-wide simulation guard, installs the
+// seeded crypto/rand reader and schedules every node's first boot at time 0.
+// Close must be called when the run is over.
+func New(cfg Config) (*World, error) {
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	g, err := acquireGuard(cfg.Seed)
+	if err != nil {
+		return nil, err
+	}
+	w := &World{cfg: cfg, curNode: -1, g: g, diskRand: prng.Derive(cfg.Seed, "disk")}
+	w.tr = tracer{hash: traceHashInit, record: cfg.RecordTrace, eventsMax: cfg.TraceEventsMax}
+	if w.tr.eventsMax == 0 {
+		w.tr.eventsMax = TraceEventsMaxDefault
+	}
+	w.net = newNetwork(&cfg, prng.Derive(cfg.Seed, "network"))
+	for i, spec := range cfg.Nodes {
+		n := &node{id: i, spec: spec, status: statusDown, timers: map[uint64]*timer{}, mem: vfs.NewMem(),
+			rand: prng.Derive(cfg.Seed, fmt.Sprintf("node/%d", i))}
+		n.clock = nodeClock{baseLocalNs: spec.ClockSkewNs, driftPpm: spec.ClockDriftPpm}
+		n.disk = &diskFaults{w: w, node: i}
+		n.fs = NewFaultFS(n.mem, n.disk)
+		w.nodes = append(w.nodes, n)
+		w.q.push(event{atNs: 0, kind: EvBoot, node: int32(i), peer: -1, gen: 0})
+	}
+	return w, nil
+}
+
+// Close ends the run: it disarms the failpoints the run armed, restores
+// crypto/rand.Reader and releases the process-wide guard. It is idempotent.
+func (w *World) Close() error {
+	if w.closed {
+		return nil
+	}
+	w.closed = true
+	return w.g.release()
+}
+
+// NowNs is the world's virtual time.
+func (w *World) NowNs() int64 { return w.nowNs }
+
+// TraceHash is the running hash over every event executed so far.
+func (w *World) TraceHash() uint64 { return w.tr.hash }
+
+// EventsExecuted counts the events folded into the trace hash.
+func (w *World) EventsExecuted() uint64 { return w.tr.count }
+
+// Trace returns the recorded events (nil unless Config.RecordTrace) and
+// whether recording stopped at the cap.
+func (w *World) Trace() (events []TraceEvent, truncated bool) { return w.tr.events, w.tr.truncated }
+
+// Stream returns the named random stream of this run (for example
+// "workload"), independent of every other stream.
+func (w *World) Stream(name string) *prng.Rand { return prng.Derive(w.cfg.Seed, name) }
+
+// Nodes is the number of process slots.
+func (w *World) Nodes() int { return len(w.nodes) }
+
+// Process returns node id's current process, or nil while it is down.
+func (w *World) Process(id int) simapi.Process { return w.node(id).proc }
+
+// Up reports whether node id is running (not down, not paused).
+func (w *World) Up(id int) bool { return w.node(id).status == statusUp }
+
+// Mem is node id's underlying in-memory disk, without faults, for checkers.
+func (w *World) Mem(id int) *vfs.Mem { return w.node(id).mem }
+
+// LocalNowNs reads node id's own clock.
+func (w *World) LocalNowNs(id int) int64 { return w.node(id).clock.localNs(w.nowNs) }
+
+func (w *World) node(id int) *node {
+	if id < 0 || id >= len(w.nodes) {
+		panic(fmt.Sprintf("sim: node %d out of range [0, %d)", id, len(w.nodes)))
+	}
+	return w.nodes[id]
+}
+
+// At schedules fn to run at virtual time atNs (not before now); detail is
+// folded into the trace hash with the event.
+func (w *World) At(atNs int64, detail uint64, fn func()) {
+	if atNs < w.nowNs {
+		panic(fmt.Sprintf("sim: At(%d ns) is before now (%d ns)", atNs, w.nowNs))
+	}
+	w.q.push(event{atNs: atNs, kind: EvCall, node: -1, peer: -1, id: detail, fn: fn})
+}
+
+func (w *World) trace(kind EventKind, nodeID, peer int32, detail uint64) {
+	w.tr.add(TraceEvent{AtNs: w.nowNs, Kind: kind, Node: nodeID, Peer: peer, Detail: detail})
+}
+
+// Step executes the earliest event; it reports false when the queue is empty.
+func (w *World) Step() bool {
+	if w.q.len() == 0 {
+		return false
+	}
+	ev := w.q.pop()
+	if ev.atNs < w.nowNs {
+		panic(fmt.Sprintf("sim: event %v at %d ns is before now %d ns", ev.kind, ev.atNs, w.nowNs))
+	}
+	w.nowNs = ev.atNs
+	w.busyNs = 0
+	w.dispatch(ev)
+	return true
+}
+
+func (w *World) dispatch(ev event) {
+	switch ev.kind {
+	case EvBoot:
+		w.boot(ev)
+	case EvTimer:
+		w.fireTimer(ev)
+	case EvDeliver:
+		w.deliver(ev)
+	case EvFault:
+		w.applyFault(int(ev.id))
+	case EvResume:
+		w.resume(int(ev.node), ev.gen)
+	case EvCall:
+		w.trace(EvCall, -1, -1, ev.id)
+		ev.fn()
+	default:
+		panic(fmt.Sprintf("sim: cannot dispatch event kind %v", ev.kind))
+	}
+}
+
+// RunFor executes every event due within the next durNs of virtual time and
+// leaves the clock at the end of that window.
+func (w *World) RunFor(durNs int64) {
+	if durNs < 0 {
+		panic(fmt.Sprintf("sim: RunFor(%d ns) with a negative duration", durNs))
+	}
+	end := w.nowNs + durNs
+	for w.q.len() > 0 && w.q.peekAtNs() <= end {
+		w.Step()
+	}
+	w.nowNs = end
+}
+
+// ErrNotLive marks a goal not reached within its budget after Heal.
+var ErrNotLive = errors.New("not live after heal")
+
+// RunUntil executes events until goal reports done or budgetNs of virtual
+// time has passed; in the latter case it returns an error wrapping
+// ErrNotLive with goal's description of what is still pending.
+func (w *World) RunUntil(goal func() (done bool, pending string), budgetNs int64) error {
+	end := w.nowNs + budgetNs
+	done, pending := goal()
+	for !done && w.q.len() > 0 && w.q.peekAtNs() <= end {
+		w.Step()
+		done, pending = goal()
+	}
+	if done {
+		return nil
+	}
+	w.nowNs = max(w.nowNs, end)
+	return fmt.Errorf("%w: %s (budget %d ns, now %d ns)", ErrNotLive, pending, budgetNs, w.nowNs)
+}
