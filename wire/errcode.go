@@ -1,0 +1,78 @@
+package wire
+
+import "fmt"
+
+// ErrorCode says why a broker refused or failed a request.
+type ErrorCode uint8
+
+// Error codes, as written on the wire. The zero value is invalid.
+const (
+	CodeInvalid ErrorCode = iota
+	// CodeNotLeader: this broker does not lead the shard; Error.LeaderHint
+	// names the node it believes does (0 = unknown).
+	CodeNotLeader
+	// CodeNotOnOwningShard: the request names a shard this stream does not
+	// route it to, or spans more than one stream.
+	CodeNotOnOwningShard
+	// CodeEphemeralStream: the stream is ephemeral and has no log to hold a commit.
+	CodeEphemeralStream
+	// CodeFeatureNotFinalized: commit records are refused until the
+	// atomic_commit fleet feature is finalized.
+	CodeFeatureNotFinalized
+	// CodeBeforeWindow: the read starts before the retained window;
+	// Error.WindowStart is the first offset still readable.
+	CodeBeforeWindow
+	// CodeInvalidRequest: the request is malformed or out of limits.
+	CodeInvalidRequest
+	// CodeUnknownStream: the broker knows no such tenant/namespace/stream/shard.
+	CodeUnknownStream
+	// CodeUnavailable: the shard cannot serve now (no quorum, shutting down);
+	// for a write, nothing was proposed.
+	CodeUnavailable
+	// CodeTimeout: the broker gave up waiting; a write's outcome is unknown.
+	CodeTimeout
+	// CodeInternal: a broker bug; the outcome of a write is unknown.
+	CodeInternal
+	errorCodeEnd
+)
+
+// String names the error code.
+func (c ErrorCode) String() string {
+	switch c {
+	case CodeNotLeader:
+		return "NotLeader"
+	case CodeNotOnOwningShard:
+		return "NotOnOwningShard"
+	case CodeEphemeralStream:
+		return "EphemeralStream"
+	case CodeFeatureNotFinalized:
+		return "FeatureNotFinalized"
+	case CodeBeforeWindow:
+		return "BeforeWindow"
+	case CodeInvalidRequest:
+		return "InvalidRequest"
+	case CodeUnknownStream:
+		return "UnknownStream"
+	case CodeUnavailable:
+		return "Unavailable"
+	case CodeTimeout:
+		return "Timeout"
+	case CodeInternal:
+		return "Internal"
+	}
+	return fmt.Sprintf("ErrorCode(%d)", uint8(c))
+}
+
+// Valid reports whether c is a known, non-zero code.
+func (c ErrorCode) Valid() bool { return c > CodeInvalid && c < errorCodeEnd }
+
+// WriteNotApplied reports whether a write answered with this code certainly
+// did not take effect, so the caller may retry it without risking a duplicate.
+// Timeout and Internal leave the outcome unknown.
+func (c ErrorCode) WriteNotApplied() bool {
+	switch c {
+	case CodeTimeout, CodeInternal:
+		return false
+	}
+	return c.Valid()
+}

@@ -1,0 +1,114 @@
+package wire
+
+import (
+	"fmt"
+
+	"github.com/felixsim/felixsim/statemachine"
+)
+
+// EncodeRequest returns the request as a request frame.
+func EncodeRequest(q *Request) ([]byte, error) {
+	return AppendRequest(nil, q)
+}
+
+// AppendRequest appends the request as a request frame to dst; on error dst
+// is returned unchanged in length.
+func AppendRequest(dst []byte, q *Request) ([]byte, error) {
+	if err := q.Validate(); err != nil {
+		return dst, fmt.Errorf("%w: %w", ErrUnencodable, err)
+	}
+	start := len(dst)
+	dst, bodyStart := beginFrame(dst, FrameRequest)
+	dst = appendU64(dst, q.ID)
+	dst = appendU8(dst, uint8(q.Body.Kind()))
+	dst = appendScope(dst, q.Scope)
+	switch b := q.Body.(type) {
+	case *StateGet:
+		dst = appendString(dst, b.Key)
+	case *SubscribeRead:
+		dst = appendU64(dst, b.FromOffset)
+		dst = appendU32(dst, b.MaxEntries)
+	case *GroupFetch:
+		dst = appendString(dst, b.Group)
+		dst = appendU32(dst, b.MaxEntries)
+		dst = appendU64(dst, b.LeaseNs)
+	case *GroupAck:
+		dst = appendString(dst, b.Group)
+		dst = appendU64(dst, b.Offset)
+	default:
+		dst = appendRecordBody(dst, RecordOf(q.Body))
+	}
+	return finishFrame(dst, start, bodyStart)
+}
+
+func appendScope(b []byte, s statemachine.Scope) []byte {
+	b = appendString(b, s.Tenant)
+	b = appendString(b, s.Namespace)
+	b = appendString(b, s.Stream)
+	return appendU32(b, s.Shard)
+}
+
+func readScope(r *reader) statemachine.Scope {
+	var s statemachine.Scope
+	s.Tenant = r.stringField("scope tenant", statemachine.NameLenMax)
+	s.Namespace = r.stringField("scope namespace", statemachine.NameLenMax)
+	s.Stream = r.stringField("scope stream", statemachine.NameLenMax)
+	s.Shard = r.u32("scope shard")
+	return s
+}
+
+// DecodeRequest decodes exactly one request frame.
+func DecodeRequest(b []byte) (Request, error) {
+	body, err := openFrame(b, FrameRequest)
+	if err != nil {
+		return Request{}, err
+	}
+	r := newReader(body)
+	var q Request
+	q.ID = r.u64("request id")
+	kind := RequestKind(r.u8("request kind"))
+	q.Scope = readScope(r)
+	q.Body = readRequestBody(r, kind)
+	r.end("request")
+	if r.err == nil {
+		if err := q.Validate(); err != nil {
+			r.fail("decoded request is invalid: %v", err)
+		}
+	}
+	if r.err != nil {
+		return Request{}, r.err
+	}
+	return q, nil
+}
+
+func readRequestBody(r *reader, kind RequestKind) RequestBody {
+	if r.err != nil {
+		return nil
+	}
+	switch kind {
+	case RequestPublish:
+		return &Publish{Record: readRecord(r)}
+	case RequestPublishIf:
+		return &PublishIf{Record: readRecord(r)}
+	case RequestEnqueue:
+		return &Enqueue{Record: readRecord(r)}
+	case RequestCommit:
+		return &Commit{Record: readRecord(r)}
+	case RequestCommitIf:
+		return &CommitIf{Record: readRecord(r)}
+	case RequestStateGet:
+		return &StateGet{Key: r.stringField("state_get key", statemachine.KeyLenMax)}
+	case RequestSubscribeRead:
+		return &SubscribeRead{FromOffset: r.u64("subscribe_read from offset"), MaxEntries: r.u32("subscribe_read max entries")}
+	case RequestGroupFetch:
+		return &GroupFetch{
+			Group:      r.stringField("group_fetch group", GroupNameLenMax),
+			MaxEntries: r.u32("group_fetch max entries"),
+			LeaseNs:    r.u64("group_fetch lease ns"),
+		}
+	case RequestGroupAck:
+		return &GroupAck{Group: r.stringField("group_ack group", GroupNameLenMax), Offset: r.u64("group_ack offset")}
+	}
+	r.fail("unknown request kind %d", kind)
+	return nil
+}
