@@ -102,7 +102,7 @@ func genRequest() *rapid.Generator[Request] {
 func genEntries(t *rapid.T) []statemachine.Entry {
 	n := rapid.IntRange(0, 4).Draw(t, "entries")
 	es := make([]statemachine.Entry, n)
-	off := rapid.Uint64Max(1 << 40).Draw(t, "first")
+	off := rapid.Uint64Max(1<<40).Draw(t, "first")
 	for i := range es {
 		es[i] = statemachine.Entry{Offset: off, Record: genAnyRecord().Draw(t, "record")}
 		off += rapid.Uint64Range(1, 3).Draw(t, "gap")
