@@ -1,0 +1,175 @@
+package node
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+
+	"go.etcd.io/raft/v3/raftpb"
+
+	"github.com/felixsim/felixsim/logstore"
+	"github.com/felixsim/felixsim/statemachine"
+	"github.com/felixsim/felixsim/wire"
+)
+
+// reply is an answer held until the store made what it reports durable.
+type reply struct {
+	client uint64
+	reqID  uint64
+	body   wire.AnswerBody
+}
+
+// appliedTenant and appliedNamespace name the reserved scope under which a
+// node keeps each raft group's applied index in the position table.
+// Client requests for tenants starting with ReservedTenantPrefix are refused.
+const (
+	ReservedTenantPrefix = "_"
+	appliedTenant        = "_raft"
+	appliedNamespace     = "_applied"
+)
+
+// appliedScope is the reserved position-table scope of group id.
+func appliedScope(id uint64) statemachine.Scope {
+	return statemachine.Scope{Tenant: appliedTenant, Namespace: appliedNamespace, Stream: "group-" + strconv.FormatUint(id, 10), Shard: uint32(id)}
+}
+
+// applyCommitted applies a group's committed entries to memory and adds
+// their rows to the batch: for every record written, its log, state and
+// outbox rows; for every scope touched, its position; and the group's
+// applied index. Replies to this node's clients are appended to replies.
+func (n *Node) applyCommitted(b *logstore.Batch, gr *groupReady, replies []reply) []reply {
+	g := gr.g
+	if len(gr.rd.CommittedEntries) == 0 {
+		return replies
+	}
+	touched := map[string]bool{}
+	for _, e := range gr.rd.CommittedEntries {
+		if e.GetIndex() != g.applied+1 {
+			panic(fmt.Sprintf("node %d: group %d applies index %d after %d", n.cfg.ID, g.id, e.GetIndex(), g.applied))
+		}
+		replies = n.applyEntry(b, g, e, touched, replies)
+		g.applied = e.GetIndex()
+	}
+	if g.id == MetaGroup {
+		return replies // the metadata group re-applies from its snapshot at every boot
+	}
+	for _, t := range g.tenants {
+		if touched[t] {
+			s := g.scopes[t]
+			b.Positions = append(b.Positions, logstore.PositionRow{Scope: g.scopeOf(t), Position: logstore.Position{AppliedIndex: g.applied, NextOffset: s.NextOffset()}})
+		}
+	}
+	b.Positions = append(b.Positions, logstore.PositionRow{Scope: appliedScope(g.id), Position: logstore.Position{AppliedIndex: g.applied}})
+	return replies
+}
+
+// applyEntry applies one committed entry.
+func (n *Node) applyEntry(b *logstore.Batch, g *group, e *raftpb.Entry, touched map[string]bool, replies []reply) []reply {
+	if e.GetType() != raftpb.EntryType_EntryNormal {
+		panic(fmt.Sprintf("node %d: group %d index %d: %s entry, but membership is static", n.cfg.ID, g.id, e.GetIndex(), e.GetType()))
+	}
+	if len(e.GetData()) == 0 {
+		return replies // a new leader's empty entry
+	}
+	c, err := decodeCommand(e.GetData())
+	if err != nil {
+		// Every replica skips the same entry, so they stay equal.
+		n.logger.Errorf("group %d index %d: skipped an undecodable entry: %v", g.id, e.GetIndex(), err)
+		return replies
+	}
+	body := n.applyCommand(b, g, &c, touched)
+	if c.proposer != n.cfg.ID {
+		return replies
+	}
+	pw := n.writes.take(c.incarnation, c.seq)
+	if pw == nil {
+		return replies
+	}
+	return append(replies, reply{client: pw.client, reqID: pw.reqID, body: body})
+}
+
+// applyCommand applies a decoded command and returns the answer for its
+// proposer's client.
+func (n *Node) applyCommand(b *logstore.Batch, g *group, c *command, touched map[string]bool) wire.AnswerBody {
+	if g.id == MetaGroup {
+		if err := n.meta.apply(c); err != nil {
+			return &wire.Error{Code: wire.CodeInvalidRequest, Message: err.Error()}
+		}
+		return &wire.Acked{}
+	}
+	if c.kind != cmdWrite && c.kind != cmdFetch && c.kind != cmdAck {
+		return &wire.Error{Code: wire.CodeInvalidRequest, Message: fmt.Sprintf("stream shard group %d refused a %s command", g.id, c.kind)}
+	}
+	var s *statemachine.Shard
+	var err error
+	if c.kind == cmdWrite || c.kind == cmdFetch {
+		s, err = g.open(c.scope.Tenant)
+	} else if s = g.lookup(c.scope.Tenant); s == nil {
+		err = fmt.Errorf("%w: ack for group %q in scope %s, which has no groups", statemachine.ErrUnknownGroup, c.group, c.scope)
+	}
+	if err != nil {
+		return errorAnswer(err)
+	}
+	touched[c.scope.Tenant] = true
+	switch c.kind {
+	case cmdWrite:
+		return n.applyWrite(b, g, s, c)
+	case cmdFetch:
+		ds, err := s.Fetch(statemachine.GroupFetch{Group: c.group, NowNs: c.nowNs, LeaseNs: c.leaseNs, EntriesMax: int(c.entriesMax)})
+		if err != nil {
+			return errorAnswer(err)
+		}
+		out := &wire.Deliveries{LeaseExpiryNs: uint64(c.nowNs + c.leaseNs)}
+		for _, d := range ds {
+			out.Entries = append(out.Entries, d.Entry)
+		}
+		return out
+	default:
+		if err := s.Ack(statemachine.GroupAck{Group: c.group, Offset: c.offset}); err != nil {
+			return errorAnswer(err)
+		}
+		return &wire.Acked{}
+	}
+}
+
+// applyWrite applies a record and, when written, adds its log, state and
+// outbox rows: the event and its state changes reach memory and the batch
+// in one step.
+func (n *Node) applyWrite(b *logstore.Batch, g *group, s *statemachine.Shard, c *command) wire.AnswerBody {
+	rec := c.record
+	res, err := s.Apply(&rec, n.meta.Features())
+	if err != nil {
+		return errorAnswer(err)
+	}
+	switch res.Outcome {
+	case statemachine.OutcomeWritten:
+		b.AddRecord(c.scope, res.Offset, rec, &logstore.Intent{Event: rec.Event})
+		return &wire.Written{Offset: res.Offset}
+	case statemachine.OutcomeRefused:
+		return &wire.Refused{Tail: res.Tail}
+	}
+	panic(fmt.Sprintf("node %d: group %d: apply returned %v", n.cfg.ID, g.id, res))
+}
+
+// errorAnswer maps a statemachine refusal to a wire error.
+func errorAnswer(err error) *wire.Error {
+	code := wire.CodeInvalidRequest
+	var oe *statemachine.OffsetError
+	switch {
+	case errors.Is(err, statemachine.ErrEphemeralRefusesCommit):
+		code = wire.CodeEphemeralStream
+	case errors.Is(err, statemachine.ErrFeatureNotFinalized):
+		code = wire.CodeFeatureNotFinalized
+	case errors.As(err, &oe) && (errors.Is(err, statemachine.ErrBeforeWindow) || errors.Is(err, statemachine.ErrDropped)):
+		return &wire.Error{Code: wire.CodeBeforeWindow, Message: truncate(err.Error()), WindowStart: oe.StartOffset}
+	}
+	return &wire.Error{Code: code, Message: truncate(err.Error())}
+}
+
+// truncate keeps an error message within wire.MessageLenMax.
+func truncate(s string) string {
+	if len(s) > wire.MessageLenMax {
+		return s[:wire.MessageLenMax]
+	}
+	return s
+}

@@ -1,0 +1,172 @@
+package node
+
+import (
+	"fmt"
+
+	"github.com/felixsim/felixsim/statemachine"
+	"github.com/felixsim/felixsim/wire"
+)
+
+// cmdKind is the kind of a raft entry command.
+type cmdKind uint8
+
+// Command kinds; the zero value is invalid.
+const (
+	cmdInvalid cmdKind = iota
+	// cmdWrite writes a record (publish, enqueue, commit, and their _if forms).
+	cmdWrite
+	// cmdFetch is a consumer-group fetch, timed by the proposer's clock.
+	cmdFetch
+	// cmdAck is a consumer-group ack.
+	cmdAck
+	// cmdSetVersion records a broker's software version (metadata group).
+	cmdSetVersion
+	// cmdFinalize finalizes a fleet feature (metadata group).
+	cmdFinalize
+	cmdKindEnd
+)
+
+func (k cmdKind) String() string {
+	switch k {
+	case cmdWrite:
+		return "write"
+	case cmdFetch:
+		return "fetch"
+	case cmdAck:
+		return "ack"
+	case cmdSetVersion:
+		return "set_version"
+	case cmdFinalize:
+		return "finalize"
+	}
+	return fmt.Sprintf("cmdKind(%d)", uint8(k))
+}
+
+// commandMagic opens every command so that stray bytes are refused early.
+const commandMagic = 0xFC
+
+// command is what a raft entry carries: who proposed it (so the proposer
+// can answer its client when it applies the entry) and the operation.
+type command struct {
+	kind cmdKind
+	// proposer is the node that proposed the entry; incarnation is its boot
+	// count then; seq is unique within that incarnation. Together they
+	// name the pending request to answer.
+	proposer    uint64
+	incarnation uint64
+	seq         uint64
+	scope       statemachine.Scope
+	record      statemachine.Record // cmdWrite
+	group       string              // cmdFetch, cmdAck
+	nowNs       int64               // cmdFetch
+	leaseNs     int64               // cmdFetch
+	entriesMax  uint32              // cmdFetch
+	offset      uint64              // cmdAck
+	node        uint64              // cmdSetVersion
+	version     uint32              // cmdSetVersion
+	feature     string              // cmdFinalize
+}
+
+// encodeCommand encodes c; the record must be valid (checked before proposing).
+func encodeCommand(c *command) ([]byte, error) {
+	e := enc{b: make([]byte, 0, 64)}
+	e.u8(commandMagic)
+	e.u8(uint8(c.kind))
+	e.u64(c.proposer)
+	e.u64(c.incarnation)
+	e.u64(c.seq)
+	switch c.kind {
+	case cmdWrite, cmdFetch, cmdAck:
+		e.str(c.scope.Tenant)
+		e.str(c.scope.Namespace)
+		e.str(c.scope.Stream)
+		e.u32(c.scope.Shard)
+	}
+	switch c.kind {
+	case cmdWrite:
+		rec, err := wire.EncodeRecord(&c.record)
+		if err != nil {
+			return nil, err
+		}
+		e.bytes(rec)
+	case cmdFetch:
+		e.str(c.group)
+		e.u64(uint64(c.nowNs))
+		e.u64(uint64(c.leaseNs))
+		e.u32(c.entriesMax)
+	case cmdAck:
+		e.str(c.group)
+		e.u64(c.offset)
+	case cmdSetVersion:
+		e.u64(c.node)
+		e.u32(c.version)
+	case cmdFinalize:
+		e.str(c.feature)
+	default:
+		panic(fmt.Sprintf("encodeCommand: kind %d", c.kind))
+	}
+	return e.b, nil
+}
+
+// recordFrameLenMax bounds an encoded record inside a command.
+const recordFrameLenMax = 4 << 20
+
+// decodeCommand strictly decodes encodeCommand's output.
+func decodeCommand(p []byte) (command, error) {
+	d := dec{b: p}
+	var c command
+	if m := d.u8("magic"); d.err == nil && m != commandMagic {
+		d.fail("magic %#x, want %#x", m, commandMagic)
+	}
+	c.kind = cmdKind(d.u8("kind"))
+	if d.err == nil && (c.kind == cmdInvalid || c.kind >= cmdKindEnd) {
+		d.fail("unknown command kind %d", c.kind)
+	}
+	c.proposer = d.u64("proposer")
+	c.incarnation = d.u64("incarnation")
+	c.seq = d.u64("seq")
+	switch c.kind {
+	case cmdWrite, cmdFetch, cmdAck:
+		c.scope.Tenant = d.str("tenant", statemachine.NameLenMax)
+		c.scope.Namespace = d.str("namespace", statemachine.NameLenMax)
+		c.scope.Stream = d.str("stream", statemachine.NameLenMax)
+		c.scope.Shard = d.u32("shard")
+		if d.err == nil {
+			if err := c.scope.Validate(); err != nil {
+				d.fail("%v", err)
+			}
+		}
+	}
+	decodeCommandBody(&d, &c)
+	if err := d.done(); err != nil {
+		return command{}, err
+	}
+	return c, nil
+}
+
+func decodeCommandBody(d *dec, c *command) {
+	switch c.kind {
+	case cmdWrite:
+		raw := d.bytes("record", recordFrameLenMax)
+		if d.err == nil {
+			rec, err := wire.DecodeRecord(raw)
+			if err != nil {
+				d.fail("record: %v", err)
+			}
+			c.record = rec
+		}
+	case cmdFetch:
+		c.group = d.str("group", statemachine.GroupNameLenMax)
+		c.nowNs = int64(d.u64("now"))
+		c.leaseNs = int64(d.u64("lease"))
+		c.entriesMax = d.u32("entries max")
+	case cmdAck:
+		c.group = d.str("group", statemachine.GroupNameLenMax)
+		c.offset = d.u64("offset")
+	case cmdSetVersion:
+		c.node = d.u64("node")
+		c.version = d.u32("version")
+	case cmdFinalize:
+		c.feature = d.str("feature", FeatureNameLenMax)
+	}
+}

@@ -1,0 +1,164 @@
+package node
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+
+	"github.com/felixsim/felixsim/statemachine"
+	"github.com/felixsim/felixsim/vfs"
+)
+
+// MetaGroup is the raft group id of the metadata group; stream shards get
+// the ids after it, in bootstrap order (see Topology.GroupOf).
+const MetaGroup uint64 = 1
+
+// Limits every Config must respect.
+const (
+	// PeersMax is the most brokers a cluster may have.
+	PeersMax = 7
+	// ShardGroupsMax is the most stream-shard raft groups a node hosts.
+	ShardGroupsMax = 256
+)
+
+// FeatureAtomicCommit is the fleet feature that gates commit records.
+const FeatureAtomicCommit = "atomic_commit"
+
+// StreamSpec declares one stream of the bootstrap topology. Any tenant may
+// write to it: each tenant's records live in their own scope (tenant,
+// namespace, stream, shard) inside the shard's raft group.
+type StreamSpec struct {
+	Namespace string
+	Stream    string
+	// Shards is how many shards (raft groups) the stream has, at least 1.
+	Shards uint32
+	// Kind is quorum or ephemeral; the zero value is refused.
+	Kind statemachine.StreamKind
+	// RetainedLenMax, ReplayWindowLenMax, GroupsMax and LeasesPerGroupMax
+	// configure every scope's statemachine.Shard (see statemachine.Config).
+	RetainedLenMax     int
+	ReplayWindowLenMax int
+	GroupsMax          int
+	LeasesPerGroupMax  int
+}
+
+// Bootstrap is the metadata a fresh cluster starts with; every broker must
+// be given the same one. A node reads it only when its store is empty: a
+// restarted node recovers its topology from its store.
+type Bootstrap struct {
+	Streams []StreamSpec
+	// FinalizedFeatures are the fleet features finalized from the start
+	// (FeatureAtomicCommit to accept commits).
+	FinalizedFeatures []string
+	// SoftwareVersion is every broker's software version at bootstrap.
+	SoftwareVersion uint32
+}
+
+// Defects are planted bugs, each the shape of a real mistake, all off by
+// default. The simulator's checkers must catch every one that is on.
+type Defects struct {
+	// StateReadWithoutReadIndex serves state_get from the local applied
+	// state on any replica, without ReadIndex: a stale read after failover.
+	StateReadWithoutReadIndex bool
+}
+
+// Config configures one broker; build it by field name.
+type Config struct {
+	// ID is this broker's raft node id, one of Peers.
+	ID uint64
+	// Peers are every broker's node ids; every broker replicates every group.
+	Peers []uint64
+	// FS is the node's durable filesystem; the store lives in its root.
+	FS vfs.FS
+	// TickNs is the interval at which the host calls Tick on the node's clock.
+	TickNs int64
+	// ElectionTicks and HeartbeatTicks configure raft (e.g. 10 and 1).
+	ElectionTicks  int
+	HeartbeatTicks int
+	// Bootstrap is the initial metadata, used only on an empty store.
+	Bootstrap Bootstrap
+	// PendingWritesMax caps proposals awaiting apply; a write arriving when
+	// full is refused with Unavailable.
+	PendingWritesMax int
+	// PendingReadsMax caps state reads awaiting ReadIndex; a read arriving
+	// when full is refused with Unavailable.
+	PendingReadsMax int
+	// PendingTimeoutNs drops a pending write or read this long after it
+	// arrived (node clock) without answering: the client has given up.
+	PendingTimeoutNs int64
+	// Defects are planted bugs; all off in a correct broker.
+	Defects Defects
+}
+
+// ErrInvalidConfig marks a Config refused for its shape.
+var ErrInvalidConfig = errors.New("invalid node config")
+
+// Validate checks the config and its bootstrap topology.
+func (c *Config) Validate() error {
+	if len(c.Peers) == 0 || len(c.Peers) > PeersMax {
+		return fmt.Errorf("%w: %d peers, want 1..%d", ErrInvalidConfig, len(c.Peers), PeersMax)
+	}
+	if !sort.SliceIsSorted(c.Peers, func(i, j int) bool { return c.Peers[i] < c.Peers[j] }) {
+		return fmt.Errorf("%w: peers %v are not in ascending order", ErrInvalidConfig, c.Peers)
+	}
+	found := false
+	for i, p := range c.Peers {
+		if p == 0 || (i > 0 && p == c.Peers[i-1]) {
+			return fmt.Errorf("%w: peer ids %v must be non-zero and distinct", ErrInvalidConfig, c.Peers)
+		}
+		found = found || p == c.ID
+	}
+	if !found {
+		return fmt.Errorf("%w: node id %d is not among peers %v", ErrInvalidConfig, c.ID, c.Peers)
+	}
+	if c.FS == nil {
+		return fmt.Errorf("%w: FS is nil", ErrInvalidConfig)
+	}
+	if c.TickNs < 1 || c.ElectionTicks < 2 || c.HeartbeatTicks < 1 || c.HeartbeatTicks >= c.ElectionTicks {
+		return fmt.Errorf("%w: tick %d ns, election %d ticks, heartbeat %d ticks (want tick >= 1, 1 <= heartbeat < election)",
+			ErrInvalidConfig, c.TickNs, c.ElectionTicks, c.HeartbeatTicks)
+	}
+	if c.PendingWritesMax < 1 || c.PendingReadsMax < 1 || c.PendingTimeoutNs < 1 {
+		return fmt.Errorf("%w: pending writes max %d, reads max %d, timeout %d ns: each must be at least 1",
+			ErrInvalidConfig, c.PendingWritesMax, c.PendingReadsMax, c.PendingTimeoutNs)
+	}
+	return c.Bootstrap.Validate()
+}
+
+// Validate checks every stream spec and the total group count.
+func (b *Bootstrap) Validate() error {
+	total := 0
+	seen := map[[2]string]bool{}
+	for i := range b.Streams {
+		s := &b.Streams[i]
+		if s.Shards < 1 {
+			return fmt.Errorf("%w: stream %s/%s has %d shards, want at least 1", ErrInvalidConfig, s.Namespace, s.Stream, s.Shards)
+		}
+		key := [2]string{s.Namespace, s.Stream}
+		if seen[key] {
+			return fmt.Errorf("%w: stream %s/%s declared twice", ErrInvalidConfig, s.Namespace, s.Stream)
+		}
+		seen[key] = true
+		cfg := s.shardConfig(statemachine.Scope{Tenant: "t", Namespace: s.Namespace, Stream: s.Stream})
+		if err := cfg.Validate(); err != nil {
+			return fmt.Errorf("%w: stream %s/%s: %v", ErrInvalidConfig, s.Namespace, s.Stream, err)
+		}
+		total += int(s.Shards)
+	}
+	if total > ShardGroupsMax {
+		return fmt.Errorf("%w: %d stream shards exceed %d", ErrInvalidConfig, total, ShardGroupsMax)
+	}
+	return nil
+}
+
+// shardConfig is the statemachine config of one scope of this stream.
+func (s *StreamSpec) shardConfig(scope statemachine.Scope) statemachine.Config {
+	return statemachine.Config{
+		Scope:              scope,
+		Kind:               s.Kind,
+		RetainedLenMax:     s.RetainedLenMax,
+		ReplayWindowLenMax: s.ReplayWindowLenMax,
+		GroupsMax:          s.GroupsMax,
+		LeasesPerGroupMax:  s.LeasesPerGroupMax,
+	}
+}

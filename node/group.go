@@ -1,0 +1,116 @@
+package node
+
+import (
+	"fmt"
+	"sort"
+
+	"go.etcd.io/raft/v3"
+
+	"github.com/felixsim/felixsim/statemachine"
+)
+
+// ScopesPerGroupMax caps the tenants (scopes) one stream shard's raft group
+// holds; a write for one more tenant is refused at apply, identically on
+// every replica.
+const ScopesPerGroupMax = 64
+
+// group is one raft group this node hosts: the metadata group or one
+// stream shard, whose scopes (one per tenant) are statemachine shards.
+//
+// Invariant: applied only grows, and applied <= the group's commit index.
+type group struct {
+	id uint64
+	rn *raft.RawNode
+	// applied is the raft index applied last.
+	applied uint64
+	// lead is the leader raft last reported (0 = unknown); isLeader is ours.
+	lead     uint64
+	isLeader bool
+	// spec and shard say which stream shard this is; spec is nil for MetaGroup.
+	spec  *StreamSpec
+	shard uint32
+	// scopes holds each tenant's shard; tenants lists the keys, sorted.
+	scopes  map[string]*statemachine.Shard
+	tenants []string
+}
+
+// scopeOf is the scope of tenant inside this stream shard.
+func (g *group) scopeOf(tenant string) statemachine.Scope {
+	return statemachine.Scope{Tenant: tenant, Namespace: g.spec.Namespace, Stream: g.spec.Stream, Shard: g.shard}
+}
+
+// lookup returns tenant's shard, or nil if it never wrote here.
+func (g *group) lookup(tenant string) *statemachine.Shard { return g.scopes[tenant] }
+
+// open returns tenant's shard, creating it empty if it has none; it
+// refuses a tenant past ScopesPerGroupMax.
+func (g *group) open(tenant string) (*statemachine.Shard, error) {
+	if s := g.scopes[tenant]; s != nil {
+		return s, nil
+	}
+	if len(g.tenants) >= ScopesPerGroupMax {
+		return nil, fmt.Errorf("%w: group %d already holds %d tenants, the cap", statemachine.ErrInvalidCommand, g.id, len(g.tenants))
+	}
+	s, err := statemachine.New(g.spec.shardConfig(g.scopeOf(tenant)))
+	if err != nil {
+		return nil, err
+	}
+	g.install(tenant, s)
+	return s, nil
+}
+
+// install adds tenant's shard, keeping tenants sorted.
+func (g *group) install(tenant string, s *statemachine.Shard) {
+	if _, ok := g.scopes[tenant]; ok {
+		panic(fmt.Sprintf("group %d: tenant %q installed twice", g.id, tenant))
+	}
+	g.scopes[tenant] = s
+	i := sort.SearchStrings(g.tenants, tenant)
+	g.tenants = append(g.tenants, "")
+	copy(g.tenants[i+1:], g.tenants[i:])
+	g.tenants[i] = tenant
+}
+
+// topology maps stream shards to raft groups: MetaGroup first, then every
+// stream's shards in bootstrap order.
+type topology struct {
+	streams []StreamSpec
+	// firstGroup[i] is the group id of stream i's shard 0.
+	firstGroup []uint64
+	groups     int
+}
+
+func newTopology(streams []StreamSpec) topology {
+	t := topology{streams: streams}
+	next := MetaGroup + 1
+	for _, s := range streams {
+		t.firstGroup = append(t.firstGroup, next)
+		next += uint64(s.Shards)
+	}
+	t.groups = int(next - MetaGroup)
+	return t
+}
+
+// groupOf returns the group id of (namespace, stream, shard), or 0.
+func (t *topology) groupOf(namespace, stream string, shard uint32) uint64 {
+	for i := range t.streams {
+		s := &t.streams[i]
+		if s.Namespace == namespace && s.Stream == stream {
+			if shard >= s.Shards {
+				return 0
+			}
+			return t.firstGroup[i] + uint64(shard)
+		}
+	}
+	return 0
+}
+
+// specOf returns the stream spec and shard index of group id (id > MetaGroup).
+func (t *topology) specOf(id uint64) (*StreamSpec, uint32) {
+	for i := len(t.streams) - 1; i >= 0; i-- {
+		if id >= t.firstGroup[i] {
+			return &t.streams[i], uint32(id - t.firstGroup[i])
+		}
+	}
+	panic(fmt.Sprintf("topology: group %d is not a stream shard", id))
+}

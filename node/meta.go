@@ -1,0 +1,161 @@
+package node
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/felixsim/felixsim/statemachine"
+)
+
+// Limits on the metadata a node decodes.
+const (
+	// FeaturesMax is the most finalized fleet features metadata may hold.
+	FeaturesMax = 64
+	// FeatureNameLenMax is the longest fleet-feature name, in bytes.
+	FeatureNameLenMax = 64
+	// StreamsMax is the most streams metadata may hold.
+	StreamsMax = ShardGroupsMax
+)
+
+// BrokerVersion is one broker's reported software version.
+type BrokerVersion struct {
+	Node    uint64
+	Version uint32
+}
+
+// Metadata is the metadata group's state: the streams (which fix the raft
+// groups), every broker's software version and the finalized fleet
+// features. It starts as the bootstrap (the metadata group's initial
+// snapshot) and changes only by applying metadata commands.
+type Metadata struct {
+	Streams []StreamSpec
+	// Versions are sorted by node id.
+	Versions []BrokerVersion
+	// Finalized are the finalized fleet features, sorted.
+	Finalized []string
+}
+
+// newMetadata builds the bootstrap metadata for peers.
+func newMetadata(b *Bootstrap, peers []uint64) *Metadata {
+	m := &Metadata{Streams: append([]StreamSpec(nil), b.Streams...)}
+	for _, p := range peers {
+		m.Versions = append(m.Versions, BrokerVersion{Node: p, Version: b.SoftwareVersion})
+	}
+	for _, f := range b.FinalizedFeatures {
+		m.finalize(f)
+	}
+	return m
+}
+
+// Features is the fleet-feature state a shard apply runs under.
+func (m *Metadata) Features() statemachine.Features {
+	return statemachine.Features{AtomicCommitFinalized: m.IsFinalized(FeatureAtomicCommit)}
+}
+
+// IsFinalized reports whether feature is finalized.
+func (m *Metadata) IsFinalized(feature string) bool {
+	i := sort.SearchStrings(m.Finalized, feature)
+	return i < len(m.Finalized) && m.Finalized[i] == feature
+}
+
+func (m *Metadata) finalize(feature string) {
+	i := sort.SearchStrings(m.Finalized, feature)
+	if i < len(m.Finalized) && m.Finalized[i] == feature {
+		return
+	}
+	m.Finalized = append(m.Finalized, "")
+	copy(m.Finalized[i+1:], m.Finalized[i:])
+	m.Finalized[i] = feature
+}
+
+func (m *Metadata) setVersion(node uint64, version uint32) {
+	i := sort.Search(len(m.Versions), func(i int) bool { return m.Versions[i].Node >= node })
+	if i < len(m.Versions) && m.Versions[i].Node == node {
+		m.Versions[i].Version = version
+		return
+	}
+	m.Versions = append(m.Versions, BrokerVersion{})
+	copy(m.Versions[i+1:], m.Versions[i:])
+	m.Versions[i] = BrokerVersion{Node: node, Version: version}
+}
+
+// apply applies one committed metadata command.
+func (m *Metadata) apply(c *command) error {
+	switch c.kind {
+	case cmdSetVersion:
+		m.setVersion(c.node, c.version)
+	case cmdFinalize:
+		if len(m.Finalized) >= FeaturesMax && !m.IsFinalized(c.feature) {
+			return fmt.Errorf("finalize %q refused: %d features already finalized", c.feature, len(m.Finalized))
+		}
+		m.finalize(c.feature)
+	default:
+		return fmt.Errorf("metadata group refused a %s command", c.kind)
+	}
+	return nil
+}
+
+// encodeMetadata is the metadata group's snapshot data.
+func encodeMetadata(m *Metadata) []byte {
+	var e enc
+	e.u32(uint32(len(m.Streams)))
+	for i := range m.Streams {
+		s := &m.Streams[i]
+		e.str(s.Namespace)
+		e.str(s.Stream)
+		e.u32(s.Shards)
+		e.u8(uint8(s.Kind))
+		for _, v := range []int{s.RetainedLenMax, s.ReplayWindowLenMax, s.GroupsMax, s.LeasesPerGroupMax} {
+			e.u32(uint32(v))
+		}
+	}
+	e.u32(uint32(len(m.Versions)))
+	for _, v := range m.Versions {
+		e.u64(v.Node)
+		e.u32(v.Version)
+	}
+	e.u32(uint32(len(m.Finalized)))
+	for _, f := range m.Finalized {
+		e.str(f)
+	}
+	return e.b
+}
+
+// decodeMetadata strictly decodes encodeMetadata's output and validates it.
+func decodeMetadata(p []byte) (*Metadata, error) {
+	d := dec{b: p}
+	m := &Metadata{}
+	m.Streams = make([]StreamSpec, d.count("streams", StreamsMax, 29))
+	for i := range m.Streams {
+		s := &m.Streams[i]
+		s.Namespace = d.str("namespace", statemachine.NameLenMax)
+		s.Stream = d.str("stream", statemachine.NameLenMax)
+		s.Shards = d.u32("shards")
+		s.Kind = statemachine.StreamKind(d.u8("kind"))
+		for _, v := range []*int{&s.RetainedLenMax, &s.ReplayWindowLenMax, &s.GroupsMax, &s.LeasesPerGroupMax} {
+			*v = int(d.u32("cap"))
+		}
+	}
+	m.Versions = make([]BrokerVersion, d.count("versions", PeersMax, 12))
+	for i := range m.Versions {
+		m.Versions[i] = BrokerVersion{Node: d.u64("node"), Version: d.u32("version")}
+		if d.err == nil && i > 0 && m.Versions[i].Node <= m.Versions[i-1].Node {
+			d.fail("broker versions not in ascending node order")
+		}
+	}
+	m.Finalized = make([]string, d.count("features", FeaturesMax, 4))
+	for i := range m.Finalized {
+		m.Finalized[i] = d.str("feature", FeatureNameLenMax)
+		if d.err == nil && i > 0 && m.Finalized[i] <= m.Finalized[i-1] {
+			d.fail("features not in strictly ascending order")
+		}
+	}
+	if err := d.done(); err != nil {
+		return nil, err
+	}
+	b := Bootstrap{Streams: m.Streams}
+	if err := b.Validate(); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrMalformed, err)
+	}
+	return m, nil
+}

@@ -1,0 +1,221 @@
+package node
+
+import (
+	"fmt"
+
+	"go.etcd.io/raft/v3"
+	"go.etcd.io/raft/v3/raftpb"
+
+	"github.com/felixsim/felixsim/logstore"
+	"github.com/felixsim/felixsim/statemachine"
+	"github.com/felixsim/felixsim/wire"
+)
+
+// Node is one broker. It is driven by its host from one goroutine: Tick on
+// the node's clock, HandlePeer and HandleRequest as messages arrive. Every
+// call runs the node's processing cycle to quiescence before returning.
+type Node struct {
+	cfg    Config
+	host   Host
+	store  *logstore.Store
+	logger *Logger
+	meta   *Metadata
+	topo   topology
+	// groups[i] is group MetaGroup+i.
+	groups []*group
+	// ticks counts Tick calls since boot; pending timeouts are measured in it.
+	ticks uint64
+	// seq numbers this incarnation's proposals and reads.
+	seq    uint64
+	writes pendingWrites
+	reads  pendingReads
+	out    outbound
+	// failed is set when the store refused a write: the node stops (fail
+	// stop) and must be restarted from its store.
+	failed error
+}
+
+// Open starts a broker incarnation from cfg.FS alone: on an empty store it
+// bootstraps every group from cfg.Bootstrap; otherwise it rebuilds raft
+// state and every scope's shard from the store. incarnation must differ
+// between boots of the same node (the host's boot counter).
+func Open(cfg Config, host Host, incarnation uint64) (*Node, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	store, err := logstore.Open(logstore.Options{FS: cfg.FS})
+	if err != nil {
+		return nil, fmt.Errorf("node %d: open store: %w", cfg.ID, err)
+	}
+	n := &Node{cfg: cfg, host: host, store: store}
+	n.logger = NewLogger(cfg.ID, host.NowNs)
+	n.writes = newPendingWrites(incarnation)
+	n.reads = newPendingReads(incarnation)
+	n.out = newOutbound(cfg.Peers)
+	if len(store.Groups()) == 0 {
+		if err := n.bootstrap(); err != nil {
+			store.Close()
+			return nil, err
+		}
+	}
+	if err := n.recover(); err != nil {
+		store.Close()
+		return nil, err
+	}
+	n.process()
+	return n, nil
+}
+
+// bootstrap writes every group's initial snapshot (index 1, term 1, all
+// peers voting; the metadata group's carries the bootstrap metadata) in
+// one commit.
+func (n *Node) bootstrap() error {
+	meta := newMetadata(&n.cfg.Bootstrap, n.cfg.Peers)
+	topo := newTopology(meta.Streams)
+	b := &logstore.Batch{}
+	for i := 0; i < topo.groups; i++ {
+		snap := &raftpb.Snapshot{Metadata: &raftpb.SnapshotMetadata{
+			Index:     new(uint64(1)),
+			Term:      new(uint64(1)),
+			ConfState: &raftpb.ConfState{Voters: append([]uint64(nil), n.cfg.Peers...)},
+		}}
+		if i == 0 {
+			snap.Data = encodeMetadata(meta)
+		}
+		b.Groups = append(b.Groups, logstore.GroupWrite{Group: MetaGroup + uint64(i), Snapshot: snap})
+	}
+	if err := n.store.Commit(b); err != nil {
+		return fmt.Errorf("node %d: bootstrap commit: %w", n.cfg.ID, err)
+	}
+	return nil
+}
+
+// recover rebuilds the metadata, every group's raft node and every scope's
+// shard from the store.
+func (n *Node) recover() error {
+	snap, err := n.store.RaftStorage(MetaGroup).Snapshot()
+	if err != nil {
+		return fmt.Errorf("node %d: metadata snapshot: %w", n.cfg.ID, err)
+	}
+	meta, err := decodeMetadata(snap.GetData())
+	if err != nil {
+		return fmt.Errorf("node %d: metadata snapshot: %w", n.cfg.ID, err)
+	}
+	n.meta = meta
+	n.topo = newTopology(meta.Streams)
+	for i := 0; i < n.topo.groups; i++ {
+		g := &group{id: MetaGroup + uint64(i), scopes: map[string]*statemachine.Shard{}}
+		if g.id != MetaGroup {
+			g.spec, g.shard = n.topo.specOf(g.id)
+		}
+		n.groups = append(n.groups, g)
+	}
+	if err := n.rebuildScopes(); err != nil {
+		return err
+	}
+	for _, g := range n.groups {
+		snap, err := n.store.RaftStorage(g.id).Snapshot()
+		if err != nil {
+			return fmt.Errorf("node %d: group %d snapshot: %w", n.cfg.ID, g.id, err)
+		}
+		g.applied = max(g.applied, snap.GetMetadata().GetIndex())
+		if err := n.startRaft(g); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// startRaft creates g's RawNode over the store, resuming after g.applied.
+func (n *Node) startRaft(g *group) error {
+	rc := &raft.Config{
+		ID:                        n.cfg.ID,
+		ElectionTick:              n.cfg.ElectionTicks,
+		HeartbeatTick:             n.cfg.HeartbeatTicks,
+		Storage:                   n.store.RaftStorage(g.id),
+		Applied:                   g.applied,
+		MaxSizePerMsg:             1 << 20,
+		MaxCommittedSizePerReady:  4 << 20,
+		MaxUncommittedEntriesSize: 16 << 20,
+		MaxInflightMsgs:           64,
+		CheckQuorum:               true,
+		PreVote:                   true,
+		Logger:                    n.logger,
+	}
+	rn, err := raft.NewRawNode(rc)
+	if err != nil {
+		return fmt.Errorf("node %d: group %d: start raft: %w", n.cfg.ID, g.id, err)
+	}
+	g.rn = rn
+	return nil
+}
+
+// Tick advances every group's raft clock by one tick and expires pending
+// requests; the host calls it every Config.TickNs on the node's clock.
+func (n *Node) Tick() {
+	if n.failed != nil {
+		return
+	}
+	n.ticks++
+	for _, g := range n.groups {
+		g.rn.Tick()
+	}
+	timeoutTicks := uint64((n.cfg.PendingTimeoutNs + n.cfg.TickNs - 1) / n.cfg.TickNs)
+	n.writes.expire(n.ticks, timeoutTicks)
+	n.reads.expire(n.ticks, timeoutTicks)
+	n.process()
+}
+
+// HandlePeer steps every raft message of a batch from another broker.
+func (n *Node) HandlePeer(b *PeerBatch) {
+	if n.failed != nil {
+		return
+	}
+	for _, gm := range b.Msgs {
+		g := n.group(gm.Group)
+		if g == nil {
+			n.logger.Warningf("dropped a %s for unknown group %d from %d", gm.Msg.GetType(), gm.Group, b.From)
+			continue
+		}
+		if err := g.rn.Step(gm.Msg); err != nil {
+			n.logger.Warningf("group %d: step %s from %d: %v", g.id, gm.Msg.GetType(), b.From, err)
+		}
+	}
+	n.process()
+}
+
+// group returns the group with id, or nil.
+func (n *Node) group(id uint64) *group {
+	if id < MetaGroup || id >= MetaGroup+uint64(len(n.groups)) {
+		return nil
+	}
+	return n.groups[id-MetaGroup]
+}
+
+// fail stops the node for good: its in-memory state may be ahead of its
+// store, so only a restart from the store may continue.
+func (n *Node) fail(err error) {
+	if n.failed == nil {
+		n.failed = err
+		n.logger.Errorf("node failed: %v", err)
+	}
+}
+
+// Failed returns why the node stopped, or nil while it runs. A failed node
+// ignores every input; its host should restart it from its store.
+func (n *Node) Failed() error { return n.failed }
+
+// ID is the node's raft node id.
+func (n *Node) ID() uint64 { return n.cfg.ID }
+
+// Logger is the node's raft logger, for diagnostics.
+func (n *Node) Logger() *Logger { return n.logger }
+
+// Close releases the store; the node must not be used afterwards.
+func (n *Node) Close() error { return n.store.Close() }
+
+// answer queues nothing: answers go straight to the host, and only from
+// points after the store has made every effect they report durable.
+func (n *Node) answer(to uint64, id uint64, body wire.AnswerBody) {
+	n.host.SendAnswer(to, &wire.Answer{ID: id, Body: body})
+}

@@ -1,0 +1,61 @@
+package node
+
+import (
+	"fmt"
+
+	"go.etcd.io/raft/v3"
+	"go.etcd.io/raft/v3/raftpb"
+)
+
+// outbound collects one processing cycle's raft messages per destination,
+// so each peer gets one PeerBatch per cycle (or more if one exceeds
+// PeerMsgsMax). It grows only within a cycle and is emptied by flush.
+type outbound struct {
+	peers []uint64
+	msgs  [][]GroupMessage
+	// snaps are MsgSnap sends to report to raft after the flush.
+	snaps []GroupMessage
+}
+
+func newOutbound(peers []uint64) outbound {
+	return outbound{peers: peers, msgs: make([][]GroupMessage, len(peers))}
+}
+
+func (o *outbound) add(group uint64, msgs []*raftpb.Message) {
+	for _, m := range msgs {
+		i := o.index(m.GetTo())
+		o.msgs[i] = append(o.msgs[i], GroupMessage{Group: group, Msg: m})
+		if m.GetType() == raftpb.MessageType_MsgSnap {
+			o.snaps = append(o.snaps, GroupMessage{Group: group, Msg: m})
+		}
+	}
+}
+
+func (o *outbound) index(to uint64) int {
+	for i, p := range o.peers {
+		if p == to {
+			return i
+		}
+	}
+	panic(fmt.Sprintf("outbound: raft addressed a message to %d, not a peer of %v", to, o.peers))
+}
+
+// flush sends every collected batch in peer order and then reports each
+// MsgSnap as finished: raft then probes the follower, which answers for
+// itself whether the snapshot arrived.
+func (o *outbound) flush(n *Node) {
+	for i, peer := range o.peers {
+		for len(o.msgs[i]) > 0 {
+			k := min(len(o.msgs[i]), PeerMsgsMax)
+			n.host.SendPeer(peer, &PeerBatch{From: n.cfg.ID, Msgs: o.msgs[i][:k:k]})
+			o.msgs[i] = o.msgs[i][k:]
+		}
+		o.msgs[i] = nil
+	}
+	for _, s := range o.snaps {
+		if g := n.group(s.Group); g != nil {
+			g.rn.ReportSnapshot(s.Msg.GetTo(), raft.SnapshotFinish)
+		}
+	}
+	o.snaps = o.snaps[:0]
+}

@@ -1,0 +1,44 @@
+package node
+
+import (
+	"fmt"
+
+	"github.com/felixsim/felixsim/wire"
+)
+
+// startRead begins a linearizable state read: raft's ReadIndex confirms
+// this node still leads (a heartbeat round with a quorum) and returns the
+// commit index; the read is answered once that index is applied.
+func (n *Node) startRead(client uint64, req *wire.Request, g *group, body *wire.StateGet) {
+	if n.cfg.Defects.StateReadWithoutReadIndex {
+		n.answer(client, req.ID, n.stateValue(g, req.Scope.Tenant, body.Key))
+		return
+	}
+	if n.reads.len() >= n.cfg.PendingReadsMax {
+		n.answer(client, req.ID, &wire.Error{Code: wire.CodeUnavailable, Message: fmt.Sprintf("node %d has %d reads pending, the cap", n.cfg.ID, n.reads.len())})
+		return
+	}
+	n.seq++
+	n.reads.add(&pendingRead{seq: n.seq, client: client, reqID: req.ID, group: g.id, tenant: req.Scope.Tenant, key: body.Key, arrivedTick: n.ticks})
+	g.rn.ReadIndex(n.reads.readContext(n.seq))
+}
+
+// serveReads answers g's reads whose read index is applied.
+func (n *Node) serveReads(g *group) {
+	for _, r := range n.reads.takeReady(g.id, g.applied) {
+		n.answer(r.client, r.reqID, n.stateValue(g, r.tenant, r.key))
+	}
+}
+
+// stateValue reads key from the tenant's applied state.
+func (n *Node) stateValue(g *group, tenant, key string) *wire.StateValue {
+	s := g.lookup(tenant)
+	if s == nil {
+		return &wire.StateValue{}
+	}
+	v, version, ok := s.StateGet(key)
+	if !ok {
+		return &wire.StateValue{}
+	}
+	return &wire.StateValue{Found: true, Value: append([]byte(nil), v...), Version: version}
+}

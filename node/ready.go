@@ -1,0 +1,114 @@
+package node
+
+import (
+	"fmt"
+
+	"go.etcd.io/raft/v3"
+
+	"github.com/felixsim/felixsim/logstore"
+)
+
+// readyRoundsMax bounds the Ready rounds of one processing cycle; more
+// means raft keeps producing work without input, a bug: panic.
+const readyRoundsMax = 10000
+
+// groupReady is one group's Ready within a round.
+type groupReady struct {
+	g  *group
+	rd raft.Ready
+}
+
+// process runs the processing cycle: Ready rounds until no group has one,
+// then one flush of the collected raft messages, one batch per peer.
+func (n *Node) process() {
+	for round := 0; n.failed == nil; round++ {
+		if round == readyRoundsMax {
+			panic(fmt.Sprintf("node %d: %d Ready rounds in one cycle without quiescing", n.cfg.ID, round))
+		}
+		if !n.round() {
+			n.out.flush(n)
+			if !n.anyReady() {
+				return
+			}
+		}
+	}
+}
+
+func (n *Node) anyReady() bool {
+	for _, g := range n.groups {
+		if g.rn.HasReady() {
+			return true
+		}
+	}
+	return false
+}
+
+// round handles one Ready of every group that has one, in raft's order:
+// persist snapshot, entries and hard state together with the applied rows
+// of the committed entries in ONE store commit (one fsync); only then
+// queue the messages, answer clients and Advance. It reports whether any
+// group had a Ready.
+func (n *Node) round() bool {
+	var rds []groupReady
+	for _, g := range n.groups {
+		if g.rn.HasReady() {
+			rds = append(rds, groupReady{g: g, rd: g.rn.Ready()})
+		}
+	}
+	if len(rds) == 0 {
+		return false
+	}
+	b := &logstore.Batch{}
+	var replies []reply
+	for i := range rds {
+		n.persist(b, &rds[i])
+	}
+	for i := range rds {
+		replies = n.applyCommitted(b, &rds[i], replies)
+	}
+	if !b.Empty() {
+		if err := n.store.Commit(b); err != nil {
+			n.fail(fmt.Errorf("node %d: store commit refused: %w", n.cfg.ID, err))
+			return false
+		}
+	}
+	for i := range rds {
+		gr := &rds[i]
+		n.out.add(gr.g.id, gr.rd.Messages)
+		for _, rs := range gr.rd.ReadStates {
+			n.reads.confirm(rs.RequestCtx, rs.Index)
+		}
+		gr.g.rn.Advance(gr.rd)
+	}
+	for _, r := range replies {
+		n.answer(r.client, r.reqID, r.body)
+	}
+	for i := range rds {
+		n.serveReads(rds[i].g)
+	}
+	return true
+}
+
+// persist adds one group's raft persistence to the batch and notes
+// leadership changes.
+func (n *Node) persist(b *logstore.Batch, gr *groupReady) {
+	g, rd := gr.g, &gr.rd
+	if rd.SoftState != nil {
+		g.lead = rd.SoftState.Lead
+		g.isLeader = rd.SoftState.RaftState == raft.StateLeader
+	}
+	if !raft.IsEmptySnap(rd.Snapshot) {
+		// Groups never compact their raft log, so a leader never needs to
+		// send a snapshot past the bootstrap one every replica has.
+		panic(fmt.Sprintf("node %d: group %d received a snapshot at index %d, term %d: snapshot transfer is not supported (no log compaction)",
+			n.cfg.ID, g.id, rd.Snapshot.GetMetadata().GetIndex(), rd.Snapshot.GetMetadata().GetTerm()))
+	}
+	if len(rd.Entries) == 0 && raft.IsEmptyHardState(rd.HardState) {
+		return
+	}
+	w := logstore.GroupWrite{Group: g.id, Entries: rd.Entries}
+	if !raft.IsEmptyHardState(rd.HardState) {
+		w.HardState = rd.HardState
+	}
+	b.Groups = append(b.Groups, w)
+}

@@ -1,0 +1,164 @@
+package node
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/felixsim/felixsim/statemachine"
+	"github.com/felixsim/felixsim/wire"
+)
+
+// HandleRequest serves one client request from endpoint client. Writes and
+// consumer-group commands are proposed to the shard's raft group and
+// answered when this node applies their entry; state reads wait for a
+// ReadIndex; subscriber reads are served from the applied log. Only the
+// shard's leader serves: others answer NotLeader with their leader hint.
+func (n *Node) HandleRequest(client uint64, req *wire.Request) {
+	if n.failed != nil {
+		return // a failed node is down: it answers nothing
+	}
+	g, errBody := n.route(req)
+	if errBody != nil {
+		n.answer(client, req.ID, errBody)
+		return
+	}
+	if !g.isLeader {
+		n.answer(client, req.ID, &wire.Error{Code: wire.CodeNotLeader, Message: fmt.Sprintf("node %d does not lead group %d", n.cfg.ID, g.id), LeaderHint: g.lead})
+		return
+	}
+	switch body := req.Body.(type) {
+	case *wire.StateGet:
+		n.startRead(client, req, g, body)
+	case *wire.SubscribeRead:
+		n.answer(client, req.ID, n.subscribeRead(g, req.Scope.Tenant, body))
+	case *wire.GroupFetch:
+		n.propose(client, req, g, &command{kind: cmdFetch, scope: req.Scope, group: body.Group,
+			nowNs: n.host.NowNs(), leaseNs: int64(body.LeaseNs), entriesMax: body.MaxEntries})
+	case *wire.GroupAck:
+		n.propose(client, req, g, &command{kind: cmdAck, scope: req.Scope, group: body.Group, offset: body.Offset})
+	default:
+		n.propose(client, req, g, &command{kind: cmdWrite, scope: req.Scope, record: *wire.RecordOf(req.Body)})
+	}
+	n.process()
+}
+
+// route finds the request's raft group and checks the request's shape; it
+// returns an error answer instead when the request cannot be served.
+func (n *Node) route(req *wire.Request) (*group, wire.AnswerBody) {
+	invalid := func(format string, args ...any) wire.AnswerBody {
+		return &wire.Error{Code: wire.CodeInvalidRequest, Message: truncate(fmt.Sprintf(format, args...))}
+	}
+	if err := req.Scope.Validate(); err != nil {
+		return nil, invalid("%v", err)
+	}
+	if strings.HasPrefix(req.Scope.Tenant, ReservedTenantPrefix) {
+		return nil, invalid("tenant %q refused: names starting with %q are reserved", req.Scope.Tenant, ReservedTenantPrefix)
+	}
+	id := n.topo.groupOf(req.Scope.Namespace, req.Scope.Stream, req.Scope.Shard)
+	if id == 0 {
+		return nil, &wire.Error{Code: wire.CodeUnknownStream, Message: truncate(fmt.Sprintf("no stream shard %s", req.Scope))}
+	}
+	if msg := checkBody(req.Body); msg != "" {
+		return nil, invalid("%s request refused: %s", kindName(req.Body), msg)
+	}
+	return n.group(id), nil
+}
+
+func kindName(b wire.RequestBody) string {
+	if b == nil {
+		return "empty"
+	}
+	return b.Kind().String()
+}
+
+// checkBody refuses a request whose record does not match its kind or
+// whose read parameters are out of range; "" means acceptable.
+func checkBody(body wire.RequestBody) string {
+	switch b := body.(type) {
+	case nil:
+		return "no body"
+	case *wire.StateGet:
+		if b.Key == "" || len(b.Key) > statemachine.KeyLenMax {
+			return fmt.Sprintf("key of %d bytes, want 1..%d", len(b.Key), statemachine.KeyLenMax)
+		}
+		return ""
+	case *wire.SubscribeRead:
+		if b.MaxEntries < 1 || b.MaxEntries > wire.ReadEntriesMax {
+			return fmt.Sprintf("max entries %d, want 1..%d", b.MaxEntries, wire.ReadEntriesMax)
+		}
+		return ""
+	case *wire.GroupFetch:
+		if b.MaxEntries < 1 || b.MaxEntries > wire.ReadEntriesMax || b.LeaseNs < 1 || b.LeaseNs > 1<<50 {
+			return fmt.Sprintf("max entries %d, lease %d ns: want 1..%d entries and a lease of 1..2^50 ns", b.MaxEntries, b.LeaseNs, wire.ReadEntriesMax)
+		}
+		return ""
+	case *wire.GroupAck:
+		return ""
+	}
+	rec := wire.RecordOf(body)
+	if rec == nil {
+		return fmt.Sprintf("unknown body %T", body)
+	}
+	if err := rec.Validate(); err != nil {
+		return err.Error()
+	}
+	wantEvent, conditional, opsAllowed := statemachine.EventPublish, false, false
+	switch body.(type) {
+	case *wire.PublishIf:
+		conditional = true
+	case *wire.Enqueue:
+		wantEvent = statemachine.EventEnqueue
+	case *wire.Commit:
+		wantEvent, opsAllowed = rec.Event, true
+	case *wire.CommitIf:
+		wantEvent, opsAllowed, conditional = rec.Event, true, true
+	}
+	switch {
+	case rec.Event != wantEvent:
+		return fmt.Sprintf("record carries a %s event", rec.Event)
+	case rec.Conditional != conditional:
+		return fmt.Sprintf("record conditional flag is %v", rec.Conditional)
+	case !opsAllowed && len(rec.Ops) > 0:
+		return fmt.Sprintf("record carries %d state operations; only commits may", len(rec.Ops))
+	case !conditional && rec.ExpectedOffset != 0:
+		return fmt.Sprintf("unconditional record carries expected offset %d", rec.ExpectedOffset)
+	}
+	return ""
+}
+
+// propose proposes c for the client, or answers Unavailable if the pending
+// table is full or raft drops the proposal (nothing was proposed).
+func (n *Node) propose(client uint64, req *wire.Request, g *group, c *command) {
+	if n.writes.len() >= n.cfg.PendingWritesMax {
+		n.answer(client, req.ID, &wire.Error{Code: wire.CodeUnavailable, Message: fmt.Sprintf("node %d has %d writes pending, the cap", n.cfg.ID, n.writes.len())})
+		return
+	}
+	n.seq++
+	c.proposer, c.incarnation, c.seq = n.cfg.ID, n.writes.incarnation, n.seq
+	data, err := encodeCommand(c)
+	if err != nil {
+		n.answer(client, req.ID, &wire.Error{Code: wire.CodeInvalidRequest, Message: truncate(err.Error())})
+		return
+	}
+	if err := g.rn.Propose(data); err != nil {
+		n.answer(client, req.ID, &wire.Error{Code: wire.CodeUnavailable, Message: truncate(fmt.Sprintf("group %d dropped the proposal: %v", g.id, err))})
+		return
+	}
+	n.writes.add(&pendingWrite{seq: n.seq, client: client, reqID: req.ID, group: g.id, kind: req.Body.Kind(), arrivedTick: n.ticks})
+}
+
+// subscribeRead serves committed, applied entries from the tenant's shard.
+func (n *Node) subscribeRead(g *group, tenant string, b *wire.SubscribeRead) wire.AnswerBody {
+	s := g.lookup(tenant)
+	if s == nil {
+		if b.FromOffset == 0 {
+			return &wire.Entries{}
+		}
+		return &wire.Error{Code: wire.CodeInvalidRequest, Message: fmt.Sprintf("read from offset %d of an empty shard", b.FromOffset)}
+	}
+	es, err := s.ReadFrom(b.FromOffset, int(b.MaxEntries))
+	if err != nil {
+		return errorAnswer(err)
+	}
+	return &wire.Entries{Entries: es}
+}

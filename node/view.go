@@ -1,0 +1,99 @@
+package node
+
+import (
+	"go.etcd.io/raft/v3"
+
+	"github.com/felixsim/felixsim/statemachine"
+)
+
+// ScopeView is one scope's replica state: everything its shard holds.
+type ScopeView struct {
+	Scope statemachine.Scope
+	// Shard is the shard's offsets, state, retained log and consumer
+	// groups; its buffers are shared with the node: do not modify them.
+	Shard statemachine.Snapshot
+}
+
+// GroupView is one raft group's replica state on one node.
+type GroupView struct {
+	Group uint64
+	// Term, Commit and Applied are raft's term, commit index and this
+	// node's applied index.
+	Term, Commit, Applied uint64
+	// Lead is the leader this node believes in (0 = none); Leader is true
+	// when that is this node.
+	Lead   uint64
+	Leader bool
+	// Scopes are the group's scopes in ascending tenant order (empty for
+	// the metadata group).
+	Scopes []ScopeView
+}
+
+// ReplicaView is everything a checker needs from one node at one instant.
+type ReplicaView struct {
+	Node uint64
+	// Metadata is the applied metadata-group state.
+	Metadata Metadata
+	// Groups are every group, ascending by id.
+	Groups []GroupView
+}
+
+// View captures the node's replica state. The simulator calls it between
+// events, so views of all nodes taken together are a consistent cut.
+func (n *Node) View() ReplicaView {
+	v := ReplicaView{Node: n.cfg.ID, Metadata: *n.meta}
+	for _, g := range n.groups {
+		st := g.rn.BasicStatus()
+		gv := GroupView{Group: g.id, Term: st.GetTerm(), Commit: st.GetCommit(), Applied: g.applied, Lead: st.Lead, Leader: st.RaftState == raft.StateLeader}
+		for _, t := range g.tenants {
+			gv.Scopes = append(gv.Scopes, ScopeView{Scope: g.scopeOf(t), Shard: g.scopes[t].Snapshot()})
+		}
+		v.Groups = append(v.Groups, gv)
+	}
+	return v
+}
+
+// Groups is the number of raft groups the node hosts (metadata included).
+func (n *Node) Groups() int { return len(n.groups) }
+
+// GroupOf returns the raft group id of a stream shard, or 0 if unknown.
+func (n *Node) GroupOf(namespace, stream string, shard uint32) uint64 {
+	return n.topo.groupOf(namespace, stream, shard)
+}
+
+// Leader reports the leader node id that group's raft on this node
+// believes in (0 = none known) and whether that is this node.
+func (n *Node) Leader(group uint64) (lead uint64, isLeader bool) {
+	g := n.group(group)
+	if g == nil {
+		return 0, false
+	}
+	st := g.rn.BasicStatus()
+	return st.Lead, st.RaftState == raft.StateLeader
+}
+
+// TransferLeadership asks group's raft, on this node (which should lead
+// it), to hand leadership to node to; it reports whether the group exists.
+func (n *Node) TransferLeadership(group, to uint64) bool {
+	g := n.group(group)
+	if g == nil || n.failed != nil {
+		return false
+	}
+	g.rn.TransferLeader(to)
+	n.process()
+	return true
+}
+
+// Campaign makes this node's raft for group start an election now (a
+// forced promotion); it reports whether the group exists.
+func (n *Node) Campaign(group uint64) bool {
+	g := n.group(group)
+	if g == nil || n.failed != nil {
+		return false
+	}
+	if err := g.rn.Campaign(); err != nil {
+		n.logger.Warningf("group %d: campaign: %v", group, err)
+	}
+	n.process()
+	return true
+}

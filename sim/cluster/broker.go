@@ -1,0 +1,97 @@
+package cluster
+
+import (
+	"fmt"
+
+	"github.com/felixsim/felixsim/node"
+	"github.com/felixsim/felixsim/sim/simapi"
+	"github.com/felixsim/felixsim/wire"
+)
+
+// broker is one incarnation of a broker process: it opens a node.Node on
+// the process's durable FS, drives its ticks on the process's own clock
+// and turns simulated messages into node calls.
+type broker struct {
+	c   *Cluster
+	id  int
+	env simapi.Env
+	n   *node.Node
+}
+
+var _ simapi.Process = (*broker)(nil)
+var _ node.Host = (*broker)(nil)
+
+// Boot opens the node from the FS alone; a node that cannot open (its
+// store refused, e.g. after a disk fault) asks to be restarted later.
+func (b *broker) Boot(env simapi.Env) {
+	b.env = env
+	b.c.brokers[b.id] = b
+	cfg := b.c.nodeConfig(b.id, env)
+	n, err := node.Open(cfg, b, env.Incarnation())
+	if err != nil {
+		b.c.noteFailure(b.id, fmt.Errorf("boot %d: %w", env.Incarnation(), err))
+		b.restartLater()
+		return
+	}
+	b.n = n
+	env.AfterNs(b.c.cfg.TickNs, b.tick)
+}
+
+func (b *broker) tick() {
+	b.n.Tick()
+	if b.checkFailed() {
+		return
+	}
+	b.env.AfterNs(b.c.cfg.TickNs, b.tick)
+}
+
+// checkFailed turns a fail-stopped node into a crash and a later restart.
+func (b *broker) checkFailed() bool {
+	if b.n == nil || b.n.Failed() == nil {
+		return b.n == nil
+	}
+	b.c.noteFailure(b.id, b.n.Failed())
+	b.restartLater()
+	return true
+}
+
+// restartLater kills this incarnation (after the current event) and boots
+// a fresh one RestartAfterFailNs later.
+func (b *broker) restartLater() {
+	w, id := b.c.World, b.id
+	inc := b.env.Incarnation()
+	w.At(w.NowNs(), uint64(id), func() {
+		if cur := b.c.brokers[id]; cur != nil && cur.env.Incarnation() == inc {
+			w.Kill(id, false, b.c.cfg.RestartAfterFailNs)
+		}
+	})
+}
+
+// Receive hands a message to the node.
+func (b *broker) Receive(from int, msg simapi.Message) {
+	if b.n == nil {
+		return
+	}
+	switch m := msg.(type) {
+	case *PeerMsg:
+		b.n.HandlePeer(m.Batch)
+	case *RequestMsg:
+		b.n.HandleRequest(uint64(from), m.Req)
+	default:
+		panic(fmt.Sprintf("cluster: broker %d received a %T from %d", b.id, msg, from))
+	}
+	b.checkFailed()
+}
+
+// NowNs is the broker's own clock.
+func (b *broker) NowNs() int64 { return b.env.NowNs() }
+
+// SendPeer sends a raft batch to the broker with raft id to.
+func (b *broker) SendPeer(to uint64, batch *node.PeerBatch) {
+	b.env.Send(SimID(to), &PeerMsg{Batch: batch})
+}
+
+// SendAnswer sends an answer to the client endpoint (its sim node id).
+func (b *broker) SendAnswer(to uint64, a *wire.Answer) {
+	b.env.Send(int(to), &AnswerMsg{Ans: a})
+}

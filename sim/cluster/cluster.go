@@ -1,0 +1,124 @@
+package cluster
+
+import (
+	"fmt"
+
+	"github.com/felixsim/felixsim/node"
+	"github.com/felixsim/felixsim/sim"
+	"github.com/felixsim/felixsim/sim/simapi"
+)
+
+// Cluster is N brokers wired into a sim.World, plus any extra processes.
+type Cluster struct {
+	// World is the simulated world; drive it with RunFor, RunUntil, faults.
+	World *sim.World
+	cfg   Config
+	peers []uint64
+	// brokers[i] is broker i's current incarnation (nil before first boot).
+	brokers []*broker
+	// failures are the brokers' fail-stop and boot errors, in order.
+	failures []Failure
+}
+
+// Failure is a broker that stopped on an error (a store write or fsync
+// refused, or a boot that could not open its store).
+type Failure struct {
+	AtNs   int64
+	Broker uint64
+	Err    error
+}
+
+// FailuresMax caps the recorded failures; later ones are counted only.
+const FailuresMax = 1024
+
+// RaftID is the raft node id of the broker at sim id simID.
+func RaftID(simID int) uint64 { return uint64(simID) + 1 }
+
+// SimID is the sim node id of the broker with raft id raftID.
+func SimID(raftID uint64) int { return int(raftID) - 1 }
+
+// New builds the world and boots every broker and extra process at time 0.
+func New(cfg Config) (*Cluster, error) {
+	d := cfg.withDefaults()
+	if err := d.validate(); err != nil {
+		return nil, err
+	}
+	c := &Cluster{cfg: d, brokers: make([]*broker, d.Brokers)}
+	for i := 0; i < d.Brokers; i++ {
+		c.peers = append(c.peers, RaftID(i))
+	}
+	var specs []sim.NodeSpec
+	for i := 0; i < d.Brokers; i++ {
+		id := i
+		specs = append(specs, sim.NodeSpec{Name: fmt.Sprintf("broker-%d", RaftID(i)), New: func() simapi.Process { return &broker{c: c, id: id} }})
+	}
+	specs = append(specs, d.Extra...)
+	w, err := sim.New(sim.Config{Seed: d.Seed, Nodes: specs, Link: d.Link, RecordTrace: d.RecordTrace})
+	if err != nil {
+		return nil, err
+	}
+	c.World = w
+	return c, nil
+}
+
+// Close releases the world (and its process-global guards).
+func (c *Cluster) Close() error { return c.World.Close() }
+
+// Config returns the cluster's config with defaults filled in.
+func (c *Cluster) Config() Config { return c.cfg }
+
+// Brokers is the number of brokers.
+func (c *Cluster) Brokers() int { return c.cfg.Brokers }
+
+// Failures lists the brokers' fail-stops and failed boots so far.
+func (c *Cluster) Failures() []Failure { return append([]Failure(nil), c.failures...) }
+
+func (c *Cluster) noteFailure(simID int, err error) {
+	if len(c.failures) < FailuresMax {
+		c.failures = append(c.failures, Failure{AtNs: c.World.NowNs(), Broker: RaftID(simID), Err: err})
+	}
+}
+
+// nodeConfig is broker simID's node config for one incarnation.
+func (c *Cluster) nodeConfig(simID int, env simapi.Env) node.Config {
+	boot := node.Bootstrap{Streams: c.cfg.Streams, SoftwareVersion: SoftwareVersionDefault}
+	if !c.cfg.NotFinalized {
+		boot.FinalizedFeatures = []string{node.FeatureAtomicCommit}
+	}
+	return node.Config{
+		ID:               RaftID(simID),
+		Peers:            c.peers,
+		FS:               env.FS(),
+		TickNs:           c.cfg.TickNs,
+		ElectionTicks:    c.cfg.ElectionTicks,
+		HeartbeatTicks:   c.cfg.HeartbeatTicks,
+		Bootstrap:        boot,
+		PendingWritesMax: c.cfg.PendingWritesMax,
+		PendingReadsMax:  c.cfg.PendingReadsMax,
+		PendingTimeoutNs: c.cfg.PendingTimeoutNs,
+		Defects:          c.cfg.Defects,
+	}
+}
+
+// Node returns broker raftID's running node, or nil when it is down,
+// paused mid-boot or failed to open.
+func (c *Cluster) Node(raftID uint64) *node.Node {
+	i := SimID(raftID)
+	if i < 0 || i >= len(c.brokers) || c.brokers[i] == nil || !c.World.Up(i) {
+		return nil
+	}
+	b := c.brokers[i]
+	if b.n == nil || b.n.Failed() != nil {
+		return nil
+	}
+	return b.n
+}
+
+// Groups is the number of raft groups each broker hosts (metadata included).
+func (c *Cluster) Groups() int {
+	n := 1
+	for _, s := range c.cfg.Streams {
+		n += int(s.Shards)
+	}
+	return n
+}

@@ -1,0 +1,114 @@
+package cluster
+
+import (
+	"fmt"
+
+	"github.com/felixsim/felixsim/node"
+	"github.com/felixsim/felixsim/sim"
+	"github.com/felixsim/felixsim/statemachine"
+)
+
+// Defaults of a Config field left zero.
+const (
+	BrokersDefault            = 3
+	TickNsDefault             = 10_000_000 // 10 ms
+	ElectionTicksDefault      = 10
+	HeartbeatTicksDefault     = 1
+	PendingWritesMaxDefault   = 4096
+	PendingReadsMaxDefault    = 4096
+	PendingTimeoutNsDefault   = 5_000_000_000 // 5 s
+	RestartAfterFailNsDefault = 200_000_000   // 200 ms
+	// SoftwareVersionDefault is every broker's software version at bootstrap.
+	SoftwareVersionDefault = 1
+)
+
+// Config describes a simulated cluster; build it by field name. Zero
+// fields take the defaults above; Streams nil takes DefaultStreams(4).
+type Config struct {
+	// Seed fixes every random stream of the run.
+	Seed uint64
+	// Brokers is the number of brokers (raft ids 1..Brokers at sim ids
+	// 0..Brokers-1); every broker replicates every group.
+	Brokers int
+	// Extra are further processes (workload clients, probes) at sim ids
+	// Brokers, Brokers+1, …; a broker answers a request to the sender's sim id.
+	Extra []sim.NodeSpec
+	// Streams is the bootstrap topology.
+	Streams []node.StreamSpec
+	// NotFinalized leaves the atomic_commit fleet feature unfinalized at
+	// bootstrap (commits are then refused); by default it is finalized.
+	NotFinalized bool
+	// Link is every link's baseline behaviour (latency, loss, duplication,
+	// reordering); zero means 1-2 ms latency and no faults.
+	Link sim.LinkConfig
+	// TickNs, ElectionTicks and HeartbeatTicks configure every broker's raft.
+	TickNs         int64
+	ElectionTicks  int
+	HeartbeatTicks int
+	// PendingWritesMax, PendingReadsMax and PendingTimeoutNs bound every
+	// broker's pending tables (see node.Config).
+	PendingWritesMax int
+	PendingReadsMax  int
+	PendingTimeoutNs int64
+	// RestartAfterFailNs is how long a broker whose store failed stays down
+	// before the cluster restarts it.
+	RestartAfterFailNs int64
+	// Defects are planted broker bugs; all off by default.
+	Defects node.Defects
+	// RecordTrace keeps the executed events for divergence reports.
+	RecordTrace bool
+}
+
+// DefaultStreams is one quorum stream, orders/order-events, with shards
+// shards and retention large enough that no default run drops a record.
+func DefaultStreams(shards uint32) []node.StreamSpec {
+	return []node.StreamSpec{{
+		Namespace:          "orders",
+		Stream:             "order-events",
+		Shards:             shards,
+		Kind:               statemachine.StreamQuorum,
+		RetainedLenMax:     1 << 20,
+		ReplayWindowLenMax: 1 << 20,
+		GroupsMax:          64,
+		LeasesPerGroupMax:  1024,
+	}}
+}
+
+func (c *Config) withDefaults() Config {
+	d := *c
+	setInt := func(v *int, def int) {
+		if *v == 0 {
+			*v = def
+		}
+	}
+	setI64 := func(v *int64, def int64) {
+		if *v == 0 {
+			*v = def
+		}
+	}
+	setInt(&d.Brokers, BrokersDefault)
+	setInt(&d.ElectionTicks, ElectionTicksDefault)
+	setInt(&d.HeartbeatTicks, HeartbeatTicksDefault)
+	setInt(&d.PendingWritesMax, PendingWritesMaxDefault)
+	setInt(&d.PendingReadsMax, PendingReadsMaxDefault)
+	setI64(&d.TickNs, TickNsDefault)
+	setI64(&d.PendingTimeoutNs, PendingTimeoutNsDefault)
+	setI64(&d.RestartAfterFailNs, RestartAfterFailNsDefault)
+	if d.Streams == nil {
+		d.Streams = DefaultStreams(4)
+	}
+	if d.Link == (sim.LinkConfig{}) {
+		d.Link = sim.LinkConfig{LatencyMinNs: 1_000_000, LatencyMaxNs: 2_000_000}
+	}
+	return d
+}
+
+func (c *Config) validate() error {
+	if c.Brokers < 1 || c.Brokers > node.PeersMax {
+		return fmt.Errorf("cluster: %d brokers refused: need 1..%d", c.Brokers, node.PeersMax)
+	}
+	if c.Brokers+len(c.Extra) > sim.NodesMax {
+		return fmt.Errorf("cluster: %d brokers and %d extra processes exceed the world's %d nodes", c.Brokers, len(c.Extra), sim.NodesMax)
+	}
+	return nil
+}

@@ -1,0 +1,43 @@
+// Package cluster wires N Felix brokers (node.Node) into a sim.World as
+// processes, so one seed drives real broker code through a deterministic,
+// faulty world. It is the API the workload, the properties checks and
+// `felixsim run` build on.
+//
+// # Layout of the world
+//
+// Brokers sit at sim ids 0..Brokers-1 with raft ids 1..Brokers (RaftID,
+// SimID); Config.Extra processes (workload clients, probes) follow at sim
+// ids Brokers, Brokers+1, … Every broker replicates every raft group:
+// group 1 is the metadata group, then one group per stream shard of the
+// bootstrap topology (Config.Streams, default DefaultStreams(4):
+// orders/order-events with 4 shards). Any tenant may write to a stream;
+// each tenant's records live in their own scope inside the shard's group.
+// The atomic_commit fleet feature is finalized at bootstrap unless
+// Config.NotFinalized.
+//
+// # Messages
+//
+// Brokers exchange *PeerMsg (a node.PeerBatch passed as a pointer, with a
+// field-getter Digest and a deep Clone for duplicated deliveries). A client
+// sends *RequestMsg{*wire.Request} to a broker's sim id and gets
+// *AnswerMsg{*wire.Answer} back at its own sim id; the answer echoes the
+// request id. A broker that does not lead the shard answers
+// wire.CodeNotLeader with a leader hint (a raft id; SimID converts it).
+// Requests and answers digest through their canonical wire encoding.
+//
+// # Driving and inspecting
+//
+// New boots everything at time 0; drive c.World (RunFor, RunUntil, faults,
+// Heal). Each broker ticks every TickNs on its own clock. AllLed is a
+// RunUntil goal: every group has a leader. Leader(group) finds the
+// running leader with the highest term; TransferLeadership and Failover
+// inject the operator's leadership transfer and a leader kill. Snapshot is
+// a consistent cut of every running broker's replica state (every group,
+// every scope's statemachine.Snapshot, applied/commit indexes), for the
+// properties checks. A broker whose store refuses a write fail-stops and is
+// restarted RestartAfterFailNs later from its store alone; Failures lists
+// those events. Probe is a scripted client for scenario tests.
+//
+// cluster imports sim, node, wire and statemachine; it must not import
+// cmd, properties or client (they build on it).
+package cluster

@@ -1,0 +1,66 @@
+package cluster
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Leader returns the raft id of the running broker that leads group with
+// the highest term among running brokers, and whether one does. Two
+// leaders in different terms can coexist briefly (the old one partitioned);
+// the one in the higher term is the real one.
+func (c *Cluster) Leader(group uint64) (uint64, bool) {
+	var best, bestTerm uint64
+	for i := 0; i < c.cfg.Brokers; i++ {
+		n := c.Node(RaftID(i))
+		if n == nil {
+			continue
+		}
+		v := n.View()
+		if int(group-1) >= len(v.Groups) {
+			continue
+		}
+		gv := v.Groups[group-1]
+		if gv.Leader && gv.Term >= bestTerm {
+			best, bestTerm = RaftID(i), gv.Term
+		}
+	}
+	return best, best != 0
+}
+
+// AllLed reports whether every group has a running leader; pending names
+// the groups without one (for sim.World.RunUntil).
+func (c *Cluster) AllLed() (done bool, pending string) {
+	var missing []string
+	for g := uint64(1); g <= uint64(c.Groups()); g++ {
+		if _, ok := c.Leader(g); !ok {
+			missing = append(missing, fmt.Sprint(g))
+		}
+	}
+	if len(missing) == 0 {
+		return true, ""
+	}
+	return false, "groups without a leader: " + strings.Join(missing, ",")
+}
+
+// TransferLeadership asks group's current leader to hand leadership to
+// broker to; it reports whether a leader was found to ask.
+func (c *Cluster) TransferLeadership(group, to uint64) bool {
+	lead, ok := c.Leader(group)
+	if !ok {
+		return false
+	}
+	return c.Node(lead).TransferLeadership(group, to)
+}
+
+// Failover kills group's current leader (losing its unsynced writes) and
+// restarts it restartAfterNs later (never, if 0); it returns the killed
+// leader's raft id, or 0 if the group had no leader.
+func (c *Cluster) Failover(group uint64, restartAfterNs int64) uint64 {
+	lead, ok := c.Leader(group)
+	if !ok {
+		return 0
+	}
+	c.World.Kill(SimID(lead), false, restartAfterNs)
+	return lead
+}
