@@ -82,6 +82,9 @@ func (c *counter) store() {
 	if err := f.Sync(); err != nil && !errors.Is(err, ErrInjected) {
 		panic(err)
 	}
+	if err := c.env.FS().SyncDir("."); err != nil && !errors.Is(err, ErrInjected) {
+		panic(err)
+	}
 }
 
 func (c *counter) tick() {

@@ -57,67 +57,87 @@ type event struct {
 // without bound), and silently dropping events would hide it.
 const QueueLenMax = 1 << 20
 
-// queue is a binary min-heap of events keyed by (atNs, seq).
+// queue is a binary min-heap of small keys ordered by (atNs, seq); the
+// events themselves sit in a slab and only their slot index moves, so sifting
+// copies 24 bytes instead of a whole event.
 type queue struct {
-	items []event
-	seq   uint64
+	heap []qkey
+	slab []event
+	free []uint32 // free slab slots
+	seq  uint64
 }
 
-func (q *queue) less(i, j int) bool {
-	a, b := &q.items[i], &q.items[j]
-	if a.atNs != b.atNs {
-		return a.atNs < b.atNs
-	}
-	return a.seq < b.seq
+type qkey struct {
+	atNs int64
+	seq  uint64
+	slot uint32
 }
+
+func (a qkey) before(b qkey) bool { return a.atNs < b.atNs || (a.atNs == b.atNs && a.seq < b.seq) }
 
 // push stamps ev with the next sequence number and inserts it.
 func (q *queue) push(ev event) {
-	if len(q.items) >= QueueLenMax {
+	if len(q.heap) >= QueueLenMax {
 		panic(fmt.Sprintf("sim: event queue holds %d events (QueueLenMax %d): runaway scheduling; last kind %v at %d ns on node %d",
-			len(q.items), QueueLenMax, ev.kind, ev.atNs, ev.node))
+			len(q.heap), QueueLenMax, ev.kind, ev.atNs, ev.node))
 	}
 	q.seq++
 	ev.seq = q.seq
-	q.items = append(q.items, ev)
-	i := len(q.items) - 1
+	var slot uint32
+	if n := len(q.free); n > 0 {
+		slot = q.free[n-1]
+		q.free = q.free[:n-1]
+		q.slab[slot] = ev
+	} else {
+		slot = uint32(len(q.slab))
+		q.slab = append(q.slab, ev)
+	}
+	k := qkey{atNs: ev.atNs, seq: ev.seq, slot: slot}
+	i := len(q.heap)
+	q.heap = append(q.heap, k)
 	for i > 0 {
 		p := (i - 1) / 2
-		if !q.less(i, p) {
+		if !k.before(q.heap[p]) {
 			break
 		}
-		q.items[i], q.items[p] = q.items[p], q.items[i]
+		q.heap[i] = q.heap[p]
 		i = p
 	}
+	q.heap[i] = k
 }
 
 // pop removes and returns the earliest event; the queue must not be empty.
 func (q *queue) pop() event {
-	n := len(q.items) - 1
-	top := q.items[0]
-	q.items[0] = q.items[n]
-	q.items[n] = event{}
-	q.items = q.items[:n]
-	i := 0
-	for {
-		l := 2*i + 1
-		if l >= n {
-			break
+	top := q.heap[0]
+	n := len(q.heap) - 1
+	last := q.heap[n]
+	q.heap = q.heap[:n]
+	if n > 0 {
+		i := 0
+		for {
+			l := 2*i + 1
+			if l >= n {
+				break
+			}
+			m := l
+			if r := l + 1; r < n && q.heap[r].before(q.heap[l]) {
+				m = r
+			}
+			if !q.heap[m].before(last) {
+				break
+			}
+			q.heap[i] = q.heap[m]
+			i = m
 		}
-		m := l
-		if r := l + 1; r < n && q.less(r, l) {
-			m = r
-		}
-		if !q.less(m, i) {
-			break
-		}
-		q.items[i], q.items[m] = q.items[m], q.items[i]
-		i = m
+		q.heap[i] = last
 	}
-	return top
+	ev := q.slab[top.slot]
+	q.slab[top.slot] = event{} // release the message and callback to the GC
+	q.free = append(q.free, top.slot)
+	return ev
 }
 
 // peekAtNs returns the time of the earliest event; the queue must not be empty.
-func (q *queue) peekAtNs() int64 { return q.items[0].atNs }
+func (q *queue) peekAtNs() int64 { return q.heap[0].atNs }
 
-func (q *queue) len() int { return len(q.items) }
+func (q *queue) len() int { return len(q.heap) }

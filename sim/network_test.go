@@ -1,0 +1,165 @@
+package sim
+
+import (
+	"fmt"
+	"testing"
+)
+
+func TestLossReallyLoses(t *testing.T) {
+	for _, tc := range []struct {
+		lossPpm int64
+		want    int
+	}{{0, 100}, {1_000_000, 0}} {
+		link := fixedLink
+		link.LossPpm = tc.lossPpm
+		w, p := probeWorld(t, 1, 2, link, nil)
+		for i := 0; i < 100; i++ {
+			p.envs[0].Send(1, probeMsg(i))
+		}
+		w.RunFor(10_000_000)
+		if got := len(p.recv[1]); got != tc.want {
+			t.Fatalf("loss %d ppm: %d of 100 delivered, want %d", tc.lossPpm, got, tc.want)
+		}
+		w.Close()
+	}
+}
+
+func TestDuplicateDeliversClones(t *testing.T) {
+	link := fixedLink
+	link.DuplicatePpm = 1_000_000
+	w, p := probeWorld(t, 1, 2, link, nil)
+	sent := &boxMsg{n: 5}
+	p.envs[0].Send(1, sent)
+	p.envs[0].Send(1, probeMsg(9))
+	w.RunFor(10_000_000)
+	if len(p.recv[1]) != 4 {
+		t.Fatalf("got %d deliveries of 2 duplicated messages, want 4", len(p.recv[1]))
+	}
+	var boxes []*boxMsg
+	for _, r := range p.recv[1] {
+		if b, ok := r.msg.(*boxMsg); ok {
+			boxes = append(boxes, b)
+		}
+	}
+	if len(boxes) != 2 || boxes[0] == boxes[1] || *boxes[0] != *boxes[1] {
+		t.Fatalf("mutable message not delivered as an equal clone: %v", boxes)
+	}
+}
+
+func TestReorderReallyReorders(t *testing.T) {
+	for _, reorderPpm := range []int64{0, 500_000} {
+		link := fixedLink
+		link.ReorderPpm, link.ReorderDelayMaxNs = reorderPpm, 10_000_000
+		w, p := probeWorld(t, 3, 2, link, nil)
+		for i := 0; i < 50; i++ {
+			p.envs[0].Send(1, probeMsg(i))
+		}
+		w.RunFor(20_000_000)
+		inOrder := true
+		for i, r := range p.recv[1] {
+			if r.msg != probeMsg(i) {
+				inOrder = false
+			}
+		}
+		if len(p.recv[1]) != 50 || inOrder != (reorderPpm == 0) {
+			t.Fatalf("reorder %d ppm: %d delivered, in order %v", reorderPpm, len(p.recv[1]), inOrder)
+		}
+		w.Close()
+	}
+}
+
+func TestLatencyWithinBounds(t *testing.T) {
+	link := LinkConfig{LatencyMinNs: 2_000_000, LatencyMaxNs: 5_000_000}
+	w, p := probeWorld(t, 4, 2, link, nil)
+	for i := 0; i < 100; i++ {
+		p.envs[0].Send(1, probeMsg(i))
+	}
+	w.RunFor(10_000_000)
+	lo, hi := int64(1<<62), int64(0)
+	for _, r := range p.recv[1] {
+		lo, hi = min(lo, r.atNs), max(hi, r.atNs)
+	}
+	if len(p.recv[1]) != 100 || lo < 2_000_000 || hi > 5_000_000 || hi == lo {
+		t.Fatalf("latencies span [%d, %d] ns over %d messages, want spread within [2e6, 5e6]", lo, hi, len(p.recv[1]))
+	}
+}
+
+// reach sends from every node to every other and returns "a>b" for each
+// pair that got through.
+func reach(w *World, p *probes) string {
+	n := w.Nodes()
+	for i := range p.recv {
+		p.recv[i] = nil
+	}
+	for a := 0; a < n; a++ {
+		for b := 0; b < n; b++ {
+			if a != b {
+				p.envs[a].Send(b, probeMsg(a*n+b))
+			}
+		}
+	}
+	w.RunFor(5_000_000)
+	out := ""
+	for b := 0; b < n; b++ {
+		for a := 0; a < n; a++ {
+			if p.countFrom(b, a) > 0 {
+				out += fmt.Sprintf("%d>%d ", a, b)
+			}
+		}
+	}
+	return out
+}
+
+func TestPartitionsReallyCut(t *testing.T) {
+	all := "1>0 2>0 3>0 0>1 2>1 3>1 0>2 1>2 3>2 0>3 1>3 2>3 "
+	for _, tc := range []struct {
+		name string
+		cut  func(w *World)
+		want string
+	}{
+		{"symmetric 0-1", func(w *World) { w.Partition(0, 1) }, "2>0 3>0 2>1 3>1 0>2 1>2 3>2 0>3 1>3 2>3 "},
+		{"one-way 0->1", func(w *World) { w.Block(0, 1) }, "1>0 2>0 3>0 2>1 3>1 0>2 1>2 3>2 0>3 1>3 2>3 "},
+		{"isolate 2", func(w *World) { w.Isolate(2) }, "1>0 3>0 0>1 3>1 0>3 1>3 "},
+		{"split {0,1}|{2,3}", func(w *World) { w.Split(0b0011) }, "1>0 0>1 3>2 2>3 "},
+		{"bridge 3 over {0}|{1,2}", func(w *World) { w.Bridge(3, 0b0001) }, "3>0 2>1 3>1 1>2 3>2 0>3 1>3 2>3 "},
+	} {
+		w, p := probeWorld(t, 1, 4, fixedLink, nil)
+		if got := reach(w, p); got != all {
+			t.Fatalf("%s: before the cut %q", tc.name, got)
+		}
+		tc.cut(w)
+		if got := reach(w, p); got != tc.want {
+			t.Fatalf("%s: reachability %q, want %q", tc.name, got, tc.want)
+		}
+		w.HealNetwork()
+		if got := reach(w, p); got != all {
+			t.Fatalf("%s: after heal %q", tc.name, got)
+		}
+		w.Close()
+	}
+}
+
+func TestDeadNodeDropsPausedNodeWaits(t *testing.T) {
+	w, p := probeWorld(t, 1, 2, fixedLink, nil)
+	w.Kill(1, false, 0)
+	p.envs[0].Send(1, probeMsg(1))
+	w.RunFor(5_000_000)
+	if len(p.recv[1]) != 0 {
+		t.Fatalf("a dead node received %v", p.recv[1])
+	}
+	w.Restart(1)
+	w.RunFor(0)
+	w.Pause(1, 0)
+	p.envs[0].Send(1, probeMsg(2))
+	p.envs[0].Send(1, probeMsg(3))
+	w.RunFor(50_000_000)
+	if len(p.recv[1]) != 0 {
+		t.Fatalf("a paused node received %v", p.recv[1])
+	}
+	resumeNs := w.NowNs()
+	w.Resume(1)
+	w.RunFor(0)
+	if len(p.recv[1]) != 2 || p.recv[1][0].msg != probeMsg(2) || p.recv[1][1].msg != probeMsg(3) || p.recv[1][0].atNs != resumeNs {
+		t.Fatalf("after resume at %d ns the held messages arrived as %v", resumeNs, p.recv[1])
+	}
+}
