@@ -114,3 +114,10 @@ func (t *topology) specOf(id uint64) (*StreamSpec, uint32) {
 	}
 	panic(fmt.Sprintf("topology: group %d is not a stream shard", id))
 }
+
+// GroupOf returns the raft group id that a cluster bootstrapped with
+// streams gives to (namespace, stream, shard), or 0 if there is none.
+func GroupOf(streams []StreamSpec, namespace, stream string, shard uint32) uint64 {
+	t := newTopology(streams)
+	return t.groupOf(namespace, stream, shard)
+}

@@ -122,3 +122,8 @@ func (c *Cluster) Groups() int {
 	}
 	return n
 }
+
+// GroupOf returns the raft group id of a stream shard, or 0 if unknown.
+func (c *Cluster) GroupOf(namespace, stream string, shard uint32) uint64 {
+	return node.GroupOf(c.cfg.Streams, namespace, stream, shard)
+}

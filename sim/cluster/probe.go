@@ -61,9 +61,15 @@ func (p *Probe) Take(id uint64) (*wire.Answer, bool) {
 	return a, ok
 }
 
-// Call sends req to the group's leader (following NotLeader hints), runs
-// the world until an answer other than NotLeader arrives, and returns it;
-// it gives up with an error after budgetNs of virtual time.
+// ProbeAttemptNs is how long Call waits for one attempt's answer before
+// sending again (to the then leader). A write retried this way may land
+// twice: commits are not idempotent.
+const ProbeAttemptNs = 1_000_000_000
+
+// Call sends req to the group's leader, runs the world until an answer
+// other than NotLeader arrives, and returns it. Unanswered attempts are
+// retried every ProbeAttemptNs; it gives up with an error after budgetNs
+// of virtual time.
 func (p *Probe) Call(c *Cluster, group uint64, req *wire.Request, budgetNs int64) (*wire.Answer, error) {
 	end := c.World.NowNs() + budgetNs
 	for c.World.NowNs() < end {
@@ -78,9 +84,9 @@ func (p *Probe) Call(c *Cluster, group uint64, req *wire.Request, budgetNs int64
 			a, ok := p.Take(id)
 			ans = a
 			return ok, fmt.Sprintf("answer to request %d from broker %d", id, to)
-		}, end-c.World.NowNs())
+		}, min(ProbeAttemptNs, end-c.World.NowNs()))
 		if err != nil {
-			return nil, err
+			continue
 		}
 		if e, ok := ans.Body.(*wire.Error); ok && e.Code == wire.CodeNotLeader {
 			c.World.RunFor(c.cfg.TickNs)

@@ -32,7 +32,7 @@ func acmeScope(shard uint32) statemachine.Scope {
 
 func call(t *testing.T, c *Cluster, p *Probe, req *wire.Request) wire.AnswerBody {
 	t.Helper()
-	g := c.Node(1).GroupOf(req.Scope.Namespace, req.Scope.Stream, req.Scope.Shard)
+	g := c.GroupOf(req.Scope.Namespace, req.Scope.Stream, req.Scope.Shard)
 	if g == 0 {
 		t.Fatalf("no group for %s", req.Scope)
 	}
