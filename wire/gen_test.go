@@ -68,7 +68,7 @@ func genScope() *rapid.Generator[statemachine.Scope] {
 }
 
 func genRequestBody(t *rapid.T) RequestBody {
-	any := statemachine.EventInvalid
+	anyEvent := statemachine.EventInvalid
 	switch kind := RequestKind(rapid.IntRange(int(RequestPublish), int(requestKindEnd)-1).Draw(t, "kind")); kind {
 	case RequestPublish:
 		return &Publish{Record: genRecord(statemachine.EventPublish, false, false).Draw(t, "record")}
@@ -77,9 +77,9 @@ func genRequestBody(t *rapid.T) RequestBody {
 	case RequestEnqueue:
 		return &Enqueue{Record: genRecord(statemachine.EventEnqueue, false, false).Draw(t, "record")}
 	case RequestCommit:
-		return &Commit{Record: genRecord(any, true, false).Draw(t, "record")}
+		return &Commit{Record: genRecord(anyEvent, true, false).Draw(t, "record")}
 	case RequestCommitIf:
-		return &CommitIf{Record: genRecord(any, true, true).Draw(t, "record")}
+		return &CommitIf{Record: genRecord(anyEvent, true, true).Draw(t, "record")}
 	case RequestStateGet:
 		return &StateGet{Key: genName().Draw(t, "key")}
 	case RequestSubscribeRead:

@@ -8,7 +8,7 @@ import (
 
 // EncodeRequest returns the request as a request frame.
 func EncodeRequest(q *Request) ([]byte, error) {
-	return AppendRequest(nil, q)
+	return AppendRequest(make([]byte, 0, RequestFrameLen(q)), q)
 }
 
 // AppendRequest appends the request as a request frame to dst; on error dst
@@ -111,4 +111,25 @@ func readRequestBody(r *reader, kind RequestKind) RequestBody {
 	}
 	r.fail("unknown request kind %d", kind)
 	return nil
+}
+
+// RequestFrameLen is the exact length EncodeRequest produces for a valid
+// request, so a client can refuse an oversize request before sending it.
+func RequestFrameLen(q *Request) int {
+	n := FrameOverheadLen + 8 + 1 + 4 + len(q.Scope.Tenant) + 4 + len(q.Scope.Namespace) + 4 + len(q.Scope.Stream) + 4
+	switch b := q.Body.(type) {
+	case *StateGet:
+		n += 4 + len(b.Key)
+	case *SubscribeRead:
+		n += 8 + 4
+	case *GroupFetch:
+		n += 4 + len(b.Group) + 4 + 8
+	case *GroupAck:
+		n += 4 + len(b.Group) + 8
+	default:
+		if rec := RecordOf(q.Body); rec != nil {
+			n += recordBodyLen(rec)
+		}
+	}
+	return n
 }

@@ -61,6 +61,19 @@ func TestRecordFrameLenIsExact(t *testing.T) {
 	})
 }
 
+func TestRequestFrameLenIsExact(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		q := genRequest().Draw(t, "request")
+		b, err := EncodeRequest(&q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(b) != RequestFrameLen(&q) {
+			t.Fatalf("RequestFrameLen says %d, encoding is %d bytes", RequestFrameLen(&q), len(b))
+		}
+	})
+}
+
 func TestRequestRoundTrip(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		roundTrip(t, genRequest().Draw(t, "request"), EncodeRequest, DecodeRequest)
