@@ -10,20 +10,20 @@
 //
 // # One concept per file
 //
-//	record.go     Record, StateOp, EventKind, OpKind, Entry, Validate, size limits
-//	scope.go      Scope: which stream shard
-//	config.go     Config, StreamKind, Features, the caps a Config may ask for
-//	errors.go     sentinel errors and OffsetError
-//	result.go     Result: Written{Offset} or Refused{Tail}
-//	shard.go      Shard: construction, offsets, state reads
-//	apply.go      Apply: check, condition, write (the only state change for records)
-//	log.go        the retained log, a bounded ring
-//	state.go      the keyed state view
-//	replay.go     the replay window subscribers read
-//	group.go      consumer-group commands and state
+//	record.go      Record, StateOp, EventKind, OpKind, Entry, Validate, size limits
+//	scope.go       Scope: which stream shard
+//	config.go      Config, StreamKind, Features, the caps a Config may ask for
+//	errors.go      sentinel errors and OffsetError
+//	result.go      Result: Written{Offset} or Refused{Tail}
+//	shard.go       Shard: construction, offsets, state reads
+//	apply.go       Apply: check, condition, write (the only state change for records)
+//	log.go         the retained log, a bounded ring
+//	state.go       the keyed state view
+//	replay.go      the replay window subscribers read
+//	group.go       consumer-group commands and state
 //	group_apply.go Fetch and Ack
-//	retention.go  DropBefore and Rebuild
-//	snapshot.go   Snapshot and Digest, for comparing and restoring replicas
+//	retention.go   DropBefore and Rebuild
+//	snapshot.go    Snapshot and Digest, for comparing and restoring replicas
 //
 // # Semantics in brief
 //

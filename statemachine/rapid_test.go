@@ -273,36 +273,36 @@ func (h *harness) checkGroups(t *rapid.T) {
 	}
 }
 
-func TestShardMatchesModel(t *testing.T) {
-	rapid.Check(t, func(t *rapid.T) {
-		cfg := drawConfig(t)
-		s, err := New(cfg)
-		if err != nil {
-			t.Fatalf("New: %v", err)
-		}
-		h := &harness{s: s, m: newModel(cfg)}
-		prevCommitted := map[string]uint64{}
-		t.Repeat(map[string]func(*rapid.T){
-			"apply":   h.apply,
-			"apply2":  h.apply,
-			"apply3":  h.apply,
-			"read":    h.read,
-			"fetch":   h.fetch,
-			"fetch2":  h.fetch,
-			"ack":     h.ack,
-			"ack2":    h.ack,
-			"drop":    h.drop,
-			"rebuild": h.rebuild,
-			"feature": func(t *rapid.T) { h.m.feat = !h.m.feat },
-			"": func(t *rapid.T) {
-				h.check(t)
-				for _, g := range h.s.Groups() {
-					if g.CommittedOffset < prevCommitted[g.Name] {
-						t.Fatalf("group %q position moved back from %d to %d", g.Name, prevCommitted[g.Name], g.CommittedOffset)
-					}
-					prevCommitted[g.Name] = g.CommittedOffset
+func TestShardMatchesModel(t *testing.T) { rapid.Check(t, shardMatchesModel) }
+
+func shardMatchesModel(t *rapid.T) {
+	cfg := drawConfig(t)
+	s, err := New(cfg)
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	h := &harness{s: s, m: newModel(cfg)}
+	prevCommitted := map[string]uint64{}
+	t.Repeat(map[string]func(*rapid.T){
+		"apply":   h.apply,
+		"apply2":  h.apply,
+		"apply3":  h.apply,
+		"read":    h.read,
+		"fetch":   h.fetch,
+		"fetch2":  h.fetch,
+		"ack":     h.ack,
+		"ack2":    h.ack,
+		"drop":    h.drop,
+		"rebuild": h.rebuild,
+		"feature": func(t *rapid.T) { h.m.feat = !h.m.feat },
+		"": func(t *rapid.T) {
+			h.check(t)
+			for _, g := range h.s.Groups() {
+				if g.CommittedOffset < prevCommitted[g.Name] {
+					t.Fatalf("group %q position moved back from %d to %d", g.Name, prevCommitted[g.Name], g.CommittedOffset)
 				}
-			},
-		})
+				prevCommitted[g.Name] = g.CommittedOffset
+			}
+		},
 	})
 }
