@@ -97,3 +97,14 @@ func (n *Node) Campaign(group uint64) bool {
 	n.process()
 	return true
 }
+
+// LeaderTerm reports group's raft term on this node and whether this node
+// leads it (cheap: no replica state is copied).
+func (n *Node) LeaderTerm(group uint64) (term uint64, isLeader bool) {
+	g := n.group(group)
+	if g == nil {
+		return 0, false
+	}
+	st := g.rn.BasicStatus()
+	return st.GetTerm(), st.RaftState == raft.StateLeader
+}

@@ -127,3 +127,14 @@ func (c *Cluster) Groups() int {
 func (c *Cluster) GroupOf(namespace, stream string, shard uint32) uint64 {
 	return node.GroupOf(c.cfg.Streams, namespace, stream, shard)
 }
+
+// Running is the number of brokers whose node is up and has not failed.
+func (c *Cluster) Running() int {
+	n := 0
+	for i := 0; i < c.cfg.Brokers; i++ {
+		if c.Node(RaftID(i)) != nil {
+			n++
+		}
+	}
+	return n
+}

@@ -16,13 +16,9 @@ func (c *Cluster) Leader(group uint64) (uint64, bool) {
 		if n == nil {
 			continue
 		}
-		v := n.View()
-		if int(group-1) >= len(v.Groups) {
-			continue
-		}
-		gv := v.Groups[group-1]
-		if gv.Leader && gv.Term >= bestTerm {
-			best, bestTerm = RaftID(i), gv.Term
+		term, leader := n.LeaderTerm(group)
+		if leader && term >= bestTerm {
+			best, bestTerm = RaftID(i), term
 		}
 	}
 	return best, best != 0
