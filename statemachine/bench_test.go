@@ -49,3 +49,39 @@ func BenchmarkApplyCommit(b *testing.B) {
 	b.StopTimer()
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "applies/s")
 }
+
+// BenchmarkGroupFetchAck measures one consumer-group round trip: a fetch
+// of 8 records followed by their 8 acks, over a log kept full.
+func BenchmarkGroupFetchAck(b *testing.B) {
+	cfg := Config{
+		Scope:              Scope{Tenant: "acme", Namespace: "orders", Stream: "order-events"},
+		Kind:               StreamQuorum,
+		RetainedLenMax:     4096,
+		ReplayWindowLenMax: 1024,
+		GroupsMax:          1,
+		LeasesPerGroupMax:  64,
+	}
+	s, err := New(cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	rec := Record{Event: EventEnqueue, Payload: []byte(`{"type":"placed","id":42}`)}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		for j := 0; j < 8; j++ {
+			if _, err := s.Apply(&rec, Features{}); err != nil {
+				b.Fatal(err)
+			}
+		}
+		d, err := s.Fetch(GroupFetch{Group: "fulfilment", NowNs: int64(i), LeaseNs: 1000, EntriesMax: 8})
+		if err != nil || len(d) != 8 {
+			b.Fatalf("fetch: %d deliveries, %v", len(d), err)
+		}
+		for _, x := range d {
+			if err := s.Ack(GroupAck{Group: "fulfilment", Offset: x.Entry.Offset}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}

@@ -134,3 +134,16 @@ func (s *Shard) Groups() []GroupState {
 	}
 	return out
 }
+
+// GroupsCommittedMin is the lowest committed position over every group,
+// or the tail when there are none: the furthest a retention step can drop
+// without refusing some group's next fetch with ErrDropped.
+func (s *Shard) GroupsCommittedMin() uint64 {
+	low := s.log.nextOffset
+	for _, g := range s.groups.m { // min is order-independent
+		if g.committed < low {
+			low = g.committed
+		}
+	}
+	return low
+}

@@ -256,6 +256,13 @@ func (h *harness) checkGroups(t *rapid.T) {
 		names = append(names, n)
 	}
 	sort.Strings(names)
+	low := h.m.tail()
+	for _, n := range names {
+		low = min(low, h.m.groups[n].committed())
+	}
+	if h.s.GroupsCommittedMin() != low {
+		t.Fatalf("GroupsCommittedMin %d, model %d", h.s.GroupsCommittedMin(), low)
+	}
 	if len(got) != len(names) {
 		t.Fatalf("shard has %d groups, model %v", len(got), names)
 	}

@@ -13,7 +13,8 @@ var ErrInvalidSnapshot = errors.New("invalid shard snapshot")
 // value even when the record that wrote it is dropped, but a Rebuild from
 // the retained log no longer sees that write (see Rebuild). Dropping at or
 // below FirstOffset changes nothing; past the tail is refused with
-// ErrBeyondTail.
+// ErrBeyondTail. Dropping past GroupsCommittedMin strands a group: its next
+// fetch that reaches a dropped record is refused with ErrDropped.
 func (s *Shard) DropBefore(offset uint64) error {
 	if offset > s.log.nextOffset {
 		return &OffsetError{Err: ErrBeyondTail, Offset: offset, StartOffset: s.log.firstOffset, Tail: s.log.nextOffset}

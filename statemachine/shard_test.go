@@ -136,6 +136,7 @@ func TestGroupLeaseRedeliveryAndAck(t *testing.T) {
 	require.Equal(t, uint64(2), s.Groups()[0].CommittedOffset)
 	require.ErrorIs(t, s.Ack(GroupAck{Group: "ful", Offset: 5}), ErrNotDelivered)
 	require.ErrorIs(t, s.Ack(GroupAck{Group: "nope", Offset: 0}), ErrUnknownGroup)
+	require.Equal(t, uint64(2), s.GroupsCommittedMin())
 	require.NoError(t, s.DropBefore(3))
 	_, err = s.Fetch(GroupFetch{Group: "ful", NowNs: 100, LeaseNs: 10, EntriesMax: 5})
 	require.ErrorIs(t, err, ErrDropped, "the expired lease of offset 2 was dropped")
