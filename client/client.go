@@ -1,0 +1,179 @@
+package client
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/felixsim/felixsim/statemachine"
+	"github.com/felixsim/felixsim/wire"
+)
+
+// NodeID names a broker; 0 means unknown.
+type NodeID uint64
+
+// Transport carries requests to brokers. Send must not block and must not
+// call back into the Client; answers come back later through Deliver.
+type Transport interface {
+	// Send hands req to the network for delivery to broker to.
+	Send(to NodeID, req *wire.Request)
+}
+
+// StreamShards gives the shard count of one stream in a namespace.
+type StreamShards struct {
+	Namespace string
+	Stream    string
+	Shards    uint32
+}
+
+// Config configures a Client; build it by field name.
+type Config struct {
+	// Brokers is every broker the client may send to; at least one, none 0.
+	Brokers []NodeID
+	// Streams is the topology: each stream's shard count, for routing.
+	Streams []StreamShards
+	// CallTimeoutNs is how long a call may wait for its answer before Tick
+	// fails it; must be positive.
+	CallTimeoutNs int64
+	// PendingMax caps calls in flight; a call beyond it is refused with
+	// ErrNotSent (overflow policy: refuse). 0 means DefaultPendingMax.
+	PendingMax int
+	// NotLeaderRedirectsMax is how often one call is re-sent after a NotLeader
+	// answer (safe: NotLeader means nothing was written). 0 means never.
+	NotLeaderRedirectsMax int
+}
+
+// DefaultPendingMax is the cap on calls in flight when Config.PendingMax is 0.
+const DefaultPendingMax = 1024
+
+// Stats counts what the client saw, for tests and traces.
+type Stats struct {
+	Sent, Redirects, TimedOut uint64
+	// StrayAnswers counts answers for no pending call (duplicates, answers
+	// after a timeout) or from a broker the call was not sent to; ignored.
+	StrayAnswers uint64
+}
+
+// call is one request in flight.
+type call struct {
+	req        wire.Request
+	node       NodeID
+	deadlineNs int64
+	redirects  int
+	// finish completes the typed Pending from an answer body or an error.
+	finish func(cl *call, body wire.AnswerBody, err *CallError)
+}
+
+// Client is one Felix client endpoint. It is not safe for concurrent use;
+// a simulator drives it from its single goroutine.
+type Client struct {
+	cfg     Config
+	tr      Transport
+	shards  map[[2]string]uint32
+	leader  map[statemachine.Scope]NodeID
+	cursor  map[statemachine.Scope]int
+	pending map[uint64]*call
+	nextID  uint64
+	stats   Stats
+}
+
+// New checks cfg and returns a client that sends through tr.
+func New(cfg Config, tr Transport) (*Client, error) {
+	if tr == nil {
+		return nil, fmt.Errorf("client config refused: nil Transport")
+	}
+	if len(cfg.Brokers) == 0 {
+		return nil, fmt.Errorf("client config refused: no brokers")
+	}
+	if slices.Contains(cfg.Brokers, 0) {
+		return nil, fmt.Errorf("client config refused: broker id 0 is reserved for unknown")
+	}
+	if cfg.CallTimeoutNs <= 0 {
+		return nil, fmt.Errorf("client config refused: CallTimeoutNs %d is not positive", cfg.CallTimeoutNs)
+	}
+	if cfg.PendingMax < 0 || cfg.NotLeaderRedirectsMax < 0 {
+		return nil, fmt.Errorf("client config refused: PendingMax %d and NotLeaderRedirectsMax %d must not be negative", cfg.PendingMax, cfg.NotLeaderRedirectsMax)
+	}
+	if cfg.PendingMax == 0 {
+		cfg.PendingMax = DefaultPendingMax
+	}
+	c := &Client{cfg: cfg, tr: tr, shards: map[[2]string]uint32{}, leader: map[statemachine.Scope]NodeID{},
+		cursor: map[statemachine.Scope]int{}, pending: map[uint64]*call{}, nextID: 1}
+	c.cfg.Brokers = slices.Clone(cfg.Brokers)
+	for _, s := range cfg.Streams {
+		if s.Shards == 0 {
+			return nil, fmt.Errorf("client config refused: stream %s/%s has 0 shards", s.Namespace, s.Stream)
+		}
+		k := [2]string{s.Namespace, s.Stream}
+		if _, dup := c.shards[k]; dup {
+			return nil, fmt.Errorf("client config refused: stream %s/%s listed twice", s.Namespace, s.Stream)
+		}
+		c.shards[k] = s.Shards
+	}
+	return c, nil
+}
+
+// Stats returns the counters so far.
+func (c *Client) Stats() Stats { return c.stats }
+
+// InFlight is the number of calls sent and not yet completed.
+func (c *Client) InFlight() int { return len(c.pending) }
+
+// ShardCount is the stream's shard count from the topology, or false.
+func (c *Client) ShardCount(namespace, stream string) (uint32, bool) {
+	n, ok := c.shards[[2]string{namespace, stream}]
+	return n, ok
+}
+
+// LeaderHint is the broker the client will send the shard's next call to.
+func (c *Client) LeaderHint(s statemachine.Scope) NodeID { return c.target(s) }
+
+// target picks the broker for a scope: the learned leader, else the
+// broker at the scope's cursor in the configured list.
+func (c *Client) target(s statemachine.Scope) NodeID {
+	if id, ok := c.leader[s]; ok {
+		return id
+	}
+	return c.cfg.Brokers[c.cursor[s]%len(c.cfg.Brokers)]
+}
+
+// forget drops a scope's leader hint and moves its cursor past the broker
+// that failed, so the next call tries another.
+func (c *Client) forget(s statemachine.Scope, failed NodeID) {
+	delete(c.leader, s)
+	if i := slices.Index(c.cfg.Brokers, failed); i >= 0 {
+		c.cursor[s] = i + 1
+	} else {
+		c.cursor[s]++
+	}
+}
+
+// learn records a leader hint from a NotLeader answer; hints naming no
+// configured broker are treated as unknown.
+func (c *Client) learn(s statemachine.Scope, from, hint NodeID) {
+	if hint != 0 && hint != from && slices.Contains(c.cfg.Brokers, hint) {
+		c.leader[s] = hint
+		return
+	}
+	c.forget(s, from)
+}
+
+// send registers a call and hands its request to the transport.
+func (c *Client) send(nowNs int64, q wire.Request, finish func(*call, wire.AnswerBody, *CallError)) (uint64, error) {
+	if len(c.pending) >= c.cfg.PendingMax {
+		return 0, fmt.Errorf("%w: %s on %s: %d calls in flight, the cap", ErrNotSent, q.Body.Kind(), q.Scope, len(c.pending))
+	}
+	q.ID = c.nextID
+	c.nextID++
+	cl := &call{req: q, node: c.target(q.Scope), deadlineNs: nowNs + c.cfg.CallTimeoutNs, finish: finish}
+	c.pending[q.ID] = cl
+	c.transmit(cl)
+	return q.ID, nil
+}
+
+// transmit sends a copy of the call's request, so that nothing the
+// transport holds changes when the call is later redirected.
+func (c *Client) transmit(cl *call) {
+	req := cl.req
+	c.stats.Sent++
+	c.tr.Send(cl.node, &req)
+}

@@ -1,0 +1,301 @@
+package client
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/felixsim/felixsim/statemachine"
+	"github.com/felixsim/felixsim/wire"
+	"github.com/stretchr/testify/require"
+)
+
+func commitOrder(t *testing.T, c *Client, nowNs int64) *Pending[Receipt] {
+	t.Helper()
+	p, err := c.Commit(nowNs, "acme", "orders", []byte("order-42"), []CommitOp{
+		Enqueue("order-events", []byte(`{"type":"placed","id":42}`)),
+		Put("order-events", "order-42", []byte(`{"status":"placed"}`)),
+		Delete("order-events", "cart-42"),
+	})
+	require.NoError(t, err)
+	return p
+}
+
+func TestCommitSendsOneRecord(t *testing.T) {
+	c, tr := newTestClient(t, 0)
+	p := commitOrder(t, c, 0)
+	require.Len(t, tr.sends, 1)
+	body, ok := tr.sends[0].req.Body.(*wire.Commit)
+	require.True(t, ok, "sent %T", tr.sends[0].req.Body)
+	require.Equal(t, statemachine.Record{
+		Event:   statemachine.EventEnqueue,
+		Payload: []byte(`{"type":"placed","id":42}`),
+		Ops: []statemachine.StateOp{
+			{Kind: statemachine.OpPut, Key: "order-42", Value: []byte(`{"status":"placed"}`)},
+			{Kind: statemachine.OpDelete, Key: "cart-42"},
+		},
+	}, body.Record)
+	require.False(t, p.Done())
+	_, err := p.Result()
+	require.ErrorIs(t, err, ErrNotDone)
+	answer(t, c, tr, 5, &wire.Written{Offset: 17})
+	r, err := p.Result()
+	require.NoError(t, err)
+	require.Equal(t, Receipt{Offset: 17}, r)
+	require.Zero(t, c.InFlight())
+}
+
+// TestStateVersionIsReceiptOffset walks the seeds' example: commit, then
+// state_get on the same entity, version equal to the receipt's offset.
+func TestStateVersionIsReceiptOffset(t *testing.T) {
+	c, tr := newTestClient(t, 0)
+	p := commitOrder(t, c, 0)
+	answer(t, c, tr, 1, &wire.Written{Offset: 9})
+	rc, err := p.Result()
+	require.NoError(t, err)
+	g, err := c.StateGet(2, "acme", "orders", "order-events", []byte("order-42"), "order-42")
+	require.NoError(t, err)
+	require.Equal(t, &wire.StateGet{Key: "order-42"}, tr.last(t).req.Body)
+	answer(t, c, tr, 3, &wire.StateValue{Found: true, Value: []byte(`{"status":"placed"}`), Version: 9})
+	st, err := g.Result()
+	require.NoError(t, err)
+	require.Equal(t, State{Found: true, Value: []byte(`{"status":"placed"}`), Version: rc.Offset}, st)
+}
+
+func TestConditionalWriteAnswers(t *testing.T) {
+	c, tr := newTestClient(t, 0)
+	ops := []CommitOp{Publish("order-events", []byte("tick")), Put("order-events", "score", []byte("3:1"))}
+	p, err := c.CommitIf(0, "acme", "orders", []byte("match-7"), ops, 12)
+	require.NoError(t, err)
+	rec := tr.last(t).req.Body.(*wire.CommitIf).Record
+	require.True(t, rec.Conditional)
+	require.Equal(t, uint64(12), rec.ExpectedOffset)
+	answer(t, c, tr, 1, &wire.Refused{Tail: 14})
+	w, err := p.Result()
+	require.NoError(t, err)
+	require.Equal(t, Refused{Tail: 14}, w)
+
+	q, err := c.PublishIf(2, "acme", "orders", "order-events", []byte("match-7"), []byte("p"), 14)
+	require.NoError(t, err)
+	require.IsType(t, &wire.PublishIf{}, tr.last(t).req.Body)
+	answer(t, c, tr, 3, &wire.Written{Offset: 14})
+	w, err = q.Result()
+	require.NoError(t, err)
+	require.Equal(t, Written{Offset: 14}, w)
+}
+
+func TestPublishAndEnqueueShapes(t *testing.T) {
+	c, tr := newTestClient(t, 0)
+	_, err := c.Publish(0, "acme", "orders", "order-events", []byte("rk"), []byte("p"))
+	require.NoError(t, err)
+	require.Equal(t, &wire.Publish{Record: statemachine.Record{Event: statemachine.EventPublish, Payload: []byte("p")}}, tr.last(t).req.Body)
+	_, err = c.Enqueue(0, "acme", "orders", "order-events", []byte("rk"), []byte("w"))
+	require.NoError(t, err)
+	require.Equal(t, &wire.Enqueue{Record: statemachine.Record{Event: statemachine.EventEnqueue, Payload: []byte("w")}}, tr.last(t).req.Body)
+	require.Equal(t, scopeOf(ShardOf([]byte("rk"), 4)), tr.last(t).req.Scope)
+}
+
+func TestGroupAndSubscribeCalls(t *testing.T) {
+	c, tr := newTestClient(t, 0)
+	e := []statemachine.Entry{{Offset: 3, Record: statemachine.Record{Event: statemachine.EventEnqueue, Payload: []byte("w")}}}
+	f, err := c.GroupFetch(0, scopeOf(2), "fulfilment", 8, 500)
+	require.NoError(t, err)
+	require.Equal(t, &wire.GroupFetch{Group: "fulfilment", MaxEntries: 8, LeaseNs: 500}, tr.last(t).req.Body)
+	answer(t, c, tr, 1, &wire.Deliveries{Entries: e, LeaseExpiryNs: 501})
+	d, err := f.Result()
+	require.NoError(t, err)
+	require.Equal(t, Deliveries{Entries: e, LeaseExpiryNs: 501}, d)
+
+	a, err := c.GroupAck(2, scopeOf(2), "fulfilment", 3)
+	require.NoError(t, err)
+	answer(t, c, tr, 3, &wire.Acked{})
+	_, err = a.Result()
+	require.NoError(t, err)
+
+	s, err := c.Subscribe(4, scopeOf(2), 3, 10)
+	require.NoError(t, err)
+	answer(t, c, tr, 5, &wire.Entries{Entries: e})
+	got, err := s.Result()
+	require.NoError(t, err)
+	require.Equal(t, e, got)
+}
+
+// TestBeforeWindowIsAnError: a read from before the retained window is not
+// an empty result.
+func TestBeforeWindowIsAnError(t *testing.T) {
+	c, tr := newTestClient(t, 0)
+	s, err := c.Subscribe(0, scopeOf(0), 0, 10)
+	require.NoError(t, err)
+	answer(t, c, tr, 1, &wire.Error{Code: wire.CodeBeforeWindow, WindowStart: 40})
+	got, err := s.Result()
+	require.Nil(t, got)
+	require.ErrorIs(t, err, ErrBeforeWindow)
+	require.NotErrorIs(t, err, ErrUnknownOutcome, "a read has no outcome to lose")
+	var ce *CallError
+	require.ErrorAs(t, err, &ce)
+	require.Equal(t, uint64(40), ce.Broker.WindowStart)
+}
+
+// TestTimeoutMakesWriteUnknownAndNeverResends: the client never re-sends a
+// write whose answer did not come; a late answer is ignored.
+func TestTimeoutMakesWriteUnknownAndNeverResends(t *testing.T) {
+	c, tr := newTestClient(t, 3)
+	p := commitOrder(t, c, 100)
+	first := tr.last(t)
+	c.Tick(100 + timeoutNs - 1)
+	require.False(t, p.Done(), "not yet overdue")
+	c.Tick(100 + timeoutNs)
+	_, err := p.Result()
+	require.ErrorIs(t, err, ErrUnknownOutcome)
+	require.ErrorIs(t, err, ErrTimeout)
+	require.Len(t, tr.sends, 1, "a timed-out write must not be re-sent")
+	c.Deliver(100+timeoutNs+1, first.to, &wire.Answer{ID: first.req.ID, Body: &wire.Written{Offset: 1}})
+	require.Equal(t, uint64(1), c.Stats().StrayAnswers)
+	require.NotEqual(t, first.to, c.LeaderHint(first.req.Scope), "after a timeout the next call tries another broker")
+}
+
+func TestReadTimeoutIsNotUnknownOutcome(t *testing.T) {
+	c, _ := newTestClient(t, 0)
+	g, err := c.StateGet(0, "acme", "orders", "order-events", []byte("e"), "k")
+	require.NoError(t, err)
+	c.Tick(timeoutNs)
+	_, err = g.Result()
+	require.ErrorIs(t, err, ErrTimeout)
+	require.NotErrorIs(t, err, ErrUnknownOutcome)
+}
+
+func TestNotLeaderRedirectsToHint(t *testing.T) {
+	c, tr := newTestClient(t, 2)
+	p := commitOrder(t, c, 0)
+	first := tr.last(t)
+	hint := NodeID(3)
+	if first.to == 3 {
+		hint = 2
+	}
+	answer(t, c, tr, 1, &wire.Error{Code: wire.CodeNotLeader, LeaderHint: uint64(hint)})
+	require.Len(t, tr.sends, 2, "NotLeader means nothing was written: redirect")
+	second := tr.last(t)
+	require.Equal(t, hint, second.to)
+	require.NotEqual(t, first.req.ID, second.req.ID, "a redirect uses a new request id")
+	require.Equal(t, first.req.Body, second.req.Body)
+	require.False(t, p.Done())
+	// A duplicate of the first NotLeader answer is stray and changes nothing.
+	c.Deliver(2, first.to, &wire.Answer{ID: first.req.ID, Body: &wire.Error{Code: wire.CodeNotLeader}})
+	require.Len(t, tr.sends, 2)
+	answer(t, c, tr, 3, &wire.Written{Offset: 5})
+	r, err := p.Result()
+	require.NoError(t, err)
+	require.Equal(t, uint64(5), r.Offset)
+	require.Equal(t, hint, c.LeaderHint(first.req.Scope), "the hint is kept for later calls")
+	require.Equal(t, Stats{Sent: 2, Redirects: 1, StrayAnswers: 1}, c.Stats())
+}
+
+func TestNotLeaderWithoutRedirectsFailsDefinitely(t *testing.T) {
+	c, tr := newTestClient(t, 0)
+	p := commitOrder(t, c, 0)
+	answer(t, c, tr, 1, &wire.Error{Code: wire.CodeNotLeader})
+	_, err := p.Result()
+	require.ErrorIs(t, err, ErrNotLeader)
+	require.NotErrorIs(t, err, ErrUnknownOutcome, "NotLeader is a definite refusal")
+	require.Len(t, tr.sends, 1)
+}
+
+func TestRedirectsAreBounded(t *testing.T) {
+	c, tr := newTestClient(t, 2)
+	p := commitOrder(t, c, 0)
+	for i := 0; i < 3; i++ {
+		answer(t, c, tr, int64(i+1), &wire.Error{Code: wire.CodeNotLeader})
+	}
+	require.Len(t, tr.sends, 3, "one send plus two redirects")
+	_, err := p.Result()
+	require.ErrorIs(t, err, ErrNotLeader)
+	tos := []NodeID{tr.sends[0].to, tr.sends[1].to, tr.sends[2].to}
+	require.ElementsMatch(t, []NodeID{1, 2, 3}, tos, "without a hint the client walks the broker list")
+}
+
+func TestBrokerErrorsAndOutcome(t *testing.T) {
+	for _, tc := range []struct {
+		code    wire.ErrorCode
+		unknown bool
+	}{
+		{wire.CodeFeatureNotFinalized, false}, {wire.CodeEphemeralStream, false}, {wire.CodeNotOnOwningShard, false},
+		{wire.CodeUnavailable, false}, {wire.CodeInvalidRequest, false}, {wire.CodeUnknownStream, false},
+		{wire.CodeTimeout, true}, {wire.CodeInternal, true},
+	} {
+		t.Run(tc.code.String(), func(t *testing.T) {
+			c, tr := newTestClient(t, 3)
+			p := commitOrder(t, c, 0)
+			answer(t, c, tr, 1, &wire.Error{Code: tc.code, Message: "because"})
+			_, err := p.Result()
+			var ce *CallError
+			require.ErrorAs(t, err, &ce)
+			require.Equal(t, tc.code, ce.Broker.Code)
+			require.Equal(t, tc.unknown, errors.Is(err, ErrUnknownOutcome), "error: %v", err)
+			require.ErrorContains(t, err, "because")
+			require.Len(t, tr.sends, 1, "only NotLeader is redirected")
+		})
+	}
+}
+
+func TestMismatchedAnswerIsProtocolError(t *testing.T) {
+	c, tr := newTestClient(t, 0)
+	p := commitOrder(t, c, 0)
+	answer(t, c, tr, 1, &wire.Refused{Tail: 3})
+	_, err := p.Result()
+	require.ErrorIs(t, err, ErrProtocol)
+	require.ErrorIs(t, err, ErrUnknownOutcome)
+}
+
+func TestAnswerFromWrongBrokerIsStray(t *testing.T) {
+	c, tr := newTestClient(t, 0)
+	p := commitOrder(t, c, 0)
+	s := tr.last(t)
+	c.Deliver(1, s.to%3+1, &wire.Answer{ID: s.req.ID, Body: &wire.Written{Offset: 1}})
+	require.False(t, p.Done())
+	require.Equal(t, uint64(1), c.Stats().StrayAnswers)
+}
+
+func TestOnDoneRunsOnceInDeliver(t *testing.T) {
+	c, tr := newTestClient(t, 0)
+	p := commitOrder(t, c, 0)
+	var calls []Receipt
+	p.OnDone(func(r Receipt, err error) {
+		require.NoError(t, err)
+		calls = append(calls, r)
+	})
+	require.Empty(t, calls)
+	answer(t, c, tr, 1, &wire.Written{Offset: 2})
+	answer(t, c, tr, 1, &wire.Written{Offset: 2}) // duplicate: stray
+	require.Equal(t, []Receipt{{Offset: 2}}, calls)
+	late := 0
+	p.OnDone(func(Receipt, error) { late++ })
+	require.Equal(t, 1, late, "OnDone on a completed call runs at once")
+}
+
+func TestPendingCapRefuses(t *testing.T) {
+	tr := &recorder{}
+	c, err := New(Config{Brokers: []NodeID{1}, Streams: []StreamShards{{Namespace: "orders", Stream: "order-events", Shards: 4}}, CallTimeoutNs: 10, PendingMax: 2}, tr)
+	require.NoError(t, err)
+	commitOrder(t, c, 0)
+	commitOrder(t, c, 0)
+	_, err = c.Commit(0, "acme", "orders", []byte("x"), []CommitOp{Publish("order-events", nil)})
+	require.ErrorIs(t, err, ErrNotSent)
+	require.ErrorContains(t, err, "2 calls in flight, the cap")
+	require.Len(t, tr.sends, 2)
+}
+
+// TestTickOrderIsRequestOrder: overdue calls fail in request-id order, so
+// callbacks run in a deterministic order whatever the map does.
+func TestTickOrderIsRequestOrder(t *testing.T) {
+	c, _ := newTestClient(t, 0)
+	var order []uint64
+	for i := 0; i < 50; i++ {
+		p := commitOrder(t, c, 0)
+		id := p.RequestID()
+		p.OnDone(func(Receipt, error) { order = append(order, id) })
+	}
+	c.Tick(timeoutNs)
+	require.Len(t, order, 50)
+	for i := 1; i < len(order); i++ {
+		require.Less(t, order[i-1], order[i])
+	}
+}
