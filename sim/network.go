@@ -1,8 +1,6 @@
 package sim
 
 import (
-	"fmt"
-
 	"github.com/felixsim/felixsim/sim/prng"
 	"github.com/felixsim/felixsim/sim/simapi"
 )
@@ -88,13 +86,6 @@ func (w *World) deliver(ev event) {
 	w.curNode = n.id
 	n.proc.Receive(int(ev.peer), ev.msg)
 	w.curNode = -1
-}
-
-func (w *World) checkNode(id int, what string) error {
-	if id < 0 || id >= len(w.nodes) {
-		return fmt.Errorf("sim: %s refused: node %d outside [0, %d)", what, id, len(w.nodes))
-	}
-	return nil
 }
 
 // Block cuts the directed link from -> to (a one-way partition).

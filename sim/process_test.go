@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"strings"
 	"testing"
 
 	"github.com/felixsim/felixsim/vfs"
@@ -226,4 +227,17 @@ func TestClockSkewAndDriftRead(t *testing.T) {
 	if a, b := p.envs[0].NowNs(), p.envs[1].NowNs(); a != 1_000_000_000 || b != 7_000+900_000_000 {
 		t.Fatalf("clocks read %d and %d at 1 s", a, b)
 	}
+}
+
+func TestZeroDelayTimerLoopPanics(t *testing.T) {
+	w, p := probeWorld(t, 1, 1, fixedLink, nil)
+	var spin func()
+	spin = func() { p.envs[0].AfterNs(0, spin) }
+	p.envs[0].AfterNs(0, spin)
+	defer func() {
+		if r := recover(); r == nil || !strings.Contains(r.(string), "livelock") {
+			t.Fatalf("a zero-delay timer loop did not panic as a livelock: %v", r)
+		}
+	}()
+	w.RunFor(1)
 }

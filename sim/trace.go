@@ -8,11 +8,11 @@ import (
 
 // TraceEvent is one executed event as the trace records it: what, where, when.
 type TraceEvent struct {
-	AtNs   int64
-	Kind   EventKind
-	Node   int32
-	Peer   int32
-	Detail uint64
+	AtNs   int64     // virtual time it executed
+	Kind   EventKind // what happened
+	Node   int32     // where: the node it happened on (receiver), -1 for none
+	Peer   int32     // the sender of a message, -1 otherwise
+	Detail uint64    // a digest of the particulars (message digest, timer ID, fault digest...)
 }
 
 // String renders the event on one line.
@@ -82,12 +82,12 @@ func WriteTrace(w io.Writer, events []TraceEvent) error {
 // prefix of the other, the shorter side's event is the zero TraceEvent and
 // its Missing flag is set.
 type Divergence struct {
-	Index          int
-	A, B           TraceEvent
-	MissingA       bool
-	MissingB       bool
-	LenA, LenB     int
-	IdenticalTrace bool
+	Index          int        // first index where the traces differ (or the shorter length)
+	A, B           TraceEvent // the two events at Index
+	MissingA       bool       // trace A ended before Index
+	MissingB       bool       // trace B ended before Index
+	LenA, LenB     int        // the traces' lengths
+	IdenticalTrace bool       // no difference at all
 }
 
 // String explains the divergence for a test failure message.

@@ -59,9 +59,12 @@ type World struct {
 	timerSeq uint64
 	faults   []FaultEvent
 	healed   bool
-	diskRand *prng.Rand
-	g        *guard
-	closed   bool
+	// instantEvents counts events executed at the current nowNs.
+	// Invariant: instantEvents <= InstantEventsMax.
+	instantEvents int
+	diskRand      *prng.Rand
+	g             *guard
+	closed        bool
 }
 
 // New builds a world, takes the process-wide simulation guard, installs the
@@ -155,6 +158,11 @@ func (w *World) trace(kind EventKind, nodeID, peer int32, detail uint64) {
 	w.tr.add(TraceEvent{AtNs: w.nowNs, Kind: kind, Node: nodeID, Peer: peer, Detail: detail})
 }
 
+// InstantEventsMax bounds the events executed at one virtual instant.
+// Overflow policy: panic, since a world whose clock cannot advance (a
+// zero-delay timer re-arming itself, say) would otherwise spin forever.
+const InstantEventsMax = 1 << 20
+
 // Step executes the earliest event; it reports false when the queue is empty.
 func (w *World) Step() bool {
 	if w.q.len() == 0 {
@@ -163,6 +171,15 @@ func (w *World) Step() bool {
 	ev := w.q.pop()
 	if ev.atNs < w.nowNs {
 		panic(fmt.Sprintf("sim: event %v at %d ns is before now %d ns", ev.kind, ev.atNs, w.nowNs))
+	}
+	if ev.atNs == w.nowNs {
+		w.instantEvents++
+		if w.instantEvents > InstantEventsMax {
+			panic(fmt.Sprintf("sim: %d events at virtual time %d ns without time advancing (InstantEventsMax %d): a livelock, last %v on node %d",
+				w.instantEvents, w.nowNs, InstantEventsMax, ev.kind, ev.node))
+		}
+	} else {
+		w.instantEvents = 1
 	}
 	w.nowNs = ev.atNs
 	w.busyNs = 0
