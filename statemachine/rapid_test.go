@@ -32,7 +32,7 @@ func drawConfig(t *rapid.T) Config {
 	return Config{
 		Scope:              Scope{Tenant: "t", Namespace: "n", Stream: "s"},
 		Kind:               kind,
-		RetainedLenMax:     rapid.IntRange(1, 40).Draw(t, "retainedLenMax"),
+		RetainedLenMax:     rapid.IntRange(1, 24).Draw(t, "retainedLenMax"),
 		ReplayWindowLenMax: rapid.IntRange(1, 12).Draw(t, "replayWindowLenMax"),
 		GroupsMax:          rapid.IntRange(1, 3).Draw(t, "groupsMax"),
 		LeasesPerGroupMax:  rapid.IntRange(1, 5).Draw(t, "leasesPerGroupMax"),
@@ -291,9 +291,14 @@ func shardMatchesModel(t *rapid.T) {
 	h := &harness{s: s, m: newModel(cfg)}
 	prevCommitted := map[string]uint64{}
 	t.Repeat(map[string]func(*rapid.T){
-		"apply":   h.apply,
-		"apply2":  h.apply,
-		"apply3":  h.apply,
+		"apply":  h.apply,
+		"apply2": h.apply,
+		"apply3": h.apply,
+		"burst": func(t *rapid.T) {
+			for n := rapid.IntRange(1, 8).Draw(t, "burstLen"); n > 0; n-- {
+				h.apply(t)
+			}
+		},
 		"read":    h.read,
 		"fetch":   h.fetch,
 		"fetch2":  h.fetch,
