@@ -100,7 +100,7 @@ func orderFreeStmts(list []ast.Stmt, n *ast.RangeStmt, sorted map[string]bool) b
 				return false
 			}
 		case *ast.IfStmt:
-			if st.Init != nil || st.Else != nil || !orderFreeStmts(st.Body.List, n, sorted) {
+			if st.Init != nil || st.Else != nil || !(minMaxFold(st) || orderFreeStmts(st.Body.List, n, sorted)) {
 				return false
 			}
 		default:
@@ -108,6 +108,42 @@ func orderFreeStmts(list []ast.Stmt, n *ast.RangeStmt, sorted map[string]bool) b
 		}
 	}
 	return true
+}
+
+// minMaxFold matches `if x < acc { acc = x }` (any of < <= > >=, either
+// side): a running minimum or maximum, the same in any order because ties
+// assign an equal value.
+func minMaxFold(st *ast.IfStmt) bool {
+	cond, ok := st.Cond.(*ast.BinaryExpr)
+	if !ok || len(st.Body.List) != 1 {
+		return false
+	}
+	switch cond.Op {
+	case token.LSS, token.LEQ, token.GTR, token.GEQ:
+	default:
+		return false
+	}
+	as, ok := st.Body.List[0].(*ast.AssignStmt)
+	if !ok || as.Tok != token.ASSIGN || len(as.Lhs) != 1 || len(as.Rhs) != 1 {
+		return false
+	}
+	acc, val := exprString(as.Lhs[0]), exprString(as.Rhs[0])
+	x, y := exprString(cond.X), exprString(cond.Y)
+	return acc != "" && val != "" && ((x == val && y == acc) || (x == acc && y == val))
+}
+
+// exprString renders identifiers and selector chains (a, a.b.c); anything
+// else (calls, indexing) renders as "" and never matches.
+func exprString(e ast.Expr) string {
+	switch e := e.(type) {
+	case *ast.Ident:
+		return e.Name
+	case *ast.SelectorExpr:
+		if x := exprString(e.X); x != "" {
+			return x + "." + e.Sel.Name
+		}
+	}
+	return ""
 }
 
 // sortedAppend matches s = append(s, ...) with s sorted later.
