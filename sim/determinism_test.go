@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/felixsim/felixsim/sim/simapi"
 )
 
 // TestSameSeedSameHash runs seeds twice in this process and compares the
@@ -117,5 +119,50 @@ func TestThousandSeeds(t *testing.T) {
 			eb, _ := rb.Trace()
 			t.Fatalf("seed %d: hash mismatch %016x vs %016x; %s", seed, a.TraceHash(), b.TraceHash(), FirstDivergence(ea, eb))
 		}
+	}
+}
+
+// mapOrderProc is a planted determinism bug: it picks the message it sends
+// by ranging over a map, whose order Go randomizes per iteration.
+type mapOrderProc struct{ env simapi.Env }
+
+func (p *mapOrderProc) Boot(env simapi.Env) {
+	p.env = env
+	var tick func()
+	tick = func() {
+		choices := map[uint64]bool{1: true, 2: true, 3: true, 4: true, 5: true, 6: true, 7: true, 8: true}
+		for v := range choices { //det:ok planted nondeterminism, the bug this test must catch
+			p.env.Send(1-p.env.ID(), probeMsg(v))
+			break
+		}
+		p.env.AfterNs(1_000_000, tick)
+	}
+	env.AfterNs(1_000_000, tick)
+}
+func (p *mapOrderProc) Receive(int, simapi.Message) {}
+
+// TestHashCatchesPlantedNondeterminism: a process whose behaviour depends
+// on map order makes two runs of one seed hash differently, and
+// FirstDivergence names the first event that differs.
+func TestHashCatchesPlantedNondeterminism(t *testing.T) {
+	run := func() *World {
+		spec := NodeSpec{Name: "maporder", New: func() simapi.Process { return &mapOrderProc{} }}
+		w, err := New(Config{Seed: 1, Nodes: []NodeSpec{spec, spec}, Link: fixedLink, RecordTrace: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer w.Close()
+		w.RunFor(100_000_000)
+		return w
+	}
+	a, b := run(), run()
+	if a.TraceHash() == b.TraceHash() {
+		t.Fatal("two runs of a map-order-dependent process hashed the same: the trace hash misses message content")
+	}
+	ea, _ := a.Trace()
+	eb, _ := b.Trace()
+	d := FirstDivergence(ea, eb)
+	if d.IdenticalTrace || d.A.Kind != EvDeliver || d.A.Detail == d.B.Detail {
+		t.Fatalf("divergence not located at a delivery: %s", d)
 	}
 }
