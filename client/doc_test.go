@@ -22,6 +22,9 @@ func TestDocRoutingVectors(t *testing.T) {
 	require.GreaterOrEqual(t, len(rows), 8, "the routing table has gone missing")
 	for _, m := range rows {
 		key := []byte(m[1])
+		if m[1] == `""` {
+			key = nil // the table writes the empty key as `""` (empty)
+		}
 		shards, err := strconv.ParseUint(m[3], 10, 32)
 		require.NoError(t, err)
 		want, err := strconv.ParseUint(m[4], 10, 32)
