@@ -29,6 +29,11 @@ type NodeSpec struct {
 type LinkConfig struct {
 	// LatencyMinNs and LatencyMaxNs bound a uniform one-way latency.
 	LatencyMinNs, LatencyMaxNs int64
+	// LatencyTailPpm draws a message's latency from the slow tail
+	// [LatencyMaxNs, LatencyTailMaxNs] instead, with this probability: a
+	// two-mode distribution of a usually fast, sometimes stalled link.
+	LatencyTailPpm   int64
+	LatencyTailMaxNs int64
 	// LossPpm drops a message with this probability (parts per million).
 	LossPpm int64
 	// DuplicatePpm delivers a second copy with this probability.
@@ -45,6 +50,8 @@ func (c LinkConfig) validate() error {
 		return fmt.Errorf("sim: link latency [%d, %d] ns refused: need 0 <= min <= max", c.LatencyMinNs, c.LatencyMaxNs)
 	case c.LossPpm < 0 || c.LossPpm > ppmScale || c.DuplicatePpm < 0 || c.DuplicatePpm > ppmScale || c.ReorderPpm < 0 || c.ReorderPpm > ppmScale:
 		return fmt.Errorf("sim: link probabilities loss=%d dup=%d reorder=%d ppm refused: each must be in [0, 1e6]", c.LossPpm, c.DuplicatePpm, c.ReorderPpm)
+	case c.LatencyTailPpm < 0 || c.LatencyTailPpm > ppmScale || (c.LatencyTailPpm > 0 && c.LatencyTailMaxNs < c.LatencyMaxNs):
+		return fmt.Errorf("sim: latency tail %d ppm up to %d ns refused: need a probability in [0, 1e6] and a tail max >= %d ns", c.LatencyTailPpm, c.LatencyTailMaxNs, c.LatencyMaxNs)
 	case c.ReorderDelayMaxNs < 0:
 		return fmt.Errorf("sim: reorder delay %d ns refused: negative", c.ReorderDelayMaxNs)
 	}

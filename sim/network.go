@@ -63,7 +63,10 @@ func (w *World) send(from, to int, msg simapi.Message) {
 func (w *World) scheduleDelivery(from, to int, msg simapi.Message, link *LinkConfig) {
 	r := w.net.rand
 	latencyNs := link.LatencyMinNs
-	if link.LatencyMaxNs > link.LatencyMinNs {
+	switch {
+	case link.LatencyTailPpm > 0 && r.ChancePpm(link.LatencyTailPpm):
+		latencyNs = r.Int63nRange(link.LatencyMaxNs, max(link.LatencyMaxNs, link.LatencyTailMaxNs))
+	case link.LatencyMaxNs > link.LatencyMinNs:
 		latencyNs = r.Int63nRange(link.LatencyMinNs, link.LatencyMaxNs)
 	}
 	if link.ReorderDelayMaxNs > 0 && r.ChancePpm(link.ReorderPpm) {

@@ -163,3 +163,24 @@ func TestDeadNodeDropsPausedNodeWaits(t *testing.T) {
 		t.Fatalf("after resume at %d ns the held messages arrived as %v", resumeNs, p.recv[1])
 	}
 }
+
+func TestLatencyTailIsSlow(t *testing.T) {
+	link := LinkConfig{LatencyMinNs: 1_000_000, LatencyMaxNs: 2_000_000, LatencyTailPpm: 300_000, LatencyTailMaxNs: 50_000_000}
+	w, p := probeWorld(t, 4, 2, link, nil)
+	for i := 0; i < 200; i++ {
+		p.envs[0].Send(1, probeMsg(i))
+	}
+	w.RunFor(60_000_000)
+	slow := 0
+	for _, r := range p.recv[1] {
+		if r.atNs > 2_000_000 {
+			slow++
+		}
+		if r.atNs > 50_000_000 || r.atNs < 1_000_000 {
+			t.Fatalf("latency %d ns outside [1e6, 5e7]", r.atNs)
+		}
+	}
+	if len(p.recv[1]) != 200 || slow < 30 || slow > 90 {
+		t.Fatalf("%d of %d messages took the 30%% tail", slow, len(p.recv[1]))
+	}
+}
