@@ -86,6 +86,11 @@ type Config struct {
 	// PendingTimeoutNs drops a pending write or read this long after it
 	// arrived (node clock) without answering: the client has given up.
 	PendingTimeoutNs int64
+	// HostProcesses makes Tick, HandlePeer and HandleRequest only take
+	// their input: the host must then call Process (e.g. once per batch
+	// window, as group commit), which persists, sends and answers. When
+	// false every input is processed at once.
+	HostProcesses bool
 	// Defects are planted bugs; all off in a correct broker.
 	Defects Defects
 }

@@ -163,7 +163,7 @@ func (n *Node) Tick() {
 	timeoutTicks := uint64((n.cfg.PendingTimeoutNs + n.cfg.TickNs - 1) / n.cfg.TickNs)
 	n.writes.expire(n.ticks, timeoutTicks)
 	n.reads.expire(n.ticks, timeoutTicks)
-	n.process()
+	n.maybeProcess()
 }
 
 // HandlePeer steps every raft message of a batch from another broker.
@@ -181,7 +181,7 @@ func (n *Node) HandlePeer(b *PeerBatch) {
 			n.logger.Warningf("group %d: step %s from %d: %v", g.id, gm.Msg.GetType(), b.From, err)
 		}
 	}
-	n.process()
+	n.maybeProcess()
 }
 
 // group returns the group with id, or nil.

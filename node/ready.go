@@ -18,6 +18,17 @@ type groupReady struct {
 	rd raft.Ready
 }
 
+// Process runs the processing cycle now; a host that set
+// Config.HostProcesses calls it after handing over inputs.
+func (n *Node) Process() { n.process() }
+
+// maybeProcess runs the cycle unless the host processes.
+func (n *Node) maybeProcess() {
+	if !n.cfg.HostProcesses {
+		n.process()
+	}
+}
+
 // process runs the processing cycle: Ready rounds until no group has one,
 // then one flush of the collected raft messages, one batch per peer.
 func (n *Node) process() {

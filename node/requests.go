@@ -39,7 +39,7 @@ func (n *Node) HandleRequest(client uint64, req *wire.Request) {
 	default:
 		n.propose(client, req, g, &command{kind: cmdWrite, scope: req.Scope, record: *wire.RecordOf(req.Body)})
 	}
-	n.process()
+	n.maybeProcess()
 }
 
 // route finds the request's raft group and checks the request's shape; it

@@ -16,6 +16,8 @@ type broker struct {
 	id  int
 	env simapi.Env
 	n   *node.Node
+	// processArmed is set while a batch-window timer is pending.
+	processArmed bool
 }
 
 var _ simapi.Process = (*broker)(nil)
@@ -39,10 +41,24 @@ func (b *broker) Boot(env simapi.Env) {
 
 func (b *broker) tick() {
 	b.n.Tick()
+	b.inputTaken()
 	if b.checkFailed() {
 		return
 	}
 	b.env.AfterNs(b.c.cfg.TickNs, b.tick)
+}
+
+// inputTaken arms the batch window after an input, when batching.
+func (b *broker) inputTaken() {
+	if b.c.cfg.BatchWindowNs <= 0 || b.processArmed {
+		return
+	}
+	b.processArmed = true
+	b.env.AfterNs(b.c.cfg.BatchWindowNs, func() {
+		b.processArmed = false
+		b.n.Process()
+		b.checkFailed()
+	})
 }
 
 // checkFailed turns a fail-stopped node into a crash and a later restart.
@@ -80,6 +96,7 @@ func (b *broker) Receive(from int, msg simapi.Message) {
 	default:
 		panic(fmt.Sprintf("cluster: broker %d received a %T from %d", b.id, msg, from))
 	}
+	b.inputTaken()
 	b.checkFailed()
 }
 

@@ -96,6 +96,7 @@ func (c *Cluster) nodeConfig(simID int, env simapi.Env) node.Config {
 		PendingWritesMax: c.cfg.PendingWritesMax,
 		PendingReadsMax:  c.cfg.PendingReadsMax,
 		PendingTimeoutNs: c.cfg.PendingTimeoutNs,
+		HostProcesses:    c.cfg.BatchWindowNs > 0,
 		Defects:          c.cfg.Defects,
 	}
 }

@@ -18,6 +18,8 @@ const (
 	PendingReadsMaxDefault    = 4096
 	PendingTimeoutNsDefault   = 5_000_000_000 // 5 s
 	RestartAfterFailNsDefault = 200_000_000   // 200 ms
+	// DefaultBatchWindowNs is the default group-commit window (1 ms).
+	DefaultBatchWindowNs = 1_000_000
 	// SoftwareVersionDefault is every broker's software version at bootstrap.
 	SoftwareVersionDefault = 1
 )
@@ -53,6 +55,11 @@ type Config struct {
 	// RestartAfterFailNs is how long a broker whose store failed stays down
 	// before the cluster restarts it.
 	RestartAfterFailNs int64
+	// BatchWindowNs is each broker's group-commit window: inputs arriving
+	// within it are processed together (one store commit, one batch per
+	// peer) when it closes. Zero means DefaultBatchWindowNs; negative means
+	// process every input at once.
+	BatchWindowNs int64
 	// Defects are planted broker bugs; all off by default.
 	Defects node.Defects
 	// RecordTrace keeps the executed events for divergence reports.
@@ -94,6 +101,7 @@ func (c *Config) withDefaults() Config {
 	setI64(&d.TickNs, TickNsDefault)
 	setI64(&d.PendingTimeoutNs, PendingTimeoutNsDefault)
 	setI64(&d.RestartAfterFailNs, RestartAfterFailNsDefault)
+	setI64(&d.BatchWindowNs, DefaultBatchWindowNs)
 	if d.Streams == nil {
 		d.Streams = DefaultStreams(4)
 	}

@@ -82,6 +82,7 @@ type soakResult struct {
 	acks  int
 	err   error
 	steps uint64
+	simNs int64
 }
 
 // soak runs one seed: 3 brokers, all fault kinds (swarm) for durNs, a
@@ -121,6 +122,7 @@ func soak(seed uint64, durNs int64, kinds []sim.FaultKind) soakResult {
 	res.err = checkSoak(c, l)
 	res.hash = c.World.TraceHash()
 	res.steps = c.World.EventsExecuted()
+	res.simNs = c.World.NowNs()
 	for _, a := range l.acks {
 		res.acks += len(a)
 	}
