@@ -13,6 +13,20 @@ const (
 	dropHeldFull
 )
 
+var dropReasonNames = [...]string{"?", "partition", "loss", "dead", "held-full"}
+
+// dropDetail packs a drop's reason into the top 4 bits of its trace detail
+// and the message digest into the rest, so a printed trace says why.
+func dropDetail(reason, digest uint64) uint64 { return reason<<60 | digest&(1<<60-1) }
+
+// DropReason names why a drop event's message was dropped.
+func DropReason(e TraceEvent) string {
+	if r := e.Detail >> 60; e.Kind == EvDrop && r < uint64(len(dropReasonNames)) {
+		return dropReasonNames[r]
+	}
+	return ""
+}
+
 // network holds per-link behaviour and the partition matrix; both are
 // indexed from*n+to.
 type network struct {
@@ -43,11 +57,11 @@ func (w *World) send(from, to int, msg simapi.Message) {
 	i := from*net.n + to
 	link := &net.links[i]
 	if net.blocked[i] {
-		w.trace(EvDrop, int32(to), int32(from), mixWord(dropPartition, msg.Digest()))
+		w.trace(EvDrop, int32(to), int32(from), dropDetail(dropPartition, msg.Digest()))
 		return
 	}
 	if net.rand.ChancePpm(link.LossPpm) {
-		w.trace(EvDrop, int32(to), int32(from), mixWord(dropLoss, msg.Digest()))
+		w.trace(EvDrop, int32(to), int32(from), dropDetail(dropLoss, msg.Digest()))
 		return
 	}
 	w.scheduleDelivery(from, to, msg, link)
@@ -79,7 +93,7 @@ func (w *World) deliver(ev event) {
 	n := w.nodes[ev.node]
 	switch n.status {
 	case statusDown:
-		w.trace(EvDrop, ev.node, ev.peer, mixWord(dropDead, ev.msg.Digest()))
+		w.trace(EvDrop, ev.node, ev.peer, dropDetail(dropDead, ev.msg.Digest()))
 		return
 	case statusPaused:
 		w.hold(n, ev)

@@ -99,7 +99,7 @@ func (w *World) resume(id int, inc uint64) {
 func (w *World) hold(n *node, ev event) {
 	if ev.kind == EvDeliver {
 		if n.heldMessages >= HeldMessagesMax {
-			w.trace(EvDrop, ev.node, ev.peer, mixWord(dropHeldFull, ev.msg.Digest()))
+			w.trace(EvDrop, ev.node, ev.peer, dropDetail(dropHeldFull, ev.msg.Digest()))
 			return
 		}
 		n.heldMessages++

@@ -17,6 +17,9 @@ type TraceEvent struct {
 
 // String renders the event on one line.
 func (e TraceEvent) String() string {
+	if e.Kind == EvDrop {
+		return fmt.Sprintf("t=%d %s node=%d peer=%d reason=%s detail=%016x", e.AtNs, e.Kind, e.Node, e.Peer, DropReason(e), e.Detail)
+	}
 	return fmt.Sprintf("t=%d %s node=%d peer=%d detail=%016x", e.AtNs, e.Kind, e.Node, e.Peer, e.Detail)
 }
 
