@@ -49,7 +49,11 @@ func TornTail(keepSectors func(name string, tailSectors int) int) CrashPolicy {
 }
 
 type memInode struct {
-	data   []byte
+	data []byte
+	// synced is what a crash keeps. After a Sync it aliases data's first
+	// len(data) bytes with its capacity capped, so the fsync costs no copy:
+	// appends never write below len(data), Truncate and Create replace data
+	// with a fresh array, and CorruptByte unshares before flipping bits.
 	synced []byte
 }
 
@@ -265,6 +269,7 @@ func (m *Mem) CorruptByte(name string, offsetBytes int64, mask byte) error {
 	if offsetBytes < 0 || offsetBytes >= int64(len(ino.data)) {
 		return fmt.Errorf("vfs: corrupt %s: offset %d outside its %d bytes", c, offsetBytes, len(ino.data))
 	}
+	ino.synced = clone(ino.synced)
 	ino.data[offsetBytes] ^= mask
 	if offsetBytes < int64(len(ino.synced)) {
 		ino.synced[offsetBytes] ^= mask
@@ -340,7 +345,8 @@ func (f *memFile) Sync() error {
 	if err := f.live(); err != nil {
 		return err
 	}
-	f.ino.synced = clone(f.ino.data)
+	n := len(f.ino.data)
+	f.ino.synced = f.ino.data[:n:n]
 	return nil
 }
 
