@@ -1,0 +1,105 @@
+package logstore
+
+import (
+	"fmt"
+	"testing"
+
+	"go.etcd.io/raft/v3/raftpb"
+
+	"github.com/felixsim/felixsim/statemachine"
+	"github.com/felixsim/felixsim/vfs"
+)
+
+// benchBatch is recordsPerBatch applied records (one event, one state put,
+// one outbox intent each), their raft entries and hard state, and the
+// position row: what one raft Ready of a busy shard commits.
+func benchBatch(sc statemachine.Scope, first uint64, recordsPerBatch int) *Batch {
+	b := &Batch{Groups: []GroupWrite{{Group: 1}}}
+	payload, value := make([]byte, 100), make([]byte, 100)
+	for i := 0; i < recordsPerBatch; i++ {
+		off := first + uint64(i)
+		b.Groups[0].Entries = append(b.Groups[0].Entries, &raftpb.Entry{Index: new(off), Term: new(uint64(1)), Data: payload})
+		rec := statemachine.Record{Event: statemachine.EventPublish, Payload: payload,
+			Ops: []statemachine.StateOp{{Kind: statemachine.OpPut, Key: fmt.Sprintf("key-%d", off%64), Value: value}}}
+		b.AddRecord(sc, off, rec, &Intent{Event: statemachine.EventPublish})
+	}
+	last := first + uint64(recordsPerBatch) - 1
+	b.Groups[0].HardState = &raftpb.HardState{Term: new(uint64(1)), Commit: new(last)}
+	b.Positions = []PositionRow{{Scope: sc, Position: Position{AppliedIndex: last, NextOffset: last + 1}}}
+	return b
+}
+
+func benchCommit(b *testing.B, fs vfs.FS, recordsPerBatch int) {
+	s, err := Open(Options{FS: fs, Dir: "store"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	sc := scopeOf("bench", 0)
+	batches := make([]*Batch, b.N)
+	for i := range batches {
+		batches[i] = benchBatch(sc, uint64(i*recordsPerBatch+1), recordsPerBatch)
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if err := s.Commit(batches[i]); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.StopTimer()
+	sec := b.Elapsed().Seconds()
+	b.ReportMetric(float64(b.N)/sec, "fsyncs/s")
+	b.ReportMetric(float64(b.N*recordsPerBatch)/sec, "records/s")
+}
+
+// BenchmarkCommitOS commits on the real filesystem (t.TempDir), one fsync
+// per Commit, with 1, 8 or 64 records grouped in each Commit.
+func BenchmarkCommitOS(b *testing.B) {
+	for _, n := range []int{1, 8, 64} {
+		b.Run(fmt.Sprintf("recordsPerFsync=%d", n), func(b *testing.B) {
+			osfs, err := vfs.NewOS(b.TempDir())
+			if err != nil {
+				b.Fatal(err)
+			}
+			benchCommit(b, osfs, n)
+		})
+	}
+}
+
+// BenchmarkCommitMem is the engine's cost without a disk (vfs.Mem).
+func BenchmarkCommitMem(b *testing.B) {
+	for _, n := range []int{1, 64} {
+		b.Run(fmt.Sprintf("recordsPerFsync=%d", n), func(b *testing.B) {
+			benchCommit(b, vfs.NewMem(), n)
+		})
+	}
+}
+
+// BenchmarkFailpointDisarmed is the crash hook's cost per check when no
+// failpoint is enabled; Commit makes five checks.
+func BenchmarkFailpointDisarmed(b *testing.B) {
+	for i := 0; i < b.N; i++ {
+		crashHook(i & 3)
+	}
+}
+
+// BenchmarkOpenReplay replays a store of 1000 single-record transactions.
+func BenchmarkOpenReplay(b *testing.B) {
+	mem := vfs.NewMem()
+	s, err := Open(Options{FS: mem, Dir: "store"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for i := 0; i < 1000; i++ {
+		mustCommit(b, s, benchBatch(scopeOf("bench", 0), uint64(i+1), 1))
+	}
+	s.Close()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		s, err := Open(Options{FS: mem, Dir: "store"})
+		if err != nil {
+			b.Fatal(err)
+		}
+		s.Close()
+	}
+}
