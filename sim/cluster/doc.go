@@ -36,8 +36,17 @@
 // every scope's statemachine.Snapshot, applied/commit indexes), for the
 // properties checks. A broker whose store refuses a write fail-stops and is
 // restarted RestartAfterFailNs later from its store alone; Failures lists
-// those events. Probe is a scripted client for scenario tests.
+// those events.
 //
-// cluster imports sim, node, wire and statemachine; it must not import
-// cmd, properties or client (they build on it).
+// # Clients
+//
+// ClientProc hosts a client.Client (the real Felix client API) as a
+// fault-exempt process: ClientConfig gives it this cluster's brokers and
+// topology, its Tick runs on its own clock, answers are delivered with
+// the broker's raft id. Issue calls with ClientProc.NowNs and run the
+// world until the returned Pending is done. Probe is a lower-level
+// scripted client sending raw wire requests, for scenario tests.
+//
+// cluster imports sim, node, client, wire and statemachine; it must not
+// import cmd or properties (they build on it).
 package cluster
