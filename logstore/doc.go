@@ -36,6 +36,8 @@
 // never lets map order reach behaviour or output (scans sort their keys). It
 // touches files only through vfs.FS.
 //
-// logstore imports statemachine (the record vocabulary) and vfs; it must not
-// import node, sim, client, properties or tla.
+// Log rows hold records in the canonical wire record codec.
+//
+// logstore imports statemachine (the record vocabulary), wire (the record
+// codec) and vfs; it must not import node, sim, client, properties or tla.
 package logstore

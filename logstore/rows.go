@@ -7,6 +7,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/felixsim/felixsim/statemachine"
+	"github.com/felixsim/felixsim/wire"
 )
 
 // Minimum encoded sizes, used to refuse element counts that cannot fit.
@@ -17,6 +18,10 @@ const (
 	entryBytesMin  = 1
 	recordBytesMin = 5
 )
+
+// recordLenMax bounds one encoded record, in bytes: the payload, the
+// largest operation list and framing.
+const recordLenMax = frameLenMax
 
 // protoLenMax is the largest encoded raft message (entry, snapshot, hard
 // state) a frame may hold.
@@ -44,37 +49,25 @@ func (d *dec) scope() statemachine.Scope {
 	return s
 }
 
+// record appends r as a wire record frame (the canonical record codec),
+// length-prefixed; validateShape made sure it encodes.
 func (e *enc) record(r *statemachine.Record) {
-	e.u8(uint8(r.Event))
-	e.bytes(r.Payload)
-	e.uvar(uint64(len(r.Ops)))
-	for _, op := range r.Ops {
-		e.u8(uint8(op.Kind))
-		e.str(op.Key)
-		e.bytes(op.Value)
+	p, err := wire.EncodeRecord(r)
+	if err != nil {
+		panic(fmt.Sprintf("logstore: a validated record does not encode: %v", err))
 	}
-	e.boolean(r.Conditional)
-	e.uvar(r.ExpectedOffset)
+	e.bytes(p)
 }
 
 func (d *dec) record() statemachine.Record {
-	var r statemachine.Record
-	r.Event = statemachine.EventKind(d.u8())
-	r.Payload = nilIfEmpty(d.bytes("payload", statemachine.PayloadLenMax))
-	n := d.count("operations", 3)
-	if d.err == nil && n > statemachine.OpsPerRecordMax {
-		d.fail(fmt.Errorf("%d operations exceed %d", n, statemachine.OpsPerRecordMax))
+	p := d.bytes("record", recordLenMax)
+	if d.err != nil {
+		return statemachine.Record{}
 	}
-	if d.err == nil && n > 0 {
-		r.Ops = make([]statemachine.StateOp, n)
-		for i := range r.Ops {
-			r.Ops[i].Kind = statemachine.OpKind(d.u8())
-			r.Ops[i].Key = d.str("key", statemachine.KeyLenMax)
-			r.Ops[i].Value = nilIfEmpty(d.bytes("value", statemachine.ValueLenMax))
-		}
+	r, err := wire.DecodeRecord(p)
+	if err != nil {
+		d.fail(err)
 	}
-	r.Conditional = d.boolean()
-	r.ExpectedOffset = d.uvar()
 	return r
 }
 

@@ -25,6 +25,10 @@ func validateShape(b *Batch) error {
 		if err := r.Record.Validate(); err != nil {
 			return fmt.Errorf("%w: log row %d at %s offset %d: %v", ErrInvalidBatch, i, r.Scope, r.Offset, err)
 		}
+		if !r.Record.Conditional && r.Record.ExpectedOffset != 0 {
+			return fmt.Errorf("%w: log row %d at %s offset %d: unconditional record carries expected offset %d",
+				ErrInvalidBatch, i, r.Scope, r.Offset, r.Record.ExpectedOffset)
+		}
 	}
 	for i := range b.State {
 		if err := validateStateRow(&b.State[i]); err != nil {
