@@ -74,6 +74,9 @@ type Config struct {
 	Link LinkConfig
 	// Links override the baseline for single directed links.
 	Links []LinkOverride
+	// ResolveRole names the node holding a role (such as "leader") right
+	// now, for plan faults aimed at a role; nil refuses such plans.
+	ResolveRole func(role string) (node int, ok bool)
 	// RecordTrace keeps the executed events (for WriteTrace and
 	// FirstDivergence); the hash is computed either way.
 	RecordTrace bool

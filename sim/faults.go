@@ -33,7 +33,10 @@ func (w *World) checkExempt(f FaultEvent) error {
 		}
 		return nil
 	}
-	if f.Kind.targetsNode() {
+	if f.Role != "" && w.cfg.ResolveRole == nil {
+		return fmt.Errorf("sim: %s refused: it names role %q but the world has no ResolveRole", f, f.Role)
+	}
+	if f.Kind.targetsNode() && f.Role == "" {
 		if err := check(f.Node); err != nil {
 			return err
 		}
@@ -49,7 +52,11 @@ func (f FaultEvent) digest() uint64 {
 	h = mixWord(h, uint64(f.Node)|uint64(f.Peer)<<32)
 	h = mixWord(h, f.Mask)
 	h = mixWord(h, uint64(f.Value))
-	return mixWord(h, uint64(f.DurNs))
+	h = mixWord(h, uint64(f.DurNs))
+	for i := 0; i < len(f.Role); i++ {
+		h = mixWord(h, uint64(f.Role[i]))
+	}
+	return h
 }
 
 // applyFault executes plan fault idx; after Heal, plan faults are ignored.
@@ -58,6 +65,14 @@ func (w *World) applyFault(idx int) {
 		return
 	}
 	f := w.faults[idx]
+	if f.Role != "" {
+		id, ok := w.cfg.ResolveRole(f.Role)
+		if !ok || id < 0 || id >= len(w.nodes) || w.nodes[id].spec.FaultExempt || ((f.Kind == FaultPartition || f.Kind == FaultOneWay) && id == f.Peer) {
+			w.trace(EvFault, -1, int32(f.Peer), ^f.digest()) // skipped: no eligible holder
+			return
+		}
+		f.Node = id
+	}
 	w.trace(EvFault, int32(f.Node), int32(f.Peer), f.digest())
 	switch f.Kind {
 	case FaultPartition:

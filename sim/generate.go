@@ -24,6 +24,9 @@ type Knobs struct {
 	// across seeds rare combinations are tried without any one seed
 	// drowning in every fault at once.
 	Swarm bool
+	// Roles, if any, are role names (see FaultEvent.Role) that a quarter of
+	// node-targeting faults aim at instead of a fixed node.
+	Roles []string
 	// Workload is copied into the plan unchanged.
 	Workload []Param
 }
@@ -96,6 +99,9 @@ func drawFault(r *prng.Rand, atNs int64, kind FaultKind, targets []int, k Knobs)
 	f := FaultEvent{AtNs: atNs, Kind: kind}
 	if kind.targetsNode() {
 		f.Node = targets[r.Intn(len(targets))]
+		if len(k.Roles) > 0 && r.Intn(4) == 0 {
+			f.Role = k.Roles[r.Intn(len(k.Roles))]
+		}
 	}
 	const ms = int64(1_000_000)
 	switch kind {

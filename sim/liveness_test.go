@@ -143,3 +143,42 @@ func TestConfigRefusals(t *testing.T) {
 		}
 	}
 }
+
+// TestRoleTargetedFaults: a fault aimed at a role hits whichever node holds
+// it when the fault applies, and is skipped when nobody does.
+func TestRoleTargetedFaults(t *testing.T) {
+	holder, has := 2, true
+	w, p := probeWorld(t, 1, 3, fixedLink, func(c *Config) {
+		c.ResolveRole = func(role string) (int, bool) { return holder, has && role == "leader" }
+	})
+	plan := &Plan{Nodes: 3, Faults: []FaultEvent{
+		{AtNs: 1_000_000, Kind: FaultIsolate, Role: "leader"},
+		{AtNs: 10_000_000, Kind: FaultHealNet},
+		{AtNs: 30_000_000, Kind: FaultKill, Role: "leader"},
+	}}
+	if err := w.ApplyPlan(plan); err != nil {
+		t.Fatal(err)
+	}
+	w.RunFor(1_000_000)
+	if got := reach(w, p); got != "1>0 0>1 " {
+		t.Fatalf("after isolating the leader (node 2): %q", got)
+	}
+	w.RunFor(9_000_000) // reach ran 5 ms: now 15 ms, the network healed
+	if got := reach(w, p); !strings.Contains(got, "2>0") {
+		t.Fatalf("after the heal: %q", got)
+	}
+	has = false // now 20 ms; the kill at 30 ms finds no leader
+	w.RunFor(20_000_000)
+	for i := 0; i < 3; i++ {
+		if !w.Up(i) {
+			t.Fatalf("node %d was killed by a role fault with no holder", i)
+		}
+	}
+	if _, err := ParsePlan(plan.String()); err != nil {
+		t.Fatalf("role plan does not parse back: %v\n%s", err, plan)
+	}
+	w2 := &World{cfg: Config{}, nodes: w.nodes}
+	if err := w2.ApplyPlan(plan); err == nil || !strings.Contains(err.Error(), "no ResolveRole") {
+		t.Fatalf("a role plan was accepted without a resolver: %v", err)
+	}
+}

@@ -84,6 +84,10 @@ type FaultEvent struct {
 	Mask  uint64
 	Value int64
 	DurNs int64
+	// Role, when set on a node-targeting fault, names the node by what it is
+	// at apply time (e.g. "leader") instead of by Node: Config.ResolveRole
+	// picks it then. The fault is skipped when the role has no holder.
+	Role string
 }
 
 // Param is one named workload parameter.
@@ -167,10 +171,12 @@ func (f FaultEvent) validate(nodes int) error {
 		return fmt.Errorf("sim: %s node=%d peer=%d refused: outside [0, %d)", f.Kind, f.Node, f.Peer, nodes)
 	case nodes < 64 && f.Mask>>uint(nodes) != 0:
 		return fmt.Errorf("sim: %s mask %#x refused: names nodes beyond %d", f.Kind, f.Mask, nodes)
+	case f.Role != "" && (!validParamName(f.Role) || !f.Kind.targetsNode()):
+		return fmt.Errorf("sim: %s role %q refused: a role needs a node-targeting kind and a name in [a-z0-9_]+", f.Kind, f.Role)
 	}
 	switch f.Kind {
 	case FaultPartition, FaultOneWay:
-		if f.Node == f.Peer {
+		if f.Node == f.Peer && f.Role == "" {
 			return fmt.Errorf("sim: %s between node %d and itself refused", f.Kind, f.Node)
 		}
 	case FaultLoss, FaultDuplicate, FaultReorder, FaultFsyncErr, FaultReadErr:

@@ -31,7 +31,10 @@ func genPlan(t *rapid.T) *Plan {
 		default:
 			f.Value = rapid.Int64Range(0, ppmScale).Draw(t, "value")
 		}
-		if (f.Kind == FaultPartition || f.Kind == FaultOneWay) && f.Node == f.Peer {
+		if f.Kind.targetsNode() && rapid.Bool().Draw(t, "byRole") {
+			f.Role = rapid.StringMatching(`[a-z0-9_]{1,8}`).Draw(t, "role")
+		}
+		if (f.Kind == FaultPartition || f.Kind == FaultOneWay) && f.Node == f.Peer && f.Role == "" {
 			if nodes == 1 {
 				continue
 			}

@@ -47,6 +47,9 @@ func (f FaultEvent) String() string {
 	if f.DurNs != 0 {
 		fmt.Fprintf(&b, " dur=%d", f.DurNs)
 	}
+	if f.Role != "" {
+		fmt.Fprintf(&b, " role=%s", f.Role)
+	}
 	return b.String()
 }
 
@@ -173,8 +176,10 @@ func parseFault(fields []string) (FaultEvent, error) {
 			f.Value, err = strconv.ParseInt(val, 10, 64)
 		case "dur":
 			f.DurNs, err = strconv.ParseInt(val, 10, 64)
+		case "role":
+			f.Role = val
 		default:
-			return f, fmt.Errorf("fault field %q refused: want at, kind, node, peer, mask, value or dur", key)
+			return f, fmt.Errorf("fault field %q refused: want at, kind, node, peer, mask, value, dur or role", key)
 		}
 		if err != nil {
 			return f, fmt.Errorf("fault field %s=%q refused: %v", key, val, err)
