@@ -43,16 +43,18 @@ func (n *Node) applyCommitted(b *logstore.Batch, gr *groupReady, replies []reply
 		return replies
 	}
 	touched := map[string]bool{}
+	var groupsTouched []groupTouch
 	for _, e := range gr.rd.CommittedEntries {
 		if e.GetIndex() != g.applied+1 {
 			panic(fmt.Sprintf("node %d: group %d applies index %d after %d", n.cfg.ID, g.id, e.GetIndex(), g.applied))
 		}
-		replies = n.applyEntry(b, g, e, touched, replies)
+		replies = n.applyEntry(b, g, e, touched, &groupsTouched, replies)
 		g.applied = e.GetIndex()
 	}
 	if g.id == MetaGroup {
 		return replies // the metadata group re-applies from its snapshot at every boot
 	}
+	n.addGroupRows(b, g, groupsTouched)
 	for _, t := range g.tenants {
 		if touched[t] {
 			s := g.scopes[t]
@@ -64,7 +66,7 @@ func (n *Node) applyCommitted(b *logstore.Batch, gr *groupReady, replies []reply
 }
 
 // applyEntry applies one committed entry.
-func (n *Node) applyEntry(b *logstore.Batch, g *group, e *raftpb.Entry, touched map[string]bool, replies []reply) []reply {
+func (n *Node) applyEntry(b *logstore.Batch, g *group, e *raftpb.Entry, touched map[string]bool, groupsTouched *[]groupTouch, replies []reply) []reply {
 	if e.GetType() != raftpb.EntryType_EntryNormal {
 		panic(fmt.Sprintf("node %d: group %d index %d: %s entry, but membership is static", n.cfg.ID, g.id, e.GetIndex(), e.GetType()))
 	}
@@ -78,6 +80,9 @@ func (n *Node) applyEntry(b *logstore.Batch, g *group, e *raftpb.Entry, touched 
 		return replies
 	}
 	body := n.applyCommand(b, g, &c, touched)
+	if c.kind == cmdFetch || c.kind == cmdAck {
+		*groupsTouched = append(*groupsTouched, groupTouch{tenant: c.scope.Tenant, name: c.group})
+	}
 	if c.proposer != n.cfg.ID {
 		return replies
 	}

@@ -23,6 +23,9 @@ func (n *Node) rebuildScopes() error {
 			g.applied = pos.AppliedIndex
 			continue
 		}
+		if sc.Tenant == groupsTenant {
+			continue // read per scope by rebuildScope
+		}
 		g := n.group(n.topo.groupOf(sc.Namespace, sc.Stream, sc.Shard))
 		if g == nil || g.id == MetaGroup {
 			return fmt.Errorf("node %d: store holds rows of %s, which no stream shard owns", n.cfg.ID, sc)
@@ -52,7 +55,11 @@ func (n *Node) rebuildScope(g *group, sc statemachine.Scope) (*statemachine.Shar
 	if len(entries) > 0 {
 		start = entries[0].Offset
 	}
-	s, err := statemachine.Rebuild(statemachine.RebuildInput{Config: cfg, StartOffset: start, Entries: entries})
+	groups, err := n.groupStates(g, sc.Tenant)
+	if err != nil {
+		return nil, err
+	}
+	s, err := statemachine.Rebuild(statemachine.RebuildInput{Config: cfg, StartOffset: start, Entries: entries, Groups: groups})
 	if err != nil {
 		return nil, fmt.Errorf("node %d: rebuild %s from its retained log: %w", n.cfg.ID, sc, err)
 	}
