@@ -115,3 +115,30 @@ func TestFrameKindsDoNotCross(t *testing.T) {
 }
 
 func errOf[T any](_ T, err error) error { return err }
+
+// TestDigestFollowsContent: equal messages digest equally and a changed
+// request id changes the digest.
+func TestDigestFollowsContent(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		q := genRequest().Draw(t, "request")
+		b, _ := EncodeRequest(&q)
+		q2, err := DecodeRequest(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if q.Digest() != q2.Digest() || q.Digest() == 0 {
+			t.Fatalf("digests %x and %x of equal requests", q.Digest(), q2.Digest())
+		}
+		q2.ID++
+		if q.Digest() == q2.Digest() {
+			t.Fatalf("digest %x ignores the request id", q.Digest())
+		}
+		a := genAnswer().Draw(t, "answer")
+		if a.Digest() == 0 {
+			t.Fatal("a valid answer digests to 0")
+		}
+	})
+	if (&Answer{}).Digest() != 0 {
+		t.Fatal("an unencodable answer must digest to 0")
+	}
+}
