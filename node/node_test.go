@@ -16,7 +16,7 @@ type fakeHost struct {
 	peers   int
 }
 
-func (h *fakeHost) NowNs() int64                    { return h.nowNs }
+func (h *fakeHost) NowNs() int64                     { return h.nowNs }
 func (h *fakeHost) SendPeer(to uint64, b *PeerBatch) { h.peers++ }
 func (h *fakeHost) SendAnswer(to uint64, a *wire.Answer) {
 	h.answers = append(h.answers, a)
