@@ -58,7 +58,8 @@ type Bootstrap struct {
 // default. The simulator's checkers must catch every one that is on.
 type Defects struct {
 	// StateReadWithoutReadIndex serves state_get from the local applied
-	// state on any replica, without ReadIndex: a stale read after failover.
+	// state on whichever replica receives it, leader or not, without
+	// ReadIndex: a lagging or partitioned replica answers a stale version.
 	StateReadWithoutReadIndex bool
 }
 

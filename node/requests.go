@@ -22,6 +22,10 @@ func (n *Node) HandleRequest(client uint64, req *wire.Request) {
 		n.answer(client, req.ID, errBody)
 		return
 	}
+	if sg, ok := req.Body.(*wire.StateGet); ok && n.cfg.Defects.StateReadWithoutReadIndex {
+		n.answer(client, req.ID, n.stateValue(g, req.Scope.Tenant, sg.Key)) // planted bug
+		return
+	}
 	if !g.isLeader {
 		n.answer(client, req.ID, &wire.Error{Code: wire.CodeNotLeader, Message: fmt.Sprintf("node %d does not lead group %d", n.cfg.ID, g.id), LeaderHint: g.lead})
 		return
