@@ -20,8 +20,7 @@ type recorder struct{ sends []sent }
 
 func (r *recorder) Send(to NodeID, req *wire.Request) { r.sends = append(r.sends, sent{to, *req}) }
 
-func (r *recorder) last(t *testing.T) sent {
-	t.Helper()
+func (r *recorder) last(t require.TestingT) sent {
 	require.NotEmpty(t, r.sends, "nothing was sent")
 	return r.sends[len(r.sends)-1]
 }
