@@ -47,7 +47,7 @@ func (s *Store) Commit(b *Batch) error {
 	}
 	if err := s.writeTxn(raftFrame, tableFrames); err != nil {
 		s.failed = err
-		return fmt.Errorf("%w: %v", ErrFailed, err)
+		return fmt.Errorf("%w: %w", ErrFailed, err)
 	}
 	s.install(&decoded, groups)
 	return nil

@@ -15,6 +15,10 @@
 // by a valid commit marker is corruption, reported as an error naming the
 // file and the byte offset. No file content makes Open panic.
 //
+// Rewrite replaces the file by one holding only the current content (new
+// file, fsync, rename over, directory fsync), so long runs do not replay
+// unbounded history; Stats says how large the file has grown.
+//
 // Commit is the only write path for the tables: the in-memory indexes change
 // only after the fsync succeeded. If a write or fsync fails the file is in an
 // unknown state, and the store refuses every further Commit; reopen it.

@@ -81,7 +81,7 @@ func dump(s *Store) string {
 			fmt.Fprintf(&sb, "outbox %s %d %+v\n", sc, r.Offset, r.Intent)
 		}
 	}
-	fmt.Fprintf(&sb, "counts %+v seq %d\n", s.Counts(), s.seq)
+	fmt.Fprintf(&sb, "counts %+v\n", s.Counts())
 	return sb.String()
 }
 

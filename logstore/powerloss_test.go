@@ -22,13 +22,17 @@ import (
 
 // plStats counts interesting events across a TestPowerLoss run, so the test
 // can require that the generator reached them.
-var plStats struct {
+type powerLossStats struct {
 	cutMidCommit  int // a Commit failed because the power was cut
 	inflightKept  int // the unacknowledged batch survived the crash
 	inflightLost  int // it did not
 	tornTruncated int // Open truncated a torn tail
 	cutInRecovery int // the power was cut while Open recovered
+	rewrites      int // a Rewrite completed
+	rewriteCut    int // the power was cut during a Rewrite
 }
+
+var plStats powerLossStats
 
 // errPowerCut is what a cutFS returns once its operation budget is spent.
 var errPowerCut = errors.New("power cut")
@@ -72,6 +76,20 @@ func (c *cutFS) spend() bool {
 	}
 	c.budget--
 	return c.budget > 0
+}
+
+func (c *cutFS) Rename(oldname, newname string) error {
+	if !c.spend() {
+		return errPowerCut
+	}
+	return c.Mem.Rename(oldname, newname)
+}
+
+func (c *cutFS) SyncDir(dir string) error {
+	if !c.spend() {
+		return errPowerCut
+	}
+	return c.Mem.SyncDir(dir)
 }
 
 func (f cutFile) Write(p []byte) (int, error) {
@@ -203,6 +221,16 @@ func powerLossRound(t *rapid.T, mem *vfs.Mem, history []*Batch, defects Defects)
 	fs.partBytes = rapid.IntRange(0, 700).Draw(t, "partBytes")
 	acked := len(history)
 	for i := rapid.IntRange(1, 6).Draw(t, "batches"); i > 0; i-- {
+		if rapid.IntRange(0, 5).Draw(t, "rewrite") == 0 {
+			if err := s.Rewrite(); err != nil {
+				if !errors.Is(err, errPowerCut) {
+					t.Fatalf("rewrite failed without a power cut: %v", err)
+				}
+				plStats.rewriteCut++
+				break
+			}
+			plStats.rewrites++
+		}
 		b := drawBatch(t, s)
 		if b.Empty() {
 			continue
@@ -264,13 +292,11 @@ func reopenAndCheck(t *rapid.T, mem *vfs.Mem, history []*Batch, acked int, defec
 }
 
 func TestPowerLoss(t *testing.T) {
-	plStats = struct {
-		cutMidCommit, inflightKept, inflightLost, tornTruncated, cutInRecovery int
-	}{}
+	plStats = powerLossStats{}
 	defer func() {
 		t.Logf("power-loss coverage: %+v", plStats)
 		if !t.Failed() && (plStats.cutMidCommit == 0 || plStats.inflightKept == 0 || plStats.inflightLost == 0 ||
-			plStats.tornTruncated == 0 || plStats.cutInRecovery == 0) {
+			plStats.tornTruncated == 0 || plStats.cutInRecovery == 0 || plStats.rewrites == 0 || plStats.rewriteCut == 0) {
 			t.Errorf("the generator never reached some crash shape: %+v", plStats)
 		}
 	}()

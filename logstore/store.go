@@ -66,6 +66,9 @@ func Open(opts Options) (*Store, error) {
 	if err := opts.FS.MkdirAll(dir); err != nil {
 		return nil, fmt.Errorf("logstore: open %s: %w", dir, err)
 	}
+	if err := s.removeRewriteLeftover(); err != nil {
+		return nil, err
+	}
 	f, err := opts.FS.Open(s.name)
 	if errors.Is(err, vfs.ErrNotExist) {
 		return s, s.create()

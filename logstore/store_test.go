@@ -260,3 +260,57 @@ func compareStorage(t *testing.T, step int, got raft.Storage, want *raft.MemoryS
 		t.Fatalf("step %d: snapshot %v; MemoryStorage %v", step, gs, ws)
 	}
 }
+
+func TestRewriteKeepsContentAndShrinks(t *testing.T) {
+	fs := vfs.NewMem()
+	s := openMem(t, fs)
+	sc := scopeOf("acme", 0)
+	for off := uint64(1); off <= 20; off++ {
+		b := fullBatch(sc, 1, off)
+		if off > 1 {
+			b.Outbox = append(b.Outbox, OutboxRow{Kind: WriteDelete, Scope: sc, Offset: off - 1})
+		}
+		mustCommit(t, s, b)
+	}
+	mustCommit(t, s, &Batch{Groups: []GroupWrite{{Group: 1, Compact: &Compaction{Snapshot: &raftpb.Snapshot{
+		Metadata: &raftpb.SnapshotMetadata{Index: new(uint64(15)), Term: new(uint64(1))}, Data: []byte("s15")}}}}})
+	before, sizeBefore := dump(s), s.Stats().FileBytes
+	if err := s.Rewrite(); err != nil {
+		t.Fatal(err)
+	}
+	if got := dump(s); got != before {
+		t.Fatalf("rewrite changed the content:\n%s\nwant:\n%s", got, before)
+	}
+	if st := s.Stats(); st.FileBytes >= sizeBefore/2 {
+		t.Fatalf("rewrite left %d of %d bytes", st.FileBytes, sizeBefore)
+	}
+	mustCommit(t, s, fullBatch(sc, 1, 21))
+	want := dump(s)
+	fs.Crash(vfs.LoseUnsynced)
+	s2 := openMem(t, fs)
+	if got := dump(s2); got != want {
+		t.Fatalf("after rewrite, commit and crash:\n%s\nwant:\n%s", got, want)
+	}
+	if names := fs.Names(); len(names) != 1 {
+		t.Fatalf("files after a rewrite: %v", names)
+	}
+}
+
+func TestRewriteLeftoverIsRemoved(t *testing.T) {
+	fs := vfs.NewMem()
+	s := openMem(t, fs)
+	mustCommit(t, s, fullBatch(scopeOf("acme", 0), 1, 1))
+	want := dump(s)
+	if _, _, _, err := s.writeRewrite(s.name + rewriteSuffix); err != nil {
+		t.Fatal(err)
+	}
+	fs.SyncDir("node1")
+	fs.Crash(vfs.LoseUnsynced)
+	s2 := openMem(t, fs)
+	if got := dump(s2); got != want {
+		t.Fatalf("store after a crashed rewrite:\n%s\nwant:\n%s", got, want)
+	}
+	if names := fs.Names(); len(names) != 1 {
+		t.Fatalf("the crashed rewrite's file was not removed: %v", names)
+	}
+}

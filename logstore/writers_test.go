@@ -7,8 +7,9 @@ package logstore
 //     through a variable bound to the tables;
 //   - anything but Store.install calls the tables' apply methods, or
 //     anything but Commit and replay calls install;
-//   - a logstore file outside the commit, create and recovery paths
-//     writes or truncates the store file;
+//   - a logstore file outside the commit, create, recovery and rewrite
+//     paths writes, truncates, renames or removes the store file (a
+//     rewrite copies what Commit wrote; it adds nothing);
 //   - a file of another package names the store file (FileName or
 //     "logstore.wal"), which is how it would bypass Commit.
 
@@ -34,13 +35,13 @@ var allowedCalls = map[string][]string{
 	"applyState":  {"tables.go:apply"},
 	"applyOutbox": {"tables.go:apply"},
 	"install":     {"commit.go:Commit", "recover.go:replayTxn"},
-	"f.Write":     {"commit.go:write", "store.go:create"},
+	"f.Write":     {"commit.go:write", "store.go:create", "rewrite.go:writeRewrite"},
 	"f.Truncate":  {"recover.go:replayFile"},
-	"f.Sync":      {"commit.go:commit", "store.go:create", "recover.go:replayFile"},
-	"fs.Create":   {"store.go:create"},
-	"fs.Remove":   {},
-	"fs.Rename":   {},
-	"fs.SyncDir":  {"store.go:create"},
+	"f.Sync":      {"commit.go:commit", "store.go:create", "recover.go:replayFile", "rewrite.go:writeRewrite"},
+	"fs.Create":   {"store.go:create", "rewrite.go:writeRewrite"},
+	"fs.Remove":   {"rewrite.go:Rewrite", "rewrite.go:removeRewriteLeftover"},
+	"fs.Rename":   {"rewrite.go:Rewrite"},
+	"fs.SyncDir":  {"store.go:create", "rewrite.go:Rewrite", "rewrite.go:removeRewriteLeftover"},
 }
 
 // checkSingleWriter returns one line per violation in files (path relative
