@@ -1,0 +1,185 @@
+package properties
+
+import (
+	"strings"
+	"testing"
+)
+
+var testScope = HistoryScope{Tenant: "acme", Namespace: "orders", Stream: "order-events", Shard: 1}
+
+func put(k, v string) HistoryStateOp { return HistoryStateOp{Key: k, Value: []byte(v)} }
+func del(k string) HistoryStateOp    { return HistoryStateOp{Delete: true, Key: k} }
+
+func rec(payload string, ops ...HistoryStateOp) HistoryRecord {
+	return HistoryRecord{Payload: []byte(payload), Ops: ops}
+}
+
+// fixtureLog is one scope's log: order-1 placed at 0, cart-1 put at 1,
+// order-1 shipped and cart-1 deleted at 2, a plain publish at 3.
+func fixtureLog() ScopeLog {
+	es := []HistoryRecord{
+		rec("e0", put("order-1", "placed")),
+		rec("e1", put("cart-1", "items")),
+		rec("e2", put("order-1", "shipped"), del("cart-1")),
+		rec("e3"),
+	}
+	l := ScopeLog{Scope: testScope, NextOffset: uint64(len(es))}
+	for i, r := range es {
+		l.Entries = append(l.Entries, HistoryEntry{Offset: uint64(i), Record: r})
+	}
+	return l
+}
+
+func replicas(n int) []ReplicaLog {
+	var out []ReplicaLog
+	for i := 1; i <= n; i++ {
+		out = append(out, ReplicaLog{Node: uint64(i), Scopes: []ScopeLog{fixtureLog()}})
+	}
+	return out
+}
+
+// fixtureHistory is what clients saw of fixtureLog: every write acked at
+// its offset, completed at 10*(offset+1) ns.
+func fixtureHistory() *History {
+	h := &History{}
+	l := fixtureLog()
+	for i := range l.Entries {
+		r := l.Entries[i].Record
+		h.Ops = append(h.Ops, HistoryOp{ID: uint64(i + 1), Kind: HistoryCommit, Scope: testScope, Record: &r,
+			InvokeNs: int64(10*i + 1), CompleteNs: int64(10 * (i + 1)), Outcome: OutcomeOK, Offset: uint64(i)})
+	}
+	return h
+}
+
+func addOp(h *History, op HistoryOp) *History {
+	op.ID = uint64(len(h.Ops) + 1)
+	op.Scope = testScope
+	if op.Outcome == 0 {
+		op.Outcome = OutcomeOK
+	}
+	h.Ops = append(h.Ops, op)
+	return h
+}
+
+func mustHold(t *testing.T, name string, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatalf("%s: want no violation, got %v", name, err)
+	}
+}
+
+func mustFail(t *testing.T, name string, err error, want string) {
+	t.Helper()
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("%s: want a violation mentioning %q, got %v", name, want, err)
+	}
+}
+
+func TestHistoryAckedOnEveryReplica(t *testing.T) {
+	mustHold(t, "all replicas whole", HistoryAckedOnEveryReplica(fixtureHistory(), replicas(3)))
+
+	rs := replicas(3)
+	rs[1].Scopes[0].Entries[2].Record.Ops = rs[1].Scopes[0].Entries[2].Record.Ops[:1] // a missing delete
+	mustFail(t, "replica with half a commit", HistoryAckedOnEveryReplica(fixtureHistory(), rs), "broker 2 holds a different record")
+
+	rs = replicas(3)
+	rs[2].Scopes[0].Entries = rs[2].Scopes[0].Entries[:2]
+	rs[2].Scopes[0].NextOffset = 2
+	mustFail(t, "acknowledged offset missing on one replica", HistoryAckedOnEveryReplica(fixtureHistory(), rs), "broker 3's log ends before it")
+
+	rs = replicas(2)
+	rs[0].Scopes = nil
+	mustFail(t, "scope missing", HistoryAckedOnEveryReplica(fixtureHistory(), rs), "holds no log")
+	mustFail(t, "no replicas", HistoryAckedOnEveryReplica(fixtureHistory(), nil), "no replica")
+
+	h := fixtureHistory()
+	h.Ops[3].Offset = 2 // acknowledged at the wrong offset
+	mustFail(t, "wrong acknowledged offset", HistoryAckedOnEveryReplica(h, replicas(1)), "different record")
+
+	h = fixtureHistory()
+	h.Ops[1].Outcome, h.Ops[1].Offset = OutcomeUnknown, 99 // unknown outcomes claim nothing
+	mustHold(t, "unknown outcome", HistoryAckedOnEveryReplica(h, replicas(3)))
+}
+
+func TestHistoryReadsLinearizable(t *testing.T) {
+	ref := &ReplicaLog{Scopes: []ScopeLog{fixtureLog()}}
+	// After all four writes were acknowledged (at 40 ns): order-1 is shipped at 2, cart-1 deleted.
+	fresh := addOp(fixtureHistory(), HistoryOp{Kind: HistoryStateGet, Key: "order-1", InvokeNs: 50, CompleteNs: 60, Found: true, Value: []byte("shipped"), Version: 2})
+	addOp(fresh, HistoryOp{Kind: HistoryStateGet, Key: "cart-1", InvokeNs: 50, CompleteNs: 60})
+	mustHold(t, "fresh reads", HistoryReadsLinearizable(fresh, ref))
+
+	// A read concurrent with the shipping commit may see either value.
+	conc := addOp(fixtureHistory(), HistoryOp{Kind: HistoryStateGet, Key: "order-1", InvokeNs: 25, CompleteNs: 60, Found: true, Value: []byte("placed"), Version: 0})
+	mustHold(t, "concurrent read of the older value", HistoryReadsLinearizable(conc, ref))
+
+	stale := addOp(fixtureHistory(), HistoryOp{Kind: HistoryStateGet, Key: "order-1", InvokeNs: 50, CompleteNs: 60, Found: true, Value: []byte("placed"), Version: 0})
+	mustFail(t, "stale value after an acknowledged rewrite", HistoryReadsLinearizable(stale, ref), "offset 2")
+
+	staleAbsent := addOp(fixtureHistory(), HistoryOp{Kind: HistoryStateGet, Key: "order-1", InvokeNs: 50, CompleteNs: 60})
+	mustFail(t, "absent after an acknowledged put", HistoryReadsLinearizable(staleAbsent, ref), "found nothing")
+
+	staleCart := addOp(fixtureHistory(), HistoryOp{Kind: HistoryStateGet, Key: "cart-1", InvokeNs: 50, CompleteNs: 60, Found: true, Value: []byte("items"), Version: 1})
+	mustFail(t, "deleted key still read", HistoryReadsLinearizable(staleCart, ref), "rewrote the key")
+}
+
+func TestHistoryReadVersionIsOffset(t *testing.T) {
+	ref := &ReplicaLog{Scopes: []ScopeLog{fixtureLog()}}
+	good := addOp(fixtureHistory(), HistoryOp{Kind: HistoryStateGet, Key: "order-1", InvokeNs: 50, CompleteNs: 60, Found: true, Value: []byte("shipped"), Version: 2})
+	mustHold(t, "version is the writing offset", HistoryReadVersionIsOffset(good, ref))
+
+	offByOne := addOp(fixtureHistory(), HistoryOp{Kind: HistoryStateGet, Key: "order-1", InvokeNs: 50, CompleteNs: 60, Found: true, Value: []byte("shipped"), Version: 3})
+	mustFail(t, "version off by one", HistoryReadVersionIsOffset(offByOne, ref), "does not touch the key")
+
+	wrongValue := addOp(fixtureHistory(), HistoryOp{Kind: HistoryStateGet, Key: "order-1", InvokeNs: 50, CompleteNs: 60, Found: true, Value: []byte("placed"), Version: 2})
+	mustFail(t, "value not the record's", HistoryReadVersionIsOffset(wrongValue, ref), `puts "shipped"`)
+
+	deleted := addOp(fixtureHistory(), HistoryOp{Kind: HistoryStateGet, Key: "cart-1", InvokeNs: 50, CompleteNs: 60, Found: true, Value: []byte("items"), Version: 2})
+	mustFail(t, "value at a deleting version", HistoryReadVersionIsOffset(deleted, ref), "deletes the key")
+
+	future := addOp(fixtureHistory(), HistoryOp{Kind: HistoryStateGet, Key: "order-1", InvokeNs: 50, CompleteNs: 60, Found: true, Value: []byte("x"), Version: 9})
+	mustFail(t, "version past the log", HistoryReadVersionIsOffset(future, ref), "log ends before it")
+}
+
+func TestHistoryReadersSeeWholeRecords(t *testing.T) {
+	ref := &ReplicaLog{Scopes: []ScopeLog{fixtureLog()}}
+	l := fixtureLog()
+	good := addOp(fixtureHistory(), HistoryOp{Kind: HistorySubscribe, FromOffset: 1, MaxEntries: 8, InvokeNs: 50, CompleteNs: 60, Entries: l.Entries[1:]})
+	addOp(good, HistoryOp{Kind: HistoryGroupFetch, Group: "g", InvokeNs: 50, CompleteNs: 60, Entries: l.Entries[2:3]})
+	mustHold(t, "whole records", HistoryReadersSeeWholeRecords(good, ref))
+
+	half := fixtureLog().Entries[2:3]
+	half[0].Record.Ops = half[0].Record.Ops[:1]
+	partial := addOp(fixtureHistory(), HistoryOp{Kind: HistoryGroupFetch, Group: "g", InvokeNs: 50, CompleteNs: 60, Entries: half})
+	mustFail(t, "event without all its state", HistoryReadersSeeWholeRecords(partial, ref), "1 state ops vs 2")
+
+	noState := fixtureLog().Entries[0:1]
+	noState[0].Record.Ops = nil
+	eventOnly := addOp(fixtureHistory(), HistoryOp{Kind: HistorySubscribe, MaxEntries: 8, InvokeNs: 50, CompleteNs: 60, Entries: noState})
+	mustFail(t, "event without its state", HistoryReadersSeeWholeRecords(eventOnly, ref), "0 state ops vs 1")
+
+	gap := addOp(fixtureHistory(), HistoryOp{Kind: HistorySubscribe, FromOffset: 0, MaxEntries: 8, InvokeNs: 50, CompleteNs: 60, Entries: []HistoryEntry{l.Entries[0], l.Entries[2]}})
+	mustFail(t, "subscriber gap", HistoryReadersSeeWholeRecords(gap, ref), "gap")
+}
+
+func TestHistoryConditionalWrites(t *testing.T) {
+	ref := &ReplicaLog{Scopes: []ScopeLog{fixtureLog()}}
+	other := rec("never-written", put("order-1", "x"))
+	h := addOp(fixtureHistory(), HistoryOp{Kind: HistoryCommitIf, Record: &other, ExpectedOffset: 2, InvokeNs: 50, CompleteNs: 60, Outcome: OutcomeRefused, Tail: 4})
+	mustHold(t, "refusal with the true tail, nothing written", HistoryConditionalWrites(h, ref))
+
+	written := fixtureLog().Entries[3].Record
+	leaked := addOp(fixtureHistory(), HistoryOp{Kind: HistoryPublishIf, Record: &written, ExpectedOffset: 1, InvokeNs: 50, CompleteNs: 60, Outcome: OutcomeRefused, Tail: 4})
+	mustFail(t, "refused but written", HistoryConditionalWrites(leaked, ref), "its record is in the log at offset 3")
+
+	twin := addOp(fixtureHistory(), HistoryOp{Kind: HistoryPublishIf, Record: &written, ExpectedOffset: 3, InvokeNs: 50, CompleteNs: 60, Outcome: OutcomeRefused, Tail: 4})
+	mustHold(t, "refusal answering a duplicated request's twin", HistoryConditionalWrites(twin, ref))
+
+	lying := addOp(fixtureHistory(), HistoryOp{Kind: HistoryCommitIf, Record: &other, ExpectedOffset: 4, InvokeNs: 50, CompleteNs: 60, Outcome: OutcomeRefused, Tail: 4})
+	mustFail(t, "refused at the true tail", HistoryConditionalWrites(lying, ref), "equal to its expected offset")
+
+	beyond := addOp(fixtureHistory(), HistoryOp{Kind: HistoryCommitIf, Record: &other, ExpectedOffset: 1, InvokeNs: 50, CompleteNs: 60, Outcome: OutcomeRefused, Tail: 9})
+	mustFail(t, "tail beyond the log", HistoryConditionalWrites(beyond, ref), "beyond the log's end")
+
+	misplaced := addOp(fixtureHistory(), HistoryOp{Kind: HistoryCommitIf, Record: &written, ExpectedOffset: 2, InvokeNs: 50, CompleteNs: 60, Offset: 3})
+	mustFail(t, "written away from its expected offset", HistoryConditionalWrites(misplaced, ref), "written at 3, expected 2")
+}

@@ -1,0 +1,54 @@
+package properties
+
+import "bytes"
+
+// HistoryConditionalWrites checks what the history shows of commit_if and
+// publish_if: a written one landed exactly at its expected offset (its
+// record is there in the reference log); a refused one reported a tail
+// other than the expected offset, no further than the log's end, and
+// wrote nothing — no record carrying its payload is in the log, except at
+// the expected offset when a duplicated request was written first and
+// the refusal answers its twin (then the reported tail is past it).
+// Payloads identify writes: the workload gives every write a payload no
+// other write of its scope carries (a retry reuses its original's).
+func HistoryConditionalWrites(h *History, ref *ReplicaLog) error {
+	v := violations{what: "ConditionalWrites"}
+	for i := range h.Ops {
+		op := &h.Ops[i]
+		if !op.Kind.IsConditional() {
+			continue
+		}
+		l := ref.Scope(op.Scope)
+		switch op.Outcome {
+		case OutcomeOK:
+			if op.Offset != op.ExpectedOffset {
+				v.add("op %d (%s on %s) written at %d, expected %d", op.ID, op.Kind, op.Scope, op.Offset, op.ExpectedOffset)
+			}
+		case OutcomeRefused:
+			checkRefused(&v, op, l)
+		}
+	}
+	return v.err()
+}
+
+func checkRefused(v *violations, op *HistoryOp, l *ScopeLog) {
+	if op.Tail == op.ExpectedOffset {
+		v.add("op %d (%s on %s) refused with tail %d equal to its expected offset", op.ID, op.Kind, op.Scope, op.Tail)
+	}
+	if l == nil {
+		return
+	}
+	if op.Tail > l.NextOffset {
+		v.add("op %d (%s on %s) refused with tail %d beyond the log's end %d", op.ID, op.Kind, op.Scope, op.Tail, l.NextOffset)
+	}
+	for j := range l.Entries {
+		e := &l.Entries[j]
+		if !bytes.Equal(e.Record.Payload, op.Record.Payload) {
+			continue
+		}
+		if e.Offset == op.ExpectedOffset && op.Tail > op.ExpectedOffset {
+			continue // a duplicated request landed; this refusal answers the twin
+		}
+		v.add("op %d (%s on %s) refused (tail %d, expected %d) but its record is in the log at offset %d", op.ID, op.Kind, op.Scope, op.Tail, op.ExpectedOffset, e.Offset)
+	}
+}

@@ -1,0 +1,190 @@
+package properties
+
+import "sort"
+
+// keyTouch is one record's effect on one key: the last operation on the
+// key in the record at offset.
+type keyTouch struct {
+	offset uint64
+	del    bool
+	value  []byte
+}
+
+// keyIndex lists, per key, the records of one scope's log that touch it,
+// ascending by offset.
+type keyIndex map[string][]keyTouch
+
+func indexKeys(l *ScopeLog) keyIndex {
+	idx := keyIndex{}
+	for i := range l.Entries {
+		e := &l.Entries[i]
+		last := map[string]int{}
+		for j := range e.Record.Ops {
+			last[e.Record.Ops[j].Key] = j
+		}
+		for j := range e.Record.Ops {
+			op := &e.Record.Ops[j]
+			if last[op.Key] == j {
+				idx[op.Key] = append(idx[op.Key], keyTouch{offset: e.Offset, del: op.Delete, value: op.Value})
+			}
+		}
+	}
+	return idx
+}
+
+// scopeAcks is the ok writes of one scope sorted by completion time, with
+// the running maximum of their offsets.
+type scopeAcks struct {
+	completeNs []int64
+	maxOffset  []uint64
+}
+
+func collectAcks(h *History) map[HistoryScope]*scopeAcks {
+	type ack struct {
+		at  int64
+		off uint64
+	}
+	per := map[HistoryScope][]ack{}
+	for i := range h.Ops {
+		op := &h.Ops[i]
+		if op.Kind.IsWrite() && op.Outcome == OutcomeOK {
+			per[op.Scope] = append(per[op.Scope], ack{op.CompleteNs, op.Offset})
+		}
+	}
+	out := map[HistoryScope]*scopeAcks{}
+	for s, acks := range per {
+		sort.Slice(acks, func(i, j int) bool { return acks[i].at < acks[j].at || acks[i].at == acks[j].at && acks[i].off < acks[j].off })
+		sa := &scopeAcks{}
+		var m uint64
+		for _, a := range acks {
+			m = max(m, a.off)
+			sa.completeNs = append(sa.completeNs, a.at)
+			sa.maxOffset = append(sa.maxOffset, m)
+		}
+		out[s] = sa
+	}
+	return out
+}
+
+// floor is the smallest log position (count of applied offsets, i.e. one
+// past an offset) a read invoked at invokeNs must reflect: one past every
+// write of the scope acknowledged before it; 0 when none was.
+func (a *scopeAcks) floor(invokeNs int64) uint64 {
+	if a == nil {
+		return 0
+	}
+	n := sort.Search(len(a.completeNs), func(i int) bool { return a.completeNs[i] >= invokeNs })
+	if n == 0 {
+		return 0
+	}
+	return a.maxOffset[n-1] + 1
+}
+
+// HistoryReadsLinearizable checks every state_get answered ok against the
+// reference log, in the simple form: the answer must be the key's state
+// after some log prefix that includes every write to the scope
+// acknowledged before the read was invoked. A found value at version v is
+// stale if a record after v but inside that floor touched the key; an
+// absent answer is stale if the key was present at the floor and no later
+// record deletes it. Reads whose scope's log is not retained from its
+// first offset are skipped. (Upper bounds — reading the future — are not
+// checked here.)
+func HistoryReadsLinearizable(h *History, ref *ReplicaLog) error {
+	v := violations{what: "LinearizableRead"}
+	acks := collectAcks(h)
+	idx := map[HistoryScope]keyIndex{}
+	for i := range h.Ops {
+		op := &h.Ops[i]
+		if op.Kind != HistoryStateGet || op.Outcome != OutcomeOK {
+			continue
+		}
+		l := ref.Scope(op.Scope)
+		floor := acks[op.Scope].floor(op.InvokeNs)
+		if l == nil {
+			if op.Found || floor > 0 {
+				v.add("op %d (state_get %s on %s) found=%t with writes acknowledged before it, but no replica holds a log for the scope", op.ID, op.Key, op.Scope, op.Found)
+			}
+			continue
+		}
+		if l.FirstOffset > 0 {
+			continue // offsets start at 0: part of the log is no longer retained
+		}
+		ki, ok := idx[op.Scope]
+		if !ok {
+			ki = indexKeys(l)
+			idx[op.Scope] = ki
+		}
+		checkRead(&v, op, ki[op.Key], floor)
+	}
+	return v.err()
+}
+
+func checkRead(v *violations, op *HistoryOp, touches []keyTouch, floor uint64) {
+	// before: touches below the floor; the last of them is the key's state there.
+	n := sort.Search(len(touches), func(i int) bool { return touches[i].offset >= floor })
+	if op.Found {
+		for _, t := range touches[:n] {
+			if t.offset > op.Version {
+				v.add("op %d (state_get %s on %s at %d ns) returned version %d, but offset %d (below %d, acknowledged before the read) rewrote the key",
+					op.ID, op.Key, op.Scope, op.InvokeNs, op.Version, t.offset, floor)
+				return
+			}
+		}
+		return
+	}
+	if n == 0 || touches[n-1].del {
+		return
+	}
+	for _, t := range touches[n:] {
+		if t.del {
+			return
+		}
+	}
+	v.add("op %d (state_get %s on %s at %d ns) found nothing, but offset %d put the key before the acknowledged floor %d and nothing deletes it later",
+		op.ID, op.Key, op.Scope, op.InvokeNs, touches[n-1].offset, floor)
+}
+
+// HistoryReadVersionIsOffset is VersionIsOffset from the reader's side:
+// every state_get answered ok with a value reports a version that is an
+// offset of the scope's reference log whose record's last operation on
+// that key puts exactly the value read.
+func HistoryReadVersionIsOffset(h *History, ref *ReplicaLog) error {
+	v := violations{what: "VersionIsOffset"}
+	for i := range h.Ops {
+		op := &h.Ops[i]
+		if op.Kind != HistoryStateGet || op.Outcome != OutcomeOK || !op.Found {
+			continue
+		}
+		l := ref.Scope(op.Scope)
+		if l == nil {
+			v.add("op %d (state_get %s on %s) read version %d; no replica holds a log for the scope", op.ID, op.Key, op.Scope, op.Version)
+			continue
+		}
+		if op.Version < l.FirstOffset {
+			continue
+		}
+		e, ok := l.At(op.Version)
+		if !ok {
+			v.add("op %d (state_get %s on %s) read version %d; the log ends before it (next offset %d)", op.ID, op.Key, op.Scope, op.Version, l.NextOffset)
+			continue
+		}
+		checkVersion(&v, op, e)
+	}
+	return v.err()
+}
+
+func checkVersion(v *violations, op *HistoryOp, e *HistoryEntry) {
+	for j := len(e.Record.Ops) - 1; j >= 0; j-- {
+		w := &e.Record.Ops[j]
+		if w.Key != op.Key {
+			continue
+		}
+		if w.Delete {
+			v.add("op %d (state_get %s on %s) read %q at version %d, but that record deletes the key", op.ID, op.Key, op.Scope, op.Value, op.Version)
+		} else if string(w.Value) != string(op.Value) {
+			v.add("op %d (state_get %s on %s) read %q at version %d, but that record puts %q", op.ID, op.Key, op.Scope, op.Value, op.Version, w.Value)
+		}
+		return
+	}
+	v.add("op %d (state_get %s on %s) read %q at version %d, but that record does not touch the key", op.ID, op.Key, op.Scope, op.Value, op.Version)
+}

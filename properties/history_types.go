@@ -1,0 +1,235 @@
+package properties
+
+import "fmt"
+
+// HistoryKind is the kind of one client operation in a history; the zero
+// value is invalid.
+type HistoryKind uint8
+
+// History operation kinds, one per client call.
+const (
+	historyKindInvalid HistoryKind = iota
+	HistoryCommit
+	HistoryCommitIf
+	HistoryPublish
+	HistoryPublishIf
+	HistoryEnqueue
+	HistoryStateGet
+	HistorySubscribe
+	HistoryGroupFetch
+	HistoryGroupAck
+	historyKindEnd
+)
+
+var historyKindNames = [...]string{"invalid", "commit", "commit_if", "publish", "publish_if", "enqueue",
+	"state_get", "subscribe", "group_fetch", "group_ack"}
+
+// String names the kind as the history encoding spells it.
+func (k HistoryKind) String() string {
+	if k < historyKindEnd {
+		return historyKindNames[k]
+	}
+	return fmt.Sprintf("HistoryKind(%d)", uint8(k))
+}
+
+// IsWrite reports whether the kind appends a record to a shard's log.
+func (k HistoryKind) IsWrite() bool {
+	switch k {
+	case HistoryCommit, HistoryCommitIf, HistoryPublish, HistoryPublishIf, HistoryEnqueue:
+		return true
+	}
+	return false
+}
+
+// IsConditional reports whether the kind is commit_if or publish_if.
+func (k HistoryKind) IsConditional() bool { return k == HistoryCommitIf || k == HistoryPublishIf }
+
+// MarshalText spells the kind; an invalid kind is refused.
+func (k HistoryKind) MarshalText() ([]byte, error) {
+	if k == historyKindInvalid || k >= historyKindEnd {
+		return nil, fmt.Errorf("history kind %d refused: not a valid kind", uint8(k))
+	}
+	return []byte(historyKindNames[k]), nil
+}
+
+// UnmarshalText reads a kind name.
+func (k *HistoryKind) UnmarshalText(b []byte) error {
+	for i := HistoryKind(1); i < historyKindEnd; i++ {
+		if historyKindNames[i] == string(b) {
+			*k = i
+			return nil
+		}
+	}
+	return fmt.Errorf("history kind %q refused: unknown", b)
+}
+
+// HistoryOutcome is how an operation completed; the zero value is invalid.
+type HistoryOutcome uint8
+
+// Outcomes. Unknown is never a pass: a write whose answer was lost may or
+// may not have landed (and may land twice if retried).
+const (
+	outcomeInvalid HistoryOutcome = iota
+	// OutcomeOK: the call succeeded (a conditional write was written).
+	OutcomeOK
+	// OutcomeRefused: a conditional write was refused with the true tail.
+	OutcomeRefused
+	// OutcomeFailed: the call certainly had no effect (refused before
+	// sending, or a broker error that guarantees nothing was written).
+	OutcomeFailed
+	// OutcomeUnknown: no usable answer came; a write may have landed.
+	OutcomeUnknown
+	// OutcomePending: the call had not completed when the history was taken.
+	OutcomePending
+	outcomeEnd
+)
+
+var outcomeNames = [...]string{"invalid", "ok", "refused", "failed", "unknown", "pending"}
+
+// String names the outcome as the history encoding spells it.
+func (o HistoryOutcome) String() string {
+	if o < outcomeEnd {
+		return outcomeNames[o]
+	}
+	return fmt.Sprintf("HistoryOutcome(%d)", uint8(o))
+}
+
+// MarshalText spells the outcome; an invalid outcome is refused.
+func (o HistoryOutcome) MarshalText() ([]byte, error) {
+	if o == outcomeInvalid || o >= outcomeEnd {
+		return nil, fmt.Errorf("history outcome %d refused: not a valid outcome", uint8(o))
+	}
+	return []byte(outcomeNames[o]), nil
+}
+
+// UnmarshalText reads an outcome name.
+func (o *HistoryOutcome) UnmarshalText(b []byte) error {
+	for i := HistoryOutcome(1); i < outcomeEnd; i++ {
+		if outcomeNames[i] == string(b) {
+			*o = i
+			return nil
+		}
+	}
+	return fmt.Errorf("history outcome %q refused: unknown", b)
+}
+
+// HistoryScope names one stream shard of one tenant, where offsets live.
+type HistoryScope struct {
+	Tenant    string `json:"tenant"`
+	Namespace string `json:"namespace"`
+	Stream    string `json:"stream"`
+	Shard     uint32 `json:"shard"`
+}
+
+// String renders the scope as tenant/namespace/stream/shard.
+func (s HistoryScope) String() string {
+	return fmt.Sprintf("%s/%s/%s/%d", s.Tenant, s.Namespace, s.Stream, s.Shard)
+}
+
+// Less orders scopes by tenant, namespace, stream, then shard.
+func (s HistoryScope) Less(o HistoryScope) bool {
+	if s.Tenant != o.Tenant {
+		return s.Tenant < o.Tenant
+	}
+	if s.Namespace != o.Namespace {
+		return s.Namespace < o.Namespace
+	}
+	if s.Stream != o.Stream {
+		return s.Stream < o.Stream
+	}
+	return s.Shard < o.Shard
+}
+
+// HistoryStateOp is one put (Delete false) or delete of a state key.
+type HistoryStateOp struct {
+	Delete bool   `json:"delete,omitempty"`
+	Key    string `json:"key"`
+	Value  []byte `json:"value,omitempty"`
+}
+
+// HistoryRecord is a record as a client wrote or read it: one event
+// (Enqueue false means publish) and its state operations, in order.
+type HistoryRecord struct {
+	Enqueue bool             `json:"enqueue,omitempty"`
+	Payload []byte           `json:"payload"`
+	Ops     []HistoryStateOp `json:"ops,omitempty"`
+}
+
+// HistoryEntry is a record at its offset, as a reader saw it.
+type HistoryEntry struct {
+	Offset uint64        `json:"offset"`
+	Record HistoryRecord `json:"record"`
+}
+
+// HistoryOp is one client operation: what was asked, when, and how it
+// ended. Fields a kind does not use stay zero.
+type HistoryOp struct {
+	// ID is unique in the history, ascending in invocation order.
+	ID uint64 `json:"id"`
+	// Client is the workload client that issued the call.
+	Client int `json:"client"`
+	// RetryOf links a re-sent write to the operation whose outcome was
+	// unknown (0: not a retry); both may land.
+	RetryOf   uint64       `json:"retry_of,omitempty"`
+	Kind      HistoryKind  `json:"kind"`
+	Scope     HistoryScope `json:"scope"`
+	EntityKey string       `json:"entity_key,omitempty"`
+	// Record is a write's record.
+	Record *HistoryRecord `json:"record,omitempty"`
+	// ExpectedOffset is a conditional write's expected offset.
+	ExpectedOffset uint64 `json:"expected_offset,omitempty"`
+	// Key is a state_get's key.
+	Key string `json:"key,omitempty"`
+	// FromOffset and MaxEntries are a subscribe read's window.
+	FromOffset uint64 `json:"from_offset,omitempty"`
+	MaxEntries uint32 `json:"max_entries,omitempty"`
+	// Group names a consumer group; AckOffset is a group ack's offset.
+	Group     string `json:"group,omitempty"`
+	AckOffset uint64 `json:"ack_offset,omitempty"`
+	// InvokeNs and CompleteNs are simulated times; CompleteNs is 0 while pending.
+	InvokeNs   int64          `json:"invoke_ns"`
+	CompleteNs int64          `json:"complete_ns,omitempty"`
+	Outcome    HistoryOutcome `json:"outcome"`
+	// Offset is where an ok write landed; Tail is a refusal's true tail.
+	Offset uint64 `json:"offset,omitempty"`
+	Tail   uint64 `json:"tail,omitempty"`
+	// Found, Value and Version are a state_get's answer.
+	Found   bool   `json:"found,omitempty"`
+	Value   []byte `json:"value,omitempty"`
+	Version uint64 `json:"version,omitempty"`
+	// Entries are what a subscribe read or group fetch returned.
+	Entries []HistoryEntry `json:"entries,omitempty"`
+	// Error is the failure's message for failed and unknown outcomes.
+	Error string `json:"error,omitempty"`
+}
+
+// History is every operation of a run, in invocation order.
+type History struct {
+	Ops []HistoryOp
+}
+
+// HistoryCounts tallies a history's operations by outcome.
+type HistoryCounts struct {
+	Total, OK, Refused, Failed, Unknown, Pending int
+}
+
+// Counts tallies the history's outcomes.
+func (h *History) Counts() HistoryCounts {
+	var c HistoryCounts
+	for i := range h.Ops {
+		c.Total++
+		switch h.Ops[i].Outcome {
+		case OutcomeOK:
+			c.OK++
+		case OutcomeRefused:
+			c.Refused++
+		case OutcomeFailed:
+			c.Failed++
+		case OutcomeUnknown:
+			c.Unknown++
+		case OutcomePending:
+			c.Pending++
+		}
+	}
+	return c
+}
