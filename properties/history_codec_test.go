@@ -37,9 +37,9 @@ func drawHistory(t *rapid.T) *History {
 	for i, n := 0, rapid.IntRange(0, 12).Draw(t, "n"); i < n; i++ {
 		id += rapid.Uint64Range(1, 5).Draw(t, "idgap")
 		op := HistoryOp{ID: id, Client: rapid.IntRange(0, 7).Draw(t, "client"),
-			Kind:  HistoryKind(rapid.IntRange(1, int(historyKindEnd)-1).Draw(t, "kind")),
-			Scope: HistoryScope{Tenant: rapid.String().Draw(t, "tenant"), Namespace: "orders", Stream: "s", Shard: rapid.Uint32Range(0, 9).Draw(t, "shard")},
-			Outcome: HistoryOutcome(rapid.IntRange(1, int(outcomeEnd)-1).Draw(t, "outcome")),
+			Kind:     HistoryKind(rapid.IntRange(1, int(historyKindEnd)-1).Draw(t, "kind")),
+			Scope:    HistoryScope{Tenant: rapid.String().Draw(t, "tenant"), Namespace: "orders", Stream: "s", Shard: rapid.Uint32Range(0, 9).Draw(t, "shard")},
+			Outcome:  HistoryOutcome(rapid.IntRange(1, int(outcomeEnd)-1).Draw(t, "outcome")),
 			InvokeNs: rapid.Int64Range(0, 1e12).Draw(t, "invoke")}
 		if op.Outcome == OutcomeRefused && !op.Kind.IsConditional() {
 			op.Outcome = OutcomeFailed

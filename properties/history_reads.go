@@ -53,7 +53,9 @@ func collectAcks(h *History) map[HistoryScope]*scopeAcks {
 	}
 	out := map[HistoryScope]*scopeAcks{}
 	for s, acks := range per {
-		sort.Slice(acks, func(i, j int) bool { return acks[i].at < acks[j].at || acks[i].at == acks[j].at && acks[i].off < acks[j].off })
+		sort.Slice(acks, func(i, j int) bool {
+			return acks[i].at < acks[j].at || acks[i].at == acks[j].at && acks[i].off < acks[j].off
+		})
 		sa := &scopeAcks{}
 		var m uint64
 		for _, a := range acks {
