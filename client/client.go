@@ -66,14 +66,21 @@ type call struct {
 // Client is one Felix client endpoint. It is not safe for concurrent use;
 // a simulator drives it from its single goroutine.
 type Client struct {
-	cfg     Config
-	tr      Transport
-	shards  map[[2]string]uint32
-	leader  map[statemachine.Scope]NodeID
-	cursor  map[statemachine.Scope]int
+	cfg    Config
+	tr     Transport
+	shards map[[2]string]uint32
+	// leader and cursor hold one entry per scope the caller has used: they
+	// grow with the caller's tenants, streams and shards, not with traffic.
+	// They are only ever looked up, never iterated.
+	leader map[statemachine.Scope]NodeID
+	cursor map[statemachine.Scope]int
+	// pending holds calls sent and not completed, keyed by request id.
+	// Invariant: len(pending) <= cfg.PendingMax; a completed call is never in it.
 	pending map[uint64]*call
-	nextID  uint64
-	stats   Stats
+	// nextID is the next request id; ids are never reused, so a late answer
+	// can never complete the wrong call.
+	nextID uint64
+	stats  Stats
 }
 
 // New checks cfg and returns a client that sends through tr.
