@@ -314,3 +314,24 @@ func TestRewriteLeftoverIsRemoved(t *testing.T) {
 		t.Fatalf("the crashed rewrite's file was not removed: %v", names)
 	}
 }
+
+// TestStateMatchesLogHasTeeth plants a state row the log does not imply,
+// and a stale version, and requires the check to name each.
+func TestStateMatchesLogHasTeeth(t *testing.T) {
+	s := openMem(t, vfs.NewMem())
+	sc := scopeOf("acme", 0)
+	mustCommit(t, s, fullBatch(sc, 1, 1))
+	mustCommit(t, s, fullBatch(sc, 1, 2))
+	if err := s.CheckStateMatchesLog(); err != nil {
+		t.Fatal(err)
+	}
+	mustCommit(t, s, &Batch{State: []StateRow{{Kind: WritePut, Scope: sc, Key: "k", Value: []byte("v2"), Version: 1}}})
+	if err := s.CheckStateMatchesLog(); err == nil || !strings.Contains(err.Error(), `"k" = "v2"@1`) {
+		t.Fatalf("stale version not caught: %v", err)
+	}
+	other := scopeOf("acme", 7)
+	mustCommit(t, s, &Batch{State: []StateRow{{Kind: WritePut, Scope: other, Key: "orphan", Value: []byte("x"), Version: 3}}})
+	if err := s.CheckStateMatchesLog(other); err == nil || !strings.Contains(err.Error(), "does not imply") {
+		t.Fatalf("orphan state row not caught: %v", err)
+	}
+}
