@@ -1,0 +1,159 @@
+package workload
+
+import (
+	"fmt"
+
+	"github.com/felixsim/felixsim/client"
+)
+
+// Defaults of a Config field left zero.
+const (
+	ClientsDefault          = 4
+	EntityKeysDefault       = 6
+	OpGapMeanNsDefault      = 20_000_000    // 20 ms between one client's invocations, on average
+	InFlightMaxDefault      = 4             // calls one client keeps open
+	CallTimeoutNsDefault    = 1_000_000_000 // 1 s
+	RetryUnknownPctDefault  = 50
+	SubscribeMaxDefault     = 16
+	FetchMaxDefault         = 4
+	LeaseNsDefault          = 2_000_000_000
+	NotLeaderRedirectsDflt  = 3
+	GroupNameDefault        = "fulfilment"
+	NamespaceDefault        = "orders"
+	StreamDefault           = "order-events"
+	defaultTenantA          = "acme"
+	defaultTenantB          = "globex"
+	entityKeyPrefix         = "order-"
+	cartKeyPrefix           = "cart-"
+	retriesQueuedMaxDefault = 64
+)
+
+// Config describes the workload; build it by field name. Zero fields take
+// the defaults above.
+type Config struct {
+	// Brokers is the number of brokers (raft ids 1..Brokers at sim ids
+	// 0..Brokers-1, as sim/cluster lays them out).
+	Brokers int
+	// FirstSimID is the sim id of the first client process (clients follow
+	// at FirstSimID+1, …); sim/cluster puts extra processes after the
+	// brokers, so it is usually Brokers.
+	FirstSimID int
+	// Clients is how many client processes run; client i belongs to tenant
+	// Tenants[i % len(Tenants)].
+	Clients int
+	// Tenants are the tenants; at least two, so that equal names collide
+	// across tenants. Nil means acme and globex.
+	Tenants []string
+	// Namespace and Streams name the streams every tenant writes (the same
+	// names in every tenant, on purpose); nil Streams means one, StreamDefault.
+	Namespace string
+	Streams   []string
+	// Shards is every stream's shard count (for routing); must match the cluster.
+	Shards uint32
+	// EntityKeys is how many entity keys (order-1 …) the clients share.
+	EntityKeys int
+	// OpGapMeanNs is the mean simulated time between one client's invocations.
+	OpGapMeanNs int64
+	// InFlightMax caps one client's open calls; a client at the cap waits.
+	InFlightMax int
+	// CallTimeoutNs is each call's deadline; a call past it completes with
+	// an unknown outcome.
+	CallTimeoutNs int64
+	// RetryUnknownPct is the chance (0-100) that an unconditional write
+	// whose outcome was unknown is re-sent as a new, linked operation.
+	// Negative means never.
+	RetryUnknownPct int
+	// StopNs is the simulated time from which no new operation is invoked;
+	// calls in flight still complete (by answer or deadline).
+	StopNs int64
+	// OpsMax caps the recorded history; at the cap clients invoke nothing
+	// more (overflow policy: refuse new operations). 0 means OpsMaxDefault.
+	OpsMax int
+}
+
+// OpsMaxDefault caps a history when Config.OpsMax is 0.
+const OpsMaxDefault = 1 << 20
+
+func (c Config) withDefaults() Config {
+	d := c
+	if d.Clients == 0 {
+		d.Clients = ClientsDefault
+	}
+	if d.Tenants == nil {
+		d.Tenants = []string{defaultTenantA, defaultTenantB}
+	}
+	if d.Namespace == "" {
+		d.Namespace = NamespaceDefault
+	}
+	if d.Streams == nil {
+		d.Streams = []string{StreamDefault}
+	}
+	if d.EntityKeys == 0 {
+		d.EntityKeys = EntityKeysDefault
+	}
+	if d.OpGapMeanNs == 0 {
+		d.OpGapMeanNs = OpGapMeanNsDefault
+	}
+	if d.InFlightMax == 0 {
+		d.InFlightMax = InFlightMaxDefault
+	}
+	if d.CallTimeoutNs == 0 {
+		d.CallTimeoutNs = CallTimeoutNsDefault
+	}
+	if d.RetryUnknownPct == 0 {
+		d.RetryUnknownPct = RetryUnknownPctDefault
+	}
+	if d.OpsMax == 0 {
+		d.OpsMax = OpsMaxDefault
+	}
+	return d
+}
+
+func (c *Config) validate() error {
+	switch {
+	case c.Brokers < 1:
+		return fmt.Errorf("workload: %d brokers refused: need at least 1", c.Brokers)
+	case c.FirstSimID < c.Brokers:
+		return fmt.Errorf("workload: first client sim id %d refused: brokers occupy 0..%d", c.FirstSimID, c.Brokers-1)
+	case c.Clients < 1:
+		return fmt.Errorf("workload: %d clients refused: need at least 1", c.Clients)
+	case len(c.Tenants) < 2:
+		return fmt.Errorf("workload: %d tenants refused: need at least 2 so that names collide across tenants", len(c.Tenants))
+	case len(c.Streams) == 0:
+		return fmt.Errorf("workload: no streams refused: need at least one")
+	case c.Shards < 1:
+		return fmt.Errorf("workload: %d shards refused: need at least 1", c.Shards)
+	case c.EntityKeys < 1 || c.OpGapMeanNs < 1 || c.InFlightMax < 1 || c.CallTimeoutNs < 1 || c.OpsMax < 1:
+		return fmt.Errorf("workload: entity keys %d, op gap %d ns, in-flight cap %d, call timeout %d ns, ops cap %d refused: each must be positive",
+			c.EntityKeys, c.OpGapMeanNs, c.InFlightMax, c.CallTimeoutNs, c.OpsMax)
+	case c.RetryUnknownPct > 100:
+		return fmt.Errorf("workload: retry chance %d%% refused: above 100", c.RetryUnknownPct)
+	}
+	for i, t := range c.Tenants {
+		for _, u := range c.Tenants[:i] {
+			if t == u {
+				return fmt.Errorf("workload: tenant %q listed twice", t)
+			}
+		}
+	}
+	return nil
+}
+
+// clientConfig is the client package's config for this workload.
+func (c *Config) clientConfig() client.Config {
+	var brokers []client.NodeID
+	for i := 1; i <= c.Brokers; i++ {
+		brokers = append(brokers, client.NodeID(i))
+	}
+	var streams []client.StreamShards
+	for _, s := range c.Streams {
+		streams = append(streams, client.StreamShards{Namespace: c.Namespace, Stream: s, Shards: c.Shards})
+	}
+	return client.Config{
+		Brokers:               brokers,
+		Streams:               streams,
+		CallTimeoutNs:         c.CallTimeoutNs,
+		PendingMax:            c.InFlightMax + FetchMaxDefault,
+		NotLeaderRedirectsMax: NotLeaderRedirectsDflt,
+	}
+}

@@ -1,0 +1,20 @@
+// Package workload is felixsim's simulated Felix users: client processes of
+// at least two tenants that reuse the same namespace, stream names, entity
+// keys and state keys on purpose (so a scoping mistake collides), driving
+// the client package over the simulated network — commit, commit_if that
+// tracks the tail it last saw, publish, publish_if, enqueue, state_get,
+// subscribe reads and consumer-group fetch/ack — with a bounded number of
+// calls in flight, per-call deadlines and retries. Every operation's
+// invocation and completion (ok, refused, failed, unknown) is recorded in a
+// properties.History with simulated times; a commit retried after an
+// unknown outcome is recorded as a new operation linked to the first,
+// because it may land twice.
+//
+// workload only generates load and records what it saw; checking belongs
+// in properties. It imports client, sim (for node specs), sim/cluster (for
+// its message types and id mapping), wire, statemachine and properties; it
+// must not import node internals beyond what cluster exposes, sim/runner
+// or cmd. Like every simulated-path package it reads no wall clock, uses
+// no global randomness, starts no goroutines and never lets map order
+// reach behaviour.
+package workload

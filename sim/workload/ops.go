@@ -1,0 +1,153 @@
+package workload
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/felixsim/felixsim/client"
+	"github.com/felixsim/felixsim/properties"
+	"github.com/felixsim/felixsim/sim/prng"
+	"github.com/felixsim/felixsim/statemachine"
+)
+
+// writeSpec is one unconditional or conditional write as generated: what
+// the client sends and what the history records. A retry re-sends it.
+type writeSpec struct {
+	kind    properties.HistoryKind
+	stream  string
+	entity  string
+	ops     []client.CommitOp // commit and commit_if
+	payload []byte            // publish, publish_if and enqueue
+	rec     properties.HistoryRecord
+}
+
+// invokeRandom invokes one operation drawn from the mix.
+func (p *proc) invokeRandom(now int64) {
+	r := p.env.Rand()
+	switch n := r.Intn(100); {
+	case n < 26:
+		p.write(now, p.newCommit(r, properties.HistoryCommit), 0)
+	case n < 36:
+		p.write(now, p.newCommit(r, properties.HistoryCommitIf), 0)
+	case n < 44:
+		p.write(now, p.newEvent(r, properties.HistoryPublish), 0)
+	case n < 50:
+		p.write(now, p.newEvent(r, properties.HistoryPublishIf), 0)
+	case n < 58:
+		p.write(now, p.newEvent(r, properties.HistoryEnqueue), 0)
+	case n < 80:
+		p.stateGet(now, r)
+	case n < 90:
+		p.subscribe(now, r)
+	default:
+		p.groupFetch(now, r)
+	}
+}
+
+// tag is a string no other write of this run carries: tenant, client, sequence.
+func (p *proc) tag() string {
+	p.seq++
+	return fmt.Sprintf("%s/c%d/%d", p.tenant, p.index, p.seq)
+}
+
+func (p *proc) entity(r *prng.Rand) (entity string, n int) {
+	n = 1 + r.Intn(p.w.cfg.EntityKeys)
+	return fmt.Sprintf("%s%d", entityKeyPrefix, n), n
+}
+
+// newCommit draws a commit: an enqueue or publish event, a put of the
+// entity's status, and a put or delete of its cart — keys every tenant
+// shares by name.
+func (p *proc) newCommit(r *prng.Rand, kind properties.HistoryKind) *writeSpec {
+	ent, n := p.entity(r)
+	tag := p.tag()
+	stream := p.stream(r)
+	payload := []byte(fmt.Sprintf(`{"event":%q,"entity":%q}`, tag, ent))
+	status := []byte(fmt.Sprintf(`{"status":%q}`, tag))
+	cart := fmt.Sprintf("%s%d", cartKeyPrefix, n)
+	ws := &writeSpec{kind: kind, stream: stream, entity: ent}
+	ws.rec.Payload = payload
+	if r.Intn(2) == 0 {
+		ws.ops = append(ws.ops, client.Enqueue(stream, payload))
+		ws.rec.Enqueue = true
+	} else {
+		ws.ops = append(ws.ops, client.Publish(stream, payload))
+	}
+	ws.ops = append(ws.ops, client.Put(stream, ent, status))
+	ws.rec.Ops = append(ws.rec.Ops, properties.HistoryStateOp{Key: ent, Value: status})
+	if r.Intn(3) == 0 {
+		ws.ops = append(ws.ops, client.Delete(stream, cart))
+		ws.rec.Ops = append(ws.rec.Ops, properties.HistoryStateOp{Delete: true, Key: cart})
+	} else {
+		items := []byte(fmt.Sprintf(`{"items":%d,"by":%q}`, 1+r.Intn(9), tag))
+		ws.ops = append(ws.ops, client.Put(stream, cart, items))
+		ws.rec.Ops = append(ws.rec.Ops, properties.HistoryStateOp{Key: cart, Value: items})
+	}
+	return ws
+}
+
+// newEvent draws a publish, publish_if or enqueue routed by an entity key.
+func (p *proc) newEvent(r *prng.Rand, kind properties.HistoryKind) *writeSpec {
+	ent, _ := p.entity(r)
+	payload := []byte(fmt.Sprintf(`{"event":%q,"entity":%q}`, p.tag(), ent))
+	return &writeSpec{kind: kind, stream: p.stream(r), entity: ent, payload: payload,
+		rec: properties.HistoryRecord{Enqueue: kind == properties.HistoryEnqueue, Payload: payload}}
+}
+
+// stream draws one of the workload's streams.
+func (p *proc) stream(r *prng.Rand) string {
+	if len(p.w.cfg.Streams) == 1 {
+		return p.w.cfg.Streams[0]
+	}
+	return p.w.cfg.Streams[r.Intn(len(p.w.cfg.Streams))]
+}
+
+// scopeOf is the scope entity routes to in stream, for this client's tenant.
+func (p *proc) scopeOf(stream, entity string) statemachine.Scope {
+	return statemachine.Scope{Tenant: p.tenant, Namespace: p.w.cfg.Namespace, Stream: stream,
+		Shard: client.ShardOf([]byte(entity), p.w.cfg.Shards)}
+}
+
+// shardScope draws one shard of one stream for this client's tenant.
+func (p *proc) shardScope(r *prng.Rand) statemachine.Scope {
+	return statemachine.Scope{Tenant: p.tenant, Namespace: p.w.cfg.Namespace, Stream: p.stream(r), Shard: uint32(r.Intn(int(p.w.cfg.Shards)))}
+}
+
+// begin records an invocation; it returns -1 (and invokes nothing) when
+// the history is full.
+func (p *proc) begin(op properties.HistoryOp, now int64) int {
+	op.Client = p.index
+	i := p.w.rec.invoke(op, now)
+	if i >= 0 {
+		p.open++
+	}
+	return i
+}
+
+// finish records a completion and returns the recorded op for its results.
+func (p *proc) finish(i int, err error) *properties.HistoryOp {
+	p.open--
+	out, msg := classify(err)
+	return p.w.rec.complete(i, p.env.NowNs(), out, msg)
+}
+
+// classify maps a call's error to its outcome: nil is ok; a write the
+// client cannot vouch for, or any call that timed out, is unknown;
+// everything else certainly had no effect.
+func classify(err error) (properties.HistoryOutcome, string) {
+	switch {
+	case err == nil:
+		return properties.OutcomeOK, ""
+	case errors.Is(err, client.ErrUnknownOutcome), errors.Is(err, client.ErrTimeout):
+		return properties.OutcomeUnknown, err.Error()
+	}
+	return properties.OutcomeFailed, err.Error()
+}
+
+// sawTail notes that scope's next offset is at least next.
+func (p *proc) sawTail(s statemachine.Scope, next uint64) {
+	p.tails[s] = max(p.tails[s], next)
+}
+
+// learnTail sets scope's next offset to a refusal's true tail.
+func (p *proc) learnTail(s statemachine.Scope, tail uint64) { p.tails[s] = tail }

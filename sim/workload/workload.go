@@ -1,0 +1,70 @@
+package workload
+
+import (
+	"fmt"
+
+	"github.com/felixsim/felixsim/properties"
+	"github.com/felixsim/felixsim/sim"
+	"github.com/felixsim/felixsim/sim/simapi"
+	"github.com/felixsim/felixsim/statemachine"
+)
+
+// Workload is a set of simulated Felix clients sharing one history.
+type Workload struct {
+	cfg     Config
+	rec     recorder
+	procs   []*proc
+	retries int
+}
+
+// New checks cfg and builds the clients; put Specs() into the world at
+// sim ids cfg.FirstSimID, cfg.FirstSimID+1, …
+func New(cfg Config) (*Workload, error) {
+	d := cfg.withDefaults()
+	if err := d.validate(); err != nil {
+		return nil, err
+	}
+	w := &Workload{cfg: d, rec: recorder{opsMax: d.OpsMax}}
+	for i := 0; i < d.Clients; i++ {
+		w.procs = append(w.procs, &proc{w: w, index: i, tenant: d.Tenants[i%len(d.Tenants)],
+			tails: map[statemachine.Scope]uint64{}, cursors: map[statemachine.Scope]uint64{}})
+	}
+	return w, nil
+}
+
+// Config returns the workload's config with defaults filled in.
+func (w *Workload) Config() Config { return w.cfg }
+
+// Specs are the client processes' world slots, fault-exempt, in sim-id
+// order from Config.FirstSimID.
+func (w *Workload) Specs() []sim.NodeSpec {
+	var out []sim.NodeSpec
+	for _, p := range w.procs {
+		p := p
+		out = append(out, sim.NodeSpec{Name: fmt.Sprintf("client-%d-%s", p.index, p.tenant), New: func() simapi.Process { return p }, FaultExempt: true})
+	}
+	return out
+}
+
+// History returns a copy of the history so far; calls still open are pending.
+func (w *Workload) History() *properties.History { return w.rec.history() }
+
+// Open is the number of operations invoked and not yet completed.
+func (w *Workload) Open() int {
+	n := 0
+	for _, p := range w.procs {
+		n += p.open
+	}
+	return n
+}
+
+// Stats counts what the workload did beyond its history.
+type Stats struct {
+	// Retries is how many writes were re-sent after an unknown outcome.
+	Retries int
+	// RefusedFull counts invocations not made because the history was full.
+	RefusedFull int
+}
+
+// Stats returns the counters so far.
+func (w *Workload) Stats() Stats { return Stats{Retries: w.retries, RefusedFull: w.rec.refused} }

@@ -1,0 +1,183 @@
+package workload
+
+import (
+	"bytes"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/felixsim/felixsim/properties"
+	"github.com/felixsim/felixsim/sim"
+	"github.com/felixsim/felixsim/sim/cluster"
+)
+
+const secondNs = 1_000_000_000
+
+// runWorkload runs a default workload against 3 brokers for durNs under
+// link (zero: clean network), then lets every call complete.
+func runWorkload(t *testing.T, seed uint64, durNs int64, link sim.LinkConfig) (*Workload, *cluster.Cluster) {
+	t.Helper()
+	w, err := New(Config{Brokers: 3, FirstSimID: 3, Shards: 4, StopNs: durNs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := cluster.New(cluster.Config{Seed: seed, Extra: w.Specs(), Link: link})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.World.RunFor(durNs)
+	if err := c.World.RunUntil(func() (bool, string) { return w.Open() == 0, "workload calls open" }, 10*secondNs); err != nil {
+		t.Fatal(err)
+	}
+	return w, c
+}
+
+func TestConfigRefusals(t *testing.T) {
+	bad := map[string]Config{
+		"no brokers":         {FirstSimID: 3, Shards: 4},
+		"clients on brokers": {Brokers: 3, FirstSimID: 2, Shards: 4},
+		"one tenant":         {Brokers: 3, FirstSimID: 3, Shards: 4, Tenants: []string{"acme"}},
+		"tenant twice":       {Brokers: 3, FirstSimID: 3, Shards: 4, Tenants: []string{"acme", "acme"}},
+		"no shards":          {Brokers: 3, FirstSimID: 3},
+		"retry over 100":     {Brokers: 3, FirstSimID: 3, Shards: 4, RetryUnknownPct: 101},
+		"negative gap":       {Brokers: 3, FirstSimID: 3, Shards: 4, OpGapMeanNs: -1},
+	}
+	for name, cfg := range bad {
+		if _, err := New(cfg); err == nil {
+			t.Errorf("%s: config accepted", name)
+		}
+	}
+}
+
+// TestWorkloadCleanRun: on a clean network every operation kind is
+// invoked, every call completes, the tenants collide on purpose (same
+// namespace, stream, shard and keys), every acknowledged write is on every
+// broker at its offset, and the history round-trips through its encoding.
+func TestWorkloadCleanRun(t *testing.T) {
+	w, c := runWorkload(t, 3, 3*secondNs, sim.LinkConfig{})
+	defer c.Close()
+	h := w.History()
+	kinds := map[properties.HistoryKind]int{}
+	scopes := map[string]map[string]bool{} // namespace/stream/shard -> tenants
+	for _, op := range h.Ops {
+		kinds[op.Kind]++
+		if op.Outcome == properties.OutcomePending {
+			t.Fatalf("op %d (%s) still pending after drain", op.ID, op.Kind)
+		}
+		k := op.Scope.Namespace + "/" + op.Scope.Stream + "/" + string(rune('0'+op.Scope.Shard))
+		if scopes[k] == nil {
+			scopes[k] = map[string]bool{}
+		}
+		scopes[k][op.Scope.Tenant] = true
+	}
+	for k := properties.HistoryCommit; k <= properties.HistoryGroupAck; k++ {
+		if kinds[k] == 0 {
+			t.Errorf("no %s invoked in %d ops", k, len(h.Ops))
+		}
+	}
+	shared := 0
+	for _, ts := range scopes {
+		if len(ts) >= 2 {
+			shared++
+		}
+	}
+	if shared == 0 {
+		t.Fatalf("no shard name used by two tenants: %v", scopes)
+	}
+	cnt := h.Counts()
+	if cnt.OK < cnt.Total/2 {
+		t.Fatalf("clean run: only %d of %d ops ok (%+v)", cnt.OK, cnt.Total, cnt)
+	}
+	snap := c.Snapshot()
+	var logs []properties.ReplicaLog
+	for _, r := range snap.Replicas {
+		rl := properties.ReplicaLog{Node: r.Node}
+		for _, g := range r.Groups {
+			for _, s := range g.Scopes {
+				rl.Scopes = append(rl.Scopes, properties.ScopeLog{Scope: HistoryScopeOf(s.Scope), FirstOffset: s.Shard.FirstOffset, NextOffset: s.Shard.NextOffset, Entries: HistoryEntriesOf(s.Shard.Entries)})
+			}
+		}
+		logs = append(logs, rl)
+	}
+	for i := range logs {
+		sortScopes(logs[i].Scopes)
+	}
+	if err := properties.HistoryAckedOnEveryReplica(h, logs); err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := properties.EncodeHistory(&buf, h); err != nil {
+		t.Fatal(err)
+	}
+	back, err := properties.ParseHistory(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(back, h) {
+		t.Fatal("history differs after encode and parse")
+	}
+	t.Logf("%d ops %+v kinds %v", len(h.Ops), cnt, kinds)
+}
+
+func sortScopes(s []properties.ScopeLog) {
+	for i := 1; i < len(s); i++ {
+		for j := i; j > 0 && s[j].Scope.Less(s[j-1].Scope); j-- {
+			s[j], s[j-1] = s[j-1], s[j]
+		}
+	}
+}
+
+// TestWorkloadRetriesRecordedHonestly: on a lossy network some writes end
+// unknown, and every retry is a new operation linked to an earlier unknown
+// write of the same record.
+func TestWorkloadRetriesRecordedHonestly(t *testing.T) {
+	w, c := runWorkload(t, 5, 3*secondNs, sim.LinkConfig{LatencyMinNs: 1e6, LatencyMaxNs: 2e6, LossPpm: 150_000})
+	c.Close()
+	h := w.History()
+	byID := map[uint64]*properties.HistoryOp{}
+	retries, unknown := 0, 0
+	for i := range h.Ops {
+		op := &h.Ops[i]
+		byID[op.ID] = op
+		if op.Outcome == properties.OutcomeUnknown {
+			unknown++
+		}
+		if op.RetryOf == 0 {
+			continue
+		}
+		retries++
+		orig := byID[op.RetryOf]
+		if orig == nil || orig.Outcome != properties.OutcomeUnknown || orig.Kind != op.Kind {
+			t.Fatalf("op %d retries op %d, which is not an earlier unknown %s: %+v", op.ID, op.RetryOf, op.Kind, orig)
+		}
+		if same, diff := properties.SameRecord(orig.Record, op.Record); !same || op.InvokeNs < orig.CompleteNs {
+			t.Fatalf("op %d re-sends op %d differently (%s) or before it ended", op.ID, orig.ID, diff)
+		}
+	}
+	if unknown == 0 || retries == 0 || w.Stats().Retries != retries {
+		t.Fatalf("lossy run: %d unknown, %d retries in history, %d counted", unknown, retries, w.Stats().Retries)
+	}
+	for _, op := range h.Ops {
+		if op.Outcome == properties.OutcomeUnknown && op.Error == "" || strings.Contains(op.Error, "panic") {
+			t.Fatalf("op %d unknown without a reason: %+v", op.ID, op)
+		}
+	}
+}
+
+// TestWorkloadDeterministic: the same seed gives the same history, byte
+// for byte.
+func TestWorkloadDeterministic(t *testing.T) {
+	enc := func() string {
+		w, c := runWorkload(t, 11, 2*secondNs, sim.LinkConfig{LatencyMinNs: 1e6, LatencyMaxNs: 5e6, LossPpm: 50_000, DuplicatePpm: 50_000})
+		c.Close()
+		var buf bytes.Buffer
+		if err := properties.EncodeHistory(&buf, w.History()); err != nil {
+			t.Fatal(err)
+		}
+		return buf.String()
+	}
+	a := enc()
+	if b := enc(); a != b {
+		t.Fatalf("same seed, different histories (%d vs %d bytes)", len(a), len(b))
+	}
+}
