@@ -16,9 +16,18 @@ type broker struct {
 	id  int
 	env simapi.Env
 	n   *node.Node
-	// processArmed is set while a batch-window timer is pending.
+	// processArmed is set while a batch-window timer is pending;
+	// batched counts inputs taken since the last processing.
 	processArmed bool
+	batched      int
 }
+
+// BatchInputsMax caps the inputs a broker holds for one batch window: the
+// batch is processed at once when it fills, whatever the window's timer
+// says. Besides bounding the batch, this keeps a broker whose clock jumped
+// backwards (its timers then wait for the clock to catch up) answering
+// its peers.
+const BatchInputsMax = 64
 
 var _ simapi.Process = (*broker)(nil)
 var _ node.Host = (*broker)(nil)
@@ -48,17 +57,31 @@ func (b *broker) tick() {
 	b.env.AfterNs(b.c.cfg.TickNs, b.tick)
 }
 
-// inputTaken arms the batch window after an input, when batching.
+// inputTaken arms the batch window after an input, when batching, and
+// processes at once when the batch is full.
 func (b *broker) inputTaken() {
-	if b.c.cfg.BatchWindowNs <= 0 || b.processArmed {
+	if b.c.cfg.BatchWindowNs <= 0 {
+		return
+	}
+	b.batched++
+	if b.batched >= BatchInputsMax {
+		b.process()
+		return
+	}
+	if b.processArmed {
 		return
 	}
 	b.processArmed = true
 	b.env.AfterNs(b.c.cfg.BatchWindowNs, func() {
 		b.processArmed = false
-		b.n.Process()
+		b.process()
 		b.checkFailed()
 	})
+}
+
+func (b *broker) process() {
+	b.batched = 0
+	b.n.Process()
 }
 
 // checkFailed turns a fail-stopped node into a crash and a later restart.

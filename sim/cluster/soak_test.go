@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"flag"
 	"fmt"
 	"github.com/felixsim/felixsim/node"
 	"testing"
@@ -76,6 +77,11 @@ func (l *loader) Receive(from int, msg simapi.Message) {
 	}
 }
 
+// soakDebug collects raft progress and log lines of a failing soak run.
+var soakDebug = flag.Bool("cluster.debug", false, "print raft progress and logs when a soak seed fails")
+
+var debugLines []string
+
 // soakResult is what one soak run reports.
 type soakResult struct {
 	hash  uint64
@@ -120,6 +126,14 @@ func soak(seed uint64, durNs int64, kinds []sim.FaultKind) soakResult {
 	}
 	c.World.RunFor(3 * secondNs)
 	res.err = checkSoak(c, l)
+	if res.err != nil && *soakDebug {
+		for i := 1; i <= c.Brokers(); i++ {
+			if n := c.Node(uint64(i)); n != nil {
+				debugLines = append(debugLines, n.DebugProgress(4)...)
+				debugLines = append(debugLines, n.Logger().Lines()...)
+			}
+		}
+	}
 	res.hash = c.World.TraceHash()
 	res.steps = c.World.EventsExecuted()
 	res.simNs = c.World.NowNs()
@@ -148,7 +162,13 @@ func checkSoak(c *Cluster, l *loader) error {
 			if ref == 0 {
 				ref = sh.Digest()
 			} else if sh.Digest() != ref {
-				return fmt.Errorf("broker %d scope %s differs from the first replica", r.Node, sc)
+				var desc string
+				for _, r2 := range snap.Replicas {
+					gv := r2.Groups[g-1]
+					s2 := scopeOf(gv.Scopes, sc.Tenant)
+					desc += fmt.Sprintf(" [broker %d term %d commit %d applied %d lead %d: first %d next %d state %d]", r2.Node, gv.Term, gv.Commit, gv.Applied, gv.Lead, s2.FirstOffset, s2.NextOffset, len(s2.State))
+				}
+				return fmt.Errorf("broker %d scope %s differs from the first replica:%s", r.Node, sc, desc)
 			}
 		}
 	}
@@ -197,10 +217,16 @@ func TestSoakDeterministic(t *testing.T) {
 	if testing.Short() {
 		seeds = 3
 	}
-	for s := 1; s <= seeds; s++ {
+	if *soakSeeds > 0 {
+		seeds = *soakSeeds
+	}
+	for s := *soakFirst; s < *soakFirst+seeds; s++ {
 		a := soak(uint64(s), durNs, soakKinds)
 		if a.err != nil {
-			t.Fatalf("seed %d: %v", s, a.err)
+			for _, l := range debugLines {
+				t.Log(l)
+			}
+			t.Fatalf("seed %d: %v (reproduce: go test ./sim/cluster -run Soak -cluster.soakfirst %d -cluster.soakseeds 1 -cluster.debug)", s, a.err, s)
 		}
 		b := soak(uint64(s), durNs, soakKinds)
 		if b.err != nil || a.hash != b.hash {
@@ -209,9 +235,18 @@ func TestSoakDeterministic(t *testing.T) {
 		if a.acks == 0 {
 			t.Fatalf("seed %d: no commit acknowledged", s)
 		}
-		t.Logf("seed %d: %d acknowledged commits, %d events, trace %016x", s, a.acks, a.steps, a.hash)
+		if testing.Verbose() {
+			t.Logf("seed %d: %d acknowledged commits, %d events, trace %016x", s, a.acks, a.steps, a.hash)
+		}
 	}
 }
+
+// soakSeeds and soakFirst widen TestSoakDeterministic for sweeps, e.g.
+// go test ./sim/cluster -run Soak -cluster.soakseeds 200.
+var (
+	soakSeeds = flag.Int("cluster.soakseeds", 0, "seeds for TestSoakDeterministic (0: 8, or 3 with -short)")
+	soakFirst = flag.Int("cluster.soakfirst", 1, "first seed of TestSoakDeterministic")
+)
 
 // soakKinds is every fault kind except FaultCorrupt: a corrupted sector
 // makes a broker's store refuse to open for good, and brokers cannot yet
