@@ -299,3 +299,17 @@ func TestTickOrderIsRequestOrder(t *testing.T) {
 		require.Less(t, order[i-1], order[i])
 	}
 }
+
+// TestMalformedAnswerIsProtocolError: an answer that could not have been
+// encoded (here, entries out of order) is not passed on as a result.
+func TestMalformedAnswerIsProtocolError(t *testing.T) {
+	c, tr := newTestClient(t, 0)
+	s, err := c.Subscribe(0, scopeOf(1), 0, 10)
+	require.NoError(t, err)
+	rec := statemachine.Record{Event: statemachine.EventPublish}
+	answer(t, c, tr, 1, &wire.Entries{Entries: []statemachine.Entry{{Offset: 5, Record: rec}, {Offset: 4, Record: rec}}})
+	got, err := s.Result()
+	require.Nil(t, got)
+	require.ErrorIs(t, err, ErrProtocol)
+	require.ErrorContains(t, err, "malformed answer")
+}

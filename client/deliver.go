@@ -9,7 +9,9 @@ import (
 
 // Deliver hands the client an answer from broker from. The matching call
 // completes (its callback runs inside Deliver) or, after NotLeader, is
-// redirected. Answers matching no pending call, or from a broker the call
+// redirected. An answer that fails wire validation (answers may arrive as
+// structs that were never encoded) completes its call with ErrProtocol.
+// Answers matching no pending call, or from a broker the call
 // was not sent to, are counted in Stats.StrayAnswers and ignored.
 func (c *Client) Deliver(nowNs int64, from NodeID, a *wire.Answer) {
 	cl, ok := c.pending[a.ID]
@@ -18,6 +20,12 @@ func (c *Client) Deliver(nowNs int64, from NodeID, a *wire.Answer) {
 		return
 	}
 	delete(c.pending, a.ID)
+	if err := a.Validate(); err != nil {
+		ce := protocolError(cl, a.Body)
+		ce.Detail = "malformed answer: " + err.Error()
+		cl.finish(cl, nil, ce)
+		return
+	}
 	e, isErr := a.Body.(*wire.Error)
 	if !isErr {
 		cl.finish(cl, a.Body, nil)
