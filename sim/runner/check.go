@@ -1,0 +1,71 @@
+package runner
+
+import (
+	"sort"
+
+	"github.com/felixsim/felixsim/node"
+	"github.com/felixsim/felixsim/properties"
+	"github.com/felixsim/felixsim/sim/cluster"
+	"github.com/felixsim/felixsim/sim/workload"
+)
+
+// check takes the snapshot after quiesce and runs every property over it
+// and over the workload's history, recording each failure.
+func (r *run) check() {
+	snap := r.c.Snapshot()
+	h := r.wl.History()
+	logs := ReplicaLogsOf(snap)
+	ref := properties.LongestLogs(logs)
+	for _, c := range historyChecks {
+		r.violate(c.name, c.fn(h, logs, &ref))
+	}
+}
+
+// historyCheck is one history property with the name a violation carries.
+type historyCheck struct {
+	name string
+	fn   func(h *properties.History, replicas []properties.ReplicaLog, ref *properties.ReplicaLog) error
+}
+
+// historyChecks are the properties over the workload's history, in the
+// order they run and report.
+var historyChecks = []historyCheck{
+	{"CommittedNeverLost", func(h *properties.History, rs []properties.ReplicaLog, _ *properties.ReplicaLog) error {
+		return properties.HistoryAckedOnEveryReplica(h, rs)
+	}},
+	{"ConditionalWrites", func(h *properties.History, _ []properties.ReplicaLog, ref *properties.ReplicaLog) error {
+		return properties.HistoryConditionalWrites(h, ref)
+	}},
+	{"LinearizableRead", func(h *properties.History, _ []properties.ReplicaLog, ref *properties.ReplicaLog) error {
+		return properties.HistoryReadsLinearizable(h, ref)
+	}},
+	{"VersionIsOffset", func(h *properties.History, _ []properties.ReplicaLog, ref *properties.ReplicaLog) error {
+		return properties.HistoryReadVersionIsOffset(h, ref)
+	}},
+	{"NoPartialCommit", func(h *properties.History, _ []properties.ReplicaLog, ref *properties.ReplicaLog) error {
+		return properties.HistoryReadersSeeWholeRecords(h, ref)
+	}},
+}
+
+// ReplicaLogsOf converts a cluster snapshot to the history checks' view:
+// per running broker, every stream scope's retained log, scopes ascending.
+func ReplicaLogsOf(s cluster.Snapshot) []properties.ReplicaLog {
+	out := make([]properties.ReplicaLog, 0, len(s.Replicas))
+	for i := range s.Replicas {
+		out = append(out, replicaLogOf(&s.Replicas[i]))
+	}
+	return out
+}
+
+func replicaLogOf(v *node.ReplicaView) properties.ReplicaLog {
+	rl := properties.ReplicaLog{Node: v.Node}
+	for gi := range v.Groups {
+		for si := range v.Groups[gi].Scopes {
+			sv := &v.Groups[gi].Scopes[si]
+			rl.Scopes = append(rl.Scopes, properties.ScopeLog{Scope: workload.HistoryScopeOf(sv.Scope),
+				FirstOffset: sv.Shard.FirstOffset, NextOffset: sv.Shard.NextOffset, Entries: workload.HistoryEntriesOf(sv.Shard.Entries)})
+		}
+	}
+	sort.Slice(rl.Scopes, func(i, j int) bool { return rl.Scopes[i].Scope.Less(rl.Scopes[j].Scope) })
+	return rl
+}

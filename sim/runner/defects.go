@@ -1,0 +1,60 @@
+package runner
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/felixsim/felixsim/node"
+)
+
+// defectNames maps the CLI's names of planted broker bugs to their switch.
+var defectNames = []struct {
+	name string
+	set  func(d *node.Defects) *bool
+}{
+	{"stale-read", func(d *node.Defects) *bool { return &d.StateReadWithoutReadIndex }},
+}
+
+// ParseDefects reads a comma-separated list of planted-bug names ("none"
+// or empty: no defect).
+func ParseDefects(s string) (node.Defects, error) {
+	var d node.Defects
+	if s == "" || s == "none" {
+		return d, nil
+	}
+	for _, name := range strings.Split(s, ",") {
+		ok := false
+		for _, dn := range defectNames {
+			if dn.name == strings.TrimSpace(name) {
+				*dn.set(&d) = true
+				ok = true
+			}
+		}
+		if !ok {
+			return node.Defects{}, fmt.Errorf("defect %q refused: known defects are %s", name, DefectNames())
+		}
+	}
+	return d, nil
+}
+
+// DefectNames lists the planted bugs by name, comma-separated.
+func DefectNames() string {
+	var out []string
+	for _, dn := range defectNames {
+		out = append(out, dn.name)
+	}
+	return strings.Join(out, ",")
+}
+
+// defectList renders the defects that are on as ParseDefects reads them.
+func (o Options) defectList() string { return defectsString(o.Defects) }
+
+func defectsString(d node.Defects) string {
+	var out []string
+	for _, dn := range defectNames {
+		if *dn.set(&d) {
+			out = append(out, dn.name)
+		}
+	}
+	return strings.Join(out, ",")
+}

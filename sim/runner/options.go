@@ -1,0 +1,187 @@
+package runner
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/felixsim/felixsim/node"
+	"github.com/felixsim/felixsim/sim"
+)
+
+// Defaults of an Options field left zero.
+const (
+	BrokersDefault          = 3
+	StreamsDefault          = 1
+	ShardsDefault           = 4
+	DurationNsDefault       = 60_000_000_000 // 60 s of faults and workload
+	FaultGapMeanNsDefault   = 2_000_000_000  // a fault every 2 s on average
+	LivenessBudgetNsDefault = 30_000_000_000 // leaders and a commit per shard within 30 s of heal
+	QuiesceBudgetNsDefault  = 20_000_000_000 // replicas caught up within 20 s after liveness
+	ClientsDefault          = 4
+	// StreamsMax and ShardsMax bound the topology a run may ask for.
+	StreamsMax = 16
+	ShardsMax  = 64
+)
+
+// Options describe one run; build them by field name. Zero fields take
+// the defaults above.
+type Options struct {
+	// Seed fixes the run: faults, workload, network, raft timeouts.
+	Seed uint64
+	// Brokers is the cluster size.
+	Brokers int
+	// Streams is how many streams (each with Shards shards) the cluster hosts.
+	Streams int
+	// Shards is each stream's shard count.
+	Shards uint32
+	// DurationNs is the fault phase: the workload runs and faults strike.
+	DurationNs int64
+	// Faults selects the fault kinds; see ParseFaults. The zero value means all.
+	Faults FaultSet
+	// FaultGapMeanNs is the mean time between faults.
+	FaultGapMeanNs int64
+	// Clients is the number of workload clients (tenants alternate).
+	Clients int
+	// LivenessBudgetNs bounds the simulated time from heal until every
+	// shard has a leader and has accepted a commit.
+	LivenessBudgetNs int64
+	// QuiesceBudgetNs bounds the simulated time for every call to complete
+	// and every running replica to apply everything committed.
+	QuiesceBudgetNs int64
+	// Defects are planted broker bugs (off by default), to show the checks
+	// catch them.
+	Defects node.Defects
+	// KeepHistory keeps the workload's history in the Result.
+	KeepHistory bool
+	// Plan, when set, replaces the plan drawn from the seed (a saved plan
+	// replayed, or a scenario written by hand); its node count must be the
+	// world's (brokers + clients + the liveness probe) and its faults may
+	// target brokers only.
+	Plan *sim.Plan
+}
+
+// FaultSet is the fault kinds a run may draw; build it with ParseFaults.
+type FaultSet struct {
+	set   bool
+	kinds []sim.FaultKind
+}
+
+// AllFaults is every fault kind the cluster can heal from: all of sim's
+// kinds but corrupt (a corrupted sector keeps a broker from opening its
+// store for good, and brokers cannot yet be re-seeded from their peers).
+func AllFaults() FaultSet {
+	var ks []sim.FaultKind
+	for _, k := range sim.AllFaultKinds() {
+		if k != sim.FaultCorrupt {
+			ks = append(ks, k)
+		}
+	}
+	return FaultSet{set: true, kinds: ks}
+}
+
+// NoFaults is a run without faults.
+func NoFaults() FaultSet { return FaultSet{set: true} }
+
+// ParseFaults reads "all", "none" or a comma-separated list of sim fault
+// kind names (e.g. "kill,partition,clockjump"; "corrupt" only when named).
+func ParseFaults(s string) (FaultSet, error) {
+	switch s {
+	case "all":
+		return AllFaults(), nil
+	case "none":
+		return NoFaults(), nil
+	case "":
+		return FaultSet{}, fmt.Errorf("fault list refused: empty (use all, none or kind,kind,…)")
+	}
+	seen := map[sim.FaultKind]bool{}
+	var ks []sim.FaultKind
+	for _, name := range strings.Split(s, ",") {
+		k, err := sim.ParseFaultKind(strings.TrimSpace(name))
+		if err != nil {
+			return FaultSet{}, fmt.Errorf("fault list %q refused: %w", s, err)
+		}
+		if !seen[k] {
+			seen[k] = true
+			ks = append(ks, k)
+		}
+	}
+	sort.Slice(ks, func(i, j int) bool { return ks[i] < ks[j] })
+	return FaultSet{set: true, kinds: ks}, nil
+}
+
+// Kinds lists the selected kinds in order (all healable kinds when unset).
+func (f FaultSet) Kinds() []sim.FaultKind {
+	if !f.set {
+		return AllFaults().kinds
+	}
+	return append([]sim.FaultKind(nil), f.kinds...)
+}
+
+// String renders the set as ParseFaults reads it.
+func (f FaultSet) String() string {
+	ks := f.Kinds()
+	if len(ks) == 0 {
+		return "none"
+	}
+	all := AllFaults().kinds
+	if len(ks) == len(all) {
+		same := true
+		for i := range ks {
+			same = same && ks[i] == all[i]
+		}
+		if same {
+			return "all"
+		}
+	}
+	names := make([]string, len(ks))
+	for i, k := range ks {
+		names[i] = k.String()
+	}
+	return strings.Join(names, ",")
+}
+
+func (o Options) withDefaults() Options {
+	d := o
+	setInt := func(v *int, def int) {
+		if *v == 0 {
+			*v = def
+		}
+	}
+	setI64 := func(v *int64, def int64) {
+		if *v == 0 {
+			*v = def
+		}
+	}
+	setInt(&d.Brokers, BrokersDefault)
+	setInt(&d.Streams, StreamsDefault)
+	setInt(&d.Clients, ClientsDefault)
+	if d.Shards == 0 {
+		d.Shards = ShardsDefault
+	}
+	setI64(&d.DurationNs, DurationNsDefault)
+	setI64(&d.FaultGapMeanNs, FaultGapMeanNsDefault)
+	setI64(&d.LivenessBudgetNs, LivenessBudgetNsDefault)
+	setI64(&d.QuiesceBudgetNs, QuiesceBudgetNsDefault)
+	return d
+}
+
+// Validate refuses options no run can honour, naming the field and why.
+func (o Options) Validate() error {
+	d := o.withDefaults()
+	switch {
+	case d.Brokers < 1 || d.Brokers > node.PeersMax:
+		return fmt.Errorf("run: %d brokers refused: need 1..%d", d.Brokers, node.PeersMax)
+	case d.Streams < 1 || d.Streams > StreamsMax:
+		return fmt.Errorf("run: %d streams refused: need 1..%d", d.Streams, StreamsMax)
+	case d.Shards < 1 || d.Shards > ShardsMax:
+		return fmt.Errorf("run: %d shards refused: need 1..%d", d.Shards, ShardsMax)
+	case d.DurationNs < 0:
+		return fmt.Errorf("run: duration %d ns refused: negative", d.DurationNs)
+	case d.FaultGapMeanNs < 0 || d.LivenessBudgetNs < 0 || d.QuiesceBudgetNs < 0:
+		return fmt.Errorf("run: fault gap %d ns, liveness budget %d ns, quiesce budget %d ns refused: negative", d.FaultGapMeanNs, d.LivenessBudgetNs, d.QuiesceBudgetNs)
+	case d.Clients < 2 || d.Clients > 16:
+		return fmt.Errorf("run: %d clients refused: need 2..16 (at least one per tenant)", d.Clients)
+	}
+	return nil
+}

@@ -1,0 +1,110 @@
+package runner
+
+import (
+	"testing"
+
+	"github.com/felixsim/felixsim/node"
+	"github.com/felixsim/felixsim/sim"
+)
+
+// TestParseFaultsRoundTrip: every accepted fault selection renders back to
+// text that parses to the same kinds.
+func TestParseFaultsRoundTrip(t *testing.T) {
+	for _, in := range []string{"all", "none", "kill", "partition,kill", "kill,partition,kill", "corrupt,clockjump,loss"} {
+		f, err := ParseFaults(in)
+		if err != nil {
+			t.Fatalf("%q: %v", in, err)
+		}
+		g, err := ParseFaults(f.String())
+		if err != nil {
+			t.Fatalf("%q renders as %q, which does not parse: %v", in, f.String(), err)
+		}
+		if f.String() != g.String() || len(f.Kinds()) != len(g.Kinds()) {
+			t.Fatalf("%q: %q then %q", in, f.String(), g.String())
+		}
+	}
+	if f, _ := ParseFaults("none"); len(f.Kinds()) != 0 {
+		t.Fatalf("none has kinds %v", f.Kinds())
+	}
+	all, _ := ParseFaults("all")
+	for _, k := range all.Kinds() {
+		if k == sim.FaultCorrupt {
+			t.Fatal("all includes corrupt, which no broker can heal from yet")
+		}
+	}
+	if len(all.Kinds()) != len(sim.AllFaultKinds())-1 || (FaultSet{}).String() != "all" {
+		t.Fatalf("all = %v; zero set = %q", all.Kinds(), FaultSet{}.String())
+	}
+	for _, bad := range []string{"", "kil", "kill,,pause", "all,kill"} {
+		if _, err := ParseFaults(bad); err == nil {
+			t.Errorf("fault list %q accepted", bad)
+		}
+	}
+}
+
+func TestParseDefects(t *testing.T) {
+	d, err := ParseDefects("stale-read")
+	if err != nil || !d.StateReadWithoutReadIndex || defectsString(d) != "stale-read" {
+		t.Fatalf("stale-read: %+v %v", d, err)
+	}
+	if d, err := ParseDefects("none"); err != nil || d != (node.Defects{}) {
+		t.Fatalf("none: %+v %v", d, err)
+	}
+	if _, err := ParseDefects("bogus"); err == nil {
+		t.Fatal("unknown defect accepted")
+	}
+}
+
+func TestOptionsRefused(t *testing.T) {
+	bad := map[string]Options{
+		"zero-size cluster":   {Brokers: -1},
+		"too many brokers":    {Brokers: node.PeersMax + 1},
+		"too many streams":    {Streams: StreamsMax + 1},
+		"too many shards":     {Shards: ShardsMax + 1},
+		"negative duration":   {DurationNs: -1},
+		"negative budget":     {LivenessBudgetNs: -5},
+		"one client":          {Clients: 1},
+		"plan for wrong size": {Plan: &sim.Plan{Seed: 1, Nodes: 2}},
+	}
+	for name, o := range bad {
+		if _, err := Run(o); err == nil {
+			t.Errorf("%s: run accepted %+v", name, o)
+		}
+	}
+}
+
+// TestRunDeterministicAndShaped: one seed twice in one process gives the
+// same trace hash and counts; the summary ends with the trace hash; the
+// options are echoed with defaults filled in.
+func TestRunDeterministicAndShaped(t *testing.T) {
+	o := Options{Seed: 42, DurationNs: 3e9, Streams: 2, Shards: 2}
+	a, err := Run(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := Run(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !a.OK() || a.TraceHash != b.TraceHash || a.Ops != b.Ops || a.SimNs != b.SimNs {
+		t.Fatalf("runs differ or fail:\n%s\n%s", a.Summary(), b.Summary())
+	}
+	if a.Options.Brokers != BrokersDefault || a.Options.Clients != ClientsDefault || a.Plan == nil {
+		t.Fatalf("options not echoed with defaults: %+v", a.Options)
+	}
+	if a.History != nil {
+		t.Fatal("history kept without KeepHistory")
+	}
+	streams := map[string]bool{}
+	o.KeepHistory = true
+	c, err := Run(o)
+	if err != nil || c.History == nil || c.TraceHash != a.TraceHash {
+		t.Fatalf("KeepHistory run: %v", err)
+	}
+	for _, op := range c.History.Ops {
+		streams[op.Scope.Stream] = true
+	}
+	if len(streams) != 2 {
+		t.Fatalf("2 streams asked, workload used %v", streams)
+	}
+}

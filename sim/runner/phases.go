@@ -1,0 +1,108 @@
+package runner
+
+import (
+	"fmt"
+
+	"github.com/felixsim/felixsim/sim/cluster"
+	"github.com/felixsim/felixsim/statemachine"
+	"github.com/felixsim/felixsim/wire"
+)
+
+// quiesceStepNs is how often quiesce looks whether the cluster has settled.
+const quiesceStepNs = 100_000_000
+
+// liveness is the phase after heal: within LivenessBudgetNs every broker
+// runs, every group has a leader, and every stream shard accepts a commit
+// from the probe. Whatever is still pending at the budget is a Liveness
+// violation naming it.
+func (r *run) liveness() {
+	w := r.c.World
+	end := w.NowNs() + r.opts.LivenessBudgetNs
+	err := w.RunUntil(func() (bool, string) {
+		done, pending := r.c.AllLed()
+		if done && r.c.Running() < r.c.Brokers() {
+			return false, fmt.Sprintf("%d of %d brokers running (failures %d)", r.c.Running(), r.c.Brokers(), len(r.c.Failures()))
+		}
+		return done, pending
+	}, r.opts.LivenessBudgetNs)
+	if err != nil {
+		r.violate(InvariantLiveness, err)
+		return
+	}
+	for _, stream := range streamNames(r.opts.Streams) {
+		for shard := uint32(0); shard < r.opts.Shards; shard++ {
+			if err := r.livenessCommit(stream, shard, end); err != nil {
+				r.violate(InvariantLiveness, err)
+				return
+			}
+		}
+	}
+}
+
+// livenessCommit sends one commit to a shard through the probe and
+// requires it written before endNs.
+func (r *run) livenessCommit(stream string, shard uint32, endNs int64) error {
+	w := r.c.World
+	sc := livenessScope(stream, shard)
+	g := r.c.GroupOf(sc.Namespace, sc.Stream, sc.Shard)
+	if g == 0 {
+		return fmt.Errorf("shard %s has no raft group", sc)
+	}
+	left := endNs - w.NowNs()
+	if left <= 0 {
+		return fmt.Errorf("shard %s: liveness budget %d ns spent before its commit", sc, r.opts.LivenessBudgetNs)
+	}
+	req := &wire.Request{Scope: sc, Body: &wire.Commit{Record: statemachine.Record{Event: statemachine.EventPublish,
+		Payload: []byte("liveness"), Ops: []statemachine.StateOp{{Kind: statemachine.OpPut, Key: "live", Value: []byte("1")}}}}}
+	ans, err := r.probe.Call(r.c, g, req, left)
+	if err != nil {
+		return fmt.Errorf("shard %s (group %d) accepted no commit within %d ns of heal: %w", sc, g, r.opts.LivenessBudgetNs, err)
+	}
+	if _, ok := ans.Body.(*wire.Written); !ok {
+		return fmt.Errorf("shard %s (group %d): liveness commit answered %v", sc, g, ans.Body)
+	}
+	return nil
+}
+
+// quiesce runs until every workload call has completed and every running
+// broker has applied everything its group committed, all brokers agreeing
+// on each group's commit index; within QuiesceBudgetNs, or a Quiesce
+// violation names what is still open.
+func (r *run) quiesce() {
+	w := r.c.World
+	end := w.NowNs() + r.opts.QuiesceBudgetNs
+	for {
+		open := r.wl.Open()
+		lag := r.lagging()
+		if open == 0 && lag == "" {
+			return
+		}
+		if w.NowNs() >= end {
+			r.violate(InvariantQuiesce, fmt.Errorf("after %d ns: %d workload calls open; %s", r.opts.QuiesceBudgetNs, open, lag))
+			return
+		}
+		w.RunFor(min(quiesceStepNs, end-w.NowNs()))
+	}
+}
+
+// lagging describes the first group a running broker has not caught up
+// on, or returns "" when every group agrees and is applied.
+func (r *run) lagging() string {
+	commit := map[uint64]uint64{}
+	for i := 0; i < r.c.Brokers(); i++ {
+		n := r.c.Node(cluster.RaftID(i))
+		if n == nil {
+			return fmt.Sprintf("broker %d not running", cluster.RaftID(i))
+		}
+		for _, g := range n.View().Groups {
+			if g.Applied != g.Commit {
+				return fmt.Sprintf("broker %d group %d applied %d of commit %d", cluster.RaftID(i), g.Group, g.Applied, g.Commit)
+			}
+			if c, ok := commit[g.Group]; ok && c != g.Commit {
+				return fmt.Sprintf("group %d commit index %d on broker %d, %d on an earlier one", g.Group, g.Commit, cluster.RaftID(i), c)
+			}
+			commit[g.Group] = g.Commit
+		}
+	}
+	return ""
+}

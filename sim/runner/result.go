@@ -1,0 +1,89 @@
+package runner
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/felixsim/felixsim/properties"
+	"github.com/felixsim/felixsim/sim"
+)
+
+// Violation is one property that failed, and how.
+type Violation struct {
+	Invariant string `json:"invariant"`
+	Message   string `json:"message"`
+}
+
+// Invariant names a Violation may carry besides the properties' own.
+const (
+	// InvariantLiveness: after heal, a shard had no leader, a broker stayed
+	// down, or a shard accepted no commit within the budget.
+	InvariantLiveness = "Liveness"
+	// InvariantQuiesce: after liveness, calls stayed open or replicas did
+	// not catch up within the budget (reported, and the checks still run).
+	InvariantQuiesce = "Quiesce"
+)
+
+// Result is what one run reports.
+type Result struct {
+	// Options are the options the run used, defaults filled in.
+	Options Options
+	Seed    uint64
+	// TraceHash is the world's hash over every executed event.
+	TraceHash uint64
+	// Violations are the failed checks, in check order; empty means pass.
+	Violations []Violation
+	// Ops tallies the workload's operations by outcome.
+	Ops properties.HistoryCounts
+	// Retries counts writes re-sent after an unknown outcome.
+	Retries int
+	// SimNs is the simulated time at the end of the run.
+	SimNs int64
+	// Events counts the events the world executed.
+	Events uint64
+	// Plan is the fault plan drawn from the seed.
+	Plan *sim.Plan
+	// BrokerFailures counts brokers' fail-stops and failed boots.
+	BrokerFailures int
+	// History is the workload's history when Options.KeepHistory.
+	History *properties.History
+}
+
+// OK reports whether no check failed.
+func (r *Result) OK() bool { return len(r.Violations) == 0 }
+
+// ReproduceCommand is a paste-ready command that reruns this exact run.
+func (r *Result) ReproduceCommand() string {
+	o := r.Options
+	cmd := fmt.Sprintf("felixsim run --seed %d --nodes %d --streams %d --shards %d --duration %dms --faults %s",
+		r.Seed, o.Brokers, o.Streams, o.Shards, o.DurationNs/1_000_000, o.Faults)
+	if names := o.defectList(); names != "" {
+		cmd += " --defects " + names
+	}
+	if o.Plan != nil {
+		cmd += " # this run replayed a given plan, not the seed's"
+	}
+	return cmd
+}
+
+// Summary is a short human report ending with the trace hash; a failing
+// run names every violation, its seed and the command that reproduces it.
+func (r *Result) Summary() string {
+	var b strings.Builder
+	verdict := "PASS"
+	if !r.OK() {
+		verdict = "FAIL"
+	}
+	fmt.Fprintf(&b, "%s seed %d: %d brokers, %d stream(s) x %d shards, %d faults (%s), %.1f simulated s, %d events\n",
+		verdict, r.Seed, r.Options.Brokers, r.Options.Streams, r.Options.Shards, len(r.Plan.Faults), r.Options.Faults, float64(r.SimNs)/1e9, r.Events)
+	fmt.Fprintf(&b, "ops: %d total, %d ok, %d refused, %d failed, %d unknown, %d pending; %d retries; %d broker fail-stops\n",
+		r.Ops.Total, r.Ops.OK, r.Ops.Refused, r.Ops.Failed, r.Ops.Unknown, r.Ops.Pending, r.Retries, r.BrokerFailures)
+	for _, v := range r.Violations {
+		fmt.Fprintf(&b, "violation %s: %s\n", v.Invariant, v.Message)
+	}
+	if !r.OK() {
+		fmt.Fprintf(&b, "reproduce: %s\n", r.ReproduceCommand())
+	}
+	fmt.Fprintf(&b, "trace hash %016x\n", r.TraceHash)
+	return b.String()
+}

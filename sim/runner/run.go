@@ -1,0 +1,148 @@
+package runner
+
+import (
+	"fmt"
+
+	"github.com/felixsim/felixsim/node"
+	"github.com/felixsim/felixsim/sim"
+	"github.com/felixsim/felixsim/sim/cluster"
+	"github.com/felixsim/felixsim/sim/workload"
+	"github.com/felixsim/felixsim/statemachine"
+)
+
+// Namespace and StreamPrefix name the run's streams: orders/order-events,
+// orders/order-events-2, …
+const (
+	Namespace    = "orders"
+	StreamPrefix = "order-events"
+)
+
+// run is one run's moving parts.
+type run struct {
+	opts  Options
+	c     *cluster.Cluster
+	wl    *workload.Workload
+	probe *cluster.Probe
+	plan  *sim.Plan
+	res   *Result
+}
+
+// Run performs one run: build, fault phase, heal, liveness, quiesce,
+// checks. It returns an error only when the run could not be set up (bad
+// options, a world already open in this process); every property failure
+// is a Violation in the Result.
+func Run(opts Options) (*Result, error) {
+	if err := opts.Validate(); err != nil {
+		return nil, err
+	}
+	r := &run{opts: opts.withDefaults()}
+	if err := r.build(); err != nil {
+		return nil, err
+	}
+	defer r.c.Close()
+	r.res = &Result{Options: r.opts, Seed: r.opts.Seed, Plan: r.plan}
+	r.c.World.RunFor(r.opts.DurationNs)
+	r.c.World.Heal()
+	r.liveness()
+	r.quiesce()
+	r.check()
+	r.finish()
+	return r.res, nil
+}
+
+// streamNames are the run's stream names in topology order.
+func streamNames(n int) []string {
+	out := []string{StreamPrefix}
+	for i := 2; i <= n; i++ {
+		out = append(out, fmt.Sprintf("%s-%d", StreamPrefix, i))
+	}
+	return out
+}
+
+// topology is the cluster's bootstrap streams.
+func topology(o *Options) []node.StreamSpec {
+	base := cluster.DefaultStreams(o.Shards)[0]
+	var out []node.StreamSpec
+	for _, name := range streamNames(o.Streams) {
+		s := base
+		s.Namespace, s.Stream = Namespace, name
+		out = append(out, s)
+	}
+	return out
+}
+
+// WorldNodes is the number of world slots a run with these options has:
+// brokers, workload clients, then the liveness probe.
+func WorldNodes(o Options) int {
+	d := o.withDefaults()
+	return d.Brokers + d.Clients + 1
+}
+
+// build makes the workload, the cluster (brokers, then clients, then the
+// liveness probe) and the seed's fault plan, and schedules the plan.
+func (r *run) build() error {
+	o := &r.opts
+	wl, err := workload.New(workload.Config{Brokers: o.Brokers, FirstSimID: o.Brokers, Clients: o.Clients,
+		Namespace: Namespace, Streams: streamNames(o.Streams), Shards: o.Shards, StopNs: o.DurationNs})
+	if err != nil {
+		return err
+	}
+	probe, probeSpec := cluster.NewProbe("liveness-probe")
+	extra := append(wl.Specs(), probeSpec)
+	c, err := cluster.New(cluster.Config{Seed: o.Seed, Brokers: o.Brokers, Extra: extra, Streams: topology(o), Defects: o.Defects})
+	if err != nil {
+		return err
+	}
+	r.c, r.wl, r.probe = c, wl, probe
+	nodes := o.Brokers + len(extra)
+	exempt := uint64(0)
+	for i := o.Brokers; i < nodes; i++ {
+		exempt |= 1 << uint(i)
+	}
+	gap := o.FaultGapMeanNs
+	kinds := o.Faults.Kinds()
+	if len(kinds) == 0 {
+		gap = 0
+	}
+	plan := o.Plan
+	if plan == nil {
+		plan, err = sim.Generate(sim.Knobs{Seed: o.Seed, Nodes: nodes, ExemptMask: exempt, DurationNs: o.DurationNs,
+			FaultGapMeanNs: gap, Kinds: kinds, Swarm: true})
+	}
+	if err == nil {
+		err = c.World.ApplyPlan(plan)
+	}
+	if err != nil {
+		c.Close()
+		return err
+	}
+	r.plan = plan
+	return nil
+}
+
+// violate records a failed check.
+func (r *run) violate(invariant string, err error) {
+	if err != nil {
+		r.res.Violations = append(r.res.Violations, Violation{Invariant: invariant, Message: err.Error()})
+	}
+}
+
+// finish fills in the counters.
+func (r *run) finish() {
+	h := r.wl.History()
+	r.res.Ops = h.Counts()
+	r.res.Retries = r.wl.Stats().Retries
+	r.res.TraceHash = r.c.World.TraceHash()
+	r.res.SimNs = r.c.World.NowNs()
+	r.res.Events = r.c.World.EventsExecuted()
+	r.res.BrokerFailures = len(r.c.Failures())
+	if r.opts.KeepHistory {
+		r.res.History = h
+	}
+}
+
+// livenessScope is where the probe's liveness commits go: a tenant no
+// workload client uses, so the history checks never see them.
+func livenessScope(stream string, shard uint32) statemachine.Scope {
+	return statemachine.Scope{Tenant: "liveness", Namespace: Namespace, Stream: stream, Shard: shard}
+}

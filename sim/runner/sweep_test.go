@@ -1,0 +1,68 @@
+package runner
+
+import (
+	"flag"
+	"testing"
+	"time"
+)
+
+var (
+	sweepSeeds      = flag.Int("seeds", 0, "TestSweep: how many seeds (1..N) to run twice each; 0 skips the sweep")
+	sweepDurationNs = flag.Duration("sweep-duration", 20*time.Second, "TestSweep: simulated fault phase per seed")
+)
+
+// sweep runs seeds 1..n with every healable fault kind, each twice, and
+// requires zero violations (liveness after heal included) and equal trace
+// hashes; it returns the total operations and simulated time.
+func sweep(t *testing.T, n int, durNs int64) (ops int, simNs int64) {
+	t.Helper()
+	for s := 1; s <= n; s++ {
+		o := Options{Seed: uint64(s), DurationNs: durNs, FaultGapMeanNs: durNs / 16, Faults: AllFaults()}
+		a, err := Run(o)
+		if err != nil {
+			t.Fatalf("seed %d: %v", s, err)
+		}
+		if !a.OK() {
+			t.Fatalf("seed %d:\n%s", s, a.Summary())
+		}
+		b, err := Run(o)
+		if err != nil {
+			t.Fatalf("seed %d second run: %v", s, err)
+		}
+		if a.TraceHash != b.TraceHash || a.Ops != b.Ops {
+			t.Fatalf("seed %d: second run differs: hash %016x vs %016x, ops %+v vs %+v", s, b.TraceHash, a.TraceHash, b.Ops, a.Ops)
+		}
+		if a.Ops.OK == 0 {
+			t.Fatalf("seed %d: no operation succeeded:\n%s", s, a.Summary())
+		}
+		ops += a.Ops.Total
+		simNs += a.SimNs
+		t.Logf("seed %d: %d faults, %d ops (%d ok, %d unknown), %d retries, hash %016x", s, len(a.Plan.Faults), a.Ops.Total, a.Ops.OK, a.Ops.Unknown, a.Retries, a.TraceHash)
+	}
+	return ops, simNs
+}
+
+// TestSeedsAllFaultsBounded is the bounded version of the 200-seed sweep
+// that runs in every `go test`: a handful of seeds with every healable
+// fault kind (swarm), each run twice — zero violations, every shard live
+// after heal, identical trace hashes.
+func TestSeedsAllFaultsBounded(t *testing.T) {
+	n, dur := 12, int64(10e9)
+	if testing.Short() {
+		n, dur = 3, 5e9
+	}
+	sweep(t, n, dur)
+}
+
+// TestSweep is the full sweep, run on demand:
+//
+//	go test ./sim/runner -run TestSweep -seeds=200 -timeout 3h -v
+func TestSweep(t *testing.T) {
+	if *sweepSeeds == 0 {
+		t.Skip("TestSweep runs only with -seeds=N")
+	}
+	start := time.Now() // wall time for the report only; the runs never see it
+	ops, simNs := sweep(t, *sweepSeeds, sweepDurationNs.Nanoseconds())
+	t.Logf("sweep: %d seeds x 2 runs, 0 violations, %d ops, %.0f simulated s per pass, %.0f wall s",
+		*sweepSeeds, ops, float64(simNs)/1e9, time.Since(start).Seconds())
+}
