@@ -99,9 +99,16 @@ func (s *Store) create() error {
 		f.Close()
 		return fmt.Errorf("logstore: sync %s: %w", s.name, err)
 	}
-	if err := s.fs.SyncDir(s.dir); err != nil {
-		f.Close()
-		return fmt.Errorf("logstore: sync directory %s: %w", s.dir, err)
+	// The file's entry, then the directory's own entries up to the root:
+	// a directory made by Open is durable only once its parent is synced.
+	for d := s.dir; ; d = path.Dir(d) {
+		if err := s.fs.SyncDir(d); err != nil {
+			f.Close()
+			return fmt.Errorf("logstore: sync directory %s: %w", d, err)
+		}
+		if d == "." {
+			break
+		}
 	}
 	s.f, s.sizeBytes = f, int64(len(h))
 	return nil

@@ -335,3 +335,39 @@ func TestStateMatchesLogHasTeeth(t *testing.T) {
 		t.Fatalf("orphan state row not caught: %v", err)
 	}
 }
+
+func TestClosedStoreRefusesCommit(t *testing.T) {
+	s := openMem(t, vfs.NewMem())
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Commit(fullBatch(scopeOf("acme", 0), 1, 1)); !errors.Is(err, ErrClosed) {
+		t.Fatalf("commit after close: %v, want ErrClosed", err)
+	}
+	if err := s.Rewrite(); !errors.Is(err, ErrClosed) {
+		t.Fatalf("rewrite after close: %v, want ErrClosed", err)
+	}
+	if err := s.Close(); err == nil {
+		t.Fatal("second close succeeded")
+	}
+}
+
+func TestOpenOnRealDirectoryTree(t *testing.T) {
+	osfs, err := vfs.NewOS(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := Open(Options{FS: osfs, Dir: "a/b/node1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustCommit(t, s, fullBatch(scopeOf("acme", 0), 1, 1))
+	s.Close()
+	s2, err := Open(Options{FS: osfs, Dir: "a/b/node1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := s2.Counts(); n != (RowCounts{Log: 1, State: 1, Position: 1, Outbox: 1}) {
+		t.Fatalf("counts after reopen on the real filesystem: %+v", n)
+	}
+}
