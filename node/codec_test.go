@@ -3,6 +3,7 @@ package node
 import (
 	"bytes"
 	"errors"
+	"go.etcd.io/raft/v3/raftpb"
 	"testing"
 
 	"pgregory.net/rapid"
@@ -158,6 +159,25 @@ func TestGroupKeySplit(t *testing.T) {
 	for _, bad := range []string{"", "acme", "\x00g", "acme\x00"} {
 		if _, _, ok := splitGroupKey(bad); ok {
 			t.Fatalf("malformed key %q accepted", bad)
+		}
+	}
+}
+
+// TestPeerBatchDigest: equal batches digest equally, a clone digests like
+// its original, and changing any field changes the digest.
+func TestPeerBatchDigest(t *testing.T) {
+	mk := func(data string, index uint64) *PeerBatch {
+		return &PeerBatch{From: 1, Msgs: []GroupMessage{{Group: 2, Msg: &raftpb.Message{
+			Type: raftpb.MessageType_MsgApp.Enum(), To: new(uint64(2)), From: new(uint64(1)), Index: new(index),
+			Entries: []*raftpb.Entry{{Index: new(index + 1), Term: new(uint64(3)), Data: []byte(data)}}}}}}
+	}
+	a := mk("0123456789", 5)
+	if a.Digest() != mk("0123456789", 5).Digest() || a.Digest() != a.Clone().Digest() {
+		t.Fatal("equal batches digest differently")
+	}
+	for _, b := range []*PeerBatch{mk("0123456788", 5), mk("012345678", 5), mk("0123456789", 6), {From: 1}} {
+		if b.Digest() == a.Digest() {
+			t.Fatalf("different batch %v digests like %v", b, a)
 		}
 	}
 }
