@@ -105,3 +105,23 @@ func FuzzDecodeBody(f *testing.F) {
 		}
 	})
 }
+
+// FuzzFrameLen: a header either is refused or gives a length a stream
+// reader can safely allocate.
+func FuzzFrameLen(f *testing.F) {
+	for _, b := range seedFrames() {
+		f.Add(b[:FrameHeaderLen])
+	}
+	f.Fuzz(func(t *testing.T, header []byte) {
+		n, err := FrameLen(header)
+		if err != nil {
+			if !errors.Is(err, ErrMalformed) {
+				t.Fatalf("refusal does not wrap ErrMalformed: %v", err)
+			}
+			return
+		}
+		if n < FrameOverheadLen || n > FrameOverheadLen+FrameBodyLenMax {
+			t.Fatalf("FrameLen gave %d, outside [%d, %d]", n, FrameOverheadLen, FrameOverheadLen+FrameBodyLenMax)
+		}
+	})
+}

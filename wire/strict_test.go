@@ -212,3 +212,17 @@ func TestAppendLeavesPrefixOnError(t *testing.T) {
 	require.Equal(t, "keep", string(out))
 	require.False(t, errors.Is(err, ErrMalformed), "an encode refusal is not a decode error")
 }
+
+func TestFrameLen(t *testing.T) {
+	r := statemachine.Record{Event: statemachine.EventPublish, Payload: []byte("p")}
+	b, err := EncodeRecord(&r)
+	require.NoError(t, err)
+	n, err := FrameLen(b[:FrameHeaderLen])
+	require.NoError(t, err)
+	require.Equal(t, len(b), n)
+	_, err = FrameLen(b[:FrameHeaderLen-1])
+	require.ErrorIs(t, err, ErrMalformed)
+	b[3] = 0
+	_, err = FrameLen(b)
+	require.ErrorContains(t, err, "unknown frame kind 0")
+}
