@@ -30,6 +30,8 @@ type Node struct {
 	writes pendingWrites
 	reads  pendingReads
 	out    outbound
+	// rdsBuf is round's reusable scratch space (one entry per group).
+	rdsBuf []groupReady
 	// failed is set when the store refused a write: the node stops (fail
 	// stop) and must be restarted from its store.
 	failed error

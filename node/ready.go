@@ -60,12 +60,16 @@ func (n *Node) anyReady() bool {
 // queue the messages, answer clients and Advance. It reports whether any
 // group had a Ready.
 func (n *Node) round() bool {
-	var rds []groupReady
+	rds := n.rdsBuf[:0]
 	for _, g := range n.groups {
 		if g.rn.HasReady() {
 			rds = append(rds, groupReady{g: g, rd: g.rn.Ready()})
 		}
 	}
+	defer func() {
+		clear(rds) // drop references to raft's entries and messages
+		n.rdsBuf = rds[:0]
+	}()
 	if len(rds) == 0 {
 		return false
 	}
