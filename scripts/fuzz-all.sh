@@ -9,7 +9,7 @@ for pkg in $(go list ./...); do
   for name in $(grep -ho '^func Fuzz[A-Za-z0-9_]*' "$dir"/*_test.go 2>/dev/null | sed 's/^func //' | sort -u); do
     found=1
     echo "== $pkg $name ($fuzztime)"
-    go test -run '^$' -fuzz "^${name}\$" -fuzztime "$fuzztime" -fuzzminimizetime 1s -parallel 1 "$pkg"
+    go test -run '^$' -fuzz "^${name}\$" -fuzztime "$fuzztime" -fuzzminimizetime 5s -parallel 1 "$pkg"
   done
 done
 if [ "$found" = 0 ]; then echo "fuzz: no Fuzz targets found"; fi

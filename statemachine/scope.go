@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 )
 
 // Scope names one stream shard: every offset, key and position is
@@ -37,7 +38,8 @@ func (s Scope) Less(o Scope) bool {
 // ErrInvalidScope marks a scope refused for its shape.
 var ErrInvalidScope = errors.New("invalid scope")
 
-// Validate checks that every name is present and within NameLenMax.
+// Validate checks that every name is present, within NameLenMax and free
+// of '/', so that String is one-to-one.
 func (s Scope) Validate() error {
 	for _, f := range []struct{ what, v string }{{"tenant", s.Tenant}, {"namespace", s.Namespace}, {"stream", s.Stream}} {
 		if f.v == "" {
@@ -45,6 +47,9 @@ func (s Scope) Validate() error {
 		}
 		if len(f.v) > NameLenMax {
 			return fmt.Errorf("%w: %s of %d bytes exceeds %d", ErrInvalidScope, f.what, len(f.v), NameLenMax)
+		}
+		if strings.ContainsRune(f.v, '/') {
+			return fmt.Errorf("%w: %s %q contains '/', the separator of Scope.String", ErrInvalidScope, f.what, f.v)
 		}
 	}
 	return nil

@@ -2,6 +2,7 @@ package wire
 
 import (
 	"reflect"
+	"strings"
 
 	"github.com/felixsim/felixsim/statemachine"
 	"pgregory.net/rapid"
@@ -16,6 +17,12 @@ func genBytes(minLen, maxLen int) *rapid.Generator[[]byte] {
 
 func genName() *rapid.Generator[string] {
 	return rapid.Map(genBytes(1, 12), func(b []byte) string { return string(b) })
+}
+
+// genScopeName draws a scope name: like genName but never holding '/',
+// which Scope.Validate refuses.
+func genScopeName() *rapid.Generator[string] {
+	return rapid.Map(genName(), func(s string) string { return strings.ReplaceAll(s, "/", "_") })
 }
 
 func genOp() *rapid.Generator[statemachine.StateOp] {
@@ -59,9 +66,9 @@ func genAnyRecord() *rapid.Generator[statemachine.Record] {
 func genScope() *rapid.Generator[statemachine.Scope] {
 	return rapid.Custom(func(t *rapid.T) statemachine.Scope {
 		return statemachine.Scope{
-			Tenant:    genName().Draw(t, "tenant"),
-			Namespace: genName().Draw(t, "namespace"),
-			Stream:    genName().Draw(t, "stream"),
+			Tenant:    genScopeName().Draw(t, "tenant"),
+			Namespace: genScopeName().Draw(t, "namespace"),
+			Stream:    genScopeName().Draw(t, "stream"),
 			Shard:     rapid.Uint32().Draw(t, "shard"),
 		}
 	})
