@@ -18,8 +18,10 @@ func (s *Store) replayFile() error {
 	if n, err := s.f.ReadAt(buf, 0); err != nil && !(errors.Is(err, io.EOF) && int64(n) == size) {
 		return fmt.Errorf("logstore: read %s: %w", s.name, err)
 	}
-	if isHeaderPrefix(buf) {
-		// Created but torn before its first sync: nothing was ever committed.
+	if isHeaderPrefix(buf) || (!hasHeader(buf) && commitAfter(buf, -1) < 0) {
+		// Created but torn before its first sync (a prefix of the header,
+		// or zeros where a file system extended it): nothing was ever
+		// committed, as no commit marker exists.
 		s.f.Close()
 		return s.create()
 	}
@@ -43,10 +45,10 @@ func (s *Store) replayFile() error {
 // replay applies every committed transaction in buf and returns the offset
 // just past the last one.
 func (s *Store) replay(buf []byte) (int, error) {
-	kind, p, off, err := parseFrame(buf, 0)
-	if err != nil || kind != kindHeader || string(p) != string(headerFrame()[frameHeaderBytes:]) {
+	if !hasHeader(buf) {
 		return 0, s.corrupt(0, "file header is not a felixsim logstore version %d header", fileVersion)
 	}
+	off := len(headerFrame())
 	committed := off
 	var frames []rawFrame
 	for off < len(buf) {
@@ -104,4 +106,10 @@ func (s *Store) replayTxn(buf []byte, start, markerOff int, frames []rawFrame, m
 
 func (s *Store) corrupt(off int, format string, args ...any) error {
 	return fmt.Errorf("%w: %s at byte %d: %s", ErrCorrupt, s.name, off, fmt.Sprintf(format, args...))
+}
+
+// hasHeader reports whether buf starts with the file header.
+func hasHeader(buf []byte) bool {
+	h := headerFrame()
+	return len(buf) >= len(h) && string(buf[:len(h)]) == string(h)
 }

@@ -371,3 +371,18 @@ func TestOpenOnRealDirectoryTree(t *testing.T) {
 		t.Fatalf("counts after reopen on the real filesystem: %+v", n)
 	}
 }
+
+func TestZeroFilledNewFileIsFresh(t *testing.T) {
+	fs := vfs.NewMem()
+	fs.MkdirAll("node1")
+	f, _ := fs.Create("node1/" + FileName)
+	f.Write(make([]byte, 700))
+	f.Sync()
+	fs.SyncDir("node1")
+	s := openMem(t, fs)
+	mustCommit(t, s, fullBatch(scopeOf("acme", 0), 1, 1))
+	s.Close()
+	if n := openMem(t, fs).Counts().Log; n != 1 {
+		t.Fatalf("log rows %d after recreating a zero-filled file", n)
+	}
+}
