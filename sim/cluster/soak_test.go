@@ -3,8 +3,9 @@ package cluster
 import (
 	"flag"
 	"fmt"
-	"github.com/felixsim/felixsim/node"
 	"testing"
+
+	"github.com/felixsim/felixsim/node"
 
 	"github.com/felixsim/felixsim/sim"
 	"github.com/felixsim/felixsim/sim/simapi"
@@ -14,8 +15,11 @@ import (
 
 // loader is a test client process: every intervalNs it sends one commit to
 // its leader hint for a shard (round-robin over shards), learns from
-// NotLeader hints, and keeps every acknowledged commit. Unanswered
-// requests are simply forgotten (their outcome is unknown).
+// NotLeader hints, and keeps every acknowledged commit. After each
+// acknowledgement it reads the commit's key back (from a random broker
+// half of the time) and checks the read half of linearizability: a read
+// issued after an ack at offset o sees version >= o. Unanswered requests
+// are simply forgotten (their outcome is unknown).
 type loader struct {
 	c          *Cluster
 	env        simapi.Env
@@ -26,7 +30,18 @@ type loader struct {
 	next       int
 	intervalNs int64
 	stopNs     int64
+	// reads maps a read's request id to the commit it reads back.
+	reads map[uint64]acked
+	// readsOK counts reads that returned a value; violations are the
+	// stale reads seen (at most loaderViolationsMax kept).
+	readsOK    int
+	violations []string
 }
+
+const (
+	loaderViolationsMax = 16
+	readIDBase          = 1 << 40
+)
 
 const loaderSentMax = 1 << 14
 
@@ -57,8 +72,43 @@ func (l *loader) fire() {
 	l.env.AfterNs(l.intervalNs, l.fire)
 }
 
+// readBack reads commit a's key, from its acknowledging leader or from a
+// random broker.
+func (l *loader) readBack(sc statemachine.Scope, a acked, leader uint64) {
+	if len(l.reads) >= loaderSentMax {
+		return
+	}
+	to := leader
+	if l.env.Rand().Intn(2) == 0 {
+		to = uint64(l.env.Rand().Intn(l.c.Brokers())) + 1
+	}
+	id := readIDBase + uint64(a.i)
+	l.reads[id] = a
+	l.env.Send(SimID(to), &RequestMsg{Req: &wire.Request{ID: id, Scope: sc, Body: &wire.StateGet{Key: fmt.Sprintf("k%d", a.i)}}})
+}
+
+func (l *loader) checkRead(a acked, body wire.AnswerBody) {
+	sv, ok := body.(*wire.StateValue)
+	if !ok {
+		return // a refusal is allowed
+	}
+	l.readsOK++
+	err := readAfterAck(body, a.offset)
+	if err == nil && string(sv.Value) != fmt.Sprintf("v%d", a.i) {
+		err = fmt.Errorf("read of k%d returned %q", a.i, sv.Value)
+	}
+	if err != nil && len(l.violations) < loaderViolationsMax {
+		l.violations = append(l.violations, err.Error())
+	}
+}
+
 func (l *loader) Receive(from int, msg simapi.Message) {
 	a := msg.(*AnswerMsg).Ans
+	if r, ok := l.reads[a.ID]; ok {
+		delete(l.reads, a.ID)
+		l.checkRead(r, a.Body)
+		return
+	}
 	i, ok := l.sent[a.ID]
 	if !ok {
 		return
@@ -70,6 +120,7 @@ func (l *loader) Receive(from int, msg simapi.Message) {
 		sc := statemachine.Scope{Tenant: []string{"acme", "globex"}[i%2], Namespace: "orders", Stream: "order-events", Shard: shard}
 		l.acks[sc] = append(l.acks[sc], acked{offset: b.Offset, i: i})
 		l.hint[shard] = RaftID(from)
+		l.readBack(sc, acked{offset: b.Offset, i: i}, RaftID(from))
 	case *wire.Error:
 		if b.Code == wire.CodeNotLeader {
 			l.hint[shard] = b.LeaderHint
@@ -89,6 +140,10 @@ type soakResult struct {
 	err   error
 	steps uint64
 	simNs int64
+	// reads counts state reads answered with a value.
+	reads int
+	// failures counts broker fail-stops and failed boots.
+	failures int
 }
 
 // soak runs one seed: 3 brokers, all fault kinds (swarm) for durNs, a
@@ -96,9 +151,14 @@ type soakResult struct {
 // every acknowledged commit is on every broker with event and state at
 // its offset, and that all replicas of every scope are identical.
 func soak(seed uint64, durNs int64, kinds []sim.FaultKind) soakResult {
-	l := &loader{shards: 4, hint: make([]uint64, 4), sent: map[uint64]int{}, acks: map[statemachine.Scope][]acked{}, intervalNs: 5_000_000, stopNs: durNs}
+	return soakWith(seed, durNs, kinds, node.Defects{})
+}
+
+// soakWith is soak with planted broker defects.
+func soakWith(seed uint64, durNs int64, kinds []sim.FaultKind, defects node.Defects) soakResult {
+	l := &loader{shards: 4, hint: make([]uint64, 4), sent: map[uint64]int{}, reads: map[uint64]acked{}, acks: map[statemachine.Scope][]acked{}, intervalNs: 5_000_000, stopNs: durNs}
 	spec := sim.NodeSpec{Name: "loader", New: func() simapi.Process { return l }, FaultExempt: true}
-	c, err := New(Config{Seed: seed, Extra: []sim.NodeSpec{spec}})
+	c, err := New(Config{Seed: seed, Extra: []sim.NodeSpec{spec}, Defects: defects})
 	if err != nil {
 		return soakResult{err: err}
 	}
@@ -126,6 +186,10 @@ func soak(seed uint64, durNs int64, kinds []sim.FaultKind) soakResult {
 	}
 	c.World.RunFor(3 * secondNs)
 	res.err = checkSoak(c, l)
+	if res.err == nil && len(l.violations) > 0 {
+		res.err = fmt.Errorf("%d stale reads, first: %s", len(l.violations), l.violations[0])
+	}
+	res.reads = l.readsOK
 	if res.err != nil && *soakDebug {
 		for i := 1; i <= c.Brokers(); i++ {
 			if n := c.Node(uint64(i)); n != nil {
@@ -137,6 +201,7 @@ func soak(seed uint64, durNs int64, kinds []sim.FaultKind) soakResult {
 	res.hash = c.World.TraceHash()
 	res.steps = c.World.EventsExecuted()
 	res.simNs = c.World.NowNs()
+	res.failures = len(c.Failures())
 	for _, a := range l.acks {
 		res.acks += len(a)
 	}
@@ -232,11 +297,11 @@ func TestSoakDeterministic(t *testing.T) {
 		if b.err != nil || a.hash != b.hash {
 			t.Fatalf("seed %d: second run hash %016x vs %016x (err %v)", s, b.hash, a.hash, b.err)
 		}
-		if a.acks == 0 {
-			t.Fatalf("seed %d: no commit acknowledged", s)
+		if a.acks == 0 || a.reads == 0 {
+			t.Fatalf("seed %d: %d commits acknowledged, %d reads answered: the load did not run", s, a.acks, a.reads)
 		}
 		if testing.Verbose() {
-			t.Logf("seed %d: %d acknowledged commits, %d events, trace %016x", s, a.acks, a.steps, a.hash)
+			t.Logf("seed %d: %d acknowledged commits, %d reads checked, %d events, trace %016x", s, a.acks, a.reads, a.steps, a.hash)
 		}
 	}
 }
@@ -262,3 +327,18 @@ var soakKinds = func() []sim.FaultKind {
 	}
 	return ks
 }()
+
+// TestSoakCatchesStaleReads: with the planted StateReadWithoutReadIndex
+// defect, the soak's read check fails within a few seeds (and the same
+// seeds pass without it, see TestSoakDeterministic).
+func TestSoakCatchesStaleReads(t *testing.T) {
+	const seedsMax = 20
+	for s := uint64(1); s <= seedsMax; s++ {
+		r := soakWith(s, 4*secondNs, soakKinds, node.Defects{StateReadWithoutReadIndex: true})
+		if r.err != nil {
+			t.Logf("seed %d caught the defect: %v", s, r.err)
+			return
+		}
+	}
+	t.Fatalf("the stale-read defect survived %d seeds", seedsMax)
+}
