@@ -75,6 +75,12 @@ type atomicityCase struct {
 // runAtomicityCase prepares a store with one committed base batch, runs the
 // child commit with the failpoint armed at crashAt, and reopens.
 func runAtomicityCase(t *testing.T, crashAt int, defects Defects) atomicityCase {
+	return runAtomicityCaseNamed(t, crashAt, defects, FailpointPanicAfterTableWrite)
+}
+
+// runAtomicityCaseNamed arms the failpoint called fpName in the child, so a
+// teeth test can arm one the store never evaluates.
+func runAtomicityCaseNamed(t *testing.T, crashAt int, defects Defects, fpName string) atomicityCase {
 	t.Helper()
 	dir := t.TempDir()
 	osfs, err := vfs.NewOS(dir)
@@ -93,7 +99,7 @@ func runAtomicityCase(t *testing.T, crashAt int, defects Defects) atomicityCase 
 	cmd := exec.Command(os.Args[0], "-test.run=^TestCommitAtomicityChild$", "-test.count=1")
 	cmd.Env = append(os.Environ(), childDirEnv+"="+dir, childDefectsEnv+"="+defects.String())
 	if crashAt != noCrash {
-		cmd.Env = append(cmd.Env, "GO_FAILPOINTS="+FailpointPanicAfterTableWrite+"=return("+strconv.Itoa(crashAt)+")")
+		cmd.Env = append(cmd.Env, "GO_FAILPOINTS="+fpName+"=return("+strconv.Itoa(crashAt)+")")
 	}
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -179,7 +185,11 @@ func TestCommitAtomicity(t *testing.T) {
 		t.Skip("inside the child")
 	}
 	for _, at := range []int{0, 1, 2, 3, 4, noCrash} {
-		t.Run(fmt.Sprintf("crashAt=%d", at), func(t *testing.T) {
+		name := fmt.Sprintf("crashAfterWrite=%d", at)
+		if at == noCrash {
+			name = "noCrash"
+		}
+		t.Run(name, func(t *testing.T) {
 			c := runAtomicityCase(t, at, 0)
 			if err := checkAtomicity(c); err != nil {
 				t.Fatal(err)
@@ -241,6 +251,14 @@ func TestCommitAtomicityHasTeeth(t *testing.T) {
 		}
 		t.Logf("defect %s, crash at write %d: harness says: %v", tc.defects, tc.at, err)
 	}
+	// A failpoint that never fires (the no-rewrite failpoint.Inject trap):
+	// the child commits normally, and the harness must say so.
+	c := runAtomicityCaseNamed(t, 2, 0, FailpointPanicAfterTableWrite+"Misspelt")
+	err := checkAtomicity(c)
+	if err == nil || !strings.Contains(err.Error(), "did not die by panic") {
+		t.Fatalf("harness with a failpoint that never fires said %v", err)
+	}
+	t.Logf("failpoint that never fires: harness says: %.120v", err)
 }
 
 // rawFsyncNs returns the median cost of appending 100 bytes and fsyncing.
