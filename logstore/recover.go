@@ -1,10 +1,9 @@
 package logstore
 
 import (
+	"errors"
 	"fmt"
 	"io"
-
-	"errors"
 )
 
 // replayFile reads the whole file, replays its committed transactions and
