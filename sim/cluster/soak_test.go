@@ -32,6 +32,8 @@ type loader struct {
 	stopNs     int64
 	// reads maps a read's request id to the commit it reads back.
 	reads map[uint64]acked
+	// groups is the consumer-group half of the load.
+	groups groupLoad
 	// readsOK counts reads that returned a value; violations are the
 	// stale reads seen (at most loaderViolationsMax kept).
 	readsOK    int
@@ -58,18 +60,27 @@ func (l *loader) fire() {
 	l.next++
 	shard := uint32(i) % l.shards
 	sc := statemachine.Scope{Tenant: []string{"acme", "globex"}[i%2], Namespace: "orders", Stream: "order-events", Shard: shard}
+	if i%5 == 4 {
+		l.groups.fetch(l, sc, l.target(shard))
+		l.env.AfterNs(l.intervalNs, l.fire)
+		return
+	}
 	req := &wire.Request{ID: uint64(i + 1), Scope: sc, Body: &wire.Commit{Record: statemachine.Record{
 		Event: statemachine.EventPublish, Payload: []byte(fmt.Sprintf("e%d", i)),
 		Ops: []statemachine.StateOp{{Kind: statemachine.OpPut, Key: fmt.Sprintf("k%d", i), Value: []byte(fmt.Sprintf("v%d", i))}}}}}
 	if len(l.sent) < loaderSentMax {
 		l.sent[req.ID] = i
 	}
-	to := l.hint[shard]
-	if to == 0 {
-		to = uint64(l.env.Rand().Intn(l.c.Brokers())) + 1
-	}
-	l.env.Send(SimID(to), &RequestMsg{Req: req})
+	l.env.Send(SimID(l.target(shard)), &RequestMsg{Req: req})
 	l.env.AfterNs(l.intervalNs, l.fire)
+}
+
+// target is the leader hint for shard, or a random broker.
+func (l *loader) target(shard uint32) uint64 {
+	if to := l.hint[shard]; to != 0 {
+		return to
+	}
+	return uint64(l.env.Rand().Intn(l.c.Brokers())) + 1
 }
 
 // readBack reads commit a's key, from its acknowledging leader or from a
@@ -109,6 +120,9 @@ func (l *loader) Receive(from int, msg simapi.Message) {
 		l.checkRead(r, a.Body)
 		return
 	}
+	if l.groups.receive(l, from, a) {
+		return
+	}
 	i, ok := l.sent[a.ID]
 	if !ok {
 		return
@@ -140,8 +154,9 @@ type soakResult struct {
 	err   error
 	steps uint64
 	simNs int64
-	// reads counts state reads answered with a value.
-	reads int
+	// reads counts state reads answered with a value; deliveries counts
+	// records handed to the loader's consumer group.
+	reads, deliveries int
 	// failures counts broker fail-stops and failed boots.
 	failures int
 }
@@ -156,7 +171,7 @@ func soak(seed uint64, durNs int64, kinds []sim.FaultKind) soakResult {
 
 // soakWith is soak with planted broker defects.
 func soakWith(seed uint64, durNs int64, kinds []sim.FaultKind, defects node.Defects) soakResult {
-	l := &loader{shards: 4, hint: make([]uint64, 4), sent: map[uint64]int{}, reads: map[uint64]acked{}, acks: map[statemachine.Scope][]acked{}, intervalNs: 5_000_000, stopNs: durNs}
+	l := &loader{shards: 4, hint: make([]uint64, 4), sent: map[uint64]int{}, reads: map[uint64]acked{}, groups: newGroupLoad(), acks: map[statemachine.Scope][]acked{}, intervalNs: 5_000_000, stopNs: durNs}
 	spec := sim.NodeSpec{Name: "loader", New: func() simapi.Process { return l }, FaultExempt: true}
 	c, err := New(Config{Seed: seed, Extra: []sim.NodeSpec{spec}, Defects: defects})
 	if err != nil {
@@ -171,6 +186,7 @@ func soakWith(seed uint64, durNs int64, kinds []sim.FaultKind, defects node.Defe
 	if err != nil {
 		return soakResult{err: err}
 	}
+	watchPositions(c, l, durNs+25*secondNs)
 	c.World.RunFor(durNs)
 	c.World.Heal()
 	res := soakResult{}
@@ -186,10 +202,14 @@ func soakWith(seed uint64, durNs int64, kinds []sim.FaultKind, defects node.Defe
 	}
 	c.World.RunFor(3 * secondNs)
 	res.err = checkSoak(c, l)
+	if res.err == nil {
+		res.err = l.groups.check(c)
+	}
 	if res.err == nil && len(l.violations) > 0 {
 		res.err = fmt.Errorf("%d stale reads, first: %s", len(l.violations), l.violations[0])
 	}
 	res.reads = l.readsOK
+	res.deliveries = l.groups.deliveredN
 	if res.err != nil && *soakDebug {
 		for i := 1; i <= c.Brokers(); i++ {
 			if n := c.Node(uint64(i)); n != nil {
@@ -301,7 +321,7 @@ func TestSoakDeterministic(t *testing.T) {
 			t.Fatalf("seed %d: %d commits acknowledged, %d reads answered: the load did not run", s, a.acks, a.reads)
 		}
 		if testing.Verbose() {
-			t.Logf("seed %d: %d acknowledged commits, %d reads checked, %d events, trace %016x", s, a.acks, a.reads, a.steps, a.hash)
+			t.Logf("seed %d: %d acknowledged commits, %d reads checked, %d group deliveries, %d events, trace %016x", s, a.acks, a.reads, a.deliveries, a.steps, a.hash)
 		}
 	}
 }
