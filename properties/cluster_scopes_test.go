@@ -1,0 +1,92 @@
+package properties
+
+import (
+	"strings"
+	"testing"
+)
+
+// clusterFixture is one scope on three brokers, all holding the same log:
+// a commit_if at 0 (put order-1), a commit at 1 (put order-1, put cart-1),
+// a publish at 2; and the history's acknowledgements of all three.
+func clusterFixture() (ClusterScope, []AckedWrite, []ConditionalOutcome) {
+	mk := func(name string) ReplicaView {
+		return ReplicaView{Name: name,
+			Log: []ViewEntry{
+				{Offset: 0, HasEvent: true, Event: "e0", Conditional: true, ExpectedOffset: 0, Ops: []ViewOp{{Key: "order-1", Value: "placed"}}},
+				{Offset: 1, HasEvent: true, Event: "e1", Ops: []ViewOp{{Key: "order-1", Value: "paid"}, {Key: "cart-1", Value: "items"}}},
+				{Offset: 2, HasEvent: true, Event: "e2"},
+			},
+			State: []ViewSlot{{Key: "cart-1", Value: "items", Version: 1}, {Key: "order-1", Value: "paid", Version: 1}}}
+	}
+	cs := ClusterScope{Scope: testScope, FromStart: true, Replicas: []ReplicaView{mk("broker-1"), mk("broker-2"), mk("broker-3")}}
+	acks := []AckedWrite{{Event: "e0", Offset: 0}, {Event: "e1", Offset: 1}, {Event: "e2", Offset: 2}}
+	written := []ConditionalOutcome{{Event: "e0", ExpectedOffset: 0, Written: true, Offset: 0}}
+	return cs, acks, written
+}
+
+func findings(fs []ClusterFinding) string {
+	var b strings.Builder
+	for _, f := range fs {
+		b.WriteString(f.Invariant + ": " + f.Err.Error() + "\n")
+	}
+	return b.String()
+}
+
+func wantFinding(t *testing.T, name string, fs []ClusterFinding, invariant string) {
+	t.Helper()
+	for _, f := range fs {
+		if f.Invariant == invariant && strings.Contains(f.Err.Error(), testScope.String()) {
+			return
+		}
+	}
+	t.Fatalf("%s: want a %s finding naming the scope, got:\n%s", name, invariant, findings(fs))
+}
+
+func TestCheckClusterScope(t *testing.T) {
+	cs, acks, written := clusterFixture()
+	if fs := CheckClusterScope(&cs, acks, written); len(fs) != 0 {
+		t.Fatalf("whole cluster: %s", findings(fs))
+	}
+
+	cs, acks, written = clusterFixture()
+	cs.Replicas[1].Log[1].Ops = cs.Replicas[1].Log[1].Ops[:1] // one replica's record lost a put
+	fs := CheckClusterScope(&cs, acks, written)
+	wantFinding(t, "missing put", fs, "CommittedPrefixAgreement")
+	wantFinding(t, "missing put", fs, "StateMatchesLog")
+
+	cs, acks, written = clusterFixture()
+	cs.Replicas[2].State[1].Version = 2 // version off by one
+	wantFinding(t, "version off by one", CheckClusterScope(&cs, acks, written), "VersionIsOffset")
+
+	cs, acks, written = clusterFixture()
+	cs.Replicas[0].Log[2].Event = "other" // the acknowledged publish is not there
+	wantFinding(t, "acknowledged record replaced", CheckClusterScope(&cs, acks, written), "CommittedNeverLost")
+
+	cs, acks, written = clusterFixture()
+	written[0].Offset = 1 // answered written away from its expected offset
+	wantFinding(t, "conditional written elsewhere", CheckClusterScope(&cs, acks, written), "ConditionalWrites")
+
+	cs, acks, written = clusterFixture()
+	cs.FromStart = false
+	cs.Replicas[0].State = cs.Replicas[0].State[1:] // unverifiable fold: not reported as StateMatchesLog
+	for _, f := range CheckClusterScope(&cs, acks, written) {
+		if f.Invariant == "StateMatchesLog" {
+			t.Fatalf("fold of a partial log reported: %v", f.Err)
+		}
+	}
+}
+
+func TestHistoryAcksAndConditionals(t *testing.T) {
+	h := fixtureHistory()
+	r := rec("cond")
+	addOp(h, HistoryOp{Kind: HistoryPublishIf, Record: &r, ExpectedOffset: 4, InvokeNs: 50, CompleteNs: 60, Offset: 4})
+	addOp(h, HistoryOp{Kind: HistoryCommitIf, Record: &r, ExpectedOffset: 2, InvokeNs: 50, CompleteNs: 60, Outcome: OutcomeRefused, Tail: 5})
+	acks := HistoryAcks(h)[testScope]
+	if len(acks) != 5 || acks[0] != (AckedWrite{Event: "e0", Offset: 0}) || acks[4] != (AckedWrite{Event: "cond", Offset: 4}) {
+		t.Fatalf("acks %v", acks)
+	}
+	w := HistoryWrittenConditionals(h)[testScope]
+	if len(w) != 1 || w[0] != (ConditionalOutcome{Event: "cond", ExpectedOffset: 4, Written: true, Offset: 4}) {
+		t.Fatalf("written conditionals %v", w)
+	}
+}
