@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"fmt"
 	"sort"
 
 	"github.com/felixsim/felixsim/node"
@@ -14,11 +15,37 @@ import (
 func (r *run) check() {
 	snap := r.c.Snapshot()
 	h := r.wl.History()
+	r.res.Violations = append(r.res.Violations, ReplicaViolations(ClusterScopesOf(snap), h)...)
 	logs := ReplicaLogsOf(snap)
 	ref := properties.LongestLogs(logs)
 	for _, c := range historyChecks {
 		r.violate(c.name, c.fn(h, logs, &ref))
 	}
+}
+
+// ReplicaViolations runs the replica properties on every scope and folds
+// the findings into one Violation per invariant (the first scope's
+// message, and how many more scopes failed it), in first-failure order.
+func ReplicaViolations(scopes []properties.ClusterScope, h *properties.History) []Violation {
+	acks := properties.HistoryAcks(h)
+	written := properties.HistoryWrittenConditionals(h)
+	var out []Violation
+	more := map[string]int{}
+	for i := range scopes {
+		cs := &scopes[i]
+		for _, f := range properties.CheckClusterScope(cs, acks[cs.Scope], written[cs.Scope]) {
+			if _, seen := more[f.Invariant]; !seen {
+				out = append(out, Violation{Invariant: f.Invariant, Message: f.Err.Error()})
+			}
+			more[f.Invariant]++
+		}
+	}
+	for i := range out {
+		if n := more[out[i].Invariant] - 1; n > 0 {
+			out[i].Message += fmt.Sprintf("; and %d more scope(s)", n)
+		}
+	}
+	return out
 }
 
 // historyCheck is one history property with the name a violation carries.

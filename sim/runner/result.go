@@ -61,7 +61,7 @@ func (r *Result) ReproduceCommand() string {
 		cmd += " --defects " + names
 	}
 	if o.Plan != nil {
-		cmd += " # this run replayed a given plan, not the seed's"
+		cmd += " --plan PLAN-FILE # this run replayed a given plan, not the seed's"
 	}
 	return cmd
 }
