@@ -61,6 +61,22 @@ type Defects struct {
 	// state on whichever replica receives it, leader or not, without
 	// ReadIndex: a lagging or partitioned replica answers a stale version.
 	StateReadWithoutReadIndex bool
+	// AckBeforeQuorum answers an unconditional write Written{offset} as
+	// soon as it is proposed, with the offset the leader predicts, before
+	// the quorum has it: a failover loses acknowledged writes.
+	AckBeforeQuorum bool
+	// CommitIfCheckedAtProposal checks commit_if/publish_if against the
+	// leader's applied tail when proposing and proposes the record
+	// unconditionally: two racing conditional writes can both land.
+	CommitIfCheckedAtProposal bool
+	// CommitAsTwoRecords proposes a commit as two records: the event
+	// alone, then its state operations under an empty event. A reader
+	// between them sees the event without its state.
+	CommitAsTwoRecords bool
+	// PositionApartFromState commits each round's raft state and positions
+	// in one store commit and the log, state and outbox rows in a second:
+	// a crash between them leaves positions claiming rows that are lost.
+	PositionApartFromState bool
 }
 
 // Config configures one broker; build it by field name.

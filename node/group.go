@@ -32,6 +32,8 @@ type group struct {
 	// scopes holds each tenant's shard; tenants lists the keys, sorted.
 	scopes  map[string]*statemachine.Shard
 	tenants []string
+	// early is the AckBeforeQuorum defect's next predicted offset per tenant.
+	early map[string]uint64
 }
 
 // scopeOf is the scope of tenant inside this stream shard.

@@ -81,11 +81,9 @@ func (n *Node) round() bool {
 	for i := range rds {
 		replies = n.applyCommitted(b, &rds[i], replies)
 	}
-	if !b.Empty() {
-		if err := n.store.Commit(b); err != nil {
-			n.fail(fmt.Errorf("node %d: store commit refused: %w", n.cfg.ID, err))
-			return false
-		}
+	if err := n.commit(b); err != nil {
+		n.fail(fmt.Errorf("node %d: store commit refused: %w", n.cfg.ID, err))
+		return false
 	}
 	for i := range rds {
 		gr := &rds[i]
@@ -102,6 +100,27 @@ func (n *Node) round() bool {
 		n.serveReads(rds[i].g)
 	}
 	return true
+}
+
+// commit makes the round's batch durable in one store commit (in two
+// under the PositionApartFromState defect).
+func (n *Node) commit(b *logstore.Batch) error {
+	if n.cfg.Defects.PositionApartFromState {
+		first := &logstore.Batch{Groups: b.Groups, Positions: b.Positions}
+		second := &logstore.Batch{Log: b.Log, State: b.State, Outbox: b.Outbox}
+		for _, part := range []*logstore.Batch{first, second} {
+			if !part.Empty() {
+				if err := n.store.Commit(part); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}
+	if b.Empty() {
+		return nil
+	}
+	return n.store.Commit(b)
 }
 
 // persist adds one group's raft persistence to the batch and notes

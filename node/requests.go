@@ -41,7 +41,7 @@ func (n *Node) HandleRequest(client uint64, req *wire.Request) {
 	case *wire.GroupAck:
 		n.propose(client, req, g, &command{kind: cmdAck, scope: req.Scope, group: body.Group, offset: body.Offset})
 	default:
-		n.propose(client, req, g, &command{kind: cmdWrite, scope: req.Scope, record: *wire.RecordOf(req.Body)})
+		n.proposeWrite(client, req, g, *wire.RecordOf(req.Body))
 	}
 	n.maybeProcess()
 }
@@ -128,6 +128,58 @@ func checkBody(body wire.RequestBody) string {
 		return fmt.Sprintf("unconditional record carries expected offset %d", rec.ExpectedOffset)
 	}
 	return ""
+}
+
+// proposeWrite proposes a record write (with the planted defects that
+// change how, when they are on).
+func (n *Node) proposeWrite(client uint64, req *wire.Request, g *group, rec statemachine.Record) {
+	d := &n.cfg.Defects
+	if d.CommitIfCheckedAtProposal && rec.Conditional {
+		tail := uint64(0)
+		if s := g.lookup(req.Scope.Tenant); s != nil {
+			tail = s.NextOffset()
+		}
+		if rec.ExpectedOffset != tail {
+			n.answer(client, req.ID, &wire.Refused{Tail: tail})
+			return
+		}
+		rec.Conditional, rec.ExpectedOffset = false, 0
+	}
+	if d.CommitAsTwoRecords && len(rec.Ops) > 0 {
+		event := statemachine.Record{Event: rec.Event, Payload: rec.Payload, Conditional: rec.Conditional, ExpectedOffset: rec.ExpectedOffset}
+		n.proposeSilently(g, &command{kind: cmdWrite, scope: req.Scope, record: event})
+		rec = statemachine.Record{Event: rec.Event, Ops: rec.Ops}
+	}
+	if d.AckBeforeQuorum && !rec.Conditional {
+		n.proposeAndAckEarly(client, req, g, rec)
+		return
+	}
+	n.propose(client, req, g, &command{kind: cmdWrite, scope: req.Scope, record: rec})
+}
+
+// proposeSilently proposes c with no client to answer (planted defects only).
+func (n *Node) proposeSilently(g *group, c *command) {
+	n.seq++
+	c.proposer, c.incarnation, c.seq = n.cfg.ID, n.writes.incarnation, n.seq
+	if data, err := encodeCommand(c); err == nil {
+		_ = g.rn.Propose(data)
+	}
+}
+
+// proposeAndAckEarly is the AckBeforeQuorum defect: propose, then answer
+// at once with the offset this leader predicts for the record.
+func (n *Node) proposeAndAckEarly(client uint64, req *wire.Request, g *group, rec statemachine.Record) {
+	next := uint64(0)
+	if s := g.lookup(req.Scope.Tenant); s != nil {
+		next = s.NextOffset()
+	}
+	if g.early == nil {
+		g.early = map[string]uint64{}
+	}
+	off := max(next, g.early[req.Scope.Tenant])
+	g.early[req.Scope.Tenant] = off + 1
+	n.proposeSilently(g, &command{kind: cmdWrite, scope: req.Scope, record: rec})
+	n.answer(client, req.ID, &wire.Written{Offset: off})
 }
 
 // propose proposes c for the client, or answers Unavailable if the pending

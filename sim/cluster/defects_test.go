@@ -77,3 +77,65 @@ func TestStaleReadDefectIsCaught(t *testing.T) {
 	}
 	t.Logf("planted defect caught: %v", err)
 }
+
+// conditionalLanded is the ConditionalWrites rule for one answer: a
+// written commit_if lands exactly at its expected offset.
+func conditionalLanded(expected uint64, ans wire.AnswerBody) error {
+	if w, ok := ans.(*wire.Written); ok && w.Offset != expected {
+		return fmt.Errorf("commit_if expecting offset %d was written at %d", expected, w.Offset)
+	}
+	return nil
+}
+
+// racingCommitIfs sends two commit_ifs expecting the same tail to the
+// leader at once and checks both answers.
+func racingCommitIfs(t *testing.T, defects node.Defects) error {
+	p, spec := NewProbe("probe")
+	c, err := New(Config{Seed: 41, Extra: []sim.NodeSpec{spec}, Defects: defects})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if err := c.World.RunUntil(c.AllLed, 10*secondNs); err != nil {
+		t.Fatal(err)
+	}
+	sc := acmeScope(1)
+	lead, _ := c.Leader(c.GroupOf(sc.Namespace, sc.Stream, sc.Shard))
+	var ids []uint64
+	for _, v := range []string{"a", "b"} {
+		rec := statemachine.Record{Event: statemachine.EventPublish, Payload: []byte(v), Conditional: true, ExpectedOffset: 0,
+			Ops: []statemachine.StateOp{{Kind: statemachine.OpPut, Key: "owner", Value: []byte(v)}}}
+		ids = append(ids, p.Send(lead, &wire.Request{Scope: sc, Body: &wire.CommitIf{Record: rec}}))
+	}
+	written := 0
+	for _, id := range ids {
+		var ans *wire.Answer
+		if err := c.World.RunUntil(func() (bool, string) { a, ok := p.Take(id); ans = a; return ok, "answer" }, secondNs); err != nil {
+			t.Fatal(err)
+		}
+		if err := conditionalLanded(0, ans.Body); err != nil {
+			return err
+		}
+		if _, ok := ans.Body.(*wire.Written); ok {
+			written++
+		}
+	}
+	if written != 1 {
+		t.Fatalf("%d of two racing commit_ifs written, want exactly 1", written)
+	}
+	return nil
+}
+
+// TestCommitIfAtProposalDefectIsCaught: racing commit_ifs on the correct
+// broker give one Written at the expected offset and one Refused; with the
+// check moved to proposal time both are written, one off its offset.
+func TestCommitIfAtProposalDefectIsCaught(t *testing.T) {
+	if err := racingCommitIfs(t, node.Defects{}); err != nil {
+		t.Fatalf("correct broker: %v", err)
+	}
+	err := racingCommitIfs(t, node.Defects{CommitIfCheckedAtProposal: true})
+	if err == nil {
+		t.Fatal("the commit_if-at-proposal defect went unnoticed")
+	}
+	t.Logf("planted defect caught: %v", err)
+}

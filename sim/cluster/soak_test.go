@@ -348,17 +348,30 @@ var soakKinds = func() []sim.FaultKind {
 	return ks
 }()
 
-// TestSoakCatchesStaleReads: with the planted StateReadWithoutReadIndex
-// defect, the soak's read check fails within a few seeds (and the same
-// seeds pass without it, see TestSoakDeterministic).
-func TestSoakCatchesStaleReads(t *testing.T) {
-	const seedsMax = 20
-	for s := uint64(1); s <= seedsMax; s++ {
-		r := soakWith(s, 4*secondNs, soakKinds, node.Defects{StateReadWithoutReadIndex: true})
-		if r.err != nil {
-			t.Logf("seed %d caught the defect: %v", s, r.err)
-			return
+// TestSoakCatchesDefects: with each planted broker defect on, the soak's
+// checks fail within a few seeds (the same seeds pass without defects, see
+// TestSoakDeterministic).
+func TestSoakCatchesDefects(t *testing.T) {
+	const seedsMax = 30
+	for _, tc := range []struct {
+		name    string
+		defects node.Defects
+	}{
+		{"stale-read", node.Defects{StateReadWithoutReadIndex: true}},
+		{"ack-before-quorum", node.Defects{AckBeforeQuorum: true}},
+		{"commit-as-two-records", node.Defects{CommitAsTwoRecords: true}},
+		{"position-apart-from-state", node.Defects{PositionApartFromState: true}},
+	} {
+		caught := false
+		for s := uint64(1); s <= seedsMax && !caught; s++ {
+			r := soakWith(s, 4*secondNs, soakKinds, tc.defects)
+			if r.err != nil {
+				t.Logf("%s: seed %d caught it: %v", tc.name, s, r.err)
+				caught = true
+			}
+		}
+		if !caught {
+			t.Errorf("%s survived %d seeds", tc.name, seedsMax)
 		}
 	}
-	t.Fatalf("the stale-read defect survived %d seeds", seedsMax)
 }
