@@ -138,7 +138,7 @@ func (t *txnWriter) commit() {
 		return
 	}
 	s := t.s
-	marker := commitMarker{seq: s.seq + 1, frameCount: t.frameCount, txnCRC: t.crc}.frame()
+	marker := commitMarker{seq: s.seq + 1, frameCount: t.frameCount, txnCRC: t.crc}.sealed()
 	t.write(marker)
 	if t.err != nil {
 		return

@@ -9,11 +9,14 @@
 // transactions. A transaction is the batch's writes appended in order (the
 // raft writes, then one frame per applied table: log, state, position,
 // outbox), then a commit marker carrying a checksum over the whole
-// transaction, then one fsync. Open replays every transaction up to the last
-// complete commit marker into in-memory indexes; an incomplete or torn final
-// transaction never happened and is truncated away; a damaged frame followed
-// by a valid commit marker is corruption, reported as an error naming the
-// file and the byte offset. No file content makes Open panic.
+// transaction, written twice, then one fsync. Open replays every transaction
+// up to the last complete commit marker into in-memory indexes; an
+// incomplete or torn final transaction never happened and is truncated away;
+// a damaged frame followed by a valid commit marker is corruption, reported
+// as an error naming the file and the byte offset. The marker's second copy
+// makes a flipped bit in the last transaction's marker corruption too,
+// instead of a torn write that would silently drop an acknowledged
+// transaction. No file content makes Open panic.
 //
 // Rewrite replaces the file by one holding only the current content (new
 // file, fsync, rename over, directory fsync), so long runs do not replay

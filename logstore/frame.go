@@ -121,6 +121,15 @@ const (
 	commitFrameBytes   = frameHeaderBytes + commitPayloadBytes
 )
 
+// sealed returns the marker frame written twice: a transaction ends with
+// two identical copies, so that a flipped bit in one copy of the last
+// transaction's marker is caught by the other instead of passing for a
+// torn write and silently dropping an acknowledged transaction.
+func (m commitMarker) sealed() []byte {
+	f := m.frame()
+	return append(f, f...)
+}
+
 func (m commitMarker) frame() []byte {
 	p := make([]byte, 0, commitPayloadBytes)
 	p = binary.LittleEndian.AppendUint32(p, commitMagic)

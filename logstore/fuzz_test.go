@@ -45,9 +45,9 @@ func flip(offset uint32, mask byte) []byte {
 
 // FuzzRecover damages a valid store file (truncation plus byte flips) and
 // opens it: never a panic; either an ErrCorrupt error naming the file and
-// offset, or exactly the transactions wholly before the first damaged byte
-// (a clean truncation of the torn tail), after which the store still
-// commits and reopens.
+// offset, or exactly the transactions whose bytes up to their first marker
+// copy lie before the first damaged byte (a clean truncation of the torn
+// tail), after which the store still commits and reopens.
 func FuzzRecover(f *testing.F) {
 	base, sizes, dumps := fuzzBase(f)
 	f.Add(uint32(len(base)), []byte{})
@@ -86,8 +86,10 @@ func FuzzRecover(f *testing.F) {
 			}
 			return
 		}
+		// Transaction k+1 is in if its bytes up to the first copy of its
+		// commit marker come before the damage.
 		k := 0
-		for k+1 < len(sizes) && sizes[k+1] <= damage {
+		for k+1 < len(sizes) && sizes[k+1]-commitFrameBytes <= damage {
 			k++
 		}
 		if got := dump(s); got != dumps[k] {

@@ -29,11 +29,19 @@ func (s *Store) replayFile() error {
 		return err
 	}
 	s.sizeBytes = int64(end)
-	if end == len(buf) {
+	if end == len(buf) && s.sealMissing == nil {
 		return nil
 	}
 	if err := s.f.Truncate(int64(end)); err != nil {
 		return fmt.Errorf("logstore: truncate torn tail of %s at byte %d: %w", s.name, end, err)
+	}
+	if s.sealMissing != nil {
+		// Restore the last marker's copy, so the file is canonical again.
+		if _, err := s.f.Write(s.sealMissing); err != nil {
+			return fmt.Errorf("logstore: restore the last commit marker's copy in %s at byte %d: %w", s.name, end, err)
+		}
+		s.sizeBytes += int64(len(s.sealMissing))
+		s.sealMissing = nil
 	}
 	if err := s.f.Sync(); err != nil {
 		return fmt.Errorf("logstore: sync %s after truncating its torn tail at byte %d: %w", s.name, end, err)
@@ -63,7 +71,18 @@ func (s *Store) replay(buf []byte) (int, error) {
 			if err := s.replayTxn(buf, committed, off, frames, p); err != nil {
 				return 0, err
 			}
-			committed, frames = next, frames[:0]
+			copyEnd := next + (next - off)
+			if copyEnd <= len(buf) && string(buf[next:copyEnd]) == string(buf[off:next]) {
+				committed, frames, off = copyEnd, frames[:0], copyEnd
+				continue
+			}
+			// The marker's copy is missing or damaged: the last transaction
+			// torn between its copies, or corruption if any commit follows.
+			if c := commitAfter(buf, next-1); c >= 0 {
+				return 0, s.corrupt(next, "the commit marker at byte %d lacks its intact copy, and a committed transaction follows at byte %d", off, c)
+			}
+			s.sealMissing = append([]byte(nil), buf[off:next]...)
+			return next, nil
 		case kindHeader:
 			return 0, s.corrupt(off, "a second file header")
 		default:

@@ -40,6 +40,9 @@ type Store struct {
 	sizeBytes int64
 	// seq is the sequence number of the last committed transaction.
 	seq uint64
+	// sealMissing is, during Open, the last marker whose copy recovery
+	// must restore.
+	sealMissing []byte
 	// failed, once set, refuses every write.
 	failed  error
 	closed  bool

@@ -35,7 +35,7 @@ var allowedCalls = map[string][]string{
 	"applyState":  {"tables.go:apply"},
 	"applyOutbox": {"tables.go:apply"},
 	"install":     {"commit.go:Commit", "recover.go:replayTxn"},
-	"f.Write":     {"commit.go:write", "store.go:create", "rewrite.go:writeRewrite"},
+	"f.Write":     {"commit.go:write", "store.go:create", "rewrite.go:writeRewrite", "recover.go:replayFile"},
 	"f.Truncate":  {"recover.go:replayFile"},
 	"f.Sync":      {"commit.go:commit", "store.go:create", "recover.go:replayFile", "rewrite.go:writeRewrite"},
 	"fs.Create":   {"store.go:create", "rewrite.go:writeRewrite"},
