@@ -1,0 +1,288 @@
+-------------------------- MODULE FelixAtomicCommit --------------------------
+(***************************************************************************)
+(* One stream shard replicated on a few brokers.  A Felix commit is one   *)
+(* record in the shard's log: exactly one event plus put/delete operations *)
+(* on the shard's keyed state.  The model shows that no reader (a          *)
+(* subscriber, a consumer group or state_get), on any broker, at any time, *)
+(* before or after a failover and a second promotion, sees the event       *)
+(* without the state or the state without the event.                      *)
+(*                                                                         *)
+(* Two levels of log, as in the broker:                                    *)
+(*   log[b]   the raft log of proposals (index 1, 2, ...), persisted       *)
+(*            before it is acknowledged or replicated, so a crash keeps it; *)
+(*   shard[b] the applied shard log: the records written by applying the   *)
+(*            committed proposals in order.  A refused commit_if writes    *)
+(*            nothing, so shard offsets and raft indexes differ.           *)
+(* Offsets are sequence indexes: model offset o is project offset o - 1.   *)
+(* A state version is the offset of the record that last wrote the key.   *)
+(* The value a commit puts is its commit id, so a reader can tell which    *)
+(* commit a value belongs to.                                              *)
+(*                                                                         *)
+(* Variant selects the model:                                              *)
+(*   "Atomic"        a commit is one record, applied in one step;           *)
+(*   "SplitRecords"  a commit is written as two records, event then state; *)
+(*   "PartialApply"  a record's event is applied, then its state, with a   *)
+(*                   visible step in between.                              *)
+(* Both broken variants let a reader see half a commit (NoPartialCommit).  *)
+(***************************************************************************)
+EXTENDS Naturals, Sequences, FiniteSets
+
+CONSTANTS
+    Brokers,     \* the brokers holding a replica of the shard
+    Keys,        \* the state keys
+    MaxTerm,     \* the last term a promotion may start
+    MaxCommits,  \* how many commits clients may propose in all
+    Ops,         \* Ops[c]: the sequence of [op |-> "put"|"del", key |-> k] of commit c
+    Kind,        \* Kind[c]: "commit", or "commit_if" at the next offset the client read
+    Variant,     \* "Atomic", "SplitRecords" or "PartialApply"
+    None         \* a model value: no leader
+
+ASSUME Variant \in {"Atomic", "SplitRecords", "PartialApply"}
+ASSUME MaxTerm \in Nat /\ MaxCommits \in Nat
+ASSUME DOMAIN Ops = 1..MaxCommits
+ASSUME DOMAIN Kind = 1..MaxCommits /\ \A c \in 1..MaxCommits : Kind[c] \in {"commit", "commit_if"}
+ASSUME \A c \in 1..MaxCommits : \A i \in DOMAIN Ops[c] :
+          Ops[c][i].op \in {"put", "del"} /\ Ops[c][i].key \in Keys
+
+VARIABLES
+    term,         \* the current term (0 before the first promotion)
+    leader,       \* the broker leading term `term`, or None
+    log,          \* log[b]: raft log of proposals [term, cid, kind, exp, part]
+    commitIndex,  \* commitIndex[b]: the quorum committed mark b knows (volatile)
+    applied,      \* applied[b]: how many proposals b has applied (volatile)
+    shard,        \* shard[b]: the applied shard log, records [cid, kind, exp, part]
+    kv,           \* kv[b][k]: the state view, [val, ver]; val 0 means absent
+    mid,          \* mid[b]: b is between the two steps of a PartialApply
+    nextCid,      \* the id of the next commit a client proposes
+    reply         \* reply[c]: the leader's answer to commit c's client
+
+vars == <<term, leader, log, commitIndex, applied, shard, kv, mid, nextCid, reply>>
+
+Absent == [val |-> 0, ver |-> 0]
+EmptyView == [k \in Keys |-> Absent]
+NoReply == [st |-> "none", at |-> 0, idx |-> 0, exp |-> 0]
+Quorum(S) == 2 * Cardinality(S) > Cardinality(Brokers)
+Min(a, b) == IF a < b THEN a ELSE b
+Max(S) == CHOOSE x \in S : \A y \in S : y <= x
+
+HasEvent(r) == r.part \in {"whole", "event"}
+HasState(r) == r.part \in {"whole", "state"}
+
+(* Applies commit c's operations to view s; puts write value c at offset o. *)
+RECURSIVE ApplyOpsFrom(_, _, _, _)
+ApplyOpsFrom(s, c, o, i) ==
+    IF i > Len(Ops[c]) THEN s
+    ELSE LET op == Ops[c][i]
+             v == IF op.op = "put" THEN [val |-> c, ver |-> o] ELSE Absent
+         IN ApplyOpsFrom([s EXCEPT ![op.key] = v], c, o, i + 1)
+
+ApplyRecord(s, r, o) == IF HasState(r) THEN ApplyOpsFrom(s, r.cid, o, 1) ELSE s
+
+(* The state view a shard log implies: the fold of its records in order. *)
+RECURSIVE FoldFrom(_, _, _)
+FoldFrom(s, sh, o) == IF o > Len(sh) THEN s ELSE FoldFrom(ApplyRecord(s, sh[o], o), sh, o + 1)
+Fold(sh) == FoldFrom(EmptyView, sh, 1)
+
+(***************************************************************************)
+(* Readers.  A subscriber sees the events of the applied shard log; a      *)
+(* consumer group is handed the same events, at the same offsets, as work; *)
+(* state_get reads the state view.  All three read whatever broker they    *)
+(* are connected to, at any time, so every reachable state is a possible   *)
+(* observation.                                                            *)
+(***************************************************************************)
+SubscriberSees(b) == SelectSeq(shard[b], HasEvent)
+GroupGets(b) == SelectSeq(shard[b], HasEvent)
+StateGet(b, k) == kv[b][k]
+
+(* The values a reader must see if it sees exactly the events in seq es. *)
+RECURSIVE ValuesFrom(_, _, _)
+ValuesFrom(s, es, i) == IF i > Len(es) THEN s ELSE ValuesFrom(ApplyOpsFrom(s, es[i].cid, 0, 1), es, i + 1)
+ImpliedValues(es) == LET s == ValuesFrom(EmptyView, es, 1) IN [k \in Keys |-> s[k].val]
+
+-----------------------------------------------------------------------------
+Init ==
+    /\ term = 0
+    /\ leader = None
+    /\ log = [b \in Brokers |-> << >>]
+    /\ commitIndex = [b \in Brokers |-> 0]
+    /\ applied = [b \in Brokers |-> 0]
+    /\ shard = [b \in Brokers |-> << >>]
+    /\ kv = [b \in Brokers |-> EmptyView]
+    /\ mid = [b \in Brokers |-> FALSE]
+    /\ nextCid = 1
+    /\ reply = [c \in 1..MaxCommits |-> NoReply]
+
+LastTerm(l) == IF l = << >> THEN 0 ELSE l[Len(l)].term
+UpToDate(l, m) == LastTerm(l) > LastTerm(m) \/ (LastTerm(l) = LastTerm(m) /\ Len(l) >= Len(m))
+
+(* A broker wins the election for the next term: a quorum finds its log up to date. *)
+Promote(b) ==
+    /\ term < MaxTerm
+    /\ leader /= b
+    /\ Quorum({q \in Brokers : UpToDate(log[b], log[q])})
+    /\ term' = term + 1
+    /\ leader' = b
+    /\ UNCHANGED <<log, commitIndex, applied, shard, kv, mid, nextCid, reply>>
+
+(* A client's commit reaches the leader.  commit_if expects the next offset *)
+(* of the leader's applied shard log, as the client last read it there.    *)
+Propose ==
+    /\ leader /= None
+    /\ nextCid <= MaxCommits
+    /\ LET kind == Kind[nextCid]
+           e == IF kind = "commit_if" THEN Len(shard[leader]) + 1 ELSE 0
+           Mk(part, x) == [term |-> term, cid |-> nextCid, kind |-> kind, exp |-> x, part |-> part]
+           new == IF Variant = "SplitRecords"
+                  THEN << Mk("event", e), Mk("state", IF e = 0 THEN 0 ELSE e + 1) >>
+                  ELSE << Mk("whole", e) >>
+       IN log' = [log EXCEPT ![leader] = log[leader] \o new]
+    /\ nextCid' = nextCid + 1
+    /\ UNCHANGED <<term, leader, commitIndex, applied, shard, kv, mid, reply>>
+
+RECURSIVE CommonFrom(_, _, _)
+CommonFrom(l, m, i) == IF i > Len(l) \/ i > Len(m) \/ l[i] /= m[i] THEN i - 1 ELSE CommonFrom(l, m, i + 1)
+
+(* The leader sends follower b the next entry it lacks and its commit mark; *)
+(* b drops a conflicting suffix first.                                     *)
+Replicate(b) ==
+    /\ leader /= None
+    /\ b /= leader
+    /\ LET ll == log[leader]
+           m == CommonFrom(log[b], ll, 1)
+           nl == IF m < Len(ll) THEN Append(SubSeq(log[b], 1, m), ll[m + 1]) ELSE log[b]
+           matched == IF m < Len(ll) THEN m + 1 ELSE m
+           nc == IF commitIndex[b] >= Min(commitIndex[leader], matched)
+                 THEN commitIndex[b] ELSE Min(commitIndex[leader], matched)
+       IN /\ nl /= log[b] \/ nc /= commitIndex[b]
+          /\ log' = [log EXCEPT ![b] = nl]
+          /\ commitIndex' = [commitIndex EXCEPT ![b] = nc]
+    /\ UNCHANGED <<term, leader, applied, shard, kv, mid, nextCid, reply>>
+
+Agree(q, n) == Len(log[q]) >= n /\ SubSeq(log[q], 1, n) = SubSeq(log[leader], 1, n)
+
+(* The leader moves the quorum committed mark to the highest index of its *)
+(* own term that a quorum holds.                                           *)
+AdvanceCommit ==
+    /\ leader /= None
+    /\ LET l == leader
+           cands == {n \in (commitIndex[l] + 1)..Len(log[l]) :
+                        log[l][n].term = term /\ Quorum({q \in Brokers : Agree(q, n)})}
+       IN /\ cands /= {}
+          /\ commitIndex' = [commitIndex EXCEPT ![l] = Max(cands)]
+    /\ UNCHANGED <<term, leader, log, applied, shard, kv, mid, nextCid, reply>>
+
+Written(p, b) == p.kind = "commit" \/ p.exp = Len(shard[b]) + 1
+
+(* The leader answers a client once it has applied the commit's last part: *)
+(* written at the offset of its event, or refused with the true next      *)
+(* offset.  exp is the offset the commit_if expected (0 for a commit).    *)
+Answer(b, p, idx, w, sh) ==
+    IF b = leader /\ reply[p.cid].st = "none" /\ p.part /= "event"
+    THEN LET x == IF p.part = "state" /\ p.exp /= 0 THEN p.exp - 1 ELSE p.exp
+         IN reply' = [reply EXCEPT ![p.cid] =
+            IF w THEN [st |-> "written", at |-> Len(sh) - (IF p.part = "state" THEN 1 ELSE 0), idx |-> idx, exp |-> x]
+                 ELSE [st |-> "refused", at |-> Len(sh) + 1, idx |-> idx, exp |-> x]]
+    ELSE UNCHANGED reply
+
+(* b applies its next committed proposal: a written record reaches the     *)
+(* shard log and the state view together (in PartialApply, only the event). *)
+Apply(b) ==
+    /\ ~mid[b]
+    /\ applied[b] < commitIndex[b]
+    /\ LET i == applied[b] + 1
+           p == log[b][i]
+           r == [cid |-> p.cid, kind |-> p.kind, exp |-> p.exp, part |-> p.part]
+           w == Written(p, b)
+           sh == IF w THEN Append(shard[b], r) ELSE shard[b]
+       IN IF w /\ Variant = "PartialApply"
+          THEN /\ shard' = [shard EXCEPT ![b] = sh]
+               /\ mid' = [mid EXCEPT ![b] = TRUE]
+               /\ UNCHANGED <<applied, kv, reply>>
+          ELSE /\ shard' = [shard EXCEPT ![b] = sh]
+               /\ kv' = [kv EXCEPT ![b] = IF w THEN ApplyRecord(kv[b], r, Len(sh)) ELSE kv[b]]
+               /\ applied' = [applied EXCEPT ![b] = i]
+               /\ Answer(b, p, i, w, sh)
+               /\ UNCHANGED mid
+    /\ UNCHANGED <<term, leader, log, commitIndex, nextCid>>
+
+(* PartialApply only: the state half of the record b is applying. *)
+ApplyState(b) ==
+    /\ mid[b]
+    /\ LET i == applied[b] + 1
+           o == Len(shard[b])
+       IN /\ kv' = [kv EXCEPT ![b] = ApplyRecord(kv[b], shard[b][o], o)]
+          /\ applied' = [applied EXCEPT ![b] = i]
+          /\ mid' = [mid EXCEPT ![b] = FALSE]
+          /\ Answer(b, log[b][i], i, TRUE, shard[b])
+    /\ UNCHANGED <<term, leader, log, commitIndex, shard, nextCid>>
+
+(* b crashes and restarts: its persisted raft log survives; the commit     *)
+(* mark, the applied views and leadership are lost (state is rebuilt by    *)
+(* re-applying the log).                                                   *)
+Crash(b) ==
+    /\ commitIndex' = [commitIndex EXCEPT ![b] = 0]
+    /\ applied' = [applied EXCEPT ![b] = 0]
+    /\ shard' = [shard EXCEPT ![b] = << >>]
+    /\ kv' = [kv EXCEPT ![b] = EmptyView]
+    /\ mid' = [mid EXCEPT ![b] = FALSE]
+    /\ leader' = IF leader = b THEN None ELSE leader
+    /\ UNCHANGED <<term, log, nextCid, reply>>
+
+Next ==
+    \/ \E b \in Brokers : Promote(b)
+    \/ Propose
+    \/ \E b \in Brokers : Replicate(b)
+    \/ AdvanceCommit
+    \/ \E b \in Brokers : Apply(b)
+    \/ \E b \in Brokers : ApplyState(b)
+    \/ \E b \in Brokers : Crash(b)
+
+Spec == Init /\ [][Next]_vars
+
+-----------------------------------------------------------------------------
+(* Invariants (names as in DESIGN.md). *)
+
+(* No reader sees a commit's event without its state, or its state without its event. *)
+NoPartialCommit ==
+    \A b \in Brokers : [k \in Keys |-> StateGet(b, k).val] = ImpliedValues(SubscriberSees(b))
+
+(* A state read's version is the offset of a record that put that value. *)
+VersionIsOffset ==
+    \A b \in Brokers, k \in Keys :
+        LET e == kv[b][k] IN
+        e.val /= 0 =>
+            /\ e.ver \in 1..Len(shard[b])
+            /\ shard[b][e.ver].cid = e.val
+            /\ HasState(shard[b][e.ver])
+            /\ \E i \in DOMAIN Ops[e.val] : Ops[e.val][i] = [op |-> "put", key |-> k]
+
+(* Every broker's state view is the fold of its applied shard log. *)
+StateMatchesLog ==
+    \A b \in Brokers : mid[b] \/ kv[b] = Fold(shard[b])
+
+(* An acknowledged record survives every failover at its acknowledged offset. *)
+CommittedNeverLost ==
+    \A c \in 1..MaxCommits : reply[c].st = "written" =>
+        LET r == reply[c] IN
+        /\ \A b \in Brokers : Len(shard[b]) >= r.at => shard[b][r.at].cid = c
+        /\ Quorum({q \in Brokers : Len(log[q]) >= r.idx /\ log[q][r.idx].cid = c})
+        /\ leader /= None => Len(log[leader]) >= r.idx /\ log[leader][r.idx].cid = c
+
+(* Replicas never disagree on a committed index or an applied offset. *)
+CommittedPrefixAgreement ==
+    \A b1, b2 \in Brokers :
+        /\ \A i \in 1..Min(commitIndex[b1], commitIndex[b2]) : log[b1][i] = log[b2][i]
+        /\ \A o \in 1..Min(Len(shard[b1]), Len(shard[b2])) : shard[b1][o] = shard[b2][o]
+
+(* A written commit_if sits at its expected offset; a refused one wrote   *)
+(* nothing and reported a tail other than the one it expected.            *)
+ConditionalWrites ==
+    /\ \A b \in Brokers : \A o \in 1..Len(shard[b]) :
+          shard[b][o].kind = "commit_if" => shard[b][o].exp = o
+    /\ \A c \in 1..MaxCommits :
+          /\ reply[c].st = "refused" =>
+                /\ reply[c].at /= reply[c].exp
+                /\ \A b \in Brokers : \A o \in 1..Len(shard[b]) : shard[b][o].cid /= c
+          /\ (reply[c].st = "written" /\ reply[c].exp /= 0) => reply[c].at = reply[c].exp
+
+=============================================================================

@@ -1,0 +1,137 @@
+package tla
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Variant selects the model: the atomic commit or one of its two broken
+// variants. The zero value is invalid.
+type Variant uint8
+
+// Variants, named as the TLA+ constant Variant spells them.
+const (
+	variantInvalid Variant = iota
+	// Atomic: a commit is one record, applied in one step.
+	Atomic
+	// SplitRecords: a commit is written as two records, event then state.
+	SplitRecords
+	// PartialApply: a record's event is applied, then its state, with a
+	// visible step in between.
+	PartialApply
+	variantEnd
+)
+
+var variantNames = [...]string{"invalid", "Atomic", "SplitRecords", "PartialApply"}
+
+// String names the variant as the .cfg files do.
+func (v Variant) String() string {
+	if v < variantEnd {
+		return variantNames[v]
+	}
+	return fmt.Sprintf("Variant(%d)", uint8(v))
+}
+
+// ParseVariant reads a variant name (case-insensitive).
+func ParseVariant(s string) (Variant, error) {
+	for v := Atomic; v < variantEnd; v++ {
+		if strings.EqualFold(variantNames[v], s) {
+			return v, nil
+		}
+	}
+	return variantInvalid, fmt.Errorf("variant %q refused: want one of Atomic, SplitRecords, PartialApply", s)
+}
+
+// Model bounds the mirror's fixed-size state can hold.
+const (
+	// BrokersMax is the most brokers a config may have.
+	BrokersMax = 3
+	// CommitsMax is the most commits a config may let clients propose.
+	CommitsMax = 3
+	// TermMax is the highest MaxTerm a config may set.
+	TermMax = 15
+	keysMax = 2
+	logMax  = 2 * CommitsMax
+)
+
+// Config is one model-checking configuration: the constants of one
+// MC*.cfg file. Build it by field name.
+type Config struct {
+	// Name is the .cfg file's base name.
+	Name    string
+	Variant Variant
+	// Brokers is how many brokers hold a replica (1..BrokersMax).
+	Brokers int
+	// MaxTerm is the last term a promotion may start.
+	MaxTerm int
+	// MaxCommits is how many commits clients may propose (1..CommitsMax).
+	MaxCommits int
+	// Invariants is false for a config explored in full with none checked.
+	Invariants bool
+}
+
+// Validate refuses a config the mirror's state cannot hold.
+func (c Config) Validate() error {
+	switch {
+	case c.Variant == variantInvalid || c.Variant >= variantEnd:
+		return fmt.Errorf("config %q refused: variant %d is not a valid variant", c.Name, uint8(c.Variant))
+	case c.Brokers < 1 || c.Brokers > BrokersMax:
+		return fmt.Errorf("config %q refused: %d brokers, want 1..%d", c.Name, c.Brokers, BrokersMax)
+	case c.MaxCommits < 1 || c.MaxCommits > CommitsMax:
+		return fmt.Errorf("config %q refused: MaxCommits %d, want 1..%d", c.Name, c.MaxCommits, CommitsMax)
+	case c.MaxTerm < 0 || c.MaxTerm > TermMax:
+		return fmt.Errorf("config %q refused: MaxTerm %d, want 0..%d", c.Name, c.MaxTerm, TermMax)
+	}
+	return nil
+}
+
+// String renders the config's constants.
+func (c Config) String() string {
+	return fmt.Sprintf("%s: Variant=%s Brokers=%d MaxTerm=%d MaxCommits=%d invariants=%t",
+		c.Name, c.Variant, c.Brokers, c.MaxTerm, c.MaxCommits, c.Invariants)
+}
+
+// Configs returns the configs of the MC*.cfg files, main config first.
+func Configs() []Config {
+	return []Config{
+		{Name: "MCFelixAtomicCommit", Variant: Atomic, Brokers: 3, MaxTerm: 3, MaxCommits: 2, Invariants: true},
+		{Name: "MCSplitRecords", Variant: SplitRecords, Brokers: 3, MaxTerm: 3, MaxCommits: 1, Invariants: true},
+		{Name: "MCPartialApply", Variant: PartialApply, Brokers: 3, MaxTerm: 3, MaxCommits: 2, Invariants: true},
+		{Name: "MCSplitRecordsFull", Variant: SplitRecords, Brokers: 3, MaxTerm: 3, MaxCommits: 1, Invariants: false},
+		{Name: "MCPartialApplyFull", Variant: PartialApply, Brokers: 3, MaxTerm: 3, MaxCommits: 2, Invariants: false},
+	}
+}
+
+// ConfigNames lists the config names, main config first.
+func ConfigNames() []string {
+	var names []string
+	for _, c := range Configs() {
+		names = append(names, c.Name)
+	}
+	return names
+}
+
+// Select picks a config by name and, if variant is not empty, sets its
+// variant. With no name, the variant alone picks that variant's own config
+// (the main config for Atomic); with neither, the main config.
+func Select(name, variant string) (Config, error) {
+	var v Variant
+	if variant != "" {
+		var err error
+		if v, err = ParseVariant(variant); err != nil {
+			return Config{}, err
+		}
+	}
+	for _, c := range Configs() {
+		switch {
+		case name != "" && strings.EqualFold(c.Name, name):
+			if v != variantInvalid {
+				c.Variant = v
+			}
+			return c, nil
+		case name == "" && (v == variantInvalid || v == c.Variant) && c.Invariants:
+			return c, nil
+		}
+	}
+	return Config{}, fmt.Errorf("config %q refused: unknown; want one of %s", name, strings.Join(ConfigNames(), ", "))
+}

@@ -1,0 +1,15 @@
+// Package tla holds the FelixAtomicCommit TLA+ model (the .tla and .cfg
+// files beside this package) and its Go mirror: the same variables, actions
+// and invariants, explored breadth-first over state fingerprints with every
+// invariant checked on every distinct state, so that the shortest
+// counterexample is found and printed step by step. The mirror must reach
+// exactly the state counts TLC reports for each config (tla/README.md);
+// the tests assert it.
+//
+// Where package properties holds an invariant, the mirror converts its
+// states to properties' neutral view and calls that same function.
+//
+// tla is on the simulated path: no wall clock, no randomness, no
+// goroutines, no map order reaching output. It must not import cmd, sim,
+// node, logstore or statemachine; it imports only properties.
+package tla

@@ -1,0 +1,237 @@
+package tla
+
+import (
+	"fmt"
+
+	"github.com/felixsim/felixsim/properties"
+)
+
+// InvariantNames lists the model's invariants in the order the .cfg files
+// list them and both TLC and the mirror check them.
+func InvariantNames() []string {
+	names := make([]string, len(invariants))
+	for i, inv := range invariants {
+		names[i] = inv.name
+	}
+	return names
+}
+
+// checker converts states to properties' view and runs the invariants.
+// Its buffers are reused from state to state, so checking allocates little.
+type checker struct {
+	cfg      Config
+	replicas [BrokersMax]properties.ReplicaView
+	entries  [BrokersMax][logMax]properties.ViewEntry
+	slots    [BrokersMax][keysMax]properties.ViewSlot
+	events   [BrokersMax][logMax]properties.ViewEntry
+	acks     []properties.AckedWrite
+	outcomes []properties.ConditionalOutcome
+	// ops[c-1] are commit c's operations in the view's terms.
+	ops [CommitsMax][]properties.ViewOp
+}
+
+func newChecker(cfg Config) *checker {
+	c := &checker{cfg: cfg}
+	for i := range commitOps {
+		for _, op := range commitOps[i] {
+			v := properties.ViewOp{Delete: op.del, Key: keyNames[op.key]}
+			if !op.del {
+				v.Value = commitNames[i+1]
+			}
+			c.ops[i] = append(c.ops[i], v)
+		}
+	}
+	return c
+}
+
+// intent is the properties.IntentFunc of the commit table.
+func (c *checker) intent(event string) ([]properties.ViewOp, bool) {
+	for i := 1; i <= c.cfg.MaxCommits; i++ {
+		if commitNames[i] == event {
+			return c.ops[i-1], true
+		}
+	}
+	return nil, false
+}
+
+// view fills the replica view of broker b (offsets become 0-based).
+func (c *checker) view(s *State, b int) *properties.ReplicaView {
+	br := &s.b[b]
+	r := &c.replicas[b]
+	r.Name = brokerNames[b]
+	r.Log = c.entries[b][:0]
+	for o, rec := range br.shardSeq() {
+		e := properties.ViewEntry{
+			Offset:   uint64(o),
+			HasEvent: rec.part == partWhole || rec.part == partEvent,
+			Event:    commitNames[rec.cid],
+		}
+		if rec.kind == kindCommitIf {
+			e.Conditional, e.ExpectedOffset = true, uint64(rec.exp)-1
+		}
+		if rec.part == partWhole || rec.part == partState {
+			e.Ops = c.ops[rec.cid-1]
+		}
+		r.Log = append(r.Log, e)
+	}
+	r.State = c.slots[b][:0]
+	for k := 0; k < keysMax; k++ {
+		if sl := br.kv[k]; sl.val != 0 {
+			r.State = append(r.State, properties.ViewSlot{Key: keyNames[k], Value: commitNames[sl.val], Version: uint64(sl.ver) - 1})
+		}
+	}
+	return r
+}
+
+// invariant is one named check of a state; the views of every broker are
+// filled before it runs.
+type invariant struct {
+	name  string
+	check func(c *checker, s *State) error
+}
+
+// invariants are the model's invariants in checking order (invariantNames).
+var invariants = []invariant{
+	{"NoPartialCommit", (*checker).noPartialCommit},
+	{"VersionIsOffset", (*checker).versionIsOffset},
+	{"StateMatchesLog", (*checker).stateMatchesLog},
+	{"CommittedNeverLost", (*checker).committedNeverLost},
+	{"CommittedPrefixAgreement", (*checker).committedPrefixAgreement},
+	{"ConditionalWrites", (*checker).conditionalWrites},
+}
+
+// check returns the first invariant s violates, in checking order.
+func (c *checker) check(s *State) (name string, err error) {
+	c.fill(s)
+	for _, inv := range invariants {
+		if err := inv.check(c, s); err != nil {
+			return inv.name, err
+		}
+	}
+	return "", nil
+}
+
+// fill converts every broker of s to its replica view.
+func (c *checker) fill(s *State) {
+	for b := 0; b < c.cfg.Brokers; b++ {
+		c.view(s, b)
+	}
+}
+
+// noPartialCommit: every broker's readers see whole commits (properties).
+func (c *checker) noPartialCommit(s *State) error {
+	for b := 0; b < c.cfg.Brokers; b++ {
+		if err := properties.NoPartialCommit(c.reader(b), c.intent); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// versionIsOffset: every broker's versions name records (properties).
+func (c *checker) versionIsOffset(s *State) error {
+	for b := 0; b < c.cfg.Brokers; b++ {
+		if err := properties.VersionIsOffset(&c.replicas[b]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// stateMatchesLog: every broker not between PartialApply's two steps has
+// the state its applied log folds to (properties).
+func (c *checker) stateMatchesLog(s *State) error {
+	for b := 0; b < c.cfg.Brokers; b++ {
+		if s.b[b].mid {
+			continue
+		}
+		if err := properties.StateMatchesLog(&c.replicas[b]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// reader is what a subscriber, a consumer group and state_get see at
+// broker b: the events of its applied log and its state view.
+func (c *checker) reader(b int) *properties.ReaderView {
+	r := &c.replicas[b]
+	ev := c.events[b][:0]
+	for _, e := range r.Log {
+		if e.HasEvent {
+			ev = append(ev, e)
+		}
+	}
+	return &properties.ReaderView{Broker: r.Name, Events: ev, State: r.State}
+}
+
+// committedNeverLost: every written reply's record is at its offset on
+// every replica reaching it (properties), and a quorum's raft logs and the
+// leader's hold its proposal at the index it was applied from.
+func (c *checker) committedNeverLost(s *State) error {
+	rs := c.replicas[:c.cfg.Brokers]
+	c.acks = c.acks[:0]
+	for i := 0; i < c.cfg.MaxCommits; i++ {
+		a := s.reply[i]
+		if a.st != replyWritten {
+			continue
+		}
+		c.acks = append(c.acks, properties.AckedWrite{Event: commitNames[i+1], Offset: uint64(a.at) - 1})
+		holders := 0
+		for q := 0; q < c.cfg.Brokers; q++ {
+			if holds(&s.b[q], a.idx, uint8(i+1)) {
+				holders++
+			}
+		}
+		if 2*holders <= c.cfg.Brokers {
+			return fmt.Errorf("CommittedNeverLost: %s was acknowledged from raft index %d, but only %d of %d raft logs hold it there",
+				commitNames[i+1], a.idx, holders, c.cfg.Brokers)
+		}
+		if s.leader != 0 && !holds(&s.b[s.leader-1], a.idx, uint8(i+1)) {
+			return fmt.Errorf("CommittedNeverLost: %s was acknowledged from raft index %d, but leader %s's log does not hold it there",
+				commitNames[i+1], a.idx, brokerNames[s.leader-1])
+		}
+	}
+	return properties.CommittedNeverLost(c.acks, rs)
+}
+
+// holds reports whether br's raft log has commit cid at index idx (1-based).
+func holds(br *broker, idx, cid uint8) bool {
+	return idx >= 1 && br.logLen >= idx && br.log[idx-1].cid == cid
+}
+
+// committedPrefixAgreement: the applied shard logs agree (properties) and
+// so do the raft logs up to each pair's lower committed mark.
+func (c *checker) committedPrefixAgreement(s *State) error {
+	n := c.cfg.Brokers
+	rs := c.replicas[:n]
+	for a := 0; a < n; a++ {
+		for b := a + 1; b < n; b++ {
+			m := min(s.b[a].commit, s.b[b].commit)
+			for i := uint8(0); i < m; i++ {
+				if s.b[a].log[i] != s.b[b].log[i] {
+					return fmt.Errorf("CommittedPrefixAgreement: committed raft index %d is %s on %s but %s on %s",
+						i+1, formatProposal(s.b[a].log[i]), brokerNames[a], formatProposal(s.b[b].log[i]), brokerNames[b])
+				}
+			}
+		}
+	}
+	return properties.CommittedPrefixAgreement(rs)
+}
+
+// conditionalWrites gathers the commit_if answers and checks them.
+func (c *checker) conditionalWrites(s *State) error {
+	rs := c.replicas[:c.cfg.Brokers]
+	c.outcomes = c.outcomes[:0]
+	for i := 0; i < c.cfg.MaxCommits; i++ {
+		a := s.reply[i]
+		if a.st == replyNone || (a.st == replyWritten && a.exp == 0) {
+			continue
+		}
+		c.outcomes = append(c.outcomes, properties.ConditionalOutcome{
+			Event: commitNames[i+1], ExpectedOffset: uint64(a.exp) - 1,
+			Written: a.st == replyWritten, Offset: uint64(a.at) - 1,
+		})
+	}
+	return properties.ConditionalWrites(c.outcomes, rs)
+}

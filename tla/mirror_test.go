@@ -1,0 +1,164 @@
+package tla
+
+import (
+	"bufio"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// tlcRow is one row of README.md's TLC results table.
+type tlcRow struct {
+	config    string
+	invariant string // "" for "no error"
+	generated int
+	distinct  int
+	depth     int
+}
+
+// readTLCResults parses the table after the tlc-results marker.
+func readTLCResults(t *testing.T) []tlcRow {
+	t.Helper()
+	f, err := os.Open("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var rows []tlcRow
+	inTable := false
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := sc.Text()
+		if strings.Contains(line, "tlc-results") {
+			inTable = true
+			continue
+		}
+		if !inTable || !strings.HasPrefix(line, "| MC") {
+			if inTable && len(rows) > 0 && !strings.HasPrefix(line, "|") {
+				break
+			}
+			continue
+		}
+		cols := strings.Split(strings.Trim(line, "|"), "|")
+		for i := range cols {
+			cols[i] = strings.TrimSpace(cols[i])
+		}
+		if len(cols) != 6 {
+			t.Fatalf("README.md TLC row %q: %d columns, want 6", line, len(cols))
+		}
+		r := tlcRow{config: cols[0]}
+		if v := cols[1]; v != "no error" {
+			r.invariant = strings.TrimSuffix(v, " violated")
+		}
+		for i, dst := range []*int{&r.generated, &r.distinct, &r.depth} {
+			if *dst, err = strconv.Atoi(cols[2+i]); err != nil {
+				t.Fatalf("README.md TLC row %q: column %d: %v", line, 3+i, err)
+			}
+		}
+		rows = append(rows, r)
+	}
+	if len(rows) != len(Configs()) {
+		t.Fatalf("README.md has %d TLC rows, want one per config (%d)", len(rows), len(Configs()))
+	}
+	return rows
+}
+
+// TestMirrorMatchesTLC: the mirror explores exactly TLC's state space for
+// every config, and finds the same violation at the same depth.
+func TestMirrorMatchesTLC(t *testing.T) {
+	for _, row := range readTLCResults(t) {
+		cfg, err := Select(row.config, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := Explore(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if row.invariant == "" {
+			if res.Violation != nil {
+				t.Fatalf("%s: TLC found no error, the mirror found %s: %s", row.config, res.Violation.Invariant, res.Violation.Message)
+			}
+			if res.Generated != row.generated || res.Distinct != row.distinct || res.Depth != row.depth {
+				t.Fatalf("%s: mirror generated %d, distinct %d, depth %d; TLC generated %d, distinct %d, depth %d",
+					row.config, res.Generated, res.Distinct, res.Depth, row.generated, row.distinct, row.depth)
+			}
+			continue
+		}
+		if res.Violation == nil {
+			t.Fatalf("%s: TLC found %s violated, the mirror found no violation in %d states", row.config, row.invariant, res.Distinct)
+		}
+		if res.Violation.Invariant != row.invariant || res.Depth != row.depth || len(res.Violation.Trace) != row.depth {
+			t.Fatalf("%s: mirror found %s at depth %d (trace of %d states); TLC found %s at depth %d",
+				row.config, res.Violation.Invariant, res.Depth, len(res.Violation.Trace), row.invariant, row.depth)
+		}
+	}
+}
+
+// TestTraceIsReadable: the counterexample names each action and shows
+// the half commit in the last step.
+func TestTraceIsReadable(t *testing.T) {
+	cfg, err := Select("", "PartialApply")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Explore(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if err := WriteTrace(&b, res.Violation.Trace); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"1: Init", "2: Promote(b1)", "3: Propose", "4: Replicate(b2)", "5: AdvanceCommit", "6: Apply(b1)",
+		"mid[b1] = true", "shard[b1] = <<[c1 commit]>>"}
+	for _, w := range want {
+		if !strings.Contains(b.String(), w) {
+			t.Fatalf("trace lacks %q:\n%s", w, b.String())
+		}
+	}
+	if !strings.Contains(res.Violation.Message, "event without its state") {
+		t.Fatalf("violation message %q does not say which half is missing", res.Violation.Message)
+	}
+}
+
+// TestStateHasNoPadding: the fingerprint reads State's bytes, so State
+// must be bytes only, with no padding the hash could read.
+func TestStateHasNoPadding(t *testing.T) {
+	fields := 3 + BrokersMax*(logMax*5+1+2+logMax*5+1+keysMax*2+1) + CommitsMax*4
+	if stateBytes != fields {
+		t.Fatalf("State is %d bytes but its fields sum to %d: padding or a wider field crept in", stateBytes, fields)
+	}
+}
+
+// TestConfigSelection covers the CLI's names.
+func TestConfigSelection(t *testing.T) {
+	cases := []struct{ name, variant, want string }{
+		{"", "", "MCFelixAtomicCommit"},
+		{"", "splitrecords", "MCSplitRecords"},
+		{"", "PartialApply", "MCPartialApply"},
+		{"MCPartialApplyFull", "", "MCPartialApplyFull"},
+	}
+	for _, c := range cases {
+		cfg, err := Select(c.name, c.variant)
+		if err != nil || cfg.Name != c.want {
+			t.Fatalf("Select(%q, %q) = %s, %v; want %s", c.name, c.variant, cfg.Name, err, c.want)
+		}
+	}
+	cfg, err := Select("MCFelixAtomicCommit", "SplitRecords")
+	if err != nil || cfg.Variant != SplitRecords || cfg.MaxCommits != 2 {
+		t.Fatalf("Select with both: %v, %v", cfg, err)
+	}
+	for _, bad := range [][2]string{{"nope", ""}, {"", "Half"}} {
+		if _, err := Select(bad[0], bad[1]); err == nil {
+			t.Fatalf("Select(%q, %q) accepted", bad[0], bad[1])
+		}
+	}
+	if err := (Config{Name: "x", Variant: Atomic, Brokers: 4, MaxCommits: 1}).Validate(); err == nil {
+		t.Fatal("4 brokers accepted")
+	}
+	if _, err := Explore(Config{Name: "zero"}); err == nil {
+		t.Fatal("zero config explored")
+	}
+}
