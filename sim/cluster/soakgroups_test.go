@@ -94,16 +94,18 @@ func watchPositions(c *Cluster, l *loader, untilNs int64) {
 }
 
 func (g *groupLoad) sample(c *Cluster) {
-	for _, r := range c.Snapshot().Replicas {
-		for _, gv := range r.Groups {
-			for _, sv := range gv.Scopes {
-				for _, gs := range sv.Shard.Groups {
-					k := posKey{broker: r.Node, scope: sv.Scope}
-					if prev := g.posMax[k]; gs.CommittedOffset < prev && len(g.violations) < loaderViolationsMax {
-						g.violations = append(g.violations, fmt.Sprintf("broker %d %s: group %q position moved back from %d to %d", r.Node, sv.Scope, gs.Name, prev, gs.CommittedOffset))
-					}
-					g.posMax[k] = max(g.posMax[k], gs.CommittedOffset)
+	for b := uint64(1); b <= uint64(c.Brokers()); b++ {
+		n := c.Node(b)
+		if n == nil {
+			continue
+		}
+		for _, sg := range n.ConsumerGroups() {
+			for _, gs := range sg.Groups {
+				k := posKey{broker: b, scope: sg.Scope}
+				if prev := g.posMax[k]; gs.CommittedOffset < prev && len(g.violations) < loaderViolationsMax {
+					g.violations = append(g.violations, fmt.Sprintf("broker %d %s: group %q position moved back from %d to %d", b, sg.Scope, gs.Name, prev, gs.CommittedOffset))
 				}
+				g.posMax[k] = max(g.posMax[k], gs.CommittedOffset)
 			}
 		}
 	}
