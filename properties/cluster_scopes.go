@@ -27,7 +27,14 @@ type ClusterFinding struct {
 // conditional answers and the conditional records the replicas hold.
 // Refused conditional answers are HistoryConditionalWrites' business: a
 // duplicated request may land while its twin is refused.
-func CheckClusterScope(cs *ClusterScope, acks []AckedWrite, written []ConditionalOutcome) []ClusterFinding {
+//
+// When intent is not nil (a scope every record of which some client
+// wrote), NoPartialCommit also reads each replica as a reader would — its
+// whole log as the events seen and its state view — and requires the
+// state to be exactly what the clients' commits for those events carried:
+// a broker that dropped a put from both its log and its state is caught
+// here, where the fold alone would agree with itself.
+func CheckClusterScope(cs *ClusterScope, acks []AckedWrite, written []ConditionalOutcome, intent IntentFunc) []ClusterFinding {
 	var out []ClusterFinding
 	add := func(name string, err error) {
 		if err != nil {
@@ -40,6 +47,10 @@ func CheckClusterScope(cs *ClusterScope, acks []AckedWrite, written []Conditiona
 			add("StateMatchesLog", StateMatchesLog(&cs.Replicas[i]))
 		}
 		add("VersionIsOffset", VersionIsOffset(&cs.Replicas[i]))
+		if cs.FromStart && intent != nil {
+			r := &cs.Replicas[i]
+			add("NoPartialCommit", NoPartialCommit(&ReaderView{Broker: r.Name, Events: r.Log, State: r.State}, intent))
+		}
 	}
 	add("CommittedNeverLost", CommittedNeverLost(acks, cs.Replicas))
 	add("ConditionalWrites", ConditionalWrites(written, cs.Replicas))
@@ -70,4 +81,26 @@ func HistoryWrittenConditionals(h *History) map[HistoryScope][]ConditionalOutcom
 		}
 	}
 	return out
+}
+
+// HistoryIntents returns the state operations each write of the history
+// carried, looked up by payload (the workload makes payloads unique; a
+// retry carries its original's). Values compare as strings.
+func HistoryIntents(h *History) IntentFunc {
+	ops := map[string][]ViewOp{}
+	for i := range h.Ops {
+		op := &h.Ops[i]
+		if !op.Kind.IsWrite() {
+			continue
+		}
+		vs := make([]ViewOp, len(op.Record.Ops))
+		for j, o := range op.Record.Ops {
+			vs[j] = ViewOp{Delete: o.Delete, Key: o.Key, Value: string(o.Value)}
+		}
+		ops[string(op.Record.Payload)] = vs
+	}
+	return func(event string) ([]ViewOp, bool) {
+		v, ok := ops[event]
+		return v, ok
+	}
 }

@@ -44,32 +44,32 @@ func wantFinding(t *testing.T, name string, fs []ClusterFinding, invariant strin
 
 func TestCheckClusterScope(t *testing.T) {
 	cs, acks, written := clusterFixture()
-	if fs := CheckClusterScope(&cs, acks, written); len(fs) != 0 {
+	if fs := CheckClusterScope(&cs, acks, written, nil); len(fs) != 0 {
 		t.Fatalf("whole cluster: %s", findings(fs))
 	}
 
 	cs, acks, written = clusterFixture()
 	cs.Replicas[1].Log[1].Ops = cs.Replicas[1].Log[1].Ops[:1] // one replica's record lost a put
-	fs := CheckClusterScope(&cs, acks, written)
+	fs := CheckClusterScope(&cs, acks, written, nil)
 	wantFinding(t, "missing put", fs, "CommittedPrefixAgreement")
 	wantFinding(t, "missing put", fs, "StateMatchesLog")
 
 	cs, acks, written = clusterFixture()
 	cs.Replicas[2].State[1].Version = 2 // version off by one
-	wantFinding(t, "version off by one", CheckClusterScope(&cs, acks, written), "VersionIsOffset")
+	wantFinding(t, "version off by one", CheckClusterScope(&cs, acks, written, nil), "VersionIsOffset")
 
 	cs, acks, written = clusterFixture()
 	cs.Replicas[0].Log[2].Event = "other" // the acknowledged publish is not there
-	wantFinding(t, "acknowledged record replaced", CheckClusterScope(&cs, acks, written), "CommittedNeverLost")
+	wantFinding(t, "acknowledged record replaced", CheckClusterScope(&cs, acks, written, nil), "CommittedNeverLost")
 
 	cs, acks, written = clusterFixture()
 	written[0].Offset = 1 // answered written away from its expected offset
-	wantFinding(t, "conditional written elsewhere", CheckClusterScope(&cs, acks, written), "ConditionalWrites")
+	wantFinding(t, "conditional written elsewhere", CheckClusterScope(&cs, acks, written, nil), "ConditionalWrites")
 
 	cs, acks, written = clusterFixture()
 	cs.FromStart = false
 	cs.Replicas[0].State = cs.Replicas[0].State[1:] // unverifiable fold: not reported as StateMatchesLog
-	for _, f := range CheckClusterScope(&cs, acks, written) {
+	for _, f := range CheckClusterScope(&cs, acks, written, nil) {
 		if f.Invariant == "StateMatchesLog" {
 			t.Fatalf("fold of a partial log reported: %v", f.Err)
 		}
@@ -88,5 +88,42 @@ func TestHistoryAcksAndConditionals(t *testing.T) {
 	w := HistoryWrittenConditionals(h)[testScope]
 	if len(w) != 1 || w[0] != (ConditionalOutcome{Event: "cond", ExpectedOffset: 4, Written: true, Offset: 4}) {
 		t.Fatalf("written conditionals %v", w)
+	}
+}
+
+// TestClusterNoPartialCommitAgainstIntent: a replica whose log and state
+// both lost a put agrees with its own fold, but not with what the client
+// sent; the intent check reports it.
+func TestClusterNoPartialCommitAgainstIntent(t *testing.T) {
+	h := &History{}
+	for _, w := range []struct {
+		payload string
+		ops     []HistoryStateOp
+	}{
+		{"e0", []HistoryStateOp{put("order-1", "placed")}},
+		{"e1", []HistoryStateOp{put("order-1", "paid"), put("cart-1", "items")}},
+		{"e2", nil},
+	} {
+		r := rec(w.payload, w.ops...)
+		addOp(h, HistoryOp{Kind: HistoryCommit, Record: &r, InvokeNs: 1, CompleteNs: 2, Outcome: OutcomeUnknown})
+	}
+	intent := HistoryIntents(h)
+	cs, acks, written := clusterFixture()
+	if fs := CheckClusterScope(&cs, acks, written, intent); len(fs) != 0 {
+		t.Fatalf("whole cluster against intent: %s", findings(fs))
+	}
+	for i := range cs.Replicas {
+		cs.Replicas[i].Log[1].Ops = cs.Replicas[i].Log[1].Ops[:1]
+		cs.Replicas[i].State = cs.Replicas[i].State[1:]
+	}
+	fs := CheckClusterScope(&cs, acks, written, intent)
+	wantFinding(t, "put lost from log and state alike", fs, "NoPartialCommit")
+	for _, f := range fs {
+		if f.Invariant == "StateMatchesLog" || f.Invariant == "CommittedPrefixAgreement" {
+			t.Fatalf("self-consistent replicas reported by %s", f.Invariant)
+		}
+	}
+	if _, ok := intent("never"); ok {
+		t.Fatal("intent of an unknown payload found")
 	}
 }

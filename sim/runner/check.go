@@ -29,11 +29,16 @@ func (r *run) check() {
 func ReplicaViolations(scopes []properties.ClusterScope, h *properties.History) []Violation {
 	acks := properties.HistoryAcks(h)
 	written := properties.HistoryWrittenConditionals(h)
+	intent := properties.HistoryIntents(h)
 	var out []Violation
 	more := map[string]int{}
 	for i := range scopes {
 		cs := &scopes[i]
-		for _, f := range properties.CheckClusterScope(cs, acks[cs.Scope], written[cs.Scope]) {
+		in := intent
+		if cs.Scope.Tenant == livenessTenant {
+			in = nil // the probe's records are in no history
+		}
+		for _, f := range properties.CheckClusterScope(cs, acks[cs.Scope], written[cs.Scope], in) {
 			if _, seen := more[f.Invariant]; !seen {
 				out = append(out, Violation{Invariant: f.Invariant, Message: f.Err.Error()})
 			}

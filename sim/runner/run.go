@@ -141,8 +141,11 @@ func (r *run) finish() {
 	}
 }
 
+// livenessTenant owns the probe's liveness commits.
+const livenessTenant = "liveness"
+
 // livenessScope is where the probe's liveness commits go: a tenant no
 // workload client uses, so the history checks never see them.
 func livenessScope(stream string, shard uint32) statemachine.Scope {
-	return statemachine.Scope{Tenant: "liveness", Namespace: Namespace, Stream: stream, Shard: shard}
+	return statemachine.Scope{Tenant: livenessTenant, Namespace: Namespace, Stream: stream, Shard: shard}
 }
