@@ -32,6 +32,7 @@ type Node struct {
 	out    outbound
 	// rdsBuf is round's reusable scratch space (one entry per group).
 	rdsBuf []groupReady
+	stats  Stats
 	// failed is set when the store refused a write: the node stops (fail
 	// stop) and must be restarted from its store.
 	failed error
@@ -221,3 +222,13 @@ func (n *Node) Close() error { return n.store.Close() }
 func (n *Node) answer(to uint64, id uint64, body wire.AnswerBody) {
 	n.host.SendAnswer(to, &wire.Answer{ID: id, Body: body})
 }
+
+// Stats counts a node's work since boot, for performance reports.
+type Stats struct {
+	// Cycles are processing cycles run; Rounds the Ready rounds in them;
+	// Commits the store commits (fsyncs) made.
+	Cycles, Rounds, Commits uint64
+}
+
+// Stats returns the node's counters.
+func (n *Node) Stats() Stats { return n.stats }

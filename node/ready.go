@@ -32,6 +32,7 @@ func (n *Node) maybeProcess() {
 // process runs the processing cycle: Ready rounds until no group has one,
 // then one flush of the collected raft messages, one batch per peer.
 func (n *Node) process() {
+	n.stats.Cycles++
 	for round := 0; n.failed == nil; round++ {
 		if round == readyRoundsMax {
 			panic(fmt.Sprintf("node %d: %d Ready rounds in one cycle without quiescing", n.cfg.ID, round))
@@ -73,6 +74,7 @@ func (n *Node) round() bool {
 	if len(rds) == 0 {
 		return false
 	}
+	n.stats.Rounds++
 	b := &logstore.Batch{}
 	var replies []reply
 	for i := range rds {
@@ -120,6 +122,7 @@ func (n *Node) commit(b *logstore.Batch) error {
 	if b.Empty() {
 		return nil
 	}
+	n.stats.Commits++
 	return n.store.Commit(b)
 }
 

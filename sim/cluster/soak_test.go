@@ -157,6 +157,8 @@ type soakResult struct {
 	// reads counts state reads answered with a value; deliveries counts
 	// records handed to the loader's consumer group.
 	reads, deliveries int
+	// nodeStats are the running brokers' counters at the end.
+	nodeStats []node.Stats
 	// failures counts broker fail-stops and failed boots.
 	failures int
 }
@@ -222,6 +224,12 @@ func soakWith(seed uint64, durNs int64, kinds []sim.FaultKind, defects node.Defe
 	res.steps = c.World.EventsExecuted()
 	res.simNs = c.World.NowNs()
 	res.failures = len(c.Failures())
+	for b := uint64(1); b <= uint64(c.Brokers()); b++ {
+		if n := c.Node(b); n != nil {
+			st := n.Stats()
+			res.nodeStats = append(res.nodeStats, st)
+		}
+	}
 	for _, a := range l.acks {
 		res.acks += len(a)
 	}
