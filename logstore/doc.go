@@ -34,7 +34,7 @@
 // child process's environment) the commit panics after i of the four table
 // writes, i in 0..4, after their bytes were appended to the file and before
 // the commit marker. Disarmed, each check costs one read lock and one map
-// lookup, 14-55 ns on the 2-core development machine
+// lookup, 10-55 ns on the shared 2-core development machine
 // (BenchmarkFailpointDisarmed), five checks per Commit; nothing is compiled
 // differently for tests. Options.Defects plants known bugs (a split
 // transaction, a hook before the transaction, no fsync) so that tests and
