@@ -1,0 +1,61 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+)
+
+// usageExitCode is the exit code for bad usage: an unknown command or flag.
+const usageExitCode = 2
+
+// command is one subcommand: its name, a one-line summary for the help
+// text, and its entry point, which returns the process exit code.
+type command struct {
+	name    string
+	summary string
+	run     func(args []string, stdout, stderr io.Writer) int
+}
+
+// commands lists every subcommand in help order; adding one is one line.
+var commands = []command{
+	{name: "check-model", summary: "explore the Go mirror of the FelixAtomicCommit TLA+ model", run: checkModelCommand},
+}
+
+func main() {
+	os.Exit(dispatch(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// dispatch runs the subcommand args[0] names and returns its exit code.
+func dispatch(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		writeUsage(stderr)
+		return usageExitCode
+	}
+	switch args[0] {
+	case "help", "-h", "-help", "--help":
+		writeUsage(stdout)
+		return 0
+	}
+	for _, c := range commands {
+		if c.name == args[0] {
+			return c.run(args[1:], stdout, stderr)
+		}
+	}
+	fmt.Fprintf(stderr, "felixsim: unknown command %q\n", args[0])
+	writeUsage(stderr)
+	return usageExitCode
+}
+
+// writeUsage prints the command list.
+func writeUsage(w io.Writer) {
+	fmt.Fprintln(w, "usage: felixsim <command> [flags]")
+	fmt.Fprintln(w, "")
+	fmt.Fprintln(w, "commands:")
+	for _, c := range commands {
+		fmt.Fprintf(w, "  %-12s %s\n", c.name, c.summary)
+	}
+	fmt.Fprintln(w, "")
+	fmt.Fprintln(w, "Run 'felixsim <command> -h' for a command's flags.")
+	fmt.Fprintln(w, "Exit codes: 0 pass, 1 a property violated, 2 bad usage.")
+}
