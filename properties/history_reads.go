@@ -52,7 +52,7 @@ func collectAcks(h *History) map[HistoryScope]*scopeAcks {
 		}
 	}
 	out := map[HistoryScope]*scopeAcks{}
-	for s, acks := range per {
+	for s, acks := range per { //det:ok each scope's entry is built alone; the result is a map read by key
 		sort.Slice(acks, func(i, j int) bool {
 			return acks[i].at < acks[j].at || acks[i].at == acks[j].at && acks[i].off < acks[j].off
 		})
