@@ -1,17 +1,75 @@
 // Package node is one Felix broker: a multi-raft host on go.etcd.io/raft/v3
 // RawNode with one raft group per stream shard plus a metadata group
 // (group 1), a single synchronous Ready loop that persists every group's
-// raft state and the applied tables through one logstore Commit per
-// processing cycle, an apply path into statemachine shards, and the
-// client-facing request handling (writes acknowledged after apply, state
-// reads through raft ReadIndex, subscriber reads from the applied log,
-// consumer-group commands through raft).
+// raft state and the applied tables through one logstore Commit per Ready
+// round, an apply path into statemachine shards, and the client-facing
+// request handling (writes acknowledged after apply, state reads through
+// raft ReadIndex, subscriber reads from the applied log, consumer-group
+// commands through raft).
+//
+// # World
 //
 // A Node reaches the world only through its Host (its own clock reading,
 // sending to peers and clients) and a vfs.FS: the same code could run on
 // real sockets and disks. The host calls Tick every Config.TickNs on the
-// node's clock and hands over every message that arrives; the node never
-// blocks, starts no goroutine and reads no wall clock.
+// node's clock and hands over every message that arrives (HandlePeer,
+// HandleRequest). By default each input is processed at once; with
+// Config.HostProcesses the host batches inputs and calls Process (group
+// commit). The node never blocks, starts no goroutine and reads no wall
+// clock.
+//
+// # Groups and scopes
+//
+// Membership is static: every broker replicates every group, bootstrapped
+// from a snapshot at index 1, term 1, all peers voting (PreVote and
+// CheckQuorum on). The metadata group's snapshot carries the bootstrap
+// Metadata (streams, broker versions, finalized fleet features); its few
+// commands are re-applied from that snapshot at every boot. Stream shards
+// get the next group ids in bootstrap order (GroupOf). Any tenant may write
+// to a stream: each tenant's records live in their own scope (tenant,
+// namespace, stream, shard), a statemachine.Shard inside the shard's group,
+// created by its first write or fetch (at most ScopesPerGroupMax).
+//
+// # The processing cycle (ready.go)
+//
+// Ready rounds until no group has one: take every group's Ready; add each
+// group's entries and hard state to one logstore.Batch; apply each group's
+// committed entries to memory and add their rows (log, state, outbox,
+// position, consumer groups) to the same batch; Commit it (one fsync);
+// only then queue the raft messages, record ReadIndex results, Advance,
+// answer the clients whose entries applied and the reads whose index is
+// applied. The cycle ends with one PeerBatch per peer. A refused Commit
+// fail-stops the node (Failed): memory may be ahead of the store, so only
+// a restart from the store may continue.
+//
+// # Durable layout
+//
+// Besides raft state and the four tables' rows of every scope, the node
+// keeps two kinds of bookkeeping under reserved tenants (client requests
+// for tenants starting with ReservedTenantPrefix are refused): each shard
+// group's applied raft index in the position table (tenant "_raft"), and
+// each scope's consumer groups (positions and leases) in the state table
+// (tenant "_groups"). Open rebuilds from the store alone: each scope's
+// shard is folded from its retained log rows, checked against its position
+// row and (when retention dropped nothing) its state table rows; its
+// groups are restored; raft resumes after the stored applied index.
+//
+// # Requests
+//
+// A write (publish, publish_if, enqueue, commit, commit_if) or a group
+// command is checked, proposed by the shard's leader as a command naming
+// the proposer, its incarnation and a sequence number, and answered when
+// this node applies it: Written{offset}, Refused{tail} or an error. A
+// proposal lost with a leadership change is never answered; it expires
+// after PendingTimeoutNs and the client's call ends as unknown. state_get
+// waits for ReadIndex and the apply of that index. Followers answer
+// NotLeader with their leader hint. Pending tables are capped
+// (PendingWritesMax, PendingReadsMax: refuse with Unavailable when full).
+//
+// # Planted defects
+//
+// Defects holds switchable bugs, all off by default, each the shape of a
+// real mistake, for proving that the simulator's checks catch them.
 //
 // node imports raft, logstore, statemachine, wire and vfs. It must not
 // import sim, client, properties, tla or cmd.

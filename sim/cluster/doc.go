@@ -47,6 +47,23 @@
 // world until the returned Pending is done. Probe is a lower-level
 // scripted client sending raw wire requests, for scenario tests.
 //
+// # Tests
+//
+// The package's tests are the broker's end-to-end evidence: the seeds'
+// examples (raw requests and through the client API), failover then a
+// second promotion, leadership transfer, whole-cluster restart, consumer
+// groups surviving restart, and a seeded soak under every fault kind but
+// disk corruption (writes acknowledged then read back, consumer groups,
+// replica agreement, liveness after heal, the same trace hash twice and in
+// a child process). Widen the soak with
+//
+//	go test ./sim/cluster -run SoakDeterministic -cluster.soakseeds 200
+//
+// (-cluster.soakfirst N to start elsewhere, -cluster.debug to dump raft
+// progress and logs on failure). TestSoakCatchesDefects shows each planted
+// node.Defects switch caught. BenchmarkDefaultRun reports simulated
+// seconds per wall and per CPU second.
+//
 // cluster imports sim, node, client, wire and statemachine; it must not
 // import cmd or properties (they build on it).
 package cluster
