@@ -118,6 +118,9 @@ func TestHistoryReadsLinearizable(t *testing.T) {
 	staleAbsent := addOp(fixtureHistory(), HistoryOp{Kind: HistoryStateGet, Key: "order-1", InvokeNs: 50, CompleteNs: 60})
 	mustFail(t, "absent after an acknowledged put", HistoryReadsLinearizable(staleAbsent, ref), "found nothing")
 
+	future := addOp(fixtureHistory(), HistoryOp{Kind: HistoryStateGet, Key: "order-1", InvokeNs: 2, CompleteNs: 5, Found: true, Value: []byte("shipped"), Version: 2})
+	mustFail(t, "value of a write invoked after the read completed", HistoryReadsLinearizable(future, ref), "from the future")
+
 	staleCart := addOp(fixtureHistory(), HistoryOp{Kind: HistoryStateGet, Key: "cart-1", InvokeNs: 50, CompleteNs: 60, Found: true, Value: []byte("items"), Version: 1})
 	mustFail(t, "deleted key still read", HistoryReadsLinearizable(staleCart, ref), "rewrote the key")
 }

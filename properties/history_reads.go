@@ -89,11 +89,13 @@ func (a *scopeAcks) floor(invokeNs int64) uint64 {
 // stale if a record after v but inside that floor touched the key; an
 // absent answer is stale if the key was present at the floor and no later
 // record deletes it. Reads whose scope's log is not retained from its
-// first offset are skipped. (Upper bounds — reading the future — are not
-// checked here.)
+// first offset are skipped. A found value must also not come from the
+// future: the write that carried the record at its version (by payload)
+// must have been invoked before the read completed.
 func HistoryReadsLinearizable(h *History, ref *ReplicaLog) error {
 	v := violations{what: "LinearizableRead"}
 	acks := collectAcks(h)
+	firstInvoke := firstInvokes(h)
 	idx := map[HistoryScope]keyIndex{}
 	for i := range h.Ops {
 		op := &h.Ops[i]
@@ -117,8 +119,42 @@ func HistoryReadsLinearizable(h *History, ref *ReplicaLog) error {
 			idx[op.Scope] = ki
 		}
 		checkRead(&v, op, ki[op.Key], floor)
+		checkNotFuture(&v, op, l, firstInvoke)
 	}
 	return v.err()
+}
+
+// firstInvokes maps each write payload to the earliest invocation that
+// carried it (a retry carries its original's payload).
+func firstInvokes(h *History) map[string]int64 {
+	out := map[string]int64{}
+	for i := range h.Ops {
+		op := &h.Ops[i]
+		if !op.Kind.IsWrite() {
+			continue
+		}
+		p := string(op.Record.Payload)
+		if t, ok := out[p]; !ok || op.InvokeNs < t {
+			out[p] = op.InvokeNs
+		}
+	}
+	return out
+}
+
+// checkNotFuture refuses a found value whose record's write was first
+// invoked after the read completed.
+func checkNotFuture(v *violations, op *HistoryOp, l *ScopeLog, firstInvoke map[string]int64) {
+	if !op.Found {
+		return
+	}
+	e, ok := l.At(op.Version)
+	if !ok {
+		return // VersionIsOffset reports a version the log does not hold
+	}
+	if t, ok := firstInvoke[string(e.Record.Payload)]; ok && t > op.CompleteNs {
+		v.add("op %d (state_get %s on %s) completed at %d ns with version %d, whose write was first invoked at %d ns: a read from the future",
+			op.ID, op.Key, op.Scope, op.CompleteNs, op.Version, t)
+	}
 }
 
 func checkRead(v *violations, op *HistoryOp, touches []keyTouch, floor uint64) {
