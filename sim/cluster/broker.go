@@ -1,8 +1,10 @@
 package cluster
 
 import (
+	"errors"
 	"fmt"
 
+	"github.com/felixsim/felixsim/logstore"
 	"github.com/felixsim/felixsim/node"
 	"github.com/felixsim/felixsim/sim/simapi"
 	"github.com/felixsim/felixsim/wire"
@@ -20,6 +22,8 @@ type broker struct {
 	// batched counts inputs taken since the last processing.
 	processArmed bool
 	batched      int
+	// corrupt is set when the store refused to open as corrupt.
+	corrupt bool
 }
 
 // BatchInputsMax caps the inputs a broker holds for one batch window: the
@@ -41,6 +45,13 @@ func (b *broker) Boot(env simapi.Env) {
 	n, err := node.Open(cfg, b, env.Incarnation())
 	if err != nil {
 		b.c.noteFailure(b.id, fmt.Errorf("boot %d: %w", env.Incarnation(), err))
+		if errors.Is(err, logstore.ErrCorrupt) {
+			// A corrupt store stays corrupt: booting again cannot help,
+			// and brokers cannot yet be re-seeded from their peers. The
+			// broker stays up but inert (it answers nothing).
+			b.corrupt = true
+			return
+		}
 		b.restartLater()
 		return
 	}

@@ -139,3 +139,17 @@ func (c *Cluster) Running() int {
 	}
 	return n
 }
+
+// Inert lists the raft ids of brokers that are up but could not open their
+// store because it is corrupt (logstore.ErrCorrupt): they stay inert until
+// the end of the run, since a broker cannot yet be re-seeded from its
+// peers. Heal cannot bring them back.
+func (c *Cluster) Inert() []uint64 {
+	var out []uint64
+	for i, b := range c.brokers {
+		if b != nil && b.corrupt && c.World.Up(i) {
+			out = append(out, RaftID(i))
+		}
+	}
+	return out
+}

@@ -152,3 +152,41 @@ func TestWholeClusterRestart(t *testing.T) {
 		t.Fatalf("brokers failed: %+v", f)
 	}
 }
+
+// TestCorruptStoreLeavesBrokerInert: a broker whose store is corrupt in
+// the middle (a flipped byte with committed transactions after it) refuses
+// to boot, is listed by Inert and never retried; the other two keep every
+// group led and every acknowledged commit.
+func TestCorruptStoreLeavesBrokerInert(t *testing.T) {
+	c, p := newTestCluster(t, 14)
+	sc := acmeScope(2)
+	group := c.GroupOf(sc.Namespace, sc.Stream, sc.Shard)
+	acks := commitN(t, c, p, sc, 0, 20, nil)
+	c.World.RunFor(secondNs)
+	c.World.Kill(2, false, 0)
+	if err := c.World.Mem(2).CorruptByte("logstore.wal", 200, 0x40); err != nil {
+		t.Fatal(err)
+	}
+	c.World.Restart(2)
+	c.World.RunFor(secondNs)
+	if inert := c.Inert(); len(inert) != 1 || inert[0] != 3 {
+		t.Fatalf("inert brokers %v, want [3] (failures %v)", inert, c.Failures())
+	}
+	failures := len(c.Failures())
+	acks = commitN(t, c, p, sc, 20, 30, acks)
+	if err := c.World.RunUntil(c.AllLed, 5*secondNs); err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Failures()) != failures {
+		t.Fatalf("the corrupt broker was retried: %v", c.Failures()[failures:])
+	}
+	c.World.RunFor(secondNs)
+	snap := c.Snapshot()
+	for _, r := range snap.Replicas {
+		for _, a := range acks {
+			if err := checkWhole(scopeOf(r.Groups[group-1].Scopes, "acme"), a); err != nil {
+				t.Fatalf("broker %d: %v", r.Node, err)
+			}
+		}
+	}
+}

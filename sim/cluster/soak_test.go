@@ -383,3 +383,4 @@ func TestSoakCatchesDefects(t *testing.T) {
 		}
 	}
 }
+
