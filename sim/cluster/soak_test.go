@@ -383,4 +383,3 @@ func TestSoakCatchesDefects(t *testing.T) {
 		}
 	}
 }
-
