@@ -8,7 +8,7 @@ import (
 // StatesMax caps how many distinct states one exploration may store
 // (about 250 bytes each); past it Explore stops and returns an error
 // rather than exhaust memory.
-const StatesMax = 20_000_000
+const StatesMax = 5_000_000
 
 // Result is what an exploration found. Counts follow TLC: Generated counts
 // every successor computed (duplicates included) plus the initial states;
@@ -51,11 +51,11 @@ type explorer struct {
 // invariants on every distinct state if cfg.Invariants, and stops at the
 // first violation.
 func Explore(cfg Config) (*Result, error) {
-	return explore(cfg, defectNone)
+	return explore(cfg, defectNone, StatesMax)
 }
 
-// explore is Explore with a planted defect (tests only).
-func explore(cfg Config, defect uint8) (*Result, error) {
+// explore is Explore with a planted defect and a state cap (tests only).
+func explore(cfg Config, defect uint8, statesMax int) (*Result, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -65,8 +65,8 @@ func explore(cfg Config, defect uint8) (*Result, error) {
 	e.res.Generated++
 	e.add(&init, -1, mkAction(actInit, 0), 1)
 	for i := 0; i < len(e.states) && !e.stopped; i++ {
-		if len(e.states) > StatesMax {
-			return nil, fmt.Errorf("exploration of %s stopped: more than StatesMax=%d distinct states", cfg.Name, StatesMax)
+		if len(e.states) > statesMax {
+			return nil, fmt.Errorf("exploration of %s refused to go on: more than %d distinct states (StatesMax); the result is unknown, not a pass", cfg.Name, statesMax)
 		}
 		s := e.states[i]
 		lvl := e.level[i] + 1

@@ -21,7 +21,7 @@ func mainConfig(t *testing.T) Config {
 // TestDefectCommitWithoutQuorum: a leader that acknowledges before a
 // quorum holds the record loses it in a failover.
 func TestDefectCommitWithoutQuorum(t *testing.T) {
-	res, err := explore(mainConfig(t), defectCommitWithoutQuorum)
+	res, err := explore(mainConfig(t), defectCommitWithoutQuorum, StatesMax)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,7 +34,7 @@ func TestDefectCommitWithoutQuorum(t *testing.T) {
 // TestDefectConditionAtProposal: a commit_if judged at proposal is
 // written at the wrong offset.
 func TestDefectConditionAtProposal(t *testing.T) {
-	res, err := explore(mainConfig(t), defectConditionAtProposal)
+	res, err := explore(mainConfig(t), defectConditionAtProposal, StatesMax)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,4 +114,13 @@ func TestInvariantsHaveTeeth(t *testing.T) {
 	s = appliedOne()
 	s.reply[1] = answer{st: replyRefused, at: 2, exp: 2, idx: 2}
 	checkOne(t, s, "ConditionalWrites", "which is the offset it expected")
+}
+
+// TestStatesCapIsUnknown: an exploration past its cap is an error, never
+// a pass.
+func TestStatesCapIsUnknown(t *testing.T) {
+	res, err := explore(mainConfig(t), defectNone, 1000)
+	if err == nil || res != nil || !strings.Contains(err.Error(), "not a pass") {
+		t.Fatalf("want an error past 1000 states, got %v, %v", res, err)
+	}
 }
