@@ -20,6 +20,7 @@ type command struct {
 // commands lists every subcommand in help order; adding one is one line.
 var commands = []command{
 	{name: "check-model", summary: "explore the Go mirror of the FelixAtomicCommit TLA+ model", run: checkModelCommand},
+	{name: "run", summary: "run one seed on a simulated cluster under faults, then heal, check every property, print the trace hash", run: runCommand},
 }
 
 func main() {

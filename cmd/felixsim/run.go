@@ -1,0 +1,164 @@
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/felixsim/felixsim/sim"
+	"github.com/felixsim/felixsim/sim/runner"
+)
+
+// Exit codes of `felixsim run`.
+const (
+	exitPass      = 0 // every check held
+	exitViolation = 1 // a property or liveness check failed
+	exitUsage     = 2 // bad flags or options; nothing ran
+)
+
+// runJSON is the object `felixsim run --json` prints.
+type runJSON struct {
+	Seed       uint64             `json:"seed"`
+	TraceHash  string             `json:"trace_hash"`
+	Violations []runner.Violation `json:"violations"`
+	Ops        runOpsJSON         `json:"ops"`
+	Retries    int                `json:"retries"`
+	Faults     int                `json:"faults"`
+	Events     uint64             `json:"events"`
+	SimSeconds float64            `json:"sim_seconds"`
+	// WallSeconds is measured here in cmd, around the run; the simulated
+	// path never reads the wall clock.
+	WallSeconds float64 `json:"wall_seconds"`
+	Reproduce   string  `json:"reproduce"`
+}
+
+type runOpsJSON struct {
+	Total   int `json:"total"`
+	OK      int `json:"ok"`
+	Refused int `json:"refused"`
+	Failed  int `json:"failed"`
+	Unknown int `json:"unknown"`
+	Pending int `json:"pending"`
+}
+
+// runCommand is `felixsim run`: it parses flags into runner.Options, runs,
+// and prints a summary (or one JSON object); it returns the exit code.
+func runCommand(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	seed := fs.Uint64("seed", 0, "the run's seed (required unless --plan): faults, workload, network and raft timeouts all derive from it")
+	nodes := fs.Int("nodes", runner.BrokersDefault, "brokers in the cluster")
+	streams := fs.Int("streams", runner.StreamsDefault, "streams in the cluster")
+	shards := fs.Uint("shards", runner.ShardsDefault, "shards per stream")
+	duration := fs.Duration("duration", time.Duration(runner.DurationNsDefault), "simulated fault phase (workload and faults), e.g. 60s")
+	faults := fs.String("faults", "all", "fault kinds: all, none, or a comma-separated list of sim fault kinds")
+	defects := fs.String("defects", "none", "planted broker bugs to switch on: none or "+runner.DefectNames())
+	planFile := fs.String("plan", "", "replay this fault plan file (sim's plan format) instead of drawing one from the seed; the seed is the plan's")
+	asJSON := fs.Bool("json", false, "print one JSON object instead of the summary")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: felixsim run --seed N [--nodes 3] [--streams 1] [--shards 4] [--duration 60s] [--faults LIST|all|none] [--defects LIST] [--plan FILE] [--json]")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return exitUsage
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "felixsim run: unexpected argument %q\n", fs.Arg(0))
+		fs.Usage()
+		return exitUsage
+	}
+	opts, err := runOptions(*seed, *nodes, *streams, *shards, *duration, *faults, *defects)
+	if err == nil && *planFile == "" && !flagSet(fs, "seed") {
+		err = fmt.Errorf("--seed is required")
+	}
+	if err == nil && *planFile != "" {
+		err = withPlan(&opts, *planFile, flagSet(fs, "seed"))
+	}
+	if err == nil {
+		err = opts.Validate()
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "felixsim run: %v\n", err)
+		fs.Usage()
+		return exitUsage
+	}
+	start := time.Now()
+	res, err := runner.Run(opts)
+	wall := time.Since(start)
+	if err != nil {
+		fmt.Fprintf(stderr, "felixsim run: %v\n", err)
+		return exitUsage
+	}
+	if *asJSON {
+		printRunJSON(stdout, res, wall)
+	} else {
+		fmt.Fprint(stdout, res.Summary())
+	}
+	if !res.OK() {
+		return exitViolation
+	}
+	return exitPass
+}
+
+func runOptions(seed uint64, nodes, streams int, shards uint, duration time.Duration, faults, defects string) (runner.Options, error) {
+	fset, err := runner.ParseFaults(faults)
+	if err != nil {
+		return runner.Options{}, err
+	}
+	d, err := runner.ParseDefects(defects)
+	if err != nil {
+		return runner.Options{}, err
+	}
+	if nodes <= 0 || streams <= 0 || shards == 0 || shards > runner.ShardsMax || duration <= 0 {
+		return runner.Options{}, fmt.Errorf("--nodes %d, --streams %d, --shards %d, --duration %s refused: each must be positive (shards at most %d)",
+			nodes, streams, shards, duration, runner.ShardsMax)
+	}
+	return runner.Options{Seed: seed, Brokers: nodes, Streams: streams, Shards: uint32(shards),
+		DurationNs: duration.Nanoseconds(), Faults: fset, Defects: d}, nil
+}
+
+// flagSet reports whether the named flag was given on the command line.
+func flagSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
+}
+
+// withPlan loads a plan file into opts: the run takes the plan's seed and
+// duration; a --seed that disagrees with the plan is refused.
+func withPlan(opts *runner.Options, path string, seedGiven bool) error {
+	text, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Errorf("--plan: %w", err)
+	}
+	p, err := sim.ParsePlan(string(text))
+	if err != nil {
+		return fmt.Errorf("--plan %s: %w", path, err)
+	}
+	if seedGiven && p.Seed != opts.Seed {
+		return fmt.Errorf("--seed %d refused: the plan %s is for seed %d", opts.Seed, path, p.Seed)
+	}
+	if want := runner.WorldNodes(*opts); p.Nodes != want {
+		return fmt.Errorf("--plan %s refused: it is for %d nodes, this run has %d (brokers, clients, probe)", path, p.Nodes, want)
+	}
+	opts.Seed, opts.DurationNs, opts.Plan = p.Seed, p.DurationNs, p
+	return nil
+}
+
+func printRunJSON(w io.Writer, res *runner.Result, wall time.Duration) {
+	out := runJSON{Seed: res.Seed, TraceHash: fmt.Sprintf("%016x", res.TraceHash), Violations: res.Violations,
+		Ops:     runOpsJSON{Total: res.Ops.Total, OK: res.Ops.OK, Refused: res.Ops.Refused, Failed: res.Ops.Failed, Unknown: res.Ops.Unknown, Pending: res.Ops.Pending},
+		Retries: res.Retries, Faults: len(res.Plan.Faults), Events: res.Events,
+		SimSeconds: float64(res.SimNs) / 1e9, WallSeconds: wall.Seconds(), Reproduce: res.ReproduceCommand()}
+	if out.Violations == nil {
+		out.Violations = []runner.Violation{}
+	}
+	b, err := json.Marshal(out)
+	if err != nil {
+		panic(fmt.Sprintf("felixsim run: result does not marshal: %v", err))
+	}
+	fmt.Fprintf(w, "%s\n", b)
+}
