@@ -194,7 +194,7 @@ func soakWith(seed uint64, durNs int64, kinds []sim.FaultKind, defects node.Defe
 	res := soakResult{}
 	if err := c.World.RunUntil(func() (bool, string) {
 		done, pending := c.AllLed()
-		if done && c.Running() < c.Brokers() {
+		if done && c.Running()+len(c.Inert()) < c.Brokers() {
 			return false, "brokers down"
 		}
 		return done, pending
@@ -313,15 +313,19 @@ func TestSoakDeterministic(t *testing.T) {
 	if *soakSeeds > 0 {
 		seeds = *soakSeeds
 	}
+	kinds := soakKinds
+	if *soakAllKinds {
+		kinds = nil
+	}
 	for s := *soakFirst; s < *soakFirst+seeds; s++ {
-		a := soak(uint64(s), durNs, soakKinds)
+		a := soak(uint64(s), durNs, kinds)
 		if a.err != nil {
 			for _, l := range debugLines {
 				t.Log(l)
 			}
 			t.Fatalf("seed %d: %v (reproduce: go test ./sim/cluster -run Soak -cluster.soakfirst %d -cluster.soakseeds 1 -cluster.debug)", s, a.err, s)
 		}
-		b := soak(uint64(s), durNs, soakKinds)
+		b := soak(uint64(s), durNs, kinds)
 		if b.err != nil || a.hash != b.hash {
 			t.Fatalf("seed %d: second run hash %016x vs %016x (err %v)", s, b.hash, a.hash, b.err)
 		}
@@ -333,6 +337,9 @@ func TestSoakDeterministic(t *testing.T) {
 		}
 	}
 }
+
+// soakAllKinds adds disk corruption to the soak's fault kinds.
+var soakAllKinds = flag.Bool("cluster.corrupt", false, "include disk corruption in TestSoakDeterministic's faults")
 
 // soakSeeds and soakFirst widen TestSoakDeterministic for sweeps, e.g.
 // go test ./sim/cluster -run Soak -cluster.soakseeds 200.
