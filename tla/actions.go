@@ -92,6 +92,18 @@ func (m *model) successors(s *State, emit func(a action, t *State)) {
 	}
 }
 
+// step returns the successor of s by action a, if a is enabled in s.
+func (m *model) step(s *State, a action) (State, bool) {
+	var out State
+	found := false
+	m.successors(s, func(b action, t *State) {
+		if !found && b == a {
+			out, found = *t, true
+		}
+	})
+	return out, found
+}
+
 // quorum reports whether count brokers are a majority.
 func (m *model) quorum(count int) bool { return 2*count > m.cfg.Brokers }
 

@@ -5,9 +5,9 @@ import (
 	"strconv"
 )
 
-// StatesMax caps how many distinct states one exploration may store
-// (about 250 bytes each); past it Explore stops and returns an error
-// rather than exhaust memory.
+// StatesMax caps how many distinct states one exploration may visit
+// (it keeps about 30 bytes per state, plus two levels in full); past it
+// Explore stops and returns an error rather than exhaust memory.
 const StatesMax = 5_000_000
 
 // Result is what an exploration found. Counts follow TLC: Generated counts
@@ -32,17 +32,19 @@ type Violation struct {
 	Trace []Step
 }
 
-// explorer is the breadth-first search's storage: every distinct state in
-// discovery order (which is also the queue), its parent and the action
-// that reached it, and the fingerprint set.
+// explorer is the breadth-first search's storage: the fingerprint set,
+// each distinct state's parent and the action that reached it (so a trace
+// can be replayed from the initial state), and the states of the level
+// being expanded and of the next one. Only those two levels are kept in
+// full, so memory grows by a few bytes per distinct state.
 type explorer struct {
 	m       model
 	chk     *checker
-	states  []State
 	parent  []int32
 	via     []action
-	level   []uint8
-	seen    map[uint64]int32
+	seen    map[uint64]struct{}
+	next    []State
+	nextIdx []int32
 	res     Result
 	stopped bool
 }
@@ -59,70 +61,80 @@ func explore(cfg Config, defect uint8, statesMax int) (*Result, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	e := &explorer{m: model{cfg: cfg, defect: defect}, chk: newChecker(cfg), seen: make(map[uint64]int32, 1<<16)}
+	e := &explorer{m: model{cfg: cfg, defect: defect}, chk: newChecker(cfg), seen: make(map[uint64]struct{}, 1<<16)}
 	e.res.Config = cfg
 	init := e.m.initState()
 	e.res.Generated++
-	e.add(&init, -1, mkAction(actInit, 0), 1)
-	for i := 0; i < len(e.states) && !e.stopped; i++ {
-		if len(e.states) > statesMax {
+	e.add(&init, -1, mkAction(actInit, 0))
+	var cur []State
+	var curIdx []int32
+	for len(e.next) > 0 && !e.stopped {
+		e.res.Depth++
+		if len(e.parent) > statesMax {
 			return nil, fmt.Errorf("exploration of %s refused to go on: more than %d distinct states (StatesMax); the result is unknown, not a pass", cfg.Name, statesMax)
 		}
-		s := e.states[i]
-		lvl := e.level[i] + 1
-		e.m.successors(&s, func(a action, t *State) {
+		cur, e.next = e.next, cur[:0]
+		curIdx, e.nextIdx = e.nextIdx, curIdx[:0]
+		for i := range cur {
 			if e.stopped {
-				return
+				break
 			}
-			e.res.Generated++
-			e.add(t, int32(i), a, lvl)
-		})
+			from := curIdx[i]
+			e.m.successors(&cur[i], func(a action, t *State) {
+				if e.stopped {
+					return
+				}
+				e.res.Generated++
+				e.add(t, from, a)
+			})
+		}
 	}
-	e.res.Distinct = len(e.states)
+	e.res.Distinct = len(e.parent)
 	return &e.res, nil
 }
 
 // add records t if it is new and checks the invariants on it.
-func (e *explorer) add(t *State, parent int32, a action, lvl uint8) {
+func (e *explorer) add(t *State, parent int32, a action) {
 	fp := t.fingerprint()
 	if _, ok := e.seen[fp]; ok {
 		return
 	}
-	idx := int32(len(e.states))
-	e.seen[fp] = idx
-	e.states = append(e.states, *t)
+	idx := int32(len(e.parent))
+	e.seen[fp] = struct{}{}
 	e.parent = append(e.parent, parent)
 	e.via = append(e.via, a)
-	e.level = append(e.level, lvl)
-	if lvl == 255 {
-		panic("tla: breadth-first level 255 reached: depth overflows uint8 (parent " + strconv.Itoa(int(parent)) + ")")
-	}
-	if int(lvl) > e.res.Depth {
-		e.res.Depth = int(lvl)
-	}
+	e.next = append(e.next, *t)
+	e.nextIdx = append(e.nextIdx, idx)
 	if !e.m.cfg.Invariants {
 		return
 	}
 	if name, err := e.chk.check(t); err != nil {
 		e.stopped = true
-		trace := e.trace(idx)
+		trace := e.trace(idx, t)
 		e.res.Depth = len(trace)
 		e.res.Violation = &Violation{Invariant: name, Message: err.Error(), Trace: trace}
 	}
 }
 
-// trace rebuilds the path from the initial state to state idx.
-func (e *explorer) trace(idx int32) []Step {
-	var path []int32
-	for i := idx; i >= 0; i = e.parent[i] {
-		path = append(path, i)
+// trace replays the actions from the initial state to state idx, which
+// must end in last, and renders each step's changes.
+func (e *explorer) trace(idx int32, last *State) []Step {
+	var acts []action
+	for i := idx; i > 0; i = e.parent[i] {
+		acts = append(acts, e.via[i])
 	}
-	steps := make([]Step, 0, len(path))
-	var prev *State
-	for k := len(path) - 1; k >= 0; k-- {
-		cur := &e.states[path[k]]
-		steps = append(steps, Step{Action: e.via[path[k]].String(), Changes: e.m.diff(prev, cur)})
-		prev = cur
+	cur := e.m.initState()
+	steps := []Step{{Action: mkAction(actInit, 0).String(), Changes: e.m.diff(nil, &cur)}}
+	for k := len(acts) - 1; k >= 0; k-- {
+		next, ok := e.m.step(&cur, acts[k])
+		if !ok {
+			panic("tla: trace replay: action " + acts[k].String() + " not enabled at step " + strconv.Itoa(len(steps)))
+		}
+		steps = append(steps, Step{Action: acts[k].String(), Changes: e.m.diff(&cur, &next)})
+		cur = next
+	}
+	if cur != *last {
+		panic("tla: trace replay of " + strconv.Itoa(len(acts)) + " actions did not reach the violating state")
 	}
 	return steps
 }
