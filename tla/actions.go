@@ -39,6 +39,9 @@ const (
 	// defectConditionAtProposal: commit_if is judged when proposed, not at
 	// apply, so a stale one is written anyway.
 	defectConditionAtProposal
+	// defectElectStale: an election ignores whether the candidate's log is
+	// up to date, so a failover can promote a broker missing a commit.
+	defectElectStale
 )
 
 // model generates a config's successor states; it holds no state of its own.
@@ -127,7 +130,7 @@ func (m *model) promote(s *State, b int, t *State) bool {
 	}
 	votes := 0
 	for q := 0; q < m.cfg.Brokers; q++ {
-		if upToDate(s.b[b].logSeq(), s.b[q].logSeq()) {
+		if upToDate(s.b[b].logSeq(), s.b[q].logSeq()) || m.defect == defectElectStale {
 			votes++
 		}
 	}

@@ -44,6 +44,23 @@ func TestDefectConditionAtProposal(t *testing.T) {
 	t.Logf("caught at depth %d: %s", res.Depth, res.Violation.Message)
 }
 
+// TestDefectElectStale: a failover that promotes a broker lacking an
+// acknowledged commit loses it.
+func TestDefectElectStale(t *testing.T) {
+	res, err := explore(mainConfig(t), defectElectStale, StatesMax)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Violation == nil || res.Violation.Invariant != "CommittedNeverLost" {
+		t.Fatalf("want CommittedNeverLost violated, got %+v", res.Violation)
+	}
+	last := res.Violation.Trace[len(res.Violation.Trace)-1].Action
+	if !strings.HasPrefix(last, "Promote(") {
+		t.Fatalf("want the loss at a promotion, got %s", last)
+	}
+	t.Logf("caught at depth %d after %s: %s", res.Depth, last, res.Violation.Message)
+}
+
 // appliedOne is a state where b1 leads term 1 and every broker has
 // committed and applied commit 1 (offset 1), acknowledged to its client.
 func appliedOne() State {
