@@ -127,8 +127,8 @@ func flagSet(fs *flag.FlagSet, name string) bool {
 	return set
 }
 
-// withPlan loads a plan file into opts: the run takes the plan's seed and
-// duration; a --seed that disagrees with the plan is refused.
+// withPlan loads a plan file into opts: the run takes the plan's seed,
+// duration and workload shape; a --seed that disagrees is refused.
 func withPlan(opts *runner.Options, path string, seedGiven bool) error {
 	text, err := os.ReadFile(path)
 	if err != nil {
@@ -141,10 +141,11 @@ func withPlan(opts *runner.Options, path string, seedGiven bool) error {
 	if seedGiven && p.Seed != opts.Seed {
 		return fmt.Errorf("--seed %d refused: the plan %s is for seed %d", opts.Seed, path, p.Seed)
 	}
-	if want := runner.WorldNodes(*opts); p.Nodes != want {
-		return fmt.Errorf("--plan %s refused: it is for %d nodes, this run has %d (brokers, clients, probe)", path, p.Nodes, want)
+	o, err := opts.WithPlan(p)
+	if err != nil {
+		return fmt.Errorf("--plan %s: %w", path, err)
 	}
-	opts.Seed, opts.DurationNs, opts.Plan = p.Seed, p.DurationNs, p
+	*opts = o
 	return nil
 }
 

@@ -71,6 +71,39 @@ func topology(o *Options) []node.StreamSpec {
 	return out
 }
 
+// workloadConfig is the run's workload: its topology from the options,
+// its shape from a given plan's parameters (else the defaults).
+func workloadConfig(o *Options) (workload.Config, error) {
+	c := workload.Config{Brokers: o.Brokers, FirstSimID: o.Brokers, Clients: o.Clients,
+		Namespace: Namespace, Streams: streamNames(o.Streams), Shards: o.Shards, StopNs: o.DurationNs}
+	if o.Plan == nil {
+		return c, nil
+	}
+	return c.WithParams(o.Plan.Workload)
+}
+
+// WithPlan returns o set to replay plan p: the plan's seed, duration and
+// workload shape (its client count among them); a plan for another world
+// size is refused.
+func (o Options) WithPlan(p *sim.Plan) (Options, error) {
+	if err := p.Validate(); err != nil {
+		return Options{}, err
+	}
+	o.Seed, o.DurationNs, o.Plan = p.Seed, p.DurationNs, p
+	d := o.withDefaults()
+	wc, err := workloadConfig(&d)
+	if err != nil {
+		return Options{}, err
+	}
+	if wc.Clients != 0 {
+		o.Clients = wc.Clients
+	}
+	if want := WorldNodes(o); p.Nodes != want {
+		return Options{}, fmt.Errorf("run: plan for %d nodes refused: this run has %d (brokers, clients, the liveness probe)", p.Nodes, want)
+	}
+	return o, nil
+}
+
 // WorldNodes is the number of world slots a run with these options has:
 // brokers, workload clients, then the liveness probe.
 func WorldNodes(o Options) int {
@@ -82,8 +115,11 @@ func WorldNodes(o Options) int {
 // liveness probe) and the seed's fault plan, and schedules the plan.
 func (r *run) build() error {
 	o := &r.opts
-	wl, err := workload.New(workload.Config{Brokers: o.Brokers, FirstSimID: o.Brokers, Clients: o.Clients,
-		Namespace: Namespace, Streams: streamNames(o.Streams), Shards: o.Shards, StopNs: o.DurationNs})
+	wcfg, err := workloadConfig(o)
+	if err != nil {
+		return err
+	}
+	wl, err := workload.New(wcfg)
 	if err != nil {
 		return err
 	}
@@ -107,7 +143,7 @@ func (r *run) build() error {
 	plan := o.Plan
 	if plan == nil {
 		plan, err = sim.Generate(sim.Knobs{Seed: o.Seed, Nodes: nodes, ExemptMask: exempt, DurationNs: o.DurationNs,
-			FaultGapMeanNs: gap, Kinds: kinds, Swarm: true})
+			FaultGapMeanNs: gap, Kinds: kinds, Swarm: true, Workload: wl.Config().Params()})
 	}
 	if err == nil {
 		err = c.World.ApplyPlan(plan)
