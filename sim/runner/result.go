@@ -74,8 +74,9 @@ func (r *Result) Summary() string {
 	if !r.OK() {
 		verdict = "FAIL"
 	}
-	fmt.Fprintf(&b, "%s seed %d: %d brokers, %d stream(s) x %d shards, %d faults (%s), %.1f simulated s, %d events\n",
-		verdict, r.Seed, r.Options.Brokers, r.Options.Streams, r.Options.Shards, len(r.Plan.Faults), r.Options.Faults, float64(r.SimNs)/1e9, r.Events)
+	fmt.Fprintf(&b, "%s seed %d: %d brokers, %d stream(s) x %d shards, %.1f simulated s, %d events\n",
+		verdict, r.Seed, r.Options.Brokers, r.Options.Streams, r.Options.Shards, float64(r.SimNs)/1e9, r.Events)
+	fmt.Fprintf(&b, "faults: %d drawn from %s: %s\n", len(r.Plan.Faults), r.Options.Faults, faultTally(r.Plan))
 	fmt.Fprintf(&b, "ops: %d total, %d ok, %d refused, %d failed, %d unknown, %d pending; %d retries; %d broker fail-stops\n",
 		r.Ops.Total, r.Ops.OK, r.Ops.Refused, r.Ops.Failed, r.Ops.Unknown, r.Ops.Pending, r.Retries, r.BrokerFailures)
 	for _, v := range r.Violations {
@@ -86,4 +87,22 @@ func (r *Result) Summary() string {
 	}
 	fmt.Fprintf(&b, "trace hash %016x\n", r.TraceHash)
 	return b.String()
+}
+
+// faultTally counts a plan's faults by kind, in kind order ("none" if empty).
+func faultTally(p *sim.Plan) string {
+	counts := map[sim.FaultKind]int{}
+	for _, f := range p.Faults {
+		counts[f.Kind]++
+	}
+	var parts []string
+	for _, k := range sim.AllFaultKinds() {
+		if n := counts[k]; n > 0 {
+			parts = append(parts, fmt.Sprintf("%s x%d", k, n))
+		}
+	}
+	if len(parts) == 0 {
+		return "none"
+	}
+	return strings.Join(parts, ", ")
 }
