@@ -8,24 +8,24 @@ import (
 
 // Defaults of a Config field left zero.
 const (
-	ClientsDefault          = 4
-	EntityKeysDefault       = 6
-	OpGapMeanNsDefault      = 20_000_000    // 20 ms between one client's invocations, on average
-	InFlightMaxDefault      = 4             // calls one client keeps open
-	CallTimeoutNsDefault    = 1_000_000_000 // 1 s
-	RetryUnknownPctDefault  = 50
-	SubscribeMaxDefault     = 16
-	FetchMaxDefault         = 4
-	LeaseNsDefault          = 2_000_000_000
-	NotLeaderRedirectsDflt  = 3
-	GroupNameDefault        = "fulfilment"
-	NamespaceDefault        = "orders"
-	StreamDefault           = "order-events"
-	defaultTenantA          = "acme"
-	defaultTenantB          = "globex"
-	entityKeyPrefix         = "order-"
-	cartKeyPrefix           = "cart-"
-	retriesQueuedMaxDefault = 64
+	ClientsDefault            = 4
+	EntityKeysDefault         = 6
+	OpGapMeanNsDefault        = 20_000_000    // 20 ms between one client's invocations, on average
+	InFlightMaxDefault        = 4             // calls one client keeps open
+	CallTimeoutNsDefault      = 1_000_000_000 // 1 s
+	RetryUnknownPctDefault    = 50
+	SubscribeMaxDefault       = 16
+	FetchMaxDefault           = 4
+	LeaseNsDefault            = 2_000_000_000
+	NotLeaderRedirectsDefault = 3
+	GroupNameDefault          = "fulfilment"
+	NamespaceDefault          = "orders"
+	StreamDefault             = "order-events"
+	defaultTenantA            = "acme"
+	defaultTenantB            = "globex"
+	entityKeyPrefix           = "order-"
+	cartKeyPrefix             = "cart-"
+	retriesQueuedMaxDefault   = 64
 )
 
 // Config describes the workload; build it by field name. Zero fields take
@@ -154,6 +154,6 @@ func (c *Config) clientConfig() client.Config {
 		Streams:               streams,
 		CallTimeoutNs:         c.CallTimeoutNs,
 		PendingMax:            c.InFlightMax + FetchMaxDefault,
-		NotLeaderRedirectsMax: NotLeaderRedirectsDflt,
+		NotLeaderRedirectsMax: NotLeaderRedirectsDefault,
 	}
 }
