@@ -197,3 +197,27 @@ func TestConfigValidate(t *testing.T) {
 		}
 	}
 }
+
+// TestPendingReads: a read is served only once its index is confirmed and
+// applied; takeGroup empties one group; contexts of other incarnations
+// are ignored.
+func TestPendingReads(t *testing.T) {
+	p := newPendingReads(7)
+	p.add(&pendingRead{seq: 1, group: 2})
+	p.add(&pendingRead{seq: 2, group: 3})
+	p.confirm(p.readContext(1), 10)
+	other := newPendingReads(8)
+	p.confirm(other.readContext(2), 1) // another incarnation's context
+	if got := p.takeReady(2, 9); len(got) != 0 {
+		t.Fatalf("read served before its index 10 was applied: %v", got)
+	}
+	if got := p.takeReady(2, 10); len(got) != 1 || got[0].seq != 1 {
+		t.Fatalf("takeReady = %v, want seq 1", got)
+	}
+	if got := p.takeReady(3, 100); len(got) != 0 {
+		t.Fatal("a read confirmed by another incarnation's context was served")
+	}
+	if got := p.takeGroup(3); len(got) != 1 || p.len() != 0 {
+		t.Fatalf("takeGroup = %v, %d left", got, p.len())
+	}
+}

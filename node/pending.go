@@ -146,6 +146,18 @@ func (p *pendingReads) takeReady(group, applied uint64) []*pendingRead {
 	return out
 }
 
+// takeGroup removes and returns, in arrival order, every read of group.
+func (p *pendingReads) takeGroup(group uint64) []*pendingRead {
+	var out []*pendingRead
+	for _, seq := range p.order {
+		if r := p.bySeq[seq]; r != nil && r.group == group {
+			out = append(out, r)
+			delete(p.bySeq, seq)
+		}
+	}
+	return out
+}
+
 // expire drops reads that arrived timeoutTicks or more ticks ago, and
 // forgets answered ones.
 func (p *pendingReads) expire(nowTick, timeoutTicks uint64) {

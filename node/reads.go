@@ -38,3 +38,12 @@ func (n *Node) stateValue(g *group, tenant, key string) *wire.StateValue {
 	}
 	return &wire.StateValue{Found: true, Value: append([]byte(nil), v...), Version: version}
 }
+
+// dropReads answers every read pending on g with NotLeader when this node
+// stops leading it: a read has no effect, so the client may retry at once
+// with the new leader instead of waiting for its timeout.
+func (n *Node) dropReads(g *group) {
+	for _, r := range n.reads.takeGroup(g.id) {
+		n.answer(r.client, r.reqID, &wire.Error{Code: wire.CodeNotLeader, Message: fmt.Sprintf("node %d lost the lead of group %d", n.cfg.ID, g.id), LeaderHint: g.lead})
+	}
+}

@@ -131,8 +131,12 @@ func (n *Node) commit(b *logstore.Batch) error {
 func (n *Node) persist(b *logstore.Batch, gr *groupReady) {
 	g, rd := gr.g, &gr.rd
 	if rd.SoftState != nil {
+		wasLeader := g.isLeader
 		g.lead = rd.SoftState.Lead
 		g.isLeader = rd.SoftState.RaftState == raft.StateLeader
+		if wasLeader && !g.isLeader {
+			n.dropReads(g)
+		}
 	}
 	if !raft.IsEmptySnap(rd.Snapshot) {
 		// Groups never compact their raft log, so a leader never needs to
