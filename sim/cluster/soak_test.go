@@ -173,9 +173,15 @@ func soak(seed uint64, durNs int64, kinds []sim.FaultKind) soakResult {
 
 // soakWith is soak with planted broker defects.
 func soakWith(seed uint64, durNs int64, kinds []sim.FaultKind, defects node.Defects) soakResult {
+	return soakConfig(seed, durNs, kinds, Config{Defects: defects})
+}
+
+// soakConfig is soak on a cluster built from base (Seed and Extra are set here).
+func soakConfig(seed uint64, durNs int64, kinds []sim.FaultKind, base Config) soakResult {
 	l := &loader{shards: 4, hint: make([]uint64, 4), sent: map[uint64]int{}, reads: map[uint64]acked{}, groups: newGroupLoad(), acks: map[statemachine.Scope][]acked{}, intervalNs: 5_000_000, stopNs: durNs}
 	spec := sim.NodeSpec{Name: "loader", New: func() simapi.Process { return l }, FaultExempt: true}
-	c, err := New(Config{Seed: seed, Extra: []sim.NodeSpec{spec}, Defects: defects})
+	base.Seed, base.Extra = seed, []sim.NodeSpec{spec}
+	c, err := New(base)
 	if err != nil {
 		return soakResult{err: err}
 	}
@@ -387,6 +393,21 @@ func TestSoakCatchesDefects(t *testing.T) {
 		}
 		if !caught {
 			t.Errorf("%s survived %d seeds", tc.name, seedsMax)
+		}
+	}
+}
+
+// TestSoakWithoutBatching runs a few soak seeds with every input processed
+// at once (no group-commit window), the node's default mode outside the
+// simulator.
+func TestSoakWithoutBatching(t *testing.T) {
+	for s := uint64(1); s <= 3; s++ {
+		r := soakConfig(s, 4*secondNs, soakKinds, Config{BatchWindowNs: -1})
+		if r.err != nil {
+			t.Fatalf("seed %d: %v", s, r.err)
+		}
+		if r.acks == 0 {
+			t.Fatalf("seed %d: nothing acknowledged", s)
 		}
 	}
 }
