@@ -176,8 +176,15 @@ func (n *Node) HandlePeer(b *PeerBatch) {
 	}
 	for _, gm := range b.Msgs {
 		g := n.group(gm.Group)
-		if g == nil {
+		switch {
+		case gm.Msg == nil:
+			n.logger.Warningf("dropped an empty message for group %d from %d", gm.Group, b.From)
+			continue
+		case g == nil:
 			n.logger.Warningf("dropped a %s for unknown group %d from %d", gm.Msg.GetType(), gm.Group, b.From)
+			continue
+		case gm.Msg.GetTo() != n.cfg.ID || gm.Msg.GetFrom() != b.From:
+			n.logger.Warningf("dropped a %s for group %d addressed %d -> %d in a batch %d -> %d", gm.Msg.GetType(), gm.Group, gm.Msg.GetFrom(), gm.Msg.GetTo(), b.From, n.cfg.ID)
 			continue
 		}
 		if err := g.rn.Step(gm.Msg); err != nil {

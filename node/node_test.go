@@ -1,6 +1,7 @@
 package node
 
 import (
+	"go.etcd.io/raft/v3/raftpb"
 	"testing"
 	"testing/cryptotest"
 
@@ -219,5 +220,26 @@ func TestPendingReads(t *testing.T) {
 	}
 	if got := p.takeGroup(3); len(got) != 1 || p.len() != 0 {
 		t.Fatalf("takeGroup = %v, %d left", got, p.len())
+	}
+}
+
+// TestHandlePeerDropsBadMessages: empty messages, unknown groups,
+// misaddressed messages and raft-local message types are dropped with a
+// log line, never a panic.
+func TestHandlePeerDropsBadMessages(t *testing.T) {
+	h := &fakeHost{}
+	n := openLeader(t, vfs.NewMem(), h)
+	before := len(n.Logger().Lines())
+	n.HandlePeer(&PeerBatch{From: 2, Msgs: []GroupMessage{
+		{Group: 2},
+		{Group: 99, Msg: &raftpb.Message{Type: raftpb.MessageType_MsgHeartbeat.Enum(), To: new(uint64(1)), From: new(uint64(2))}},
+		{Group: 2, Msg: &raftpb.Message{Type: raftpb.MessageType_MsgHeartbeat.Enum(), To: new(uint64(3)), From: new(uint64(2))}},
+		{Group: 2, Msg: &raftpb.Message{Type: raftpb.MessageType_MsgHup.Enum(), To: new(uint64(1)), From: new(uint64(2))}},
+	}})
+	if got := len(n.Logger().Lines()) - before; got != 4 {
+		t.Fatalf("%d log lines for 4 dropped messages: %v", got, n.Logger().Lines())
+	}
+	if n.Failed() != nil {
+		t.Fatal(n.Failed())
 	}
 }
