@@ -164,8 +164,10 @@ func TestCorruptStoreLeavesBrokerInert(t *testing.T) {
 	acks := commitN(t, c, p, sc, 0, 20, nil)
 	c.World.RunFor(secondNs)
 	c.World.Kill(2, false, 0)
-	if err := c.World.Mem(2).CorruptByte("logstore.wal", 200, 0x40); err != nil {
-		t.Fatal(err)
+	for _, name := range c.World.Mem(2).Names() { // the store's files, unnamed here
+		if err := c.World.Mem(2).CorruptByte(name, 200, 0x40); err != nil {
+			t.Fatal(err)
+		}
 	}
 	c.World.Restart(2)
 	c.World.RunFor(secondNs)
