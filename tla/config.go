@@ -99,6 +99,7 @@ func Configs() []Config {
 		{Name: "MCPartialApply", Variant: PartialApply, Brokers: 3, MaxTerm: 3, MaxCommits: 2, Invariants: true},
 		{Name: "MCSplitRecordsFull", Variant: SplitRecords, Brokers: 3, MaxTerm: 3, MaxCommits: 1, Invariants: false},
 		{Name: "MCPartialApplyFull", Variant: PartialApply, Brokers: 3, MaxTerm: 3, MaxCommits: 2, Invariants: false},
+		{Name: "MCFelixAtomicCommit3", Variant: Atomic, Brokers: 3, MaxTerm: 3, MaxCommits: 3, Invariants: true},
 	}
 }
 

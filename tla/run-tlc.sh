@@ -31,6 +31,7 @@ configs=(
   "MCPartialApply NoPartialCommit"
   "MCSplitRecordsFull ok"
   "MCPartialApplyFull ok"
+  "MCFelixAtomicCommit3 ok"
 )
 metaroot="$(mktemp -d "${TMPDIR:-/tmp}/felixsim-tlc.XXXXXX")"
 trap 'rm -rf "$metaroot"' EXIT
