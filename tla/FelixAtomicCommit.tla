@@ -1,25 +1,29 @@
 -------------------------- MODULE FelixAtomicCommit --------------------------
 (***************************************************************************)
-(* One stream shard replicated on a few brokers.  A Felix commit is one   *)
+(* One stream shard replicated on a few brokers.  A Felix commit is one    *)
 (* record in the shard's log: exactly one event plus put/delete operations *)
 (* on the shard's keyed state.  The model shows that no reader (a          *)
 (* subscriber, a consumer group or state_get), on any broker, at any time, *)
 (* before or after a failover and a second promotion, sees the event       *)
-(* without the state or the state without the event.                      *)
+(* without the state or the state without the event.                       *)
 (*                                                                         *)
 (* Two levels of log, as in the broker:                                    *)
-(*   log[b]   the raft log of proposals (index 1, 2, ...), persisted       *)
-(*            before it is acknowledged or replicated, so a crash keeps it; *)
+(*   log[b]   the raft log of proposals (index 1, 2, ...); its first       *)
+(*            durable[b] entries are on disk.  A follower persists what it *)
+(*            receives before acknowledging it; the leader persists its  *)
+(*            own appends later (Persist) and counts itself toward the     *)
+(*            quorum only for what is on its disk.  A crash keeps only the *)
+(*            persisted prefix;                                            *)
 (*   shard[b] the applied shard log: the records written by applying the   *)
 (*            committed proposals in order.  A refused commit_if writes    *)
 (*            nothing, so shard offsets and raft indexes differ.           *)
 (* Offsets are sequence indexes: model offset o is project offset o - 1.   *)
-(* A state version is the offset of the record that last wrote the key.   *)
+(* A state version is the offset of the record that last wrote the key.    *)
 (* The value a commit puts is its commit id, so a reader can tell which    *)
 (* commit a value belongs to.                                              *)
 (*                                                                         *)
 (* Variant selects the model:                                              *)
-(*   "Atomic"        a commit is one record, applied in one step;           *)
+(*   "Atomic"        a commit is one record, applied in one step;          *)
 (*   "SplitRecords"  a commit is written as two records, event then state; *)
 (*   "PartialApply"  a record's event is applied, then its state, with a   *)
 (*                   visible step in between.                              *)
@@ -48,6 +52,7 @@ VARIABLES
     term,         \* the current term (0 before the first promotion)
     leader,       \* the broker leading term `term`, or None
     log,          \* log[b]: raft log of proposals [term, cid, kind, exp, part]
+    durable,      \* durable[b]: how many entries of log[b] are persisted
     commitIndex,  \* commitIndex[b]: the quorum committed mark b knows (volatile)
     applied,      \* applied[b]: how many proposals b has applied (volatile)
     shard,        \* shard[b]: the applied shard log, records [cid, kind, exp, part]
@@ -56,7 +61,7 @@ VARIABLES
     nextCid,      \* the id of the next commit a client proposes
     reply         \* reply[c]: the leader's answer to commit c's client
 
-vars == <<term, leader, log, commitIndex, applied, shard, kv, mid, nextCid, reply>>
+vars == <<term, leader, log, durable, commitIndex, applied, shard, kv, mid, nextCid, reply>>
 
 Absent == [val |-> 0, ver |-> 0]
 EmptyView == [k \in Keys |-> Absent]
@@ -78,7 +83,7 @@ ApplyOpsFrom(s, c, o, i) ==
 
 ApplyRecord(s, r, o) == IF HasState(r) THEN ApplyOpsFrom(s, r.cid, o, 1) ELSE s
 
-(* The state view a shard log implies: the fold of its records in order. *)
+(* The state view a shard log implies: the fold of its records in order.   *)
 RECURSIVE FoldFrom(_, _, _)
 FoldFrom(s, sh, o) == IF o > Len(sh) THEN s ELSE FoldFrom(ApplyRecord(s, sh[o], o), sh, o + 1)
 Fold(sh) == FoldFrom(EmptyView, sh, 1)
@@ -94,7 +99,7 @@ SubscriberSees(b) == SelectSeq(shard[b], HasEvent)
 GroupGets(b) == SelectSeq(shard[b], HasEvent)
 StateGet(b, k) == kv[b][k]
 
-(* The values a reader must see if it sees exactly the events in seq es. *)
+(* The values a reader must see if it sees exactly the events in seq es.   *)
 RECURSIVE ValuesFrom(_, _, _)
 ValuesFrom(s, es, i) == IF i > Len(es) THEN s ELSE ValuesFrom(ApplyOpsFrom(s, es[i].cid, 0, 1), es, i + 1)
 ImpliedValues(es) == LET s == ValuesFrom(EmptyView, es, 1) IN [k \in Keys |-> s[k].val]
@@ -104,6 +109,7 @@ Init ==
     /\ term = 0
     /\ leader = None
     /\ log = [b \in Brokers |-> << >>]
+    /\ durable = [b \in Brokers |-> 0]
     /\ commitIndex = [b \in Brokers |-> 0]
     /\ applied = [b \in Brokers |-> 0]
     /\ shard = [b \in Brokers |-> << >>]
@@ -122,7 +128,7 @@ Promote(b) ==
     /\ Quorum({q \in Brokers : UpToDate(log[b], log[q])})
     /\ term' = term + 1
     /\ leader' = b
-    /\ UNCHANGED <<log, commitIndex, applied, shard, kv, mid, nextCid, reply>>
+    /\ UNCHANGED <<log, durable, commitIndex, applied, shard, kv, mid, nextCid, reply>>
 
 (* A client's commit reaches the leader.  commit_if expects the next offset *)
 (* of the leader's applied shard log, as the client last read it there.    *)
@@ -137,13 +143,14 @@ Propose ==
                   ELSE << Mk("whole", e) >>
        IN log' = [log EXCEPT ![leader] = log[leader] \o new]
     /\ nextCid' = nextCid + 1
-    /\ UNCHANGED <<term, leader, commitIndex, applied, shard, kv, mid, reply>>
+    /\ UNCHANGED <<term, leader, durable, commitIndex, applied, shard, kv, mid, reply>>
 
 RECURSIVE CommonFrom(_, _, _)
 CommonFrom(l, m, i) == IF i > Len(l) \/ i > Len(m) \/ l[i] /= m[i] THEN i - 1 ELSE CommonFrom(l, m, i + 1)
 
 (* The leader sends follower b the next entry it lacks and its commit mark; *)
-(* b drops a conflicting suffix first.                                     *)
+(* b drops a conflicting suffix first and persists its log before it       *)
+(* acknowledges (a crash before that is as if the message never came).     *)
 Replicate(b) ==
     /\ leader /= None
     /\ b /= leader
@@ -155,12 +162,13 @@ Replicate(b) ==
                  THEN commitIndex[b] ELSE Min(commitIndex[leader], matched)
        IN /\ nl /= log[b] \/ nc /= commitIndex[b]
           /\ log' = [log EXCEPT ![b] = nl]
+          /\ durable' = [durable EXCEPT ![b] = IF nl /= log[b] THEN Len(nl) ELSE durable[b]]
           /\ commitIndex' = [commitIndex EXCEPT ![b] = nc]
     /\ UNCHANGED <<term, leader, applied, shard, kv, mid, nextCid, reply>>
 
-Agree(q, n) == Len(log[q]) >= n /\ SubSeq(log[q], 1, n) = SubSeq(log[leader], 1, n)
+Agree(q, n) == durable[q] >= n /\ SubSeq(log[q], 1, n) = SubSeq(log[leader], 1, n)
 
-(* The leader moves the quorum committed mark to the highest index of its *)
+(* The leader moves the quorum committed mark to the highest index of its  *)
 (* own term that a quorum holds.                                           *)
 AdvanceCommit ==
     /\ leader /= None
@@ -169,13 +177,13 @@ AdvanceCommit ==
                         log[l][n].term = term /\ Quorum({q \in Brokers : Agree(q, n)})}
        IN /\ cands /= {}
           /\ commitIndex' = [commitIndex EXCEPT ![l] = Max(cands)]
-    /\ UNCHANGED <<term, leader, log, applied, shard, kv, mid, nextCid, reply>>
+    /\ UNCHANGED <<term, leader, log, durable, applied, shard, kv, mid, nextCid, reply>>
 
 Written(p, b) == p.kind = "commit" \/ p.exp = Len(shard[b]) + 1
 
 (* The leader answers a client once it has applied the commit's last part: *)
-(* written at the offset of its event, or refused with the true next      *)
-(* offset.  exp is the offset the commit_if expected (0 for a commit).    *)
+(* written at the offset of its event, or refused with the true next       *)
+(* offset.  exp is the offset the commit_if expected (0 for a commit).     *)
 Answer(b, p, idx, w, sh) ==
     IF b = leader /\ reply[p.cid].st = "none" /\ p.part /= "event"
     THEN LET x == IF p.part = "state" /\ p.exp /= 0 THEN p.exp - 1 ELSE p.exp
@@ -203,9 +211,9 @@ Apply(b) ==
                /\ applied' = [applied EXCEPT ![b] = i]
                /\ Answer(b, p, i, w, sh)
                /\ UNCHANGED mid
-    /\ UNCHANGED <<term, leader, log, commitIndex, nextCid>>
+    /\ UNCHANGED <<term, leader, log, durable, commitIndex, nextCid>>
 
-(* PartialApply only: the state half of the record b is applying. *)
+(* PartialApply only: the state half of the record b is applying.          *)
 ApplyState(b) ==
     /\ mid[b]
     /\ LET i == applied[b] + 1
@@ -214,23 +222,31 @@ ApplyState(b) ==
           /\ applied' = [applied EXCEPT ![b] = i]
           /\ mid' = [mid EXCEPT ![b] = FALSE]
           /\ Answer(b, log[b][i], i, TRUE, shard[b])
-    /\ UNCHANGED <<term, leader, log, commitIndex, shard, nextCid>>
+    /\ UNCHANGED <<term, leader, log, durable, commitIndex, shard, nextCid>>
 
-(* b crashes and restarts: its persisted raft log survives; the commit     *)
-(* mark, the applied views and leadership are lost (state is rebuilt by    *)
-(* re-applying the log).                                                   *)
+(* b crashes and restarts: the persisted prefix of its raft log survives;  *)
+(* the unpersisted tail, the commit mark, the applied views and leadership *)
+(* are lost (state is rebuilt by re-applying the log).                     *)
 Crash(b) ==
+    /\ log' = [log EXCEPT ![b] = SubSeq(log[b], 1, durable[b])]
     /\ commitIndex' = [commitIndex EXCEPT ![b] = 0]
     /\ applied' = [applied EXCEPT ![b] = 0]
     /\ shard' = [shard EXCEPT ![b] = << >>]
     /\ kv' = [kv EXCEPT ![b] = EmptyView]
     /\ mid' = [mid EXCEPT ![b] = FALSE]
     /\ leader' = IF leader = b THEN None ELSE leader
-    /\ UNCHANGED <<term, log, nextCid, reply>>
+    /\ UNCHANGED <<term, durable, nextCid, reply>>
+
+(* b's log reaches its disk (in practice: the leader's own appends).       *)
+Persist(b) ==
+    /\ durable[b] < Len(log[b])
+    /\ durable' = [durable EXCEPT ![b] = Len(log[b])]
+    /\ UNCHANGED <<term, leader, log, commitIndex, applied, shard, kv, mid, nextCid, reply>>
 
 Next ==
     \/ \E b \in Brokers : Promote(b)
     \/ Propose
+    \/ \E b \in Brokers : Persist(b)
     \/ \E b \in Brokers : Replicate(b)
     \/ AdvanceCommit
     \/ \E b \in Brokers : Apply(b)
@@ -240,13 +256,13 @@ Next ==
 Spec == Init /\ [][Next]_vars
 
 -----------------------------------------------------------------------------
-(* Invariants (names as in DESIGN.md). *)
+(* Invariants (names as in DESIGN.md).                                     *)
 
 (* No reader sees a commit's event without its state, or its state without its event. *)
 NoPartialCommit ==
     \A b \in Brokers : [k \in Keys |-> StateGet(b, k).val] = ImpliedValues(SubscriberSees(b))
 
-(* A state read's version is the offset of a record that put that value. *)
+(* A state read's version is the offset of a record that put that value.   *)
 VersionIsOffset ==
     \A b \in Brokers, k \in Keys :
         LET e == kv[b][k] IN
@@ -256,26 +272,28 @@ VersionIsOffset ==
             /\ HasState(shard[b][e.ver])
             /\ \E i \in DOMAIN Ops[e.val] : Ops[e.val][i] = [op |-> "put", key |-> k]
 
-(* Every broker's state view is the fold of its applied shard log. *)
+(* Every broker's state view is the fold of its applied shard log.         *)
 StateMatchesLog ==
     \A b \in Brokers : mid[b] \/ kv[b] = Fold(shard[b])
 
-(* An acknowledged record survives every failover at its acknowledged offset. *)
+(* An acknowledged record survives every failover at its acknowledged      *)
+(* offset: a quorum holds it on disk, the leader holds it, and every       *)
+(* replica that has applied that far has it there.                         *)
 CommittedNeverLost ==
     \A c \in 1..MaxCommits : reply[c].st = "written" =>
         LET r == reply[c] IN
         /\ \A b \in Brokers : Len(shard[b]) >= r.at => shard[b][r.at].cid = c
-        /\ Quorum({q \in Brokers : Len(log[q]) >= r.idx /\ log[q][r.idx].cid = c})
+        /\ Quorum({q \in Brokers : durable[q] >= r.idx /\ log[q][r.idx].cid = c})
         /\ leader /= None => Len(log[leader]) >= r.idx /\ log[leader][r.idx].cid = c
 
-(* Replicas never disagree on a committed index or an applied offset. *)
+(* Replicas never disagree on a committed index or an applied offset.      *)
 CommittedPrefixAgreement ==
     \A b1, b2 \in Brokers :
         /\ \A i \in 1..Min(commitIndex[b1], commitIndex[b2]) : log[b1][i] = log[b2][i]
         /\ \A o \in 1..Min(Len(shard[b1]), Len(shard[b2])) : shard[b1][o] = shard[b2][o]
 
-(* A written commit_if sits at its expected offset; a refused one wrote   *)
-(* nothing and reported a tail other than the one it expected.            *)
+(* A written commit_if sits at its expected offset; a refused one wrote    *)
+(* nothing and reported a tail other than the one it expected.             *)
 ConditionalWrites ==
     /\ \A b \in Brokers : \A o \in 1..Len(shard[b]) :
           shard[b][o].kind = "commit_if" => shard[b][o].exp = o

@@ -10,9 +10,10 @@ const (
 	actApply
 	actApplyState
 	actCrash
+	actPersist
 )
 
-var actionNames = [...]string{"Init", "Promote", "Propose", "Replicate", "AdvanceCommit", "Apply", "ApplyState", "Crash"}
+var actionNames = [...]string{"Init", "Promote", "Propose", "Replicate", "AdvanceCommit", "Apply", "ApplyState", "Crash", "Persist"}
 
 // action packs an action kind and a broker index.
 type action uint8
@@ -67,6 +68,11 @@ func (m *model) successors(s *State, emit func(a action, t *State)) {
 	}
 	if m.propose(s, &t) {
 		emit(mkAction(actPropose, 0), &t)
+	}
+	for b := 0; b < n; b++ {
+		if m.persist(s, b, &t) {
+			emit(mkAction(actPersist, b), &t)
+		}
 	}
 	for b := 0; b < n; b++ {
 		// TLC enumerates the two disjuncts of Replicate's guard as two
@@ -170,6 +176,17 @@ func (m *model) propose(s *State, t *State) bool {
 	return true
 }
 
+// persist: b's log reaches its disk (the leader's own appends; a
+// follower persists what it receives before acknowledging it).
+func (m *model) persist(s *State, b int, t *State) bool {
+	if s.b[b].durable >= s.b[b].logLen {
+		return false
+	}
+	*t = *s
+	t.b[b].durable = t.b[b].logLen
+	return true
+}
+
 // common returns the length of the longest common prefix of two logs.
 func common(l, m []proposal) int {
 	i := 0
@@ -212,6 +229,7 @@ func (m *model) replicate(s *State, b int, t *State) int {
 	if c < len(ll) {
 		tb.truncateLog(uint8(c))
 		tb.appendLog(ll[c])
+		tb.durable = tb.logLen
 	}
 	tb.commit = nc
 	return branches
@@ -219,7 +237,7 @@ func (m *model) replicate(s *State, b int, t *State) int {
 
 // agree reports whether q's log holds the leader's first n entries.
 func agree(q, l *broker, n int) bool {
-	return int(q.logLen) >= n && common(q.log[:n], l.log[:n]) == n
+	return int(q.durable) >= n && common(q.log[:n], l.log[:n]) == n
 }
 
 // advanceCommit: the leader moves its committed mark to the highest index
@@ -324,6 +342,7 @@ func (m *model) applyState(s *State, b int, t *State) bool {
 func (m *model) crash(s *State, b int, t *State) {
 	*t = *s
 	tb := &t.b[b]
+	tb.truncateLog(tb.durable)
 	tb.commit, tb.applied, tb.mid = 0, 0, false
 	tb.shard = [logMax]proposal{}
 	tb.shardLen = 0

@@ -68,6 +68,9 @@ type Config struct {
 	MaxCommits int
 	// Invariants is false for a config explored in full with none checked.
 	Invariants bool
+	// Long marks a config too slow for TLC's default run and `make test`:
+	// TLC_LONG=1 make tlc and go test ./tla -long explore it.
+	Long bool
 }
 
 // Validate refuses a config the mirror's state cannot hold.
@@ -99,7 +102,7 @@ func Configs() []Config {
 		{Name: "MCPartialApply", Variant: PartialApply, Brokers: 3, MaxTerm: 3, MaxCommits: 2, Invariants: true},
 		{Name: "MCSplitRecordsFull", Variant: SplitRecords, Brokers: 3, MaxTerm: 3, MaxCommits: 1, Invariants: false},
 		{Name: "MCPartialApplyFull", Variant: PartialApply, Brokers: 3, MaxTerm: 3, MaxCommits: 2, Invariants: false},
-		{Name: "MCFelixAtomicCommit3", Variant: Atomic, Brokers: 3, MaxTerm: 3, MaxCommits: 3, Invariants: true},
+		{Name: "MCFelixAtomicCommit3", Variant: Atomic, Brokers: 3, MaxTerm: 3, MaxCommits: 3, Invariants: true, Long: true},
 	}
 }
 

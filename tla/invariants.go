@@ -166,8 +166,9 @@ func (c *checker) reader(b int) *properties.ReaderView {
 }
 
 // committedNeverLost: every written reply's record is at its offset on
-// every replica reaching it (properties), and a quorum's raft logs and the
-// leader's hold its proposal at the index it was applied from.
+// every replica reaching it (properties), a quorum's raft logs hold its
+// proposal on disk at the index it was applied from, and so does the
+// leader's log (in memory at least).
 func (c *checker) committedNeverLost(s *State) error {
 	rs := c.replicas[:c.cfg.Brokers]
 	c.acks = c.acks[:0]
@@ -179,12 +180,12 @@ func (c *checker) committedNeverLost(s *State) error {
 		c.acks = append(c.acks, properties.AckedWrite{Event: commitNames[i+1], Offset: uint64(a.at) - 1})
 		holders := 0
 		for q := 0; q < c.cfg.Brokers; q++ {
-			if holds(&s.b[q], a.idx, uint8(i+1)) {
+			if holdsDurably(&s.b[q], a.idx, uint8(i+1)) {
 				holders++
 			}
 		}
 		if 2*holders <= c.cfg.Brokers {
-			return fmt.Errorf("CommittedNeverLost: %s was acknowledged from raft index %d, but only %d of %d raft logs hold it there",
+			return fmt.Errorf("CommittedNeverLost: %s was acknowledged from raft index %d, but only %d of %d raft logs hold it there on disk",
 				commitNames[i+1], a.idx, holders, c.cfg.Brokers)
 		}
 		if s.leader != 0 && !holds(&s.b[s.leader-1], a.idx, uint8(i+1)) {
@@ -198,6 +199,11 @@ func (c *checker) committedNeverLost(s *State) error {
 // holds reports whether br's raft log has commit cid at index idx (1-based).
 func holds(br *broker, idx, cid uint8) bool {
 	return idx >= 1 && br.logLen >= idx && br.log[idx-1].cid == cid
+}
+
+// holdsDurably reports whether br has commit cid at index idx on disk.
+func holdsDurably(br *broker, idx, cid uint8) bool {
+	return br.durable >= idx && holds(br, idx, cid)
 }
 
 // committedPrefixAgreement: the applied shard logs agree (properties) and

@@ -46,6 +46,9 @@ type answer struct {
 type broker struct {
 	log    [logMax]proposal
 	logLen uint8
+	// durable is how much of the log is persisted: a crash keeps only
+	// that prefix. Invariant: durable <= logLen.
+	durable uint8
 	// commit is the quorum committed mark the broker knows.
 	// Invariant: applied <= commit <= logLen.
 	commit  uint8

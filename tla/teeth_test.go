@@ -69,7 +69,7 @@ func appliedOne() State {
 	for b := 0; b < BrokersMax; b++ {
 		br := &s.b[b]
 		br.appendLog(p)
-		br.commit, br.applied = 1, 1
+		br.durable, br.commit, br.applied = 1, 1, 1
 		r := p
 		r.term = 0
 		br.appendShard(r)

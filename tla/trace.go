@@ -33,6 +33,7 @@ func (m *model) render(s *State) []namedValue {
 		br, n := &s.b[b], brokerNames[b]
 		out = append(out,
 			namedValue{"log[" + n + "]", formatSeq(br.logSeq())},
+			namedValue{"durable[" + n + "]", fmt.Sprint(br.durable)},
 			namedValue{"commitIndex[" + n + "]", fmt.Sprint(br.commit)},
 			namedValue{"applied[" + n + "]", fmt.Sprint(br.applied)},
 			namedValue{"shard[" + n + "]", formatSeq(br.shardSeq())},
