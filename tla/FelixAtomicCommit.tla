@@ -10,7 +10,7 @@
 (* Two levels of log, as in the broker:                                    *)
 (*   log[b]   the raft log of proposals (index 1, 2, ...); its first       *)
 (*            durable[b] entries are on disk.  A follower persists what it *)
-(*            receives before acknowledging it; the leader persists its  *)
+(*            receives before acknowledging it; the leader persists its   *)
 (*            own appends later (Persist) and counts itself toward the     *)
 (*            quorum only for what is on its disk.  A crash keeps only the *)
 (*            persisted prefix;                                            *)
@@ -293,7 +293,9 @@ CommittedPrefixAgreement ==
         /\ \A o \in 1..Min(Len(shard[b1]), Len(shard[b2])) : shard[b1][o] = shard[b2][o]
 
 (* A written commit_if sits at its expected offset; a refused one wrote    *)
-(* nothing and reported a tail other than the one it expected.             *)
+(* nothing and reported the true tail, not the offset it expected.  (Log  *)
+(* entries hold commits in increasing id order, so the records before     *)
+(* commit c are those of commits with smaller ids.)                       *)
 ConditionalWrites ==
     /\ \A b \in Brokers : \A o \in 1..Len(shard[b]) :
           shard[b][o].kind = "commit_if" => shard[b][o].exp = o
@@ -301,6 +303,10 @@ ConditionalWrites ==
           /\ reply[c].st = "refused" =>
                 /\ reply[c].at /= reply[c].exp
                 /\ \A b \in Brokers : \A o \in 1..Len(shard[b]) : shard[b][o].cid /= c
+                \* the true tail: on a broker that applied past the refusal,
+                \* one more than the records of the commits before c
+                /\ \A b \in Brokers : applied[b] >= reply[c].idx =>
+                      reply[c].at = 1 + Cardinality({o \in 1..Len(shard[b]) : shard[b][o].cid < c})
           /\ (reply[c].st = "written" /\ reply[c].exp /= 0) => reply[c].at = reply[c].exp
 
 =============================================================================

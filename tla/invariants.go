@@ -239,5 +239,38 @@ func (c *checker) conditionalWrites(s *State) error {
 			Written: a.st == replyWritten, Offset: uint64(a.at) - 1,
 		})
 	}
-	return properties.ConditionalWrites(c.outcomes, rs)
+	if err := properties.ConditionalWrites(c.outcomes, rs); err != nil {
+		return err
+	}
+	return trueTails(s, c.cfg)
+}
+
+// trueTails: a refused commit_if reported the true tail, which on any
+// broker that has applied past the refusal is one more than the number of
+// records of earlier commits (logs hold commits in increasing id order).
+func trueTails(s *State, cfg Config) error {
+	for i := 0; i < cfg.MaxCommits; i++ {
+		a := s.reply[i]
+		if a.st != replyRefused {
+			continue
+		}
+		cid := uint8(i + 1)
+		for b := 0; b < cfg.Brokers; b++ {
+			br := &s.b[b]
+			if br.applied < a.idx {
+				continue
+			}
+			before := uint8(0)
+			for _, r := range br.shardSeq() {
+				if r.cid < cid {
+					before++
+				}
+			}
+			if a.at != before+1 {
+				return fmt.Errorf("ConditionalWrites: %s was refused reporting tail %d, but %s applied %d earlier records, so the true tail was %d",
+					commitNames[cid], int(a.at)-1, brokerNames[b], before, before)
+			}
+		}
+	}
+	return nil
 }

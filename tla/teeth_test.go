@@ -131,6 +131,10 @@ func TestInvariantsHaveTeeth(t *testing.T) {
 	s = appliedOne()
 	s.reply[1] = answer{st: replyRefused, at: 2, exp: 2, idx: 2}
 	checkOne(t, s, "ConditionalWrites", "which is the offset it expected")
+
+	s = appliedOne()
+	s.reply[1] = answer{st: replyRefused, at: 3, exp: 1, idx: 1}
+	checkOne(t, s, "ConditionalWrites", "so the true tail was 1")
 }
 
 // TestStatesCapIsUnknown: an exploration past its cap is an error, never
