@@ -33,6 +33,8 @@ type Node struct {
 	// rdsBuf is round's reusable scratch space (one entry per group).
 	rdsBuf []groupReady
 	stats  Stats
+	// rewrittenBytes is the store file's size after the last rewrite.
+	rewrittenBytes int64
 	// failed is set when the store refused a write: the node stops (fail
 	// stop) and must be restarted from its store.
 	failed error
@@ -65,6 +67,7 @@ func Open(cfg Config, host Host, incarnation uint64) (*Node, error) {
 		store.Close()
 		return nil, err
 	}
+	n.rewrittenBytes = store.Stats().FileBytes
 	n.process()
 	return n, nil
 }
@@ -233,9 +236,16 @@ func (n *Node) answer(to uint64, id uint64, body wire.AnswerBody) {
 // Stats counts a node's work since boot, for performance reports.
 type Stats struct {
 	// Cycles are processing cycles run; Rounds the Ready rounds in them;
-	// Commits the store commits (fsyncs) made.
-	Cycles, Rounds, Commits uint64
+	// Commits the store commits (fsyncs) made; Rewrites the store file
+	// rewrites asked for.
+	Cycles, Rounds, Commits, Rewrites uint64
+	// StoreBytes is the store file's current size.
+	StoreBytes int64
 }
 
 // Stats returns the node's counters.
-func (n *Node) Stats() Stats { return n.stats }
+func (n *Node) Stats() Stats {
+	st := n.stats
+	st.StoreBytes = n.store.Stats().FileBytes
+	return st
+}

@@ -1,6 +1,7 @@
 package node
 
 import (
+	"errors"
 	"fmt"
 
 	"go.etcd.io/raft/v3"
@@ -40,6 +41,7 @@ func (n *Node) process() {
 		if !n.round() {
 			n.out.flush(n)
 			if !n.anyReady() {
+				n.maybeRewrite()
 				return
 			}
 		}
@@ -152,4 +154,32 @@ func (n *Node) persist(b *logstore.Batch, gr *groupReady) {
 		w.HardState = rd.HardState
 	}
 	b.Groups = append(b.Groups, w)
+}
+
+// RewriteBytesMin is the store file size below which the node never asks
+// for a rewrite; above it, the node rewrites the file whenever it has
+// doubled since the last rewrite (amortised linear cost), so a restart
+// replays current content rather than all history.
+const RewriteBytesMin = 1 << 20
+
+// maybeRewrite compacts the store file when it has grown enough. A
+// refused rewrite leaves the store as it was (retried after the next
+// doubling); a failed one fails the node.
+func (n *Node) maybeRewrite() {
+	size := n.store.Stats().FileBytes
+	if size < RewriteBytesMin || size < 2*n.rewrittenBytes {
+		return
+	}
+	err := n.store.Rewrite()
+	n.rewrittenBytes = n.store.Stats().FileBytes
+	n.stats.Rewrites++
+	if err == nil {
+		return
+	}
+	if errors.Is(err, logstore.ErrFailed) {
+		n.fail(fmt.Errorf("node %d: store rewrite: %w", n.cfg.ID, err))
+		return
+	}
+	n.rewrittenBytes = size
+	n.logger.Warningf("store rewrite refused, retried after the file doubles: %v", err)
 }

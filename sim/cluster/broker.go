@@ -106,13 +106,17 @@ func (b *broker) checkFailed() bool {
 }
 
 // restartLater kills this incarnation (after the current event) and boots
-// a fresh one RestartAfterFailNs later.
+// a fresh one later: RestartAfterFailNs, doubled for each failure of this
+// broker that followed its previous one within FailStreakWindowNs, at most
+// RestartBackoffMaxShift times (a crash-looping broker backs off, as a
+// service manager would, instead of replaying its store five times a
+// second).
 func (b *broker) restartLater() {
 	w, id := b.c.World, b.id
 	inc := b.env.Incarnation()
 	w.At(w.NowNs(), uint64(id), func() {
 		if cur := b.c.brokers[id]; cur != nil && cur.env.Incarnation() == inc {
-			w.Kill(id, false, b.c.cfg.RestartAfterFailNs)
+			w.Kill(id, false, b.c.restartDelayNs(id))
 		}
 	})
 }

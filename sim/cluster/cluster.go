@@ -18,6 +18,31 @@ type Cluster struct {
 	brokers []*broker
 	// failures are the brokers' fail-stop and boot errors, in order.
 	failures []Failure
+	// lastFailNs and failStreak track each broker's recent failures for
+	// the restart backoff.
+	lastFailNs []int64
+	failStreak []int
+}
+
+// Restart backoff for brokers that fail repeatedly.
+const (
+	// FailStreakWindowNs: a failure within this long of the broker's
+	// previous one extends its streak; a later one starts a new streak.
+	FailStreakWindowNs = 5_000_000_000
+	// RestartBackoffMaxShift caps the doubling of the restart delay.
+	RestartBackoffMaxShift = 4
+)
+
+// restartDelayNs is how long broker simID stays down after a failure now.
+func (c *Cluster) restartDelayNs(simID int) int64 {
+	now := c.World.NowNs()
+	if c.lastFailNs[simID] != 0 && now-c.lastFailNs[simID] < FailStreakWindowNs {
+		c.failStreak[simID] = min(c.failStreak[simID]+1, RestartBackoffMaxShift)
+	} else {
+		c.failStreak[simID] = 0
+	}
+	c.lastFailNs[simID] = now
+	return c.cfg.RestartAfterFailNs << c.failStreak[simID]
 }
 
 // Failure is a broker that stopped on an error (a store write or fsync
@@ -43,7 +68,7 @@ func New(cfg Config) (*Cluster, error) {
 	if err := d.validate(); err != nil {
 		return nil, err
 	}
-	c := &Cluster{cfg: d, brokers: make([]*broker, d.Brokers)}
+	c := &Cluster{cfg: d, brokers: make([]*broker, d.Brokers), lastFailNs: make([]int64, d.Brokers), failStreak: make([]int, d.Brokers)}
 	for i := 0; i < d.Brokers; i++ {
 		c.peers = append(c.peers, RaftID(i))
 	}
