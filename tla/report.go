@@ -1,6 +1,7 @@
 package tla
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -61,11 +62,13 @@ func NewReport(r *Result, seconds float64) Report {
 
 // WriteJSON writes the report as one JSON object and a newline.
 func (r Report) WriteJSON(w io.Writer) error {
-	b, err := json.Marshal(r)
-	if err != nil {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false) // traces show TLA+ sequences as <<...>>
+	if err := enc.Encode(r); err != nil {
 		return fmt.Errorf("check-model report for %s not encoded: %w", r.Config, err)
 	}
-	_, err = w.Write(append(b, '\n'))
+	_, err := w.Write(buf.Bytes())
 	return err
 }
 
