@@ -38,11 +38,14 @@ type Violation struct {
 // being expanded and of the next one. Only those two levels are kept in
 // full, so memory grows by a few bytes per distinct state.
 type explorer struct {
-	m       model
-	chk     *checker
-	parent  []int32
-	via     []action
-	seen    map[uint64]struct{}
+	m      model
+	chk    *checker
+	parent []int32
+	via    []action
+	seen   map[uint64]struct{}
+	// exact, if not nil, replaces fingerprints by whole states (tests use
+	// it to show the fingerprints collide nowhere in a config).
+	exact   map[State]struct{}
 	next    []State
 	nextIdx []int32
 	res     Result
@@ -58,10 +61,17 @@ func Explore(cfg Config) (*Result, error) {
 
 // explore is Explore with a planted defect and a state cap (tests only).
 func explore(cfg Config, defect uint8, statesMax int) (*Result, error) {
+	return exploreWith(&explorer{m: model{cfg: cfg, defect: defect}}, statesMax)
+}
+
+// exploreWith runs the search on a prepared explorer.
+func exploreWith(e *explorer, statesMax int) (*Result, error) {
+	cfg := e.m.cfg
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	e := &explorer{m: model{cfg: cfg, defect: defect}, chk: newChecker(cfg), seen: make(map[uint64]struct{}, 1<<16)}
+	e.chk = newChecker(cfg)
+	e.seen = make(map[uint64]struct{}, 1<<16)
 	e.res.Config = cfg
 	init := e.m.initState()
 	e.res.Generated++
@@ -95,12 +105,19 @@ func explore(cfg Config, defect uint8, statesMax int) (*Result, error) {
 
 // add records t if it is new and checks the invariants on it.
 func (e *explorer) add(t *State, parent int32, a action) {
-	fp := t.fingerprint()
-	if _, ok := e.seen[fp]; ok {
-		return
+	if e.exact != nil {
+		if _, ok := e.exact[*t]; ok {
+			return
+		}
+		e.exact[*t] = struct{}{}
+	} else {
+		fp := t.fingerprint()
+		if _, ok := e.seen[fp]; ok {
+			return
+		}
+		e.seen[fp] = struct{}{}
 	}
 	idx := int32(len(e.parent))
-	e.seen[fp] = struct{}{}
 	e.parent = append(e.parent, parent)
 	e.via = append(e.via, a)
 	e.next = append(e.next, *t)

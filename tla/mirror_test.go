@@ -201,3 +201,26 @@ func TestConfigSelection(t *testing.T) {
 		t.Fatal("zero config explored")
 	}
 }
+
+// TestFingerprintsDoNotCollide: exploring with whole states as keys finds
+// exactly as many states as exploring by 64-bit fingerprints.
+func TestFingerprintsDoNotCollide(t *testing.T) {
+	for _, name := range []string{"MCFelixAtomicCommit", "MCPartialApplyFull"} {
+		cfg, err := Select(name, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		byFP, err := Explore(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		byState, err := exploreWith(&explorer{m: model{cfg: cfg}, exact: map[State]struct{}{}}, StatesMax)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if byFP.Distinct != byState.Distinct || byFP.Generated != byState.Generated || byFP.Depth != byState.Depth {
+			t.Fatalf("%s: fingerprints give %d/%d/%d, whole states %d/%d/%d (distinct/generated/depth)",
+				name, byFP.Distinct, byFP.Generated, byFP.Depth, byState.Distinct, byState.Generated, byState.Depth)
+		}
+	}
+}
