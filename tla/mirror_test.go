@@ -205,7 +205,7 @@ func TestConfigSelection(t *testing.T) {
 // TestFingerprintsDoNotCollide: exploring with whole states as keys finds
 // exactly as many states as exploring by 64-bit fingerprints.
 func TestFingerprintsDoNotCollide(t *testing.T) {
-	for _, name := range []string{"MCFelixAtomicCommit", "MCPartialApplyFull"} {
+	for _, name := range []string{"MCFelixAtomicCommit", "MCSplitRecordsFull"} {
 		cfg, err := Select(name, "")
 		if err != nil {
 			t.Fatal(err)
