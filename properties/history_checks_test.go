@@ -183,6 +183,9 @@ func TestHistoryConditionalWrites(t *testing.T) {
 	beyond := addOp(fixtureHistory(), HistoryOp{Kind: HistoryCommitIf, Record: &other, ExpectedOffset: 1, InvokeNs: 50, CompleteNs: 60, Outcome: OutcomeRefused, Tail: 9})
 	mustFail(t, "tail beyond the log", HistoryConditionalWrites(beyond, ref), "beyond the log's end")
 
+	stale := addOp(fixtureHistory(), HistoryOp{Kind: HistoryCommitIf, Record: &other, ExpectedOffset: 1, InvokeNs: 50, CompleteNs: 60, Outcome: OutcomeRefused, Tail: 2})
+	mustFail(t, "refused with a tail older than an acknowledged write", HistoryConditionalWrites(stale, ref), "offset 3 was acknowledged before")
+
 	misplaced := addOp(fixtureHistory(), HistoryOp{Kind: HistoryCommitIf, Record: &written, ExpectedOffset: 2, InvokeNs: 50, CompleteNs: 60, Offset: 3})
 	mustFail(t, "written away from its expected offset", HistoryConditionalWrites(misplaced, ref), "written at 3, expected 2")
 }

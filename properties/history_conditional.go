@@ -8,11 +8,15 @@ import "bytes"
 // other than the expected offset, no further than the log's end, and
 // wrote nothing — no record carrying its payload is in the log, except at
 // the expected offset when a duplicated request was written first and
-// the refusal answers its twin (then the reported tail is past it).
+// the refusal answers its twin (then the reported tail is past it). The
+// reported tail must also cover every write to the scope acknowledged
+// before the refused call was invoked: a tail below one of them is not
+// the true tail.
 // Payloads identify writes: the workload gives every write a payload no
 // other write of its scope carries (a retry reuses its original's).
 func HistoryConditionalWrites(h *History, ref *ReplicaLog) error {
 	v := violations{what: "ConditionalWrites"}
+	acks := collectAcks(h)
 	for i := range h.Ops {
 		op := &h.Ops[i]
 		if !op.Kind.IsConditional() {
@@ -26,6 +30,9 @@ func HistoryConditionalWrites(h *History, ref *ReplicaLog) error {
 			}
 		case OutcomeRefused:
 			checkRefused(&v, op, l)
+			if floor := acks[op.Scope].floor(op.InvokeNs); op.Tail < floor {
+				v.add("op %d (%s on %s) refused with tail %d, but offset %d was acknowledged before it was invoked", op.ID, op.Kind, op.Scope, op.Tail, floor-1)
+			}
 		}
 	}
 	return v.err()
