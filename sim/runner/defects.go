@@ -13,6 +13,10 @@ var defectNames = []struct {
 	set  func(d *node.Defects) *bool
 }{
 	{"stale-read", func(d *node.Defects) *bool { return &d.StateReadWithoutReadIndex }},
+	{"ack-before-quorum", func(d *node.Defects) *bool { return &d.AckBeforeQuorum }},
+	{"commit-if-at-proposal", func(d *node.Defects) *bool { return &d.CommitIfCheckedAtProposal }},
+	{"commit-as-two-records", func(d *node.Defects) *bool { return &d.CommitAsTwoRecords }},
+	{"position-apart-from-state", func(d *node.Defects) *bool { return &d.PositionApartFromState }},
 }
 
 // ParseDefects reads a comma-separated list of planted-bug names ("none"

@@ -26,7 +26,7 @@ func (r *run) liveness() {
 		return done, pending
 	}, r.opts.LivenessBudgetNs)
 	if err != nil {
-		r.violate(InvariantLiveness, err)
+		r.violate(InvariantLiveness, r.withLastFailure(err))
 		return
 	}
 	for _, stream := range streamNames(r.opts.Streams) {
@@ -37,6 +37,17 @@ func (r *run) liveness() {
 			}
 		}
 	}
+}
+
+// withLastFailure adds the brokers' most recent fail-stop or failed boot
+// to a liveness error: why a broker is not back is the first question.
+func (r *run) withLastFailure(err error) error {
+	fs := r.c.Failures()
+	if len(fs) == 0 {
+		return err
+	}
+	last := fs[len(fs)-1]
+	return fmt.Errorf("%w; %d broker failures, the last: broker %d at %d ns: %v", err, len(fs), last.Broker, last.AtNs, last.Err)
 }
 
 // livenessCommit sends one commit to a shard through the probe and
