@@ -8,6 +8,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/felixsim/felixsim/properties"
 	"github.com/felixsim/felixsim/sim"
 	"github.com/felixsim/felixsim/sim/runner"
 )
@@ -57,9 +58,10 @@ func runCommand(args []string, stdout, stderr io.Writer) int {
 	faults := fs.String("faults", "all", "fault kinds: all, none, or a comma-separated list of sim fault kinds")
 	defects := fs.String("defects", "none", "planted broker bugs to switch on: none or "+runner.DefectNames())
 	planFile := fs.String("plan", "", "replay this fault plan file (sim's plan format) instead of drawing one from the seed; the seed is the plan's")
+	historyFile := fs.String("history", "", "write the workload's history (every operation, JSON lines) to this file")
 	asJSON := fs.Bool("json", false, "print one JSON object instead of the summary")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: felixsim run --seed N [--nodes 3] [--streams 1] [--shards 4] [--duration 60s] [--faults LIST|all|none] [--defects LIST] [--plan FILE] [--json]")
+		fmt.Fprintln(stderr, "usage: felixsim run --seed N [--nodes 3] [--streams 1] [--shards 4] [--duration 60s] [--faults LIST|all|none] [--defects LIST] [--plan FILE] [--history FILE] [--json]")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -85,12 +87,19 @@ func runCommand(args []string, stdout, stderr io.Writer) int {
 		fs.Usage()
 		return exitUsage
 	}
+	opts.KeepHistory = *historyFile != ""
 	start := time.Now()
 	res, err := runner.Run(opts)
 	wall := time.Since(start)
 	if err != nil {
 		fmt.Fprintf(stderr, "felixsim run: %v\n", err)
 		return exitUsage
+	}
+	if *historyFile != "" {
+		if err := writeHistory(*historyFile, res.History); err != nil {
+			fmt.Fprintf(stderr, "felixsim run: %v\n", err)
+			return exitUsage
+		}
 	}
 	if *asJSON {
 		printRunJSON(stdout, res, wall)
@@ -118,6 +127,19 @@ func runOptions(seed uint64, nodes, streams int, shards uint, duration time.Dura
 	}
 	return runner.Options{Seed: seed, Brokers: nodes, Streams: streams, Shards: uint32(shards),
 		DurationNs: duration.Nanoseconds(), Faults: fset, Defects: d}, nil
+}
+
+// writeHistory saves a run's history in the properties encoding.
+func writeHistory(path string, h *properties.History) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("--history: %w", err)
+	}
+	if err := properties.EncodeHistory(f, h); err != nil {
+		f.Close()
+		return fmt.Errorf("--history %s: %w", path, err)
+	}
+	return f.Close()
 }
 
 // flagSet reports whether the named flag was given on the command line.

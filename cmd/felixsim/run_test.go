@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/felixsim/felixsim/properties"
 	"github.com/felixsim/felixsim/sim"
 )
 
@@ -117,5 +118,33 @@ func TestRunRegistered(t *testing.T) {
 	dispatch([]string{"help"}, &out, &errOut)
 	if !strings.Contains(out.String(), "  run ") {
 		t.Fatalf("help does not list run:\n%s", out.String())
+	}
+}
+
+// TestRunCommandHistory: --history writes the run's history, which parses
+// back with as many operations as the JSON reports.
+func TestRunCommandHistory(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "h.jsonl")
+	var out, errOut bytes.Buffer
+	if code := runCommand([]string{"--seed", "4", "--duration", "1s", "--json", "--history", path}, &out, &errOut); code != exitPass {
+		t.Fatalf("exit %d: %s", code, errOut.String())
+	}
+	var m struct {
+		Ops struct{ Total int } `json:"ops"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &m); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	h, err := properties.ParseHistory(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(h.Ops) == 0 || len(h.Ops) != m.Ops.Total {
+		t.Fatalf("history has %d ops, JSON says %d", len(h.Ops), m.Ops.Total)
 	}
 }
