@@ -108,3 +108,21 @@ func TestRunDeterministicAndShaped(t *testing.T) {
 		t.Fatalf("2 streams asked, workload used %v", streams)
 	}
 }
+
+// FuzzParseFaults: any fault list parses to a set whose rendering parses
+// back to the same set, or is refused; never a panic.
+func FuzzParseFaults(f *testing.F) {
+	for _, s := range []string{"all", "none", "kill,partition", "corrupt", "kill,,x"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		fs, err := ParseFaults(s)
+		if err != nil {
+			return
+		}
+		back, err := ParseFaults(fs.String())
+		if err != nil || back.String() != fs.String() {
+			t.Fatalf("%q renders as %q, which parses to %q (%v)", s, fs.String(), back.String(), err)
+		}
+	})
+}
