@@ -40,7 +40,7 @@ func ReplicaViolations(scopes []properties.ClusterScope, h *properties.History) 
 		}
 		for _, f := range properties.CheckClusterScope(cs, acks[cs.Scope], written[cs.Scope], in) {
 			if _, seen := more[f.Invariant]; !seen {
-				out = append(out, Violation{Invariant: f.Invariant, Message: f.Err.Error()})
+				out = append(out, Violation{Invariant: f.Invariant, Message: clip(f.Err.Error())})
 			}
 			more[f.Invariant]++
 		}

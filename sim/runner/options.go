@@ -180,6 +180,8 @@ func (o Options) Validate() error {
 		return fmt.Errorf("run: duration %d ns refused: negative", d.DurationNs)
 	case d.FaultGapMeanNs < 0 || d.LivenessBudgetNs < 0 || d.QuiesceBudgetNs < 0:
 		return fmt.Errorf("run: fault gap %d ns, liveness budget %d ns, quiesce budget %d ns refused: negative", d.FaultGapMeanNs, d.LivenessBudgetNs, d.QuiesceBudgetNs)
+	case d.Streams*int(d.Shards) > node.ShardGroupsMax:
+		return fmt.Errorf("run: %d streams x %d shards refused: a broker hosts at most %d shard groups", d.Streams, d.Shards, node.ShardGroupsMax)
 	case d.Clients < 2 || d.Clients > 16:
 		return fmt.Errorf("run: %d clients refused: need 2..16 (at least one per tenant)", d.Clients)
 	}

@@ -61,6 +61,7 @@ func TestOptionsRefused(t *testing.T) {
 		"too many brokers":    {Brokers: node.PeersMax + 1},
 		"too many streams":    {Streams: StreamsMax + 1},
 		"too many shards":     {Shards: ShardsMax + 1},
+		"too many groups":     {Streams: 8, Shards: 64},
 		"negative duration":   {DurationNs: -1},
 		"negative budget":     {LivenessBudgetNs: -5},
 		"one client":          {Clients: 1},
@@ -125,4 +126,15 @@ func FuzzParseFaults(f *testing.F) {
 			t.Fatalf("%q renders as %q, which parses to %q (%v)", s, fs.String(), back.String(), err)
 		}
 	})
+}
+
+func TestClip(t *testing.T) {
+	short := "short"
+	if clip(short) != short {
+		t.Fatal("short message changed")
+	}
+	long := string(make([]byte, ViolationMessageLenMax+10))
+	if got := clip(long); len(got) <= ViolationMessageLenMax || len(got) > ViolationMessageLenMax+40 || got[len(got)-1] != ')' {
+		t.Fatalf("clip of %d bytes gave %d bytes ending %q", len(long), len(got), got[len(got)-10:])
+	}
 }

@@ -156,11 +156,23 @@ func (r *run) build() error {
 	return nil
 }
 
+// ViolationMessageLenMax caps a violation's message; a longer one is cut
+// and marked, so one runaway list cannot drown the report.
+const ViolationMessageLenMax = 2000
+
 // violate records a failed check.
 func (r *run) violate(invariant string, err error) {
 	if err != nil {
-		r.res.Violations = append(r.res.Violations, Violation{Invariant: invariant, Message: err.Error()})
+		r.res.Violations = append(r.res.Violations, Violation{Invariant: invariant, Message: clip(err.Error())})
 	}
+}
+
+// clip cuts a message to ViolationMessageLenMax bytes.
+func clip(s string) string {
+	if len(s) <= ViolationMessageLenMax {
+		return s
+	}
+	return s[:ViolationMessageLenMax] + fmt.Sprintf("… (%d bytes cut)", len(s)-ViolationMessageLenMax)
 }
 
 // finish fills in the counters.
