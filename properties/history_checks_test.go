@@ -189,3 +189,42 @@ func TestHistoryConditionalWrites(t *testing.T) {
 	misplaced := addOp(fixtureHistory(), HistoryOp{Kind: HistoryCommitIf, Record: &written, ExpectedOffset: 2, InvokeNs: 50, CompleteNs: 60, Offset: 3})
 	mustFail(t, "written away from its expected offset", HistoryConditionalWrites(misplaced, ref), "written at 3, expected 2")
 }
+
+func TestHistoryWritesRespectRealTime(t *testing.T) {
+	ref := &ReplicaLog{Scopes: []ScopeLog{fixtureLog()}}
+	mustHold(t, "log order follows acknowledgements", HistoryWritesRespectRealTime(fixtureHistory(), ref))
+
+	h := fixtureHistory()
+	h.Ops[0].InvokeNs, h.Ops[0].CompleteNs = 35, 36 // offset 0 invoked after offset 2 was acknowledged (at 30)
+	mustFail(t, "earlier offset for a later write", HistoryWritesRespectRealTime(h, ref), "sits at the lower offset 0")
+
+	// An unknown write that landed takes part by its invocation.
+	u := fixtureHistory()
+	u.Ops[1].Outcome, u.Ops[1].Offset, u.Ops[1].InvokeNs, u.Ops[1].CompleteNs = OutcomeUnknown, 0, 45, 46
+	mustFail(t, "unknown write landed before an earlier acknowledgement", HistoryWritesRespectRealTime(u, ref), "op 2")
+
+	// A retry invoked late shares its payload with an original invoked
+	// early: the copy in the log may be the original's, so no violation.
+	r := fixtureHistory()
+	r.Ops[1].Outcome, r.Ops[1].Offset, r.Ops[1].InvokeNs, r.Ops[1].CompleteNs = OutcomeUnknown, 0, 11, 44
+	rec1 := *r.Ops[1].Record
+	addOp(r, HistoryOp{Kind: HistoryCommit, Record: &rec1, RetryOf: 2, InvokeNs: 45, CompleteNs: 90, Outcome: OutcomeUnknown})
+	mustHold(t, "retry sharing its original's copy", HistoryWritesRespectRealTime(r, ref))
+
+	// Concurrent writes may land in either order.
+	c := fixtureHistory()
+	c.Ops[0].InvokeNs, c.Ops[0].CompleteNs = 5, 100
+	mustHold(t, "concurrent writes", HistoryWritesRespectRealTime(c, ref))
+}
+
+func TestHistoryReadsMonotonic(t *testing.T) {
+	ok := addOp(&History{}, HistoryOp{Kind: HistoryStateGet, Key: "k", InvokeNs: 1, CompleteNs: 2, Found: true, Version: 3})
+	addOp(ok, HistoryOp{Kind: HistoryStateGet, Key: "k", InvokeNs: 3, CompleteNs: 4, Found: true, Version: 5})
+	addOp(ok, HistoryOp{Kind: HistoryStateGet, Key: "k", InvokeNs: 1, CompleteNs: 9, Found: true, Version: 2}) // concurrent with both
+	addOp(ok, HistoryOp{Kind: HistoryStateGet, Key: "other", InvokeNs: 5, CompleteNs: 6, Found: true, Version: 1})
+	mustHold(t, "versions grow in real time", HistoryReadsMonotonic(ok))
+
+	back := addOp(&History{}, HistoryOp{Kind: HistoryStateGet, Key: "k", InvokeNs: 1, CompleteNs: 2, Found: true, Version: 5})
+	addOp(back, HistoryOp{Kind: HistoryStateGet, Key: "k", InvokeNs: 3, CompleteNs: 4, Found: true, Version: 3})
+	mustFail(t, "a later read returns an older version", HistoryReadsMonotonic(back), "older than version 5")
+}

@@ -71,6 +71,12 @@ var historyChecks = []historyCheck{
 	{"LinearizableRead", func(h *properties.History, _ []properties.ReplicaLog, ref *properties.ReplicaLog) error {
 		return properties.HistoryReadsLinearizable(h, ref)
 	}},
+	{"LinearizableRead", func(h *properties.History, _ []properties.ReplicaLog, _ *properties.ReplicaLog) error {
+		return properties.HistoryReadsMonotonic(h)
+	}},
+	{"LinearizableWrite", func(h *properties.History, _ []properties.ReplicaLog, ref *properties.ReplicaLog) error {
+		return properties.HistoryWritesRespectRealTime(h, ref)
+	}},
 	{"VersionIsOffset", func(h *properties.History, _ []properties.ReplicaLog, ref *properties.ReplicaLog) error {
 		return properties.HistoryReadVersionIsOffset(h, ref)
 	}},
