@@ -1,14 +1,28 @@
 // Package runner is the library behind `felixsim run`: from Options and a
 // seed it builds the simulated cluster and the workload, derives the fault
-// plan from the seed (swarm over the chosen fault kinds), runs the fault
-// phase, heals, checks liveness (every shard elects a leader and accepts a
-// commit within a bounded simulated time), quiesces, takes the cluster
-// snapshot and runs every property check over the snapshot and the
-// workload's history. It returns a Result: seed, trace hash, violations,
-// operation counts and simulated seconds.
+// plan from the seed (swarm over the chosen fault kinds; the plan also
+// records the workload's shape, so a saved plan replays exactly), runs the
+// fault phase, heals, checks liveness (every broker back, every group led,
+// every stream shard accepting a commit within LivenessBudgetNs), quiesces
+// (every call completed, every replica caught up), takes the cluster
+// snapshot and runs every check. It returns a Result: seed, trace hash,
+// violations, operation counts and simulated seconds.
+//
+// The checks, all pure functions of package properties:
+//   - on every scope of the snapshot (CheckClusterScope): agreement of the
+//     replicas' logs, each state view the fold of its log, versions that
+//     are offsets, acknowledged writes at their offsets, conditional
+//     records at their expected offsets, and each replica read as a
+//     reader against what the clients sent (NoPartialCommit);
+//   - on the workload's history against the logs: acknowledged writes on
+//     every replica, conditional writes (a refusal wrote nothing and told
+//     the true tail), linearizable and monotonic state reads, write order
+//     that respects real time, versions and values that match their
+//     records, and readers that saw whole records.
 //
 // runner reads no wall clock: the CLI (or a benchmark) measures wall time
-// around Run. The run is a function of its Options alone, so the same
-// options give the same trace hash. It imports sim, sim/cluster,
-// sim/workload, node, properties and statemachine; it must not import cmd.
+// around Run. A run is a function of its Options alone, so the same
+// options give the same trace hash, in this process or another. It imports
+// sim, sim/cluster, sim/workload, node, properties and statemachine; it
+// must not import cmd.
 package runner
