@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math/bits"
 )
 
 // errShort marks a field that runs past the end of its frame payload.
@@ -92,13 +93,16 @@ func (d *dec) uvar() uint64 {
 		d.fail(errors.New("bad varint"))
 		return 0
 	}
-	if n != len(binary.AppendUvarint(nil, v)) {
+	if n != uvarintLen(v) {
 		d.fail(errors.New("non-minimal varint"))
 		return 0
 	}
 	d.off += n
 	return v
 }
+
+// uvarintLen is the length of v's minimal uvarint encoding, in bytes.
+func uvarintLen(v uint64) int { return (bits.Len64(v|1) + 6) / 7 }
 
 // lenField reads a length and refuses one above limit.
 func (d *dec) lenField(what string, limit int) int {

@@ -24,6 +24,10 @@ var ErrClosed = errors.New("logstore: store is closed")
 // or contradicts the store is refused with ErrInvalidBatch and nothing is
 // written; an empty batch writes nothing and costs no fsync. A write or
 // fsync error fails the store (ErrFailed) for good.
+//
+// The store copies the batch's rows and byte slices but keeps its raft
+// entries, hard states and compaction snapshots, as raft's MemoryStorage
+// does: the caller must not change them after Commit.
 func (s *Store) Commit(b *Batch) error {
 	if s.closed {
 		return ErrClosed
@@ -37,25 +41,37 @@ func (s *Store) Commit(b *Batch) error {
 	if b.Empty() {
 		return nil
 	}
-	raftFrame, tableFrames, err := encodeTxn(b)
+	buf, raftFrame, tableFrames, err := appendTxn(s.encodeBuf[:0], b)
 	if err != nil {
 		return err
 	}
-	decoded, groups, err := s.check(raftFrame, tableFrames)
+	if cap(buf) <= encodeBufKeepBytesMax {
+		s.encodeBuf = buf
+	}
+	owned := ownBatch(b)
+	if invariantsOn {
+		checkDecodesAsInstalled(raftFrame, tableFrames, &owned)
+	}
+	groups, err := s.plan(&owned)
 	if err != nil {
-		return err
+		return fmt.Errorf("%w: %w", ErrInvalidBatch, err)
 	}
 	if err := s.writeTxn(raftFrame, tableFrames); err != nil {
 		s.failed = err
 		return fmt.Errorf("%w: %w", ErrFailed, err)
 	}
-	s.install(&decoded, groups)
+	s.install(&owned, groups)
 	return nil
 }
 
-// check decodes the encoded frames (so memory holds exactly what replay
-// will rebuild) and plans them against the store.
-func (s *Store) check(raftFrame []byte, tableFrames [4][]byte) (Batch, []*group, error) {
+// encodeBufKeepBytesMax is the largest encode buffer a store keeps for the
+// next Commit; a batch that needed a larger one leaves it to the garbage
+// collector, so one huge batch does not pin its buffer for the store's life.
+const encodeBufKeepBytesMax = 1 << 20
+
+// decodeFrames decodes the frames of one encoded transaction, which must
+// decode: it was just encoded from a valid batch.
+func decodeFrames(raftFrame []byte, tableFrames [4][]byte) Batch {
 	var frames []rawFrame
 	for _, f := range append([][]byte{raftFrame}, tableFrames[:]...) {
 		if len(f) == 0 {
@@ -71,11 +87,17 @@ func (s *Store) check(raftFrame []byte, tableFrames [4][]byte) (Batch, []*group,
 	if err != nil {
 		panic(fmt.Sprintf("logstore: a batch just encoded does not decode: %v", err))
 	}
-	groups, err := s.plan(&decoded)
-	if err != nil {
-		return Batch{}, nil, fmt.Errorf("%w: %w", ErrInvalidBatch, err)
+	return decoded
+}
+
+// checkDecodesAsInstalled panics, with both values, if what Commit installs
+// differs from what replaying the frames it writes would install: memory
+// must always equal what replay rebuilds.
+func checkDecodesAsInstalled(raftFrame []byte, tableFrames [4][]byte, owned *Batch) {
+	decoded := decodeFrames(raftFrame, tableFrames)
+	if d := sameBatch(owned, &decoded); d != "" {
+		panic(fmt.Sprintf("logstore: Commit installs a batch that differs from what replay decodes (installed against decoded): %s", d))
 	}
-	return decoded, groups, nil
 }
 
 // writeTxn appends the transaction, its commit marker, and fsyncs once.

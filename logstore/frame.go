@@ -61,11 +61,17 @@ func appendFrame(dst []byte, kind frameKind, payload []byte) []byte {
 		panic(fmt.Sprintf("logstore: %s frame payload of %d bytes exceeds %d", kind, len(payload), frameLenMax))
 	}
 	start := len(dst)
-	dst = append(dst, 0, 0, 0, 0, byte(kind))
-	dst = binary.LittleEndian.AppendUint32(dst, uint32(len(payload)))
+	dst = append(dst, 0, 0, 0, 0, byte(kind), 0, 0, 0, 0)
 	dst = append(dst, payload...)
-	binary.LittleEndian.PutUint32(dst[start:], crc32.Checksum(dst[start+4:], castagnoli))
+	sealFrame(dst[start:])
 	return dst
+}
+
+// sealFrame fills in the length and checksum of frame, whose kind and
+// payload are in place.
+func sealFrame(frame []byte) {
+	binary.LittleEndian.PutUint32(frame[5:], uint32(len(frame)-frameHeaderBytes))
+	binary.LittleEndian.PutUint32(frame, crc32.Checksum(frame[4:], castagnoli))
 }
 
 // errTruncated marks a frame that runs past the end of the file: the

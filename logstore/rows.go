@@ -52,11 +52,17 @@ func (d *dec) scope() statemachine.Scope {
 // record appends r as a wire record frame (the canonical record codec),
 // length-prefixed; validateShape made sure it encodes.
 func (e *enc) record(r *statemachine.Record) {
-	p, err := wire.EncodeRecord(r)
+	n := wire.RecordFrameLen(r)
+	e.uvar(uint64(n))
+	start := len(e.b)
+	b, err := wire.AppendRecord(e.b, r)
 	if err != nil {
 		panic(fmt.Sprintf("logstore: a validated record does not encode: %v", err))
 	}
-	e.bytes(p)
+	if len(b)-start != n {
+		panic(fmt.Sprintf("logstore: record encoded as %d bytes, wire.RecordFrameLen said %d", len(b)-start, n))
+	}
+	e.b = b
 }
 
 func (d *dec) record() statemachine.Record {
@@ -79,15 +85,23 @@ func nilIfEmpty(p []byte) []byte {
 }
 
 func (e *enc) message(m proto.Message) {
-	p, err := marshalOpts.Marshal(m)
+	n := marshalOpts.Size(m)
+	e.uvar(uint64(n))
+	start := len(e.b)
+	b, err := marshalOpts.MarshalAppend(e.b, m)
 	if err != nil {
 		panic(fmt.Sprintf("logstore: marshal %T: %v", m, err))
 	}
-	e.bytes(p)
+	if len(b)-start != n {
+		panic(fmt.Sprintf("logstore: %T marshalled as %d bytes, its size said %d", m, len(b)-start, n))
+	}
+	e.b = b
 }
 
+// message decodes a length-prefixed raft message into m; proto.Unmarshal
+// copies what it keeps, so the payload is not copied first.
 func (d *dec) message(what string, m proto.Message) {
-	p := d.bytes(what, protoLenMax)
+	p := d.take(d.lenField(what, protoLenMax))
 	if d.err != nil {
 		return
 	}
@@ -99,6 +113,11 @@ func (d *dec) message(what string, m proto.Message) {
 // encodeGroups encodes the raft frame payload.
 func encodeGroups(gs []GroupWrite) []byte {
 	var e enc
+	e.groups(gs)
+	return e.b
+}
+
+func (e *enc) groups(gs []GroupWrite) {
 	e.uvar(uint64(len(gs)))
 	for i := range gs {
 		g := &gs[i]
@@ -120,7 +139,6 @@ func encodeGroups(gs []GroupWrite) []byte {
 			e.message(g.Compact.Snapshot)
 		}
 	}
-	return e.b
 }
 
 func decodeGroups(p []byte) ([]GroupWrite, error) {
@@ -152,15 +170,20 @@ func decodeGroups(p []byte) ([]GroupWrite, error) {
 	return gs, d.done()
 }
 
+// encodeLog encodes the log frame payload.
 func encodeLog(rows []LogRow) []byte {
 	var e enc
+	e.logRows(rows)
+	return e.b
+}
+
+func (e *enc) logRows(rows []LogRow) {
 	e.uvar(uint64(len(rows)))
 	for i := range rows {
 		e.scope(rows[i].Scope)
 		e.uvar(rows[i].Offset)
 		e.record(&rows[i].Record)
 	}
-	return e.b
 }
 
 func decodeLog(p []byte) ([]LogRow, error) {
@@ -174,8 +197,14 @@ func decodeLog(p []byte) ([]LogRow, error) {
 	return rows, d.done()
 }
 
+// encodeState encodes the state frame payload.
 func encodeState(rows []StateRow) []byte {
 	var e enc
+	e.stateRows(rows)
+	return e.b
+}
+
+func (e *enc) stateRows(rows []StateRow) {
 	e.uvar(uint64(len(rows)))
 	for i := range rows {
 		e.u8(uint8(rows[i].Kind))
@@ -184,7 +213,6 @@ func encodeState(rows []StateRow) []byte {
 		e.bytes(rows[i].Value)
 		e.uvar(rows[i].Version)
 	}
-	return e.b
 }
 
 func decodeState(p []byte) ([]StateRow, error) {
@@ -200,15 +228,20 @@ func decodeState(p []byte) ([]StateRow, error) {
 	return rows, d.done()
 }
 
+// encodePositions encodes the position frame payload.
 func encodePositions(rows []PositionRow) []byte {
 	var e enc
+	e.positionRows(rows)
+	return e.b
+}
+
+func (e *enc) positionRows(rows []PositionRow) {
 	e.uvar(uint64(len(rows)))
 	for i := range rows {
 		e.scope(rows[i].Scope)
 		e.uvar(rows[i].Position.AppliedIndex)
 		e.uvar(rows[i].Position.NextOffset)
 	}
-	return e.b
 }
 
 func decodePositions(p []byte) ([]PositionRow, error) {
@@ -222,8 +255,14 @@ func decodePositions(p []byte) ([]PositionRow, error) {
 	return rows, d.done()
 }
 
+// encodeOutbox encodes the outbox frame payload.
 func encodeOutbox(rows []OutboxRow) []byte {
 	var e enc
+	e.outboxRows(rows)
+	return e.b
+}
+
+func (e *enc) outboxRows(rows []OutboxRow) {
 	e.uvar(uint64(len(rows)))
 	for i := range rows {
 		e.u8(uint8(rows[i].Kind))
@@ -232,7 +271,6 @@ func encodeOutbox(rows []OutboxRow) []byte {
 		e.u8(uint8(rows[i].Intent.Event))
 		e.bytes(rows[i].Intent.Data)
 	}
-	return e.b
 }
 
 func decodeOutbox(p []byte) ([]OutboxRow, error) {

@@ -49,6 +49,10 @@ type Store struct {
 	defects Defects
 	groups  map[uint64]*group
 	tab     tables
+	// encodeBuf is the last Commit's encode buffer, reused by the next one.
+	//
+	// Invariant: cap(encodeBuf) <= encodeBufKeepBytesMax.
+	encodeBuf []byte
 }
 
 // Open opens the store in opts.Dir, creating it if it does not exist, and

@@ -20,37 +20,59 @@ var tableKinds = [4]frameKind{kindLog, kindState, kindPosition, kindOutbox}
 
 // encodeTxn encodes a batch as the frames of one transaction: the raft
 // frame (if any groups), then the four table frames (each only if it has
-// rows). tables[i] is the byte range of table i's frame, empty if absent.
+// rows). tables[i] is table i's frame, empty if absent.
 func encodeTxn(b *Batch) (raftFrame []byte, tables [4][]byte, err error) {
+	_, raftFrame, tables, err = appendTxn(nil, b)
+	return raftFrame, tables, err
+}
+
+// appendTxn is encodeTxn appending the frames to dst, each encoded in place
+// (no payload is built apart and copied); the frames are slices of the
+// returned buffer. On error dst is returned unchanged in length.
+func appendTxn(dst []byte, b *Batch) (buf []byte, raftFrame []byte, tables [4][]byte, err error) {
+	start := len(dst)
+	var ends [5]int // frame i spans ends[i-1] (or start) to ends[i]
 	if len(b.Groups) > 0 {
-		if raftFrame, err = frameOf(kindRaft, encodeGroups(b.Groups)); err != nil {
-			return nil, tables, err
+		if dst, err = appendFrameOf(dst, kindRaft, func(e *enc) { e.groups(b.Groups) }); err != nil {
+			return dst[:start], nil, tables, err
 		}
 	}
-	payloads := [4]func() []byte{
-		func() []byte { return encodeLog(b.Log) },
-		func() []byte { return encodeState(b.State) },
-		func() []byte { return encodePositions(b.Positions) },
-		func() []byte { return encodeOutbox(b.Outbox) },
+	ends[0] = len(dst)
+	payloads := [4]func(e *enc){
+		func(e *enc) { e.logRows(b.Log) },
+		func(e *enc) { e.stateRows(b.State) },
+		func(e *enc) { e.positionRows(b.Positions) },
+		func(e *enc) { e.outboxRows(b.Outbox) },
 	}
 	counts := [4]int{len(b.Log), len(b.State), len(b.Positions), len(b.Outbox)}
 	for i := range tableKinds {
-		if counts[i] == 0 {
-			continue
+		if counts[i] > 0 {
+			if dst, err = appendFrameOf(dst, tableKinds[i], payloads[i]); err != nil {
+				return dst[:start], nil, tables, err
+			}
 		}
-		if tables[i], err = frameOf(tableKinds[i], payloads[i]()); err != nil {
-			return nil, tables, err
-		}
+		ends[i+1] = len(dst)
 	}
-	return raftFrame, tables, nil
+	raftFrame = dst[start:ends[0]:ends[0]]
+	for i := range tables {
+		tables[i] = dst[ends[i]:ends[i+1]:ends[i+1]]
+	}
+	return dst, raftFrame, tables, nil
 }
 
-func frameOf(kind frameKind, payload []byte) ([]byte, error) {
-	if len(payload) > frameLenMax {
-		return nil, fmt.Errorf("%w: the %s frame would hold %d bytes, more than %d; split the batch",
-			ErrInvalidBatch, kind, len(payload), frameLenMax)
+// appendFrameOf appends one frame of kind whose payload fill encodes in
+// place, and refuses a payload above frameLenMax.
+func appendFrameOf(dst []byte, kind frameKind, fill func(e *enc)) ([]byte, error) {
+	start := len(dst)
+	e := enc{b: append(dst, 0, 0, 0, 0, byte(kind), 0, 0, 0, 0)}
+	fill(&e)
+	n := len(e.b) - start - frameHeaderBytes
+	if n > frameLenMax {
+		return e.b[:start], fmt.Errorf("%w: the %s frame would hold %d bytes, more than %d; split the batch",
+			ErrInvalidBatch, kind, n, frameLenMax)
 	}
-	return appendFrame(nil, kind, payload), nil
+	sealFrame(e.b[start:])
+	return e.b, nil
 }
 
 // decodeTxn decodes a transaction's frames into a batch and validates its

@@ -1,0 +1,197 @@
+package logstore
+
+import (
+	"fmt"
+	"reflect"
+
+	"go.etcd.io/raft/v3/raftpb"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/felixsim/felixsim/statemachine"
+)
+
+// ownBatch returns the batch Commit installs for b: exactly what decoding
+// b's encoding yields (the same rows, the same raft messages, empty byte
+// slices as nil), built without encoding or decoding.
+//
+// Every byte slice the tables keep (record payloads, put values, intent
+// data) is copied into one buffer, so the caller may reuse its own; a
+// received snapshot is cloned, as installing it fills its nil fields. Raft
+// entries, hard states and compaction snapshots are shared with the caller,
+// as raft's own MemoryStorage shares them: the store never changes them and
+// the caller must not either.
+//
+// sameBatch shows, for any valid batch, that the result equals the decoded
+// encoding (TestOwnBatchEqualsDecode, and every Commit under the
+// invariants build tag).
+func ownBatch(b *Batch) Batch {
+	var n Batch
+	byteCount, opCount := 0, 0
+	for i := range b.Log {
+		r := &b.Log[i].Record
+		byteCount += len(r.Payload)
+		opCount += len(r.Ops)
+		for j := range r.Ops {
+			byteCount += len(r.Ops[j].Value)
+		}
+	}
+	for i := range b.State {
+		byteCount += len(b.State[i].Value)
+	}
+	for i := range b.Outbox {
+		byteCount += len(b.Outbox[i].Intent.Data)
+	}
+	a := arena{buf: make([]byte, 0, byteCount)}
+	ops := make([]statemachine.StateOp, 0, opCount)
+
+	if len(b.Groups) > 0 {
+		n.Groups = make([]GroupWrite, len(b.Groups))
+		for i := range b.Groups {
+			w := &b.Groups[i]
+			g := &n.Groups[i]
+			*g = GroupWrite{Group: w.Group, HardState: w.HardState, Compact: w.Compact}
+			if w.Snapshot != nil {
+				g.Snapshot = proto.Clone(w.Snapshot).(*raftpb.Snapshot)
+			}
+			if len(w.Entries) > 0 {
+				g.Entries = w.Entries
+			}
+		}
+	}
+	if len(b.Log) > 0 {
+		n.Log = make([]LogRow, len(b.Log))
+		for i := range b.Log {
+			src := &b.Log[i]
+			dst := &n.Log[i]
+			*dst = LogRow{Scope: src.Scope, Offset: src.Offset, Record: src.Record}
+			dst.Record.Payload = a.copy(src.Record.Payload)
+			dst.Record.Ops = nil
+			if len(src.Record.Ops) > 0 {
+				start := len(ops)
+				for _, op := range src.Record.Ops {
+					op.Value = a.copy(op.Value)
+					ops = append(ops, op)
+				}
+				dst.Record.Ops = ops[start:len(ops):len(ops)]
+			}
+		}
+	}
+	if len(b.State) > 0 {
+		n.State = make([]StateRow, len(b.State))
+		for i := range b.State {
+			n.State[i] = b.State[i]
+			n.State[i].Value = a.copy(b.State[i].Value)
+		}
+	}
+	if len(b.Positions) > 0 {
+		n.Positions = append([]PositionRow(nil), b.Positions...)
+	}
+	if len(b.Outbox) > 0 {
+		n.Outbox = make([]OutboxRow, len(b.Outbox))
+		for i := range b.Outbox {
+			n.Outbox[i] = b.Outbox[i]
+			n.Outbox[i].Intent.Data = a.copy(b.Outbox[i].Intent.Data)
+		}
+	}
+	if len(a.buf) != byteCount || len(ops) != opCount {
+		panic(fmt.Sprintf("logstore: owning a batch copied %d bytes and %d operations, counted %d and %d",
+			len(a.buf), len(ops), byteCount, opCount))
+	}
+	return n
+}
+
+// arena hands out copies of byte slices from one buffer sized in advance.
+//
+// Invariant: len(buf) never exceeds the capacity it was made with, so no
+// copy moves the buffer and every copy handed out stays valid.
+type arena struct{ buf []byte }
+
+// copy returns p's bytes in the arena, capped so an append cannot reach the
+// next copy; nil if p is empty, as decoding yields.
+func (a *arena) copy(p []byte) []byte {
+	if len(p) == 0 {
+		return nil
+	}
+	if len(p) > cap(a.buf)-len(a.buf) {
+		panic(fmt.Sprintf("logstore: arena of %d bytes holds %d, cannot take %d more", cap(a.buf), len(a.buf), len(p)))
+	}
+	start := len(a.buf)
+	a.buf = append(a.buf, p...)
+	return a.buf[start:len(a.buf):len(a.buf)]
+}
+
+// sameBatch returns "" if a and b hold the same writes (raft messages
+// compared with proto.Equal, rows field by field, nil and empty slices
+// distinguished), else the first difference with both values.
+func sameBatch(a, b *Batch) string {
+	if len(a.Groups) != len(b.Groups) {
+		return fmt.Sprintf("%d group writes against %d", len(a.Groups), len(b.Groups))
+	}
+	for i := range a.Groups {
+		if d := sameGroupWrite(&a.Groups[i], &b.Groups[i]); d != "" {
+			return fmt.Sprintf("group write %d: %s", i, d)
+		}
+	}
+	if d := sameRows("log", a.Log, b.Log); d != "" {
+		return d
+	}
+	if d := sameRows("state", a.State, b.State); d != "" {
+		return d
+	}
+	if d := sameRows("position", a.Positions, b.Positions); d != "" {
+		return d
+	}
+	return sameRows("outbox", a.Outbox, b.Outbox)
+}
+
+func sameGroupWrite(a, b *GroupWrite) string {
+	if a.Group != b.Group {
+		return fmt.Sprintf("group %d against %d", a.Group, b.Group)
+	}
+	if !sameMessage(a.Snapshot, b.Snapshot) {
+		return fmt.Sprintf("snapshot %v against %v", a.Snapshot, b.Snapshot)
+	}
+	if (a.Entries == nil) != (b.Entries == nil) || len(a.Entries) != len(b.Entries) {
+		return fmt.Sprintf("%d entries (nil %t) against %d (nil %t)", len(a.Entries), a.Entries == nil, len(b.Entries), b.Entries == nil)
+	}
+	for i := range a.Entries {
+		if !sameMessage(a.Entries[i], b.Entries[i]) {
+			return fmt.Sprintf("entry %d: %v against %v", i, a.Entries[i], b.Entries[i])
+		}
+	}
+	if !sameMessage(a.HardState, b.HardState) {
+		return fmt.Sprintf("hard state %v against %v", a.HardState, b.HardState)
+	}
+	if (a.Compact == nil) != (b.Compact == nil) {
+		return fmt.Sprintf("compaction %v against %v", a.Compact, b.Compact)
+	}
+	if a.Compact != nil && !sameMessage(a.Compact.Snapshot, b.Compact.Snapshot) {
+		return fmt.Sprintf("compaction snapshot %v against %v", a.Compact.Snapshot, b.Compact.Snapshot)
+	}
+	return ""
+}
+
+// sameMessage compares two raft messages of one type, either possibly nil.
+func sameMessage[M interface {
+	*raftpb.Snapshot | *raftpb.Entry | *raftpb.HardState
+	proto.Message
+}](a, b M) bool {
+	if (a == nil) != (b == nil) {
+		return false
+	}
+	return a == nil || proto.Equal(a, b)
+}
+
+// sameRows compares two row slices element by element with
+// reflect.DeepEqual, which tells nil from empty byte slices.
+func sameRows[R LogRow | StateRow | PositionRow | OutboxRow](table string, a, b []R) string {
+	if (a == nil) != (b == nil) || len(a) != len(b) {
+		return fmt.Sprintf("%s table: %d rows (nil %t) against %d (nil %t)", table, len(a), a == nil, len(b), b == nil)
+	}
+	for i := range a {
+		if !reflect.DeepEqual(a[i], b[i]) {
+			return fmt.Sprintf("%s row %d: %#v against %#v", table, i, a[i], b[i])
+		}
+	}
+	return ""
+}
