@@ -42,7 +42,7 @@ type retry struct {
 
 // RetriesQueuedMax caps a client's writes waiting to be re-sent; overflow
 // policy: the newest is not retried (its outcome stays unknown).
-const RetriesQueuedMax = retriesQueuedMaxDefault
+const RetriesQueuedMax = 64
 
 var _ simapi.Process = (*proc)(nil)
 
