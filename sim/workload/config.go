@@ -25,7 +25,6 @@ const (
 	defaultTenantB            = "globex"
 	entityKeyPrefix           = "order-"
 	cartKeyPrefix             = "cart-"
-	retriesQueuedMaxDefault   = 64
 )
 
 // Config describes the workload; build it by field name. Zero fields take
