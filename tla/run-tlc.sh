@@ -32,7 +32,7 @@ configs=(
   "MCSplitRecordsFull ok"
   "MCPartialApplyFull ok"
 )
-# The long config (3.3 million states, about ten minutes) only on request.
+# The long config (3.3 million states, about 7 minutes) only on request.
 if [ "${TLC_LONG:-0}" = 1 ]; then
   configs+=("MCFelixAtomicCommit3 ok")
 else
