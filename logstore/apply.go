@@ -2,6 +2,7 @@ package logstore
 
 import (
 	"fmt"
+	"slices"
 
 	"go.etcd.io/raft/v3"
 	"go.etcd.io/raft/v3/raftpb"
@@ -137,20 +138,56 @@ func (s *Store) plan(b *Batch) ([]*group, error) {
 		}
 		groups[i] = n
 	}
+	for i := range b.Log {
+		r := &b.Log[i]
+		if _, ok := s.tab.log[r.Scope][r.Offset]; ok {
+			return nil, fmt.Errorf("log row %d: %s offset %d already holds a record; log rows are never overwritten", i, r.Scope, r.Offset)
+		}
+	}
+	if i, ok := logRowsDistinct(b.Log); !ok {
+		r := &b.Log[i]
+		return nil, fmt.Errorf("log row %d: %s offset %d already holds a record; log rows are never overwritten", i, r.Scope, r.Offset)
+	}
+	return groups, nil
+}
+
+// logRowsDistinct reports whether no two log rows share a scope and
+// offset, else the index of the first row repeating an earlier one. The
+// usual batch (runs of one scope at rising offsets, each scope in one run)
+// is checked without building a set.
+func logRowsDistinct(rows []LogRow) (int, bool) {
+	var runsBuf [8]statemachine.Scope
+	runs, simple := runsBuf[:0], true
+	for i := range rows {
+		if i > 0 && rows[i].Scope == rows[i-1].Scope {
+			if rows[i].Offset <= rows[i-1].Offset {
+				simple = false
+				break
+			}
+			continue
+		}
+		if slices.Contains(runs, rows[i].Scope) {
+			simple = false
+			break
+		}
+		runs = append(runs, rows[i].Scope)
+	}
+	if simple {
+		return 0, true
+	}
 	type logKey struct {
 		scope  statemachine.Scope
 		offset uint64
 	}
-	inBatch := make(map[logKey]bool, len(b.Log))
-	for i := range b.Log {
-		r := &b.Log[i]
-		k := logKey{r.Scope, r.Offset}
-		if _, ok := s.tab.log[r.Scope][r.Offset]; ok || inBatch[k] {
-			return nil, fmt.Errorf("log row %d: %s offset %d already holds a record; log rows are never overwritten", i, r.Scope, r.Offset)
+	seen := make(map[logKey]bool, len(rows))
+	for i := range rows {
+		k := logKey{rows[i].Scope, rows[i].Offset}
+		if seen[k] {
+			return i, false
 		}
-		inBatch[k] = true
+		seen[k] = true
 	}
-	return groups, nil
+	return 0, true
 }
 
 // install makes a planned batch visible in the in-memory indexes.

@@ -160,8 +160,7 @@ func (t *txnWriter) commit() {
 		return
 	}
 	s := t.s
-	marker := commitMarker{seq: s.seq + 1, frameCount: t.frameCount, txnCRC: t.crc}.sealed()
-	t.write(marker)
+	t.write(commitMarker{seq: s.seq + 1, frameCount: t.frameCount, txnCRC: t.crc}.appendSealed(s.markerBuf[:0]))
 	if t.err != nil {
 		return
 	}

@@ -132,17 +132,29 @@ const (
 // transaction's marker is caught by the other instead of passing for a
 // torn write and silently dropping an acknowledged transaction.
 func (m commitMarker) sealed() []byte {
-	f := m.frame()
-	return append(f, f...)
+	return m.appendSealed(make([]byte, 0, 2*commitFrameBytes))
+}
+
+// appendSealed appends the marker frame written twice to dst.
+func (m commitMarker) appendSealed(dst []byte) []byte {
+	start := len(dst)
+	dst = m.appendFrame(dst)
+	return append(dst, dst[start:]...)
 }
 
 func (m commitMarker) frame() []byte {
-	p := make([]byte, 0, commitPayloadBytes)
-	p = binary.LittleEndian.AppendUint32(p, commitMagic)
-	p = binary.LittleEndian.AppendUint64(p, m.seq)
-	p = binary.LittleEndian.AppendUint32(p, m.frameCount)
-	p = binary.LittleEndian.AppendUint32(p, m.txnCRC)
-	return appendFrame(nil, kindCommit, p)
+	return m.appendFrame(make([]byte, 0, commitFrameBytes))
+}
+
+func (m commitMarker) appendFrame(dst []byte) []byte {
+	start := len(dst)
+	dst = append(dst, 0, 0, 0, 0, byte(kindCommit), 0, 0, 0, 0)
+	dst = binary.LittleEndian.AppendUint32(dst, commitMagic)
+	dst = binary.LittleEndian.AppendUint64(dst, m.seq)
+	dst = binary.LittleEndian.AppendUint32(dst, m.frameCount)
+	dst = binary.LittleEndian.AppendUint32(dst, m.txnCRC)
+	sealFrame(dst[start:])
+	return dst
 }
 
 func parseCommit(p []byte) (commitMarker, error) {

@@ -15,7 +15,8 @@ import (
 // slices as nil), built without encoding or decoding.
 //
 // Every byte slice the tables keep (record payloads, put values, intent
-// data) is copied into one buffer, so the caller may reuse its own; a
+// data) is copied into one buffer, so the caller may reuse its own (rows
+// are copied by value when installed); a
 // received snapshot is cloned, as installing it fills its nil fields. Raft
 // entries, hard states and compaction snapshots are shared with the caller,
 // as raft's own MemoryStorage shares them: the store never changes them and
@@ -84,7 +85,9 @@ func ownBatch(b *Batch) Batch {
 		}
 	}
 	if len(b.Positions) > 0 {
-		n.Positions = append([]PositionRow(nil), b.Positions...)
+		// Position rows hold no references and install copies them by
+		// value: the slice itself may be the caller's.
+		n.Positions = b.Positions
 	}
 	if len(b.Outbox) > 0 {
 		n.Outbox = make([]OutboxRow, len(b.Outbox))

@@ -95,7 +95,7 @@ func (s *Store) writeRewrite(name string) (vfs.File, uint64, int64, error) {
 			}
 		}
 		seq++
-		buf = append(buf, commitMarker{seq: seq, frameCount: count, txnCRC: crc32Of(buf[start:])}.sealed()...)
+		buf = commitMarker{seq: seq, frameCount: count, txnCRC: crc32Of(buf[start:])}.appendSealed(buf)
 	}
 	if _, err := f.Write(buf); err != nil {
 		return f, 0, 0, err

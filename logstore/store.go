@@ -53,6 +53,9 @@ type Store struct {
 	//
 	// Invariant: cap(encodeBuf) <= encodeBufKeepBytesMax.
 	encodeBuf []byte
+	// markerBuf holds the commit marker being written, so writing one
+	// allocates nothing.
+	markerBuf [2 * commitFrameBytes]byte
 }
 
 // Open opens the store in opts.Dir, creating it if it does not exist, and

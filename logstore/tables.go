@@ -34,12 +34,14 @@ func newTables() tables {
 }
 
 func (t *tables) apply(b *Batch) {
+	var m map[uint64]statemachine.Record // the log table of b.Log[i-1]'s scope
 	for i := range b.Log {
 		r := &b.Log[i]
-		m := t.log[r.Scope]
-		if m == nil {
-			m = map[uint64]statemachine.Record{}
-			t.log[r.Scope] = m
+		if i == 0 || r.Scope != b.Log[i-1].Scope {
+			if m = t.log[r.Scope]; m == nil {
+				m = map[uint64]statemachine.Record{}
+				t.log[r.Scope] = m
+			}
 		}
 		m[r.Offset] = r.Record
 		t.counts.Log++
