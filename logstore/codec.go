@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"math/bits"
+
+	"github.com/felixsim/felixsim/statemachine"
 )
 
 // errShort marks a field that runs past the end of its frame payload.
@@ -39,6 +41,8 @@ type dec struct {
 	b   []byte
 	off int
 	err error
+	// lastScope is the scope decoded last, whose names the next may share.
+	lastScope statemachine.Scope
 }
 
 func (d *dec) fail(err error) {

@@ -36,17 +36,29 @@ func (e *enc) scope(s statemachine.Scope) {
 	e.uvar(uint64(s.Shard))
 }
 
+// scope decodes a scope; names equal to the previous scope's are shared
+// with it rather than allocated again (a frame's rows mostly share one).
 func (d *dec) scope() statemachine.Scope {
 	var s statemachine.Scope
-	s.Tenant = d.str("tenant", statemachine.NameLenMax)
-	s.Namespace = d.str("namespace", statemachine.NameLenMax)
-	s.Stream = d.str("stream", statemachine.NameLenMax)
+	s.Tenant = d.name("tenant", d.lastScope.Tenant)
+	s.Namespace = d.name("namespace", d.lastScope.Namespace)
+	s.Stream = d.name("stream", d.lastScope.Stream)
 	shard := d.uvar()
 	if d.err == nil && shard > 1<<32-1 {
 		d.fail(fmt.Errorf("shard %d exceeds 32 bits", shard))
 	}
 	s.Shard = uint32(shard)
+	d.lastScope = s
 	return s
+}
+
+// name decodes a scope name, returning prev itself when the bytes equal it.
+func (d *dec) name(what, prev string) string {
+	p := d.take(d.lenField(what, statemachine.NameLenMax))
+	if string(p) == prev {
+		return prev
+	}
+	return string(p)
 }
 
 // record appends r as a wire record frame (the canonical record codec),
@@ -153,8 +165,9 @@ func decodeGroups(p []byte) ([]GroupWrite, error) {
 		}
 		if n := d.count("entries", entryBytesMin); n > 0 {
 			g.Entries = make([]*raftpb.Entry, n)
+			ents := make([]raftpb.Entry, n) // one allocation for the group's entries
 			for j := range g.Entries {
-				g.Entries[j] = &raftpb.Entry{}
+				g.Entries[j] = &ents[j]
 				d.message("entry", g.Entries[j])
 			}
 		}
