@@ -117,6 +117,7 @@ func (e *explorer) add(t *State, parent int32, a action) {
 		}
 		e.seen[fp] = struct{}{}
 	}
+	e.m.assertWellFormed(t)
 	idx := int32(len(e.parent))
 	e.parent = append(e.parent, parent)
 	e.via = append(e.via, a)

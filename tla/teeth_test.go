@@ -1,6 +1,7 @@
 package tla
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -143,5 +144,36 @@ func TestStatesCapIsUnknown(t *testing.T) {
 	res, err := explore(mainConfig(t), defectNone, 1000)
 	if err == nil || res != nil || !strings.Contains(err.Error(), "not a pass") {
 		t.Fatalf("want an error past 1000 states, got %v, %v", res, err)
+	}
+}
+
+// TestMalformedStatePanicsWithValues: a state breaking a field invariant
+// is a mirror bug and panics, naming the values.
+func TestMalformedStatePanicsWithValues(t *testing.T) {
+	m := model{cfg: mainConfig(t)}
+	good := appliedOne()
+	m.assertWellFormed(&good)
+	cases := []struct {
+		name string
+		bad  func(s *State)
+		want string
+	}{
+		{"applied past commit", func(s *State) { s.b[0].applied = 2 }, "applied 2, commit 1"},
+		{"durable past log", func(s *State) { s.b[1].durable = 3 }, "durable 3"},
+		{"stale log slot", func(s *State) { s.b[2].log[4] = proposal{cid: 1} }, "log slot 4 past logLen 1"},
+		{"term too high", func(s *State) { s.term = 9 }, "term 9 (max 3)"},
+	}
+	for _, c := range cases {
+		s := appliedOne()
+		c.bad(&s)
+		func() {
+			defer func() {
+				r := recover()
+				if r == nil || !strings.Contains(fmt.Sprint(r), c.want) {
+					t.Fatalf("%s: want a panic mentioning %q, got %v", c.name, c.want, r)
+				}
+			}()
+			m.assertWellFormed(&s)
+		}()
 	}
 }

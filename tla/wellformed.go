@@ -1,0 +1,34 @@
+package tla
+
+import "fmt"
+
+// assertWellFormed panics, printing the values, if s breaks an invariant
+// written on State's fields: such a state is a bug in the mirror's
+// actions, not a finding about the model.
+func (m *model) assertWellFormed(s *State) {
+	if int(s.term) > m.cfg.MaxTerm || int(s.leader) > m.cfg.Brokers || int(s.nextCid) > m.cfg.MaxCommits+1 || s.nextCid == 0 {
+		panic(fmt.Sprintf("tla: malformed state: term %d (max %d), leader %d (brokers %d), nextCid %d (max %d)",
+			s.term, m.cfg.MaxTerm, s.leader, m.cfg.Brokers, s.nextCid, m.cfg.MaxCommits+1))
+	}
+	for b := 0; b < BrokersMax; b++ {
+		br := &s.b[b]
+		mid := uint8(0)
+		if br.mid {
+			mid = 1
+		}
+		if br.durable > br.logLen || br.applied > br.commit || br.commit > br.logLen || br.shardLen > br.applied+mid {
+			panic(fmt.Sprintf("tla: malformed broker %s: durable %d, applied %d, commit %d, logLen %d, shardLen %d, mid %t",
+				brokerNames[b], br.durable, br.applied, br.commit, br.logLen, br.shardLen, br.mid))
+		}
+		for i := int(br.logLen); i < logMax; i++ {
+			if br.log[i] != (proposal{}) {
+				panic(fmt.Sprintf("tla: malformed broker %s: log slot %d past logLen %d holds %+v", brokerNames[b], i, br.logLen, br.log[i]))
+			}
+		}
+		for i := int(br.shardLen); i < logMax; i++ {
+			if br.shard[i] != (proposal{}) {
+				panic(fmt.Sprintf("tla: malformed broker %s: shard slot %d past shardLen %d holds %+v", brokerNames[b], i, br.shardLen, br.shard[i]))
+			}
+		}
+	}
+}
