@@ -140,11 +140,11 @@ func (e *enc) groups(gs []GroupWrite) {
 		}
 		e.uvar(uint64(len(g.Entries)))
 		for _, ent := range g.Entries {
-			e.message(ent)
+			e.entry(ent)
 		}
 		e.boolean(g.HardState != nil)
 		if g.HardState != nil {
-			e.message(g.HardState)
+			e.hardState(g.HardState)
 		}
 		e.boolean(g.Compact != nil)
 		if g.Compact != nil {
