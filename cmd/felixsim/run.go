@@ -18,6 +18,7 @@ const (
 	exitPass      = 0 // every check held
 	exitViolation = 1 // a property or liveness check failed
 	exitUsage     = 2 // bad flags or options; nothing ran
+	exitCrash     = 3 // the simulated system panicked (reported as a Crash violation)
 )
 
 // runJSON is the object `felixsim run --json` prints.
@@ -63,6 +64,7 @@ func runCommand(args []string, stdout, stderr io.Writer) int {
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: felixsim run --seed N [--nodes 3] [--streams 1] [--shards 4] [--duration 60s] [--faults LIST|all|none] [--defects LIST] [--plan FILE] [--history FILE] [--json]")
 		fs.PrintDefaults()
+		fmt.Fprintln(stderr, "exit codes: 0 every check held, 1 a property or liveness check failed, 2 bad usage, 3 the simulated system panicked")
 	}
 	if err := fs.Parse(args); err != nil {
 		return exitUsage
@@ -106,7 +108,10 @@ func runCommand(args []string, stdout, stderr io.Writer) int {
 	} else {
 		fmt.Fprint(stdout, res.Summary())
 	}
-	if !res.OK() {
+	switch {
+	case res.Crashed():
+		return exitCrash
+	case !res.OK():
 		return exitViolation
 	}
 	return exitPass

@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/felixsim/felixsim/node"
@@ -136,5 +137,20 @@ func TestClip(t *testing.T) {
 	long := string(make([]byte, ViolationMessageLenMax+10))
 	if got := clip(long); len(got) <= ViolationMessageLenMax || len(got) > ViolationMessageLenMax+40 || got[len(got)-1] != ')' {
 		t.Fatalf("clip of %d bytes gave %d bytes ending %q", len(long), len(got), got[len(got)-10:])
+	}
+}
+
+// TestCrashReported: a panic inside the simulated world ends the run with
+// a Crash violation carrying the panic, instead of killing the process.
+func TestCrashReported(t *testing.T) {
+	r := &run{opts: Options{Seed: 5, DurationNs: 2e9, Faults: NoFaults()}.withDefaults()}
+	if err := r.build(); err != nil {
+		t.Fatal(err)
+	}
+	defer r.c.Close()
+	r.c.World.At(1e9, 0, func() { panic("planted broker invariant") })
+	r.execute()
+	if !r.res.Crashed() || !strings.Contains(r.res.Violations[0].Message, "planted broker invariant") || r.res.SimNs != 1e9 {
+		t.Fatalf("crash not reported: %+v", r.res.Violations)
 	}
 }

@@ -22,6 +22,8 @@ const (
 	// InvariantQuiesce: after liveness, calls stayed open or replicas did
 	// not catch up within the budget (reported, and the checks still run).
 	InvariantQuiesce = "Quiesce"
+	// InvariantCrash: the simulated system panicked; the run stopped there.
+	InvariantCrash = "Crash"
 )
 
 // Result is what one run reports.
@@ -51,6 +53,16 @@ type Result struct {
 
 // OK reports whether no check failed.
 func (r *Result) OK() bool { return len(r.Violations) == 0 }
+
+// Crashed reports whether the simulated system panicked during the run.
+func (r *Result) Crashed() bool {
+	for _, v := range r.Violations {
+		if v.Invariant == InvariantCrash {
+			return true
+		}
+	}
+	return false
+}
 
 // ReproduceCommand is a paste-ready command that reruns this exact run.
 func (r *Result) ReproduceCommand() string {

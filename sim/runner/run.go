@@ -2,6 +2,7 @@ package runner
 
 import (
 	"fmt"
+	"runtime/debug"
 
 	"github.com/felixsim/felixsim/node"
 	"github.com/felixsim/felixsim/sim"
@@ -31,6 +32,11 @@ type run struct {
 // checks. It returns an error only when the run could not be set up (bad
 // options, a world already open in this process); every property failure
 // is a Violation in the Result.
+//
+// A panic inside the simulated system (a broker's invariant, say) does not
+// escape: the run ends there and the Result carries an InvariantCrash
+// violation with the panic and its stack, so a sweep goes on and the
+// failing seed is reported like any other.
 func Run(opts Options) (*Result, error) {
 	if err := opts.Validate(); err != nil {
 		return nil, err
@@ -40,14 +46,27 @@ func Run(opts Options) (*Result, error) {
 		return nil, err
 	}
 	defer r.c.Close()
+	r.execute()
+	return r.res, nil
+}
+
+// execute runs the phases of a built run into r.res; a panic in the
+// simulated system ends the run with an InvariantCrash violation.
+func (r *run) execute() {
 	r.res = &Result{Options: r.opts, Seed: r.opts.Seed, Plan: r.plan}
+	defer func() {
+		if p := recover(); p != nil {
+			r.res.Violations = append(r.res.Violations, Violation{Invariant: InvariantCrash,
+				Message: clip(fmt.Sprintf("panic at %d ns: %v\n%s", r.c.World.NowNs(), p, debug.Stack()))})
+			r.finish()
+		}
+	}()
 	r.c.World.RunFor(r.opts.DurationNs)
 	r.c.World.Heal()
 	r.liveness()
 	r.quiesce()
 	r.check()
 	r.finish()
-	return r.res, nil
 }
 
 // streamNames are the run's stream names in topology order.
