@@ -26,6 +26,16 @@
 // only after the fsync succeeded. If a write or fsync fails the file is in an
 // unknown state, and the store refuses every further Commit; reopen it.
 //
+// Memory always equals what replaying the file would rebuild. Commit
+// installs its indexes straight from the batch, not by decoding the bytes
+// it just wrote: byte slices are copied into one buffer and normalised as
+// the decoder yields them (empty as nil); raft entries and hard states are
+// shared with the caller, as raft's MemoryStorage shares them. A rapid
+// property (TestOwnBatchEqualsDecode) holds install-from-batch equal to
+// decode-and-install in every build; built with -tags invariants, every
+// Commit also decodes what it wrote and panics with both values if they
+// differ. Behaviour is otherwise identical with and without the tag.
+//
 // # Crash hook
 //
 // The commit path evaluates the failpoint named by FailpointPanicAfterTableWrite
