@@ -228,3 +228,17 @@ func TestHistoryReadsMonotonic(t *testing.T) {
 	addOp(back, HistoryOp{Kind: HistoryStateGet, Key: "k", InvokeNs: 3, CompleteNs: 4, Found: true, Version: 3})
 	mustFail(t, "a later read returns an older version", HistoryReadsMonotonic(back), "older than version 5")
 }
+
+func TestHistoryNotSentWroteNothing(t *testing.T) {
+	r := rec("cross-stream", put("order-1", "x"))
+	h := addOp(fixtureHistory(), HistoryOp{Kind: HistoryCommit, Record: &r, InvokeNs: 50, CompleteNs: 50, Outcome: OutcomeFailed, NotSent: true, Error: "NotOnOwningShard"})
+	mustHold(t, "refused commit nowhere", HistoryNotSentWroteNothing(h, replicas(3)))
+
+	leaked := fixtureLog().Entries[3].Record
+	bad := addOp(fixtureHistory(), HistoryOp{Kind: HistoryCommit, Record: &leaked, InvokeNs: 50, CompleteNs: 50, Outcome: OutcomeFailed, NotSent: true, Error: "NotOnOwningShard"})
+	mustFail(t, "refused commit in the log", HistoryNotSentWroteNothing(bad, replicas(2)), "yet broker 1 holds its record")
+
+	if err := (&HistoryOp{ID: 1, Kind: HistoryCommit, Record: &r, InvokeNs: 1, CompleteNs: 2, Outcome: OutcomeFailed, NotSent: true}).Validate(); err == nil {
+		t.Fatal("a not-sent op that took time accepted")
+	}
+}

@@ -108,6 +108,8 @@ func (op *HistoryOp) Validate() error {
 		return fmt.Errorf("op %d: pending but completed at %d ns", op.ID, op.CompleteNs)
 	case op.Outcome != OutcomePending && op.CompleteNs < op.InvokeNs:
 		return fmt.Errorf("op %d: completed at %d ns before its invocation at %d ns", op.ID, op.CompleteNs, op.InvokeNs)
+	case op.NotSent && (op.Outcome != OutcomeFailed || op.CompleteNs != op.InvokeNs):
+		return fmt.Errorf("op %d: not sent, yet %s at %d ns after its invocation at %d ns", op.ID, op.Outcome, op.CompleteNs, op.InvokeNs)
 	case op.Outcome == OutcomeRefused && !op.Kind.IsConditional():
 		return fmt.Errorf("op %d: %s cannot be refused", op.ID, op.Kind)
 	}

@@ -201,6 +201,9 @@ type HistoryOp struct {
 	Entries []HistoryEntry `json:"entries,omitempty"`
 	// Error is the failure's message for failed and unknown outcomes.
 	Error string `json:"error,omitempty"`
+	// NotSent marks a call the client refused before sending anything
+	// (validation, such as NotOnOwningShard, or a full pending table).
+	NotSent bool `json:"not_sent,omitempty"`
 }
 
 // History is every operation of a run, in invocation order.

@@ -65,6 +65,9 @@ var historyChecks = []historyCheck{
 	{"CommittedNeverLost", func(h *properties.History, rs []properties.ReplicaLog, _ *properties.ReplicaLog) error {
 		return properties.HistoryAckedOnEveryReplica(h, rs)
 	}},
+	{"RefusedBeforeSending", func(h *properties.History, rs []properties.ReplicaLog, _ *properties.ReplicaLog) error {
+		return properties.HistoryNotSentWroteNothing(h, rs)
+	}},
 	{"ConditionalWrites", func(h *properties.History, _ []properties.ReplicaLog, ref *properties.ReplicaLog) error {
 		return properties.HistoryConditionalWrites(h, ref)
 	}},

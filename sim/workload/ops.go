@@ -25,6 +25,8 @@ type writeSpec struct {
 func (p *proc) invokeRandom(now int64) {
 	r := p.env.Rand()
 	switch n := r.Intn(100); {
+	case n < 2:
+		p.write(now, p.newCrossStreamCommit(r), 0)
 	case n < 26:
 		p.write(now, p.newCommit(r, properties.HistoryCommit), 0)
 	case n < 36:
@@ -86,6 +88,21 @@ func (p *proc) newCommit(r *prng.Rand, kind properties.HistoryKind) *writeSpec {
 	return ws
 }
 
+// AuditStream is the second stream a cross-stream commit names: the
+// client must refuse it (NotOnOwningShard) before sending anything.
+const AuditStream = "order-audit"
+
+// newCrossStreamCommit draws a commit that also puts a key on another
+// stream — a mistake the client refuses before sending; the history
+// records it failed and not sent.
+func (p *proc) newCrossStreamCommit(r *prng.Rand) *writeSpec {
+	ws := p.newCommit(r, properties.HistoryCommit)
+	audit := []byte(fmt.Sprintf(`{"audit":%q}`, ws.rec.Payload))
+	ws.ops = append(ws.ops, client.Put(AuditStream, ws.entity, audit))
+	ws.rec.Ops = append(ws.rec.Ops, properties.HistoryStateOp{Key: ws.entity, Value: audit})
+	return ws
+}
+
 // newEvent draws a publish, publish_if or enqueue routed by an entity key.
 func (p *proc) newEvent(r *prng.Rand, kind properties.HistoryKind) *writeSpec {
 	ent, _ := p.entity(r)
@@ -128,7 +145,9 @@ func (p *proc) begin(op properties.HistoryOp, now int64) int {
 func (p *proc) finish(i int, err error) *properties.HistoryOp {
 	p.open--
 	out, msg := classify(err)
-	return p.w.rec.complete(i, p.env.NowNs(), out, msg)
+	op := p.w.rec.complete(i, p.env.NowNs(), out, msg)
+	op.NotSent = errors.Is(err, client.ErrNotSent)
+	return op
 }
 
 // classify maps a call's error to its outcome: nil is ok; a write the

@@ -3,6 +3,7 @@ package workload
 import (
 	"bytes"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/felixsim/felixsim/properties"
@@ -83,6 +84,18 @@ func TestWorkloadCleanRun(t *testing.T) {
 	if shared == 0 {
 		t.Fatalf("no shard name used by two tenants: %v", scopes)
 	}
+	notSent := 0
+	for _, op := range h.Ops {
+		if op.NotSent {
+			notSent++
+			if op.Outcome != properties.OutcomeFailed || !strings.Contains(op.Error, "NotOnOwningShard") {
+				t.Fatalf("op %d not sent: %s %q, want failed with NotOnOwningShard", op.ID, op.Outcome, op.Error)
+			}
+		}
+	}
+	if notSent == 0 {
+		t.Fatal("no cross-stream commit refused before sending")
+	}
 	cnt := h.Counts()
 	if cnt.OK < cnt.Total/2 {
 		t.Fatalf("clean run: only %d of %d ops ok (%+v)", cnt.OK, cnt.Total, cnt)
@@ -102,6 +115,9 @@ func TestWorkloadCleanRun(t *testing.T) {
 		sortScopes(logs[i].Scopes)
 	}
 	if err := properties.HistoryAckedOnEveryReplica(h, logs); err != nil {
+		t.Fatal(err)
+	}
+	if err := properties.HistoryNotSentWroteNothing(h, logs); err != nil {
 		t.Fatal(err)
 	}
 	var buf bytes.Buffer

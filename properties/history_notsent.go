@@ -1,0 +1,32 @@
+package properties
+
+// HistoryNotSentWroteNothing checks that a write the client refused
+// before sending anything (a commit naming two streams is refused with
+// NotOnOwningShard, say) left no trace: no replica's log, in any scope,
+// holds a record with its payload. Payloads identify writes (see
+// HistoryConditionalWrites).
+func HistoryNotSentWroteNothing(h *History, replicas []ReplicaLog) error {
+	v := violations{what: "RefusedBeforeSending"}
+	want := map[string]*HistoryOp{}
+	for i := range h.Ops {
+		op := &h.Ops[i]
+		if op.Kind.IsWrite() && op.NotSent {
+			want[string(op.Record.Payload)] = op
+		}
+	}
+	if len(want) == 0 {
+		return nil
+	}
+	for r := range replicas {
+		for s := range replicas[r].Scopes {
+			l := &replicas[r].Scopes[s]
+			for e := range l.Entries {
+				if op, ok := want[string(l.Entries[e].Record.Payload)]; ok {
+					v.add("op %d (%s on %s) was refused before sending (%s), yet broker %d holds its record at %s offset %d",
+						op.ID, op.Kind, op.Scope, op.Error, replicas[r].Node, l.Scope, l.Entries[e].Offset)
+				}
+			}
+		}
+	}
+	return v.err()
+}
