@@ -39,9 +39,16 @@ CONSTANTS
     Ops,         \* Ops[c]: the sequence of [op |-> "put"|"del", key |-> k] of commit c
     Kind,        \* Kind[c]: "commit", or "commit_if" at the next offset the client read
     Variant,     \* "Atomic", "SplitRecords" or "PartialApply"
+    Defect,      \* "none", or a planted broker bug the invariants must catch
     None         \* a model value: no leader
 
 ASSUME Variant \in {"Atomic", "SplitRecords", "PartialApply"}
+(* Planted defects: "CommitWithoutQuorum" marks an entry committed (so it *)
+(* can be acknowledged) once any broker holds it on disk; "ElectStale"    *)
+(* elects a broker whose log is not up to date; "ConditionAtProposal"     *)
+(* writes a commit_if whatever the tail is at apply time (as if judged    *)
+(* when proposed).                                                        *)
+ASSUME Defect \in {"none", "CommitWithoutQuorum", "ElectStale", "ConditionAtProposal"}
 ASSUME MaxTerm \in Nat /\ MaxCommits \in Nat
 ASSUME DOMAIN Ops = 1..MaxCommits
 ASSUME DOMAIN Kind = 1..MaxCommits /\ \A c \in 1..MaxCommits : Kind[c] \in {"commit", "commit_if"}
@@ -125,7 +132,7 @@ UpToDate(l, m) == LastTerm(l) > LastTerm(m) \/ (LastTerm(l) = LastTerm(m) /\ Len
 Promote(b) ==
     /\ term < MaxTerm
     /\ leader /= b
-    /\ Quorum({q \in Brokers : UpToDate(log[b], log[q])})
+    /\ IF Defect = "ElectStale" THEN TRUE ELSE Quorum({q \in Brokers : UpToDate(log[b], log[q])})
     /\ term' = term + 1
     /\ leader' = b
     /\ UNCHANGED <<log, durable, commitIndex, applied, shard, kv, mid, nextCid, reply>>
@@ -174,12 +181,15 @@ AdvanceCommit ==
     /\ leader /= None
     /\ LET l == leader
            cands == {n \in (commitIndex[l] + 1)..Len(log[l]) :
-                        log[l][n].term = term /\ Quorum({q \in Brokers : Agree(q, n)})}
+                        /\ log[l][n].term = term
+                        /\ IF Defect = "CommitWithoutQuorum"
+                           THEN {q \in Brokers : Agree(q, n)} /= {}
+                           ELSE Quorum({q \in Brokers : Agree(q, n)})}
        IN /\ cands /= {}
           /\ commitIndex' = [commitIndex EXCEPT ![l] = Max(cands)]
     /\ UNCHANGED <<term, leader, log, durable, applied, shard, kv, mid, nextCid, reply>>
 
-Written(p, b) == p.kind = "commit" \/ p.exp = Len(shard[b]) + 1
+Written(p, b) == p.kind = "commit" \/ p.exp = Len(shard[b]) + 1 \/ Defect = "ConditionAtProposal"
 
 (* The leader answers a client once it has applied the commit's last part: *)
 (* written at the offset of its event, or refused with the true next       *)

@@ -30,25 +30,9 @@ func (a action) String() string {
 	return actionNames[kind] + "(" + brokerNames[b] + ")"
 }
 
-// Planted defects, switched on only by tests to show the invariants catch
-// the mistakes they exist for.
-const (
-	defectNone uint8 = iota
-	// defectCommitWithoutQuorum: the leader marks an entry committed (and
-	// so acknowledges it) before a quorum holds it.
-	defectCommitWithoutQuorum
-	// defectConditionAtProposal: commit_if is judged when proposed, not at
-	// apply, so a stale one is written anyway.
-	defectConditionAtProposal
-	// defectElectStale: an election ignores whether the candidate's log is
-	// up to date, so a failover can promote a broker missing a commit.
-	defectElectStale
-)
-
 // model generates a config's successor states; it holds no state of its own.
 type model struct {
-	cfg    Config
-	defect uint8
+	cfg Config
 }
 
 // initState is the model's one initial state.
@@ -136,7 +120,7 @@ func (m *model) promote(s *State, b int, t *State) bool {
 	}
 	votes := 0
 	for q := 0; q < m.cfg.Brokers; q++ {
-		if upToDate(s.b[b].logSeq(), s.b[q].logSeq()) || m.defect == defectElectStale {
+		if upToDate(s.b[b].logSeq(), s.b[q].logSeq()) || m.cfg.Defect == DefectElectStale {
 			votes++
 		}
 	}
@@ -257,7 +241,7 @@ func (m *model) advanceCommit(s *State, t *State) bool {
 				count++
 			}
 		}
-		if m.quorum(count) || (m.defect == defectCommitWithoutQuorum && count >= 1) {
+		if m.quorum(count) || (m.cfg.Defect == DefectCommitWithoutQuorum && count >= 1) {
 			*t = *s
 			t.b[s.leader-1].commit = uint8(n)
 			return true
@@ -268,7 +252,7 @@ func (m *model) advanceCommit(s *State, t *State) bool {
 
 // written reports whether proposal p is written when b applies it.
 func (m *model) written(p proposal, br *broker) bool {
-	return p.kind == kindCommit || p.exp == br.shardLen+1 || m.defect == defectConditionAtProposal
+	return p.kind == kindCommit || p.exp == br.shardLen+1 || m.cfg.Defect == DefectConditionAtProposal
 }
 
 // answerClient sets the leader's reply to p's client once it has applied

@@ -42,6 +42,39 @@ func ParseVariant(s string) (Variant, error) {
 	return variantInvalid, fmt.Errorf("variant %q refused: want one of Atomic, SplitRecords, PartialApply", s)
 }
 
+// Defect is a planted broker bug the invariants must catch, as the TLA+
+// constant Defect names it. The zero value is invalid; NoDefect is the
+// design.
+type Defect uint8
+
+// Defects.
+const (
+	defectInvalid Defect = iota
+	// NoDefect: the broker as designed.
+	NoDefect
+	// DefectCommitWithoutQuorum: the leader marks an entry committed (so it
+	// can be acknowledged) once any broker, itself included, holds it on
+	// disk.
+	DefectCommitWithoutQuorum
+	// DefectElectStale: an election ignores whether the candidate's log is
+	// up to date, so a failover can promote a broker missing a commit.
+	DefectElectStale
+	// DefectConditionAtProposal: a commit_if is written whatever the tail
+	// is at apply time, as if judged when proposed.
+	DefectConditionAtProposal
+	defectEnd
+)
+
+var defectNames = [...]string{"invalid", "none", "CommitWithoutQuorum", "ElectStale", "ConditionAtProposal"}
+
+// String names the defect as the .cfg files do.
+func (d Defect) String() string {
+	if d < defectEnd {
+		return defectNames[d]
+	}
+	return fmt.Sprintf("Defect(%d)", uint8(d))
+}
+
 // Model bounds the mirror's fixed-size state can hold.
 const (
 	// BrokersMax is the most brokers a config may have.
@@ -66,6 +99,7 @@ type Config struct {
 	MaxTerm int
 	// MaxCommits is how many commits clients may propose (1..CommitsMax).
 	MaxCommits int
+	Defect     Defect
 	// Invariants is false for a config explored in full with none checked.
 	Invariants bool
 	// Long marks a config too slow for TLC's default run and `make test`:
@@ -78,6 +112,8 @@ func (c Config) Validate() error {
 	switch {
 	case c.Variant == variantInvalid || c.Variant >= variantEnd:
 		return fmt.Errorf("config %q refused: variant %d is not a valid variant", c.Name, uint8(c.Variant))
+	case c.Defect == defectInvalid || c.Defect >= defectEnd:
+		return fmt.Errorf("config %q refused: defect %d is not a valid defect (NoDefect for none)", c.Name, uint8(c.Defect))
 	case c.Brokers < 1 || c.Brokers > BrokersMax:
 		return fmt.Errorf("config %q refused: %d brokers, want 1..%d", c.Name, c.Brokers, BrokersMax)
 	case c.MaxCommits < 1 || c.MaxCommits > CommitsMax:
@@ -90,19 +126,22 @@ func (c Config) Validate() error {
 
 // String renders the config's constants.
 func (c Config) String() string {
-	return fmt.Sprintf("%s: Variant=%s Brokers=%d MaxTerm=%d MaxCommits=%d invariants=%t",
-		c.Name, c.Variant, c.Brokers, c.MaxTerm, c.MaxCommits, c.Invariants)
+	return fmt.Sprintf("%s: Variant=%s Defect=%s Brokers=%d MaxTerm=%d MaxCommits=%d invariants=%t",
+		c.Name, c.Variant, c.Defect, c.Brokers, c.MaxTerm, c.MaxCommits, c.Invariants)
 }
 
 // Configs returns the configs of the MC*.cfg files, main config first.
 func Configs() []Config {
 	return []Config{
-		{Name: "MCFelixAtomicCommit", Variant: Atomic, Brokers: 3, MaxTerm: 3, MaxCommits: 2, Invariants: true},
-		{Name: "MCSplitRecords", Variant: SplitRecords, Brokers: 3, MaxTerm: 3, MaxCommits: 1, Invariants: true},
-		{Name: "MCPartialApply", Variant: PartialApply, Brokers: 3, MaxTerm: 3, MaxCommits: 2, Invariants: true},
-		{Name: "MCSplitRecordsFull", Variant: SplitRecords, Brokers: 3, MaxTerm: 3, MaxCommits: 1, Invariants: false},
-		{Name: "MCPartialApplyFull", Variant: PartialApply, Brokers: 3, MaxTerm: 3, MaxCommits: 2, Invariants: false},
-		{Name: "MCFelixAtomicCommit3", Variant: Atomic, Brokers: 3, MaxTerm: 3, MaxCommits: 3, Invariants: true, Long: true},
+		{Name: "MCFelixAtomicCommit", Variant: Atomic, Brokers: 3, MaxTerm: 3, MaxCommits: 2, Defect: NoDefect, Invariants: true},
+		{Name: "MCSplitRecords", Variant: SplitRecords, Brokers: 3, MaxTerm: 3, MaxCommits: 1, Defect: NoDefect, Invariants: true},
+		{Name: "MCPartialApply", Variant: PartialApply, Brokers: 3, MaxTerm: 3, MaxCommits: 2, Defect: NoDefect, Invariants: true},
+		{Name: "MCSplitRecordsFull", Variant: SplitRecords, Brokers: 3, MaxTerm: 3, MaxCommits: 1, Defect: NoDefect, Invariants: false},
+		{Name: "MCPartialApplyFull", Variant: PartialApply, Brokers: 3, MaxTerm: 3, MaxCommits: 2, Defect: NoDefect, Invariants: false},
+		{Name: "MCDefectCommitWithoutQuorum", Variant: Atomic, Brokers: 3, MaxTerm: 3, MaxCommits: 2, Defect: DefectCommitWithoutQuorum, Invariants: true},
+		{Name: "MCDefectElectStale", Variant: Atomic, Brokers: 3, MaxTerm: 3, MaxCommits: 2, Defect: DefectElectStale, Invariants: true},
+		{Name: "MCDefectConditionAtProposal", Variant: Atomic, Brokers: 3, MaxTerm: 3, MaxCommits: 2, Defect: DefectConditionAtProposal, Invariants: true},
+		{Name: "MCFelixAtomicCommit3", Variant: Atomic, Brokers: 3, MaxTerm: 3, MaxCommits: 3, Defect: NoDefect, Invariants: true, Long: true},
 	}
 }
 
@@ -133,7 +172,7 @@ func Select(name, variant string) (Config, error) {
 				c.Variant = v
 			}
 			return c, nil
-		case name == "" && (v == variantInvalid || v == c.Variant) && c.Invariants:
+		case name == "" && (v == variantInvalid || v == c.Variant) && c.Invariants && c.Defect == NoDefect:
 			return c, nil
 		}
 	}

@@ -56,12 +56,12 @@ type explorer struct {
 // invariants on every distinct state if cfg.Invariants, and stops at the
 // first violation.
 func Explore(cfg Config) (*Result, error) {
-	return explore(cfg, defectNone, StatesMax)
+	return explore(cfg, StatesMax)
 }
 
-// explore is Explore with a planted defect and a state cap (tests only).
-func explore(cfg Config, defect uint8, statesMax int) (*Result, error) {
-	return exploreWith(&explorer{m: model{cfg: cfg, defect: defect}}, statesMax)
+// explore is Explore with a state cap (tests use a small one).
+func explore(cfg Config, statesMax int) (*Result, error) {
+	return exploreWith(&explorer{m: model{cfg: cfg}}, statesMax)
 }
 
 // exploreWith runs the search on a prepared explorer.

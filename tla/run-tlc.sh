@@ -31,6 +31,9 @@ configs=(
   "MCPartialApply NoPartialCommit"
   "MCSplitRecordsFull ok"
   "MCPartialApplyFull ok"
+  "MCDefectCommitWithoutQuorum CommittedNeverLost"
+  "MCDefectElectStale CommittedNeverLost"
+  "MCDefectConditionAtProposal ConditionalWrites"
 )
 # The long config (3.3 million states, about 7 minutes) only on request.
 if [ "${TLC_LONG:-0}" = 1 ]; then

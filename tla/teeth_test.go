@@ -7,8 +7,10 @@ import (
 )
 
 // Every invariant of the mirror is shown failing: through a planted defect
-// the explorer must catch, or on a state broken in the one way the check
-// exists for (the check order would otherwise let an earlier one fire).
+// the explorer must catch (the MCDefect* configs, whose verdicts and depths
+// TestMirrorMatchesTLC compares with TLC's), or on a state broken in the
+// one way the check exists for (the check order would otherwise let an
+// earlier one fire).
 
 func mainConfig(t *testing.T) Config {
 	t.Helper()
@@ -19,36 +21,14 @@ func mainConfig(t *testing.T) Config {
 	return cfg
 }
 
-// TestDefectCommitWithoutQuorum: a leader that acknowledges before a
-// quorum holds the record loses it in a failover.
-func TestDefectCommitWithoutQuorum(t *testing.T) {
-	res, err := explore(mainConfig(t), defectCommitWithoutQuorum, StatesMax)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res.Violation == nil || res.Violation.Invariant != "CommittedNeverLost" {
-		t.Fatalf("want CommittedNeverLost violated, got %+v", res.Violation)
-	}
-	t.Logf("caught at depth %d: %s", res.Depth, res.Violation.Message)
-}
-
-// TestDefectConditionAtProposal: a commit_if judged at proposal is
-// written at the wrong offset.
-func TestDefectConditionAtProposal(t *testing.T) {
-	res, err := explore(mainConfig(t), defectConditionAtProposal, StatesMax)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res.Violation == nil || res.Violation.Invariant != "ConditionalWrites" {
-		t.Fatalf("want ConditionalWrites violated, got %+v", res.Violation)
-	}
-	t.Logf("caught at depth %d: %s", res.Depth, res.Violation.Message)
-}
-
 // TestDefectElectStale: a failover that promotes a broker lacking an
 // acknowledged commit loses it.
 func TestDefectElectStale(t *testing.T) {
-	res, err := explore(mainConfig(t), defectElectStale, StatesMax)
+	cfg, err := Select("MCDefectElectStale", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Explore(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,7 +121,7 @@ func TestInvariantsHaveTeeth(t *testing.T) {
 // TestStatesCapIsUnknown: an exploration past its cap is an error, never
 // a pass.
 func TestStatesCapIsUnknown(t *testing.T) {
-	res, err := explore(mainConfig(t), defectNone, 1000)
+	res, err := explore(mainConfig(t), 1000)
 	if err == nil || res != nil || !strings.Contains(err.Error(), "not a pass") {
 		t.Fatalf("want an error past 1000 states, got %v, %v", res, err)
 	}
