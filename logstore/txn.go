@@ -33,21 +33,15 @@ func appendTxn(dst []byte, b *Batch) (buf []byte, raftFrame []byte, tables [4][]
 	start := len(dst)
 	var ends [5]int // frame i spans ends[i-1] (or start) to ends[i]
 	if len(b.Groups) > 0 {
-		if dst, err = appendFrameOf(dst, kindRaft, func(e *enc) { e.groups(b.Groups) }); err != nil {
+		if dst, err = appendFrameOf(dst, kindRaft, b); err != nil {
 			return dst[:start], nil, tables, err
 		}
 	}
 	ends[0] = len(dst)
-	payloads := [4]func(e *enc){
-		func(e *enc) { e.logRows(b.Log) },
-		func(e *enc) { e.stateRows(b.State) },
-		func(e *enc) { e.positionRows(b.Positions) },
-		func(e *enc) { e.outboxRows(b.Outbox) },
-	}
 	counts := [4]int{len(b.Log), len(b.State), len(b.Positions), len(b.Outbox)}
 	for i := range tableKinds {
 		if counts[i] > 0 {
-			if dst, err = appendFrameOf(dst, tableKinds[i], payloads[i]); err != nil {
+			if dst, err = appendFrameOf(dst, tableKinds[i], b); err != nil {
 				return dst[:start], nil, tables, err
 			}
 		}
@@ -60,12 +54,26 @@ func appendTxn(dst []byte, b *Batch) (buf []byte, raftFrame []byte, tables [4][]
 	return dst, raftFrame, tables, nil
 }
 
-// appendFrameOf appends one frame of kind whose payload fill encodes in
-// place, and refuses a payload above frameLenMax.
-func appendFrameOf(dst []byte, kind frameKind, fill func(e *enc)) ([]byte, error) {
+// appendFrameOf appends the frame of kind holding b's rows of that kind (or
+// its raft writes), encoded in place, and refuses a payload above
+// frameLenMax.
+func appendFrameOf(dst []byte, kind frameKind, b *Batch) ([]byte, error) {
 	start := len(dst)
 	e := enc{b: append(dst, 0, 0, 0, 0, byte(kind), 0, 0, 0, 0)}
-	fill(&e)
+	switch kind {
+	case kindRaft:
+		e.groups(b.Groups)
+	case kindLog:
+		e.logRows(b.Log)
+	case kindState:
+		e.stateRows(b.State)
+	case kindPosition:
+		e.positionRows(b.Positions)
+	case kindOutbox:
+		e.outboxRows(b.Outbox)
+	default:
+		panic(fmt.Sprintf("logstore: no batch frame of kind %s", kind))
+	}
 	n := len(e.b) - start - frameHeaderBytes
 	if n > frameLenMax {
 		return e.b[:start], fmt.Errorf("%w: the %s frame would hold %d bytes, more than %d; split the batch",
