@@ -78,19 +78,19 @@ func (s *Store) writeRewrite(name string) (vfs.File, uint64, int64, error) {
 	buf := headerFrame()
 	seq := uint64(0)
 	for _, b := range s.contentBatches() {
-		raftFrame, tableFrames, err := encodeTxn(b)
-		if err != nil {
+		start := len(buf)
+		var raftFrame []byte
+		var tableFrames [4][]byte
+		var err error
+		if buf, raftFrame, tableFrames, err = appendTxn(buf, b); err != nil {
 			return f, 0, 0, err
 		}
-		start := len(buf)
-		buf = append(buf, raftFrame...)
 		count := uint32(0)
 		if len(raftFrame) > 0 {
 			count++
 		}
 		for _, t := range tableFrames {
 			if len(t) > 0 {
-				buf = append(buf, t...)
 				count++
 			}
 		}
