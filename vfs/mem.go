@@ -315,7 +315,7 @@ func (f *memFile) Write(p []byte) (int, error) {
 	if err := f.live(); err != nil {
 		return 0, err
 	}
-	f.ino.data = append(f.ino.data, p...)
+	f.ino.data = appendDoubling(f.ino.data, p)
 	return len(p), nil
 }
 
@@ -359,6 +359,18 @@ func (f *memFile) Close() error {
 }
 
 func (f *memFile) Name() string { return f.name }
+
+// appendDoubling appends p to data, at least doubling the capacity when it
+// must grow: append's 1.25x growth for large slices re-copies a growing
+// write-ahead file far more often.
+func appendDoubling(data, p []byte) []byte {
+	if need := len(data) + len(p); need > cap(data) {
+		grown := make([]byte, len(data), max(need, 2*cap(data), 4096))
+		copy(grown, data)
+		data = grown
+	}
+	return append(data, p...)
+}
 
 func clone(b []byte) []byte {
 	if b == nil {
