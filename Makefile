@@ -7,9 +7,13 @@ GOFILES   = $(shell git ls-files '*.go' 2>/dev/null || find . -name '*.go')
 
 .PHONY: test lint vet fmt-check bench fuzz sweep tlc build
 
-## test: lint, then every unit, property and bounded simulation test.
+## test: lint, then every unit, property and bounded simulation test, then
+## the store and the cluster again with the expensive invariant checks built
+## in (-tags invariants: every logstore Commit decodes what it wrote and
+## compares it with what it installed).
 test: lint
 	$(GO) test -count=1 -timeout 9m $(PKGS)
+	$(GO) test -count=1 -timeout 5m -tags invariants ./logstore ./sim/cluster
 
 ## lint: gofmt must have nothing to say and go vet must pass.
 lint: fmt-check vet
@@ -19,6 +23,7 @@ fmt-check:
 
 vet:
 	$(GO) vet $(PKGS)
+	$(GO) vet -tags invariants ./logstore
 
 ## build: the felixsim binary into ./bin.
 build:
