@@ -42,13 +42,14 @@ func (n *Node) applyCommitted(b *logstore.Batch, gr *groupReady, replies []reply
 	if len(gr.rd.CommittedEntries) == 0 {
 		return replies
 	}
-	touched := map[string]bool{}
+	touched := n.touchedBuf[:0]
+	defer func() { n.touchedBuf = touched[:0] }()
 	var groupsTouched []groupTouch
 	for _, e := range gr.rd.CommittedEntries {
 		if e.GetIndex() != g.applied+1 {
 			panic(fmt.Sprintf("node %d: group %d applies index %d after %d", n.cfg.ID, g.id, e.GetIndex(), g.applied))
 		}
-		replies = n.applyEntry(b, g, e, touched, &groupsTouched, replies)
+		replies = n.applyEntry(b, g, e, &touched, &groupsTouched, replies)
 		g.applied = e.GetIndex()
 	}
 	if g.id == MetaGroup {
@@ -56,24 +57,46 @@ func (n *Node) applyCommitted(b *logstore.Batch, gr *groupReady, replies []reply
 	}
 	n.addGroupRows(b, g, groupsTouched)
 	for _, t := range g.tenants {
-		if touched[t] {
+		if touched.has(t) {
 			s := g.scopes[t]
 			b.Positions = append(b.Positions, logstore.PositionRow{Scope: g.scopeOf(t), Position: logstore.Position{AppliedIndex: g.applied, NextOffset: s.NextOffset()}})
 		}
 	}
-	b.Positions = append(b.Positions, logstore.PositionRow{Scope: appliedScope(g.id), Position: logstore.Position{AppliedIndex: g.applied}})
+	if g.appliedScope.Tenant == "" {
+		g.appliedScope = appliedScope(g.id)
+	}
+	b.Positions = append(b.Positions, logstore.PositionRow{Scope: g.appliedScope, Position: logstore.Position{AppliedIndex: g.applied}})
 	return replies
 }
 
+// tenantSet is the tenants one group's apply touched, in first-touch order:
+// a slice, since a round touches few (at most ScopesPerGroupMax).
+type tenantSet []string
+
+func (s *tenantSet) add(t string) {
+	if !s.has(t) {
+		*s = append(*s, t)
+	}
+}
+
+func (s tenantSet) has(t string) bool {
+	for _, u := range s {
+		if u == t {
+			return true
+		}
+	}
+	return false
+}
+
 // applyEntry applies one committed entry.
-func (n *Node) applyEntry(b *logstore.Batch, g *group, e *raftpb.Entry, touched map[string]bool, groupsTouched *[]groupTouch, replies []reply) []reply {
+func (n *Node) applyEntry(b *logstore.Batch, g *group, e *raftpb.Entry, touched *tenantSet, groupsTouched *[]groupTouch, replies []reply) []reply {
 	if e.GetType() != raftpb.EntryType_EntryNormal {
 		panic(fmt.Sprintf("node %d: group %d index %d: %s entry, but membership is static", n.cfg.ID, g.id, e.GetIndex(), e.GetType()))
 	}
 	if len(e.GetData()) == 0 {
 		return replies // a new leader's empty entry
 	}
-	c, err := decodeCommand(e.GetData())
+	c, err := decodeCommandSharing(e.GetData(), knownNamesOf(g))
 	if err != nil {
 		// Every replica skips the same entry, so they stay equal.
 		n.logger.Errorf("group %d index %d: skipped an undecodable entry: %v", g.id, e.GetIndex(), err)
@@ -95,7 +118,7 @@ func (n *Node) applyEntry(b *logstore.Batch, g *group, e *raftpb.Entry, touched 
 
 // applyCommand applies a decoded command and returns the answer for its
 // proposer's client.
-func (n *Node) applyCommand(b *logstore.Batch, g *group, c *command, touched map[string]bool) wire.AnswerBody {
+func (n *Node) applyCommand(b *logstore.Batch, g *group, c *command, touched *tenantSet) wire.AnswerBody {
 	if g.id == MetaGroup {
 		if err := n.meta.apply(c); err != nil {
 			return &wire.Error{Code: wire.CodeInvalidRequest, Message: err.Error()}
@@ -115,7 +138,7 @@ func (n *Node) applyCommand(b *logstore.Batch, g *group, c *command, touched map
 	if err != nil {
 		return errorAnswer(err)
 	}
-	touched[c.scope.Tenant] = true
+	touched.add(c.scope.Tenant)
 	switch c.kind {
 	case cmdWrite:
 		return n.applyWrite(b, g, s, c)

@@ -39,12 +39,16 @@ func (d *dec) fail(format string, args ...any) {
 	}
 }
 
-func (d *dec) take(n int, what string) []byte {
+func (d *dec) take(n int, what string) []byte { return d.takeSuffixed(n, what, "") }
+
+// takeSuffixed is take for the field named what+suffix, joining the two
+// only on failure (so reading a length or count allocates nothing).
+func (d *dec) takeSuffixed(n int, what, suffix string) []byte {
 	if d.err != nil {
 		return nil
 	}
 	if n < 0 || n > len(d.b)-d.off {
-		d.fail("%s needs %d bytes, %d remain", what, n, len(d.b)-d.off)
+		d.fail("%s%s needs %d bytes, %d remain", what, suffix, n, len(d.b)-d.off)
 		return nil
 	}
 	p := d.b[d.off : d.off+n : d.off+n]
@@ -59,8 +63,10 @@ func (d *dec) u8(what string) uint8 {
 	return 0
 }
 
-func (d *dec) u32(what string) uint32 {
-	if p := d.take(4, what); p != nil {
+func (d *dec) u32(what string) uint32 { return d.u32Suffixed(what, "") }
+
+func (d *dec) u32Suffixed(what, suffix string) uint32 {
+	if p := d.takeSuffixed(4, what, suffix); p != nil {
 		return binary.LittleEndian.Uint32(p)
 	}
 	return 0
@@ -73,25 +79,47 @@ func (d *dec) u64(what string) uint64 {
 	return 0
 }
 
+// bytes reads a length-prefixed field into a new slice (never aliasing the
+// input).
 func (d *dec) bytes(what string, lenMax int) []byte {
-	n := d.u32(what + " length")
-	if d.err == nil && int64(n) > int64(lenMax) {
-		d.fail("%s of %d bytes exceeds %d", what, n, lenMax)
-		return nil
-	}
-	p := d.take(int(n), what)
+	p := d.view(what, lenMax)
 	if p == nil {
 		return nil
 	}
 	return append([]byte(nil), p...)
 }
 
-func (d *dec) str(what string, lenMax int) string { return string(d.bytes(what, lenMax)) }
+// str reads a length-prefixed string into one new allocation.
+func (d *dec) str(what string, lenMax int) string { return string(d.view(what, lenMax)) }
+
+// strShared reads a length-prefixed string and returns the first of known
+// that equals it, sharing that string's memory (no allocation), or else a
+// new copy. Comparing string(p) with a string does not allocate.
+func (d *dec) strShared(what string, lenMax int, known ...string) string {
+	p := d.view(what, lenMax)
+	for _, k := range known {
+		if string(p) == k {
+			return k
+		}
+	}
+	return string(p)
+}
+
+// view reads a length-prefixed field and returns it without copying: the
+// result aliases the input.
+func (d *dec) view(what string, lenMax int) []byte {
+	n := d.u32Suffixed(what, " length")
+	if d.err == nil && int64(n) > int64(lenMax) {
+		d.fail("%s of %d bytes exceeds %d", what, n, lenMax)
+		return nil
+	}
+	return d.take(int(n), what)
+}
 
 // count reads an element count and refuses one above countMax or one that
 // cannot fit in the remaining bytes at minBytes per element.
 func (d *dec) count(what string, countMax, minBytes int) int {
-	n := d.u32(what + " count")
+	n := d.u32Suffixed(what, " count")
 	if d.err != nil {
 		return 0
 	}

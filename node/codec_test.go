@@ -3,9 +3,12 @@ package node
 import (
 	"bytes"
 	"errors"
-	"go.etcd.io/raft/v3/raftpb"
+	"reflect"
 	"testing"
+	"unsafe"
 
+	"github.com/stretchr/testify/require"
+	"go.etcd.io/raft/v3/raftpb"
 	"pgregory.net/rapid"
 
 	"github.com/felixsim/felixsim/statemachine"
@@ -108,7 +111,36 @@ func FuzzDecodeCommand(f *testing.F) {
 		if err != nil || !bytes.Equal(b, b2) {
 			t.Fatalf("decoded command re-encodes differently (%v)", err)
 		}
+		shared, err := decodeCommandSharing(b, fuzzKnown)
+		if err != nil || !reflect.DeepEqual(shared, c) {
+			t.Fatalf("decoding with shared names gives %+v (%v), without %+v", shared, err, c)
+		}
 	})
+}
+
+// fuzzKnown are names the fuzz seeds use, so sharing is exercised.
+var fuzzKnown = knownNames{tenants: []string{"a", "t", "tt"}, namespace: "n", stream: "s"}
+
+// TestDecodeSharesKnownNames: a decoded scope equal to known names uses
+// their memory (the point of sharing), and an unknown tenant is copied
+// out of the entry, never aliasing it.
+func TestDecodeSharesKnownNames(t *testing.T) {
+	c := command{kind: cmdAck, scope: statemachine.Scope{Tenant: "t", Namespace: "n", Stream: "s"}, group: "g", offset: 9}
+	b, err := encodeCommand(&c)
+	require.NoError(t, err)
+	got, err := decodeCommandSharing(b, fuzzKnown)
+	require.NoError(t, err)
+	require.Equal(t, c, got)
+	require.True(t, unsafe.StringData(got.scope.Tenant) == unsafe.StringData(fuzzKnown.tenants[1]), "tenant not shared")
+	require.True(t, unsafe.StringData(got.scope.Namespace) == unsafe.StringData(fuzzKnown.namespace), "namespace not shared")
+	require.True(t, unsafe.StringData(got.scope.Stream) == unsafe.StringData(fuzzKnown.stream), "stream not shared")
+
+	other, err := decodeCommandSharing(b, knownNames{tenants: []string{"x"}})
+	require.NoError(t, err)
+	require.Equal(t, c, other)
+	p := unsafe.StringData(other.scope.Tenant)
+	inEntry := uintptr(unsafe.Pointer(p)) >= uintptr(unsafe.Pointer(&b[0])) && uintptr(unsafe.Pointer(p)) < uintptr(unsafe.Pointer(&b[0]))+uintptr(len(b))
+	require.False(t, inEntry, "an unknown tenant aliases the entry's bytes")
 }
 
 // FuzzDecodeMetadata: any bytes give an error or metadata that re-encodes

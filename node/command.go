@@ -112,7 +112,27 @@ func encodeCommand(c *command) ([]byte, error) {
 const recordFrameLenMax = 4 << 20
 
 // decodeCommand strictly decodes encodeCommand's output.
-func decodeCommand(p []byte) (command, error) {
+func decodeCommand(p []byte) (command, error) { return decodeCommandSharing(p, knownNames{}) }
+
+// knownNames are names a decoded scope may share instead of allocating
+// copies: a stream shard group's tenants, namespace and stream.
+type knownNames struct {
+	tenants           []string
+	namespace, stream string
+}
+
+// knownNamesOf returns g's names (none for the metadata group).
+func knownNamesOf(g *group) knownNames {
+	if g.spec == nil {
+		return knownNames{}
+	}
+	return knownNames{tenants: g.tenants, namespace: g.spec.Namespace, stream: g.spec.Stream}
+}
+
+// decodeCommandSharing is decodeCommand whose scope strings are those of
+// known when equal (known may be empty): applying an entry then allocates
+// nothing for its scope. The result is the same as decodeCommand's.
+func decodeCommandSharing(p []byte, known knownNames) (command, error) {
 	d := dec{b: p}
 	var c command
 	if m := d.u8("magic"); d.err == nil && m != commandMagic {
@@ -127,9 +147,9 @@ func decodeCommand(p []byte) (command, error) {
 	c.seq = d.u64("seq")
 	switch c.kind {
 	case cmdWrite, cmdFetch, cmdAck:
-		c.scope.Tenant = d.str("tenant", statemachine.NameLenMax)
-		c.scope.Namespace = d.str("namespace", statemachine.NameLenMax)
-		c.scope.Stream = d.str("stream", statemachine.NameLenMax)
+		c.scope.Tenant = d.strShared("tenant", statemachine.NameLenMax, known.tenants...)
+		c.scope.Namespace = d.strShared("namespace", statemachine.NameLenMax, known.namespace)
+		c.scope.Stream = d.strShared("stream", statemachine.NameLenMax, known.stream)
 		c.scope.Shard = d.u32("shard")
 		if d.err == nil {
 			if err := c.scope.Validate(); err != nil {

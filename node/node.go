@@ -30,9 +30,15 @@ type Node struct {
 	writes pendingWrites
 	reads  pendingReads
 	out    outbound
-	// rdsBuf is round's reusable scratch space (one entry per group).
-	rdsBuf []groupReady
-	stats  Stats
+	// rdsBuf is round's reusable scratch space (one entry per group);
+	// batch is the round's store batch, emptied after each commit (the
+	// store copies what it keeps); touchedBuf and repliesBuf are
+	// applyCommitted's and round's scratch.
+	rdsBuf     []groupReady
+	batch      logstore.Batch
+	touchedBuf tenantSet
+	repliesBuf []reply
+	stats      Stats
 	// rewrittenBytes is the store file's size after the last rewrite.
 	rewrittenBytes int64
 	// failed is set when the store refused a write: the node stops (fail

@@ -17,6 +17,11 @@ type outbound struct {
 	snaps []GroupMessage
 }
 
+// outboundCapFirst is the capacity a peer's batch starts with in a cycle:
+// enough for a typical cycle's messages (every group's heartbeat or append
+// and a few more), so the slice the PeerBatch carries is rarely regrown.
+const outboundCapFirst = 16
+
 func newOutbound(peers []uint64) outbound {
 	return outbound{peers: peers, msgs: make([][]GroupMessage, len(peers))}
 }
@@ -24,6 +29,9 @@ func newOutbound(peers []uint64) outbound {
 func (o *outbound) add(group uint64, msgs []*raftpb.Message) {
 	for _, m := range msgs {
 		i := o.index(m.GetTo())
+		if o.msgs[i] == nil {
+			o.msgs[i] = make([]GroupMessage, 0, outboundCapFirst)
+		}
 		o.msgs[i] = append(o.msgs[i], GroupMessage{Group: group, Msg: m})
 		if m.GetType() == raftpb.MessageType_MsgSnap {
 			o.snaps = append(o.snaps, GroupMessage{Group: group, Msg: m})

@@ -77,8 +77,13 @@ func (n *Node) round() bool {
 		return false
 	}
 	n.stats.Rounds++
-	b := &logstore.Batch{}
-	var replies []reply
+	b := &n.batch
+	defer resetBatch(b)
+	replies := n.repliesBuf[:0]
+	defer func() {
+		clear(replies) // drop references to answer bodies
+		n.repliesBuf = replies[:0]
+	}()
 	for i := range rds {
 		n.persist(b, &rds[i])
 	}
@@ -104,6 +109,17 @@ func (n *Node) round() bool {
 		n.serveReads(rds[i].g)
 	}
 	return true
+}
+
+// resetBatch empties b for the next round, keeping its arrays and dropping
+// its references to this round's rows.
+func resetBatch(b *logstore.Batch) {
+	clear(b.Groups)
+	clear(b.Log)
+	clear(b.State)
+	clear(b.Positions)
+	clear(b.Outbox)
+	*b = logstore.Batch{Groups: b.Groups[:0], Log: b.Log[:0], State: b.State[:0], Positions: b.Positions[:0], Outbox: b.Outbox[:0]}
 }
 
 // commit makes the round's batch durable in one store commit (in two
