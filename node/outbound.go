@@ -13,6 +13,9 @@ import (
 type outbound struct {
 	peers []uint64
 	msgs  [][]GroupMessage
+	// bufs[i] is the batch being filled for peers[i] this cycle, allocated
+	// together with room for its first messages (one allocation per batch).
+	bufs []*batchBuf
 	// snaps are MsgSnap sends to report to raft after the flush.
 	snaps []GroupMessage
 }
@@ -22,15 +25,22 @@ type outbound struct {
 // and a few more), so the slice the PeerBatch carries is rarely regrown.
 const outboundCapFirst = 16
 
+// batchBuf is a PeerBatch and its first messages' array in one allocation.
+type batchBuf struct {
+	batch PeerBatch
+	first [outboundCapFirst]GroupMessage
+}
+
 func newOutbound(peers []uint64) outbound {
-	return outbound{peers: peers, msgs: make([][]GroupMessage, len(peers))}
+	return outbound{peers: peers, msgs: make([][]GroupMessage, len(peers)), bufs: make([]*batchBuf, len(peers))}
 }
 
 func (o *outbound) add(group uint64, msgs []*raftpb.Message) {
 	for _, m := range msgs {
 		i := o.index(m.GetTo())
-		if o.msgs[i] == nil {
-			o.msgs[i] = make([]GroupMessage, 0, outboundCapFirst)
+		if o.bufs[i] == nil {
+			o.bufs[i] = &batchBuf{}
+			o.msgs[i] = o.bufs[i].first[:0]
 		}
 		o.msgs[i] = append(o.msgs[i], GroupMessage{Group: group, Msg: m})
 		if m.GetType() == raftpb.MessageType_MsgSnap {
@@ -55,10 +65,15 @@ func (o *outbound) flush(n *Node) {
 	for i, peer := range o.peers {
 		for len(o.msgs[i]) > 0 {
 			k := min(len(o.msgs[i]), PeerMsgsMax)
-			n.host.SendPeer(peer, &PeerBatch{From: n.cfg.ID, Msgs: o.msgs[i][:k:k]})
+			pb := &PeerBatch{}
+			if buf := o.bufs[i]; buf != nil {
+				pb, o.bufs[i] = &buf.batch, nil
+			}
+			*pb = PeerBatch{From: n.cfg.ID, Msgs: o.msgs[i][:k:k]}
+			n.host.SendPeer(peer, pb)
 			o.msgs[i] = o.msgs[i][k:]
 		}
-		o.msgs[i] = nil
+		o.msgs[i], o.bufs[i] = nil, nil
 	}
 	for _, s := range o.snaps {
 		if g := n.group(s.Group); g != nil {

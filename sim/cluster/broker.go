@@ -128,7 +128,7 @@ func (b *broker) Receive(from int, msg simapi.Message) {
 	}
 	switch m := msg.(type) {
 	case *PeerMsg:
-		b.n.HandlePeer(m.Batch)
+		b.n.HandlePeer(m.Batch())
 	case *RequestMsg:
 		b.n.HandleRequest(uint64(from), m.Req)
 	default:
@@ -143,7 +143,7 @@ func (b *broker) NowNs() int64 { return b.env.NowNs() }
 
 // SendPeer sends a raft batch to the broker with raft id to.
 func (b *broker) SendPeer(to uint64, batch *node.PeerBatch) {
-	b.env.Send(SimID(to), &PeerMsg{Batch: batch})
+	b.env.Send(SimID(to), (*PeerMsg)(batch))
 }
 
 // SendAnswer sends an answer to the client endpoint (its sim node id).

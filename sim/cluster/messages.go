@@ -8,15 +8,19 @@ import (
 	"github.com/felixsim/felixsim/wire"
 )
 
-// PeerMsg carries a node.PeerBatch between brokers as a pointer (no
-// marshalling); a duplicated delivery gets a deep clone.
-type PeerMsg struct{ Batch *node.PeerBatch }
+// PeerMsg is a node.PeerBatch travelling between brokers as a pointer: no
+// marshalling and no wrapper to allocate (a *node.PeerBatch converts to a
+// *PeerMsg for free); a duplicated delivery gets a deep clone.
+type PeerMsg node.PeerBatch
+
+// Batch is the node.PeerBatch the message is.
+func (m *PeerMsg) Batch() *node.PeerBatch { return (*node.PeerBatch)(m) }
 
 // Digest is the batch's field-getter digest.
-func (m *PeerMsg) Digest() uint64 { return m.Batch.Digest() }
+func (m *PeerMsg) Digest() uint64 { return m.Batch().Digest() }
 
 // Clone deep-copies the batch, for duplicated deliveries.
-func (m *PeerMsg) Clone() simapi.Message { return &PeerMsg{Batch: m.Batch.Clone()} }
+func (m *PeerMsg) Clone() simapi.Message { return (*PeerMsg)(m.Batch().Clone()) }
 
 // RequestMsg carries a client request to a broker. A sender must not
 // modify the request after sending it; brokers only read it.
