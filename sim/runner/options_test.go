@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -28,12 +29,7 @@ func TestParseFaultsRoundTrip(t *testing.T) {
 		t.Fatalf("none has kinds %v", f.Kinds())
 	}
 	all, _ := ParseFaults("all")
-	for _, k := range all.Kinds() {
-		if k == sim.FaultCorrupt {
-			t.Fatal("all includes corrupt, which no broker can heal from yet")
-		}
-	}
-	if len(all.Kinds()) != len(sim.AllFaultKinds())-1 || (FaultSet{}).String() != "all" {
+	if len(all.Kinds()) != len(sim.AllFaultKinds()) || (FaultSet{}).String() != "all" {
 		t.Fatalf("all = %v; zero set = %q", all.Kinds(), FaultSet{}.String())
 	}
 	for _, bad := range []string{"", "kil", "kill,,pause", "all,kill"} {
@@ -152,5 +148,28 @@ func TestCrashReported(t *testing.T) {
 	r.execute()
 	if !r.res.Crashed() || !strings.Contains(r.res.Violations[0].Message, "planted broker invariant") || r.res.SimNs != 1e9 {
 		t.Fatalf("crash not reported: %+v", r.res.Violations)
+	}
+}
+
+// TestCapCorruption: a drawn plan corrupts at most a minority of brokers'
+// disks; other faults and corruption of the allowed brokers stay.
+func TestCapCorruption(t *testing.T) {
+	p := &sim.Plan{Seed: 1, Nodes: 8, Faults: []sim.FaultEvent{
+		{AtNs: 1, Kind: sim.FaultCorrupt, Node: 2},
+		{AtNs: 2, Kind: sim.FaultKill, Node: 0},
+		{AtNs: 3, Kind: sim.FaultCorrupt, Node: 0},
+		{AtNs: 4, Kind: sim.FaultCorrupt, Node: 2},
+		{AtNs: 5, Kind: sim.FaultCorrupt, Node: 1},
+	}}
+	got := capCorruption(p, 3)
+	var kinds []string
+	for _, f := range got.Faults {
+		kinds = append(kinds, fmt.Sprintf("%s/%d", f.Kind, f.Node))
+	}
+	if strings.Join(kinds, " ") != "corrupt/2 kill/0 corrupt/2" || len(p.Faults) != 5 {
+		t.Fatalf("capped plan %v (original has %d faults)", kinds, len(p.Faults))
+	}
+	if n := len(capCorruption(p, 1).Faults); n != 1 {
+		t.Fatalf("a single broker may lose no disk: %d faults kept", n)
 	}
 }

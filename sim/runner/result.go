@@ -47,6 +47,9 @@ type Result struct {
 	Plan *sim.Plan
 	// BrokerFailures counts brokers' fail-stops and failed boots.
 	BrokerFailures int
+	// Inert are the brokers lost for good to a corrupt store (a minority
+	// at most, else a Liveness violation); the checks skip them.
+	Inert []uint64
 	// History is the workload's history when Options.KeepHistory.
 	History *properties.History
 }
@@ -91,6 +94,9 @@ func (r *Result) Summary() string {
 	fmt.Fprintf(&b, "faults: %d drawn from %s: %s\n", len(r.Plan.Faults), r.Options.Faults, faultTally(r.Plan))
 	fmt.Fprintf(&b, "ops: %d total, %d ok, %d refused, %d failed, %d unknown, %d pending; %d retries; %d broker fail-stops\n",
 		r.Ops.Total, r.Ops.OK, r.Ops.Refused, r.Ops.Failed, r.Ops.Unknown, r.Ops.Pending, r.Retries, r.BrokerFailures)
+	if len(r.Inert) > 0 {
+		fmt.Fprintf(&b, "lost for good to a corrupt store: brokers %v\n", r.Inert)
+	}
 	for _, v := range r.Violations {
 		fmt.Fprintf(&b, "violation %s: %s\n", v.Invariant, v.Message)
 	}

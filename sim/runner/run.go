@@ -164,6 +164,9 @@ func (r *run) build() error {
 		plan, err = sim.Generate(sim.Knobs{Seed: o.Seed, Nodes: nodes, ExemptMask: exempt, DurationNs: o.DurationNs,
 			FaultGapMeanNs: gap, Kinds: kinds, Swarm: true, Workload: wl.Config().Params()})
 	}
+	if err == nil && o.Plan == nil {
+		plan = capCorruption(plan, o.Brokers)
+	}
 	if err == nil {
 		err = c.World.ApplyPlan(plan)
 	}
@@ -178,6 +181,28 @@ func (r *run) build() error {
 // ViolationMessageLenMax caps a violation's message; a longer one is cut
 // and marked, so one runaway list cannot drown the report.
 const ViolationMessageLenMax = 2000
+
+// capCorruption keeps a drawn plan's disk corruption on a minority of
+// brokers, (brokers-1)/2 at most, dropping corrupt faults aimed at any
+// further broker: more would be a correct cluster losing its quorum for
+// good, which says nothing about the system. A given plan is replayed as
+// it is.
+func capCorruption(p *sim.Plan, brokers int) *sim.Plan {
+	allowed := (brokers - 1) / 2
+	hit := map[int]bool{}
+	out := *p
+	out.Faults = nil
+	for _, f := range p.Faults {
+		if f.Kind == sim.FaultCorrupt && f.Role == "" && !hit[f.Node] {
+			if len(hit) >= allowed {
+				continue
+			}
+			hit[f.Node] = true
+		}
+		out.Faults = append(out.Faults, f)
+	}
+	return &out
+}
 
 // violate records a failed check.
 func (r *run) violate(invariant string, err error) {
@@ -203,6 +228,7 @@ func (r *run) finish() {
 	r.res.SimNs = r.c.World.NowNs()
 	r.res.Events = r.c.World.EventsExecuted()
 	r.res.BrokerFailures = len(r.c.Failures())
+	r.res.Inert = r.c.Inert()
 	if r.opts.KeepHistory {
 		r.res.History = h
 	}

@@ -37,7 +37,8 @@ func sweep(t *testing.T, n int, durNs int64) (ops int, simNs int64) {
 		}
 		ops += a.Ops.Total
 		simNs += a.SimNs
-		t.Logf("seed %d: %d faults, %d ops (%d ok, %d unknown), %d retries, hash %016x", s, len(a.Plan.Faults), a.Ops.Total, a.Ops.OK, a.Ops.Unknown, a.Retries, a.TraceHash)
+		t.Logf("seed %d: %d faults, %d ops (%d ok, %d unknown), %d retries, %d brokers lost to corruption, hash %016x",
+			s, len(a.Plan.Faults), a.Ops.Total, a.Ops.OK, a.Ops.Unknown, a.Retries, len(a.Inert), a.TraceHash)
 	}
 	return ops, simNs
 }
