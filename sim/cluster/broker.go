@@ -24,6 +24,9 @@ type broker struct {
 	batched      int
 	// corrupt is set when the store refused to open as corrupt.
 	corrupt bool
+	// tickFn and windowFn are b.tick and b.windowClosed as func values,
+	// made once per incarnation so arming a timer allocates no closure.
+	tickFn, windowFn func()
 }
 
 // BatchInputsMax caps the inputs a broker holds for one batch window: the
@@ -56,7 +59,8 @@ func (b *broker) Boot(env simapi.Env) {
 		return
 	}
 	b.n = n
-	env.AfterNs(b.c.cfg.TickNs, b.tick)
+	b.tickFn, b.windowFn = b.tick, b.windowClosed
+	env.AfterNs(b.c.cfg.TickNs, b.tickFn)
 }
 
 func (b *broker) tick() {
@@ -65,7 +69,7 @@ func (b *broker) tick() {
 	if b.checkFailed() {
 		return
 	}
-	b.env.AfterNs(b.c.cfg.TickNs, b.tick)
+	b.env.AfterNs(b.c.cfg.TickNs, b.tickFn)
 }
 
 // inputTaken arms the batch window after an input, when batching, and
@@ -83,11 +87,14 @@ func (b *broker) inputTaken() {
 		return
 	}
 	b.processArmed = true
-	b.env.AfterNs(b.c.cfg.BatchWindowNs, func() {
-		b.processArmed = false
-		b.process()
-		b.checkFailed()
-	})
+	b.env.AfterNs(b.c.cfg.BatchWindowNs, b.windowFn)
+}
+
+// windowClosed processes the inputs of the batch window that just closed.
+func (b *broker) windowClosed() {
+	b.processArmed = false
+	b.process()
+	b.checkFailed()
 }
 
 func (b *broker) process() {
