@@ -30,7 +30,10 @@ type runJSON struct {
 	Retries    int                `json:"retries"`
 	Faults     int                `json:"faults"`
 	Events     uint64             `json:"events"`
-	SimSeconds float64            `json:"sim_seconds"`
+	// LostBrokers are brokers lost for good to a corrupt store (a casualty
+	// the cluster survives while a quorum remains).
+	LostBrokers []uint64 `json:"lost_brokers"`
+	SimSeconds  float64  `json:"sim_seconds"`
 	// WallSeconds is measured here in cmd, around the run; the simulated
 	// path never reads the wall clock.
 	WallSeconds float64 `json:"wall_seconds"`
@@ -179,10 +182,13 @@ func withPlan(opts *runner.Options, path string, seedGiven bool) error {
 func printRunJSON(w io.Writer, res *runner.Result, wall time.Duration) {
 	out := runJSON{Seed: res.Seed, TraceHash: fmt.Sprintf("%016x", res.TraceHash), Violations: res.Violations,
 		Ops:     runOpsJSON{Total: res.Ops.Total, OK: res.Ops.OK, Refused: res.Ops.Refused, Failed: res.Ops.Failed, Unknown: res.Ops.Unknown, Pending: res.Ops.Pending},
-		Retries: res.Retries, Faults: len(res.Plan.Faults), Events: res.Events,
+		Retries: res.Retries, Faults: len(res.Plan.Faults), Events: res.Events, LostBrokers: res.Inert,
 		SimSeconds: float64(res.SimNs) / 1e9, WallSeconds: wall.Seconds(), Reproduce: res.ReproduceCommand()}
 	if out.Violations == nil {
 		out.Violations = []runner.Violation{}
+	}
+	if out.LostBrokers == nil {
+		out.LostBrokers = []uint64{}
 	}
 	b, err := json.Marshal(out)
 	if err != nil {
