@@ -10,10 +10,14 @@ import (
 
 // Defaults of a Config field left zero.
 const (
-	BrokersDefault            = 3
-	TickNsDefault             = 10_000_000 // 10 ms
-	ElectionTicksDefault      = 10
-	HeartbeatTicksDefault     = 1
+	BrokersDefault       = 3
+	TickNsDefault        = 10_000_000 // 10 ms
+	ElectionTicksDefault = 10
+	// HeartbeatTicksDefault makes a leader heartbeat every 20 ms against an
+	// election timeout of 100-200 ms (five heartbeats per timeout, as
+	// real deployments keep it well under the timeout). Heartbeats were
+	// the largest share of raft messages at one per tick.
+	HeartbeatTicksDefault     = 2
 	PendingWritesMaxDefault   = 4096
 	PendingReadsMaxDefault    = 4096
 	PendingTimeoutNsDefault   = 5_000_000_000 // 5 s
