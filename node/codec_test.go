@@ -48,6 +48,9 @@ func TestCommandRoundTrip(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		if len(b) != commandLen(&c) || cap(b) != len(b) {
+			t.Fatalf("encoded %d bytes in a buffer of %d, commandLen says %d", len(b), cap(b), commandLen(&c))
+		}
 		d, err := decodeCommand(b)
 		if err != nil {
 			t.Fatalf("decode: %v", err)

@@ -1,6 +1,7 @@
 package node
 
 import (
+	"encoding/binary"
 	"fmt"
 
 	"github.com/felixsim/felixsim/statemachine"
@@ -69,7 +70,7 @@ type command struct {
 
 // encodeCommand encodes c; the record must be valid (checked before proposing).
 func encodeCommand(c *command) ([]byte, error) {
-	e := enc{b: make([]byte, 0, 64)}
+	e := enc{b: make([]byte, 0, commandLen(c))}
 	e.u8(commandMagic)
 	e.u8(uint8(c.kind))
 	e.u64(c.proposer)
@@ -84,11 +85,13 @@ func encodeCommand(c *command) ([]byte, error) {
 	}
 	switch c.kind {
 	case cmdWrite:
-		rec, err := wire.EncodeRecord(&c.record)
-		if err != nil {
+		at := len(e.b)
+		e.u32(0) // the record's length, filled in below
+		var err error
+		if e.b, err = wire.AppendRecord(e.b, &c.record); err != nil {
 			return nil, err
 		}
-		e.bytes(rec)
+		binary.LittleEndian.PutUint32(e.b[at:], uint32(len(e.b)-at-4))
 	case cmdFetch:
 		e.str(c.group)
 		e.u64(uint64(c.nowNs))
@@ -106,6 +109,29 @@ func encodeCommand(c *command) ([]byte, error) {
 		panic(fmt.Sprintf("encodeCommand: kind %d", c.kind))
 	}
 	return e.b, nil
+}
+
+// commandLen is the length encodeCommand gives c when c is valid (a
+// capacity hint: a wrong one costs only a regrowth).
+func commandLen(c *command) int {
+	n := 2 + 3*8
+	switch c.kind {
+	case cmdWrite, cmdFetch, cmdAck:
+		n += 3*4 + len(c.scope.Tenant) + len(c.scope.Namespace) + len(c.scope.Stream) + 4
+	}
+	switch c.kind {
+	case cmdWrite:
+		n += 4 + wire.RecordFrameLen(&c.record)
+	case cmdFetch:
+		n += 4 + len(c.group) + 8 + 8 + 4
+	case cmdAck:
+		n += 4 + len(c.group) + 8
+	case cmdSetVersion:
+		n += 8 + 4
+	case cmdFinalize:
+		n += 4 + len(c.feature)
+	}
+	return n
 }
 
 // recordFrameLenMax bounds an encoded record inside a command.

@@ -65,7 +65,7 @@ func dupBefore(ts []groupTouch, t groupTouch) bool {
 
 // encodeGroupState encodes a group's position and leases (not its name).
 func encodeGroupState(st *statemachine.GroupState) []byte {
-	var e enc
+	e := enc{b: make([]byte, 0, 20+16*len(st.Leases))}
 	e.u64(st.CommittedOffset)
 	e.u64(st.DeliverNextOffset)
 	e.u32(uint32(len(st.Leases)))

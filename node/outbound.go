@@ -65,9 +65,11 @@ func (o *outbound) flush(n *Node) {
 	for i, peer := range o.peers {
 		for len(o.msgs[i]) > 0 {
 			k := min(len(o.msgs[i]), PeerMsgsMax)
-			pb := &PeerBatch{}
+			var pb *PeerBatch
 			if buf := o.bufs[i]; buf != nil {
 				pb, o.bufs[i] = &buf.batch, nil
+			} else {
+				pb = new(PeerBatch) // a second batch of an overfull cycle
 			}
 			*pb = PeerBatch{From: n.cfg.ID, Msgs: o.msgs[i][:k:k]}
 			n.host.SendPeer(peer, pb)

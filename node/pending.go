@@ -117,7 +117,7 @@ func (p *pendingReads) add(r *pendingRead) {
 
 // readContext is the unique ReadIndex request context of a read.
 func (p *pendingReads) readContext(seq uint64) []byte {
-	ctx := binary.LittleEndian.AppendUint64(nil, p.incarnation)
+	ctx := binary.LittleEndian.AppendUint64(make([]byte, 0, 16), p.incarnation)
 	return binary.LittleEndian.AppendUint64(ctx, seq)
 }
 
