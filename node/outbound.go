@@ -23,7 +23,7 @@ type outbound struct {
 // outboundCapFirst is the capacity a peer's batch starts with in a cycle:
 // enough for a typical cycle's messages (every group's heartbeat or append
 // and a few more), so the slice the PeerBatch carries is rarely regrown.
-const outboundCapFirst = 16
+const outboundCapFirst = 8
 
 // batchBuf is a PeerBatch and its first messages' array in one allocation.
 type batchBuf struct {
