@@ -1,7 +1,7 @@
 package cluster
 
 import (
-	"hash/fnv"
+	"sync"
 
 	"github.com/felixsim/felixsim/node"
 	"github.com/felixsim/felixsim/sim/simapi"
@@ -29,7 +29,10 @@ type RequestMsg struct{ Req *wire.Request }
 // Digest hashes the request's canonical wire encoding (an unencodable
 // request digests as its id alone).
 func (m *RequestMsg) Digest() uint64 {
-	b, err := wire.EncodeRequest(m.Req)
+	buf := digestBufs.Get().(*[]byte)
+	defer digestBufs.Put(buf)
+	b, err := wire.AppendRequest((*buf)[:0], m.Req)
+	*buf = b[:0]
 	if err != nil {
 		return fnvBytes(nil) ^ m.Req.ID
 	}
@@ -42,15 +45,33 @@ type AnswerMsg struct{ Ans *wire.Answer }
 
 // Digest hashes the answer's canonical wire encoding.
 func (m *AnswerMsg) Digest() uint64 {
-	b, err := wire.EncodeAnswer(m.Ans)
+	buf := digestBufs.Get().(*[]byte)
+	defer digestBufs.Put(buf)
+	b, err := wire.AppendAnswer((*buf)[:0], m.Ans)
+	*buf = b[:0]
 	if err != nil {
 		return fnvBytes(nil) ^ m.Ans.ID
 	}
 	return fnvBytes(b)
 }
 
+// digestBufs are scratch buffers for encoding a message to digest it (a
+// pool, since worlds may run on several goroutines at once); a buffer
+// keeps its capacity, so digesting allocates nothing once warm. What a
+// buffer held never reaches a digest: each use encodes from length 0.
+var digestBufs = sync.Pool{New: func() any { return new([]byte) }}
+
+// fnvBytes is the 64-bit FNV-1a hash of b (hash/fnv's New64a, without
+// allocating a hasher).
 func fnvBytes(b []byte) uint64 {
-	h := fnv.New64a()
-	h.Write(b)
-	return h.Sum64()
+	const (
+		offset64 = 14695981039346656037
+		prime64  = 1099511628211
+	)
+	h := uint64(offset64)
+	for _, c := range b {
+		h ^= uint64(c)
+		h *= prime64
+	}
+	return h
 }
