@@ -15,6 +15,7 @@ import (
 func (r *run) check() {
 	snap := r.c.Snapshot()
 	h := r.wl.History()
+	r.hist = h
 	r.res.Violations = append(r.res.Violations, ReplicaViolations(ClusterScopesOf(snap), h)...)
 	logs := ReplicaLogsOf(snap)
 	ref := properties.LongestLogs(logs)

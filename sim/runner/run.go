@@ -5,6 +5,7 @@ import (
 	"runtime/debug"
 
 	"github.com/felixsim/felixsim/node"
+	"github.com/felixsim/felixsim/properties"
 	"github.com/felixsim/felixsim/sim"
 	"github.com/felixsim/felixsim/sim/cluster"
 	"github.com/felixsim/felixsim/sim/workload"
@@ -26,6 +27,8 @@ type run struct {
 	probe *cluster.Probe
 	plan  *sim.Plan
 	res   *Result
+	// hist is the workload's history as the checks read it (nil before).
+	hist *properties.History
 }
 
 // Run performs one run: build, fault phase, heal, liveness, quiesce,
@@ -221,7 +224,10 @@ func clip(s string) string {
 
 // finish fills in the counters.
 func (r *run) finish() {
-	h := r.wl.History()
+	h := r.hist
+	if h == nil {
+		h = r.wl.History() // the run ended before its checks (a crash)
+	}
 	r.res.Ops = h.Counts()
 	r.res.Retries = r.wl.Stats().Retries
 	r.res.TraceHash = r.c.World.TraceHash()

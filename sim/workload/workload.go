@@ -25,11 +25,26 @@ func New(cfg Config) (*Workload, error) {
 		return nil, err
 	}
 	w := &Workload{cfg: d, rec: recorder{opsMax: d.OpsMax}}
+	w.rec.ops = make([]properties.HistoryOp, 0, expectedOps(&d))
 	for i := 0; i < d.Clients; i++ {
 		w.procs = append(w.procs, &proc{w: w, index: i, tenant: d.Tenants[i%len(d.Tenants)],
 			tails: map[statemachine.Scope]uint64{}, cursors: map[statemachine.Scope]uint64{}})
 	}
 	return w, nil
+}
+
+// expectedOpsMax bounds the history's up-front allocation.
+const expectedOpsMax = 1 << 16
+
+// expectedOps guesses how many operations a run records (invocations at
+// the mean gap, plus the acks that follow fetches) so the history is
+// allocated once in the common case; it only sizes a buffer.
+func expectedOps(c *Config) int {
+	if c.StopNs <= 0 {
+		return 0
+	}
+	n := c.StopNs / c.OpGapMeanNs * int64(c.Clients) * 5 / 4
+	return int(min(n, int64(c.OpsMax), expectedOpsMax))
 }
 
 // Config returns the workload's config with defaults filled in.

@@ -29,6 +29,7 @@ func runWorkload(t *testing.T, seed uint64, durNs int64, link sim.LinkConfig) (*
 	if err := c.World.RunUntil(func() (bool, string) { return w.Open() == 0, "workload calls open" }, 10*secondNs); err != nil {
 		t.Fatal(err)
 	}
+	c.World.RunFor(secondNs) // followers apply what the last answers acknowledged
 	return w, c
 }
 
