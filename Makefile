@@ -38,9 +38,12 @@ FUZZTIME ?= 30s
 fuzz:
 	@scripts/fuzz-all.sh $(FUZZTIME)
 
-## sweep: many seeds of the simulator (needs `felixsim sweep`, not built yet).
+## sweep: SEEDS seeds (default 200) of `felixsim run` with every fault kind,
+## each run twice (the trace hashes must match), SWEEP_DURATION of faults each.
+SEEDS ?= 200
+SWEEP_DURATION ?= 20s
 sweep:
-	@echo "make sweep: felixsim sweep is not built yet (see the node and CLI issues); nothing to run."
+	$(GO) test -count=1 -timeout 3h ./sim/runner -run 'TestSweep$$' -seeds=$(SEEDS) -sweep-duration=$(SWEEP_DURATION) -v
 
 ## tlc: run TLC on every TLA+ config; needs TLA2TOOLS_JAR (see tla/README.md).
 tlc:
