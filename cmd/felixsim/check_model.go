@@ -11,13 +11,6 @@ import (
 	"github.com/felixsim/felixsim/tla"
 )
 
-// Exit codes of `felixsim check-model` besides usageExitCode.
-const (
-	checkModelHolds      = 0 // every invariant held (or none was checked)
-	checkModelViolated   = 1 // an invariant was violated; the trace is printed
-	checkModelIncomplete = 3 // the exploration could not finish: unknown, not a pass
-)
-
 // checkModelCommand is `felixsim check-model`: it selects a config,
 // explores it with package tla, and prints the report.
 func checkModelCommand(args []string, stdout, stderr io.Writer) int {
@@ -33,26 +26,26 @@ func checkModelCommand(args []string, stdout, stderr io.Writer) int {
 	}
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			return checkModelHolds
+			return exitPass
 		}
-		return usageExitCode
+		return exitUsage
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "check-model: unexpected argument %q\n", fs.Arg(0))
 		fs.Usage()
-		return usageExitCode
+		return exitUsage
 	}
 	cfg, err := tla.Select(*config, *variant)
 	if err != nil {
 		fmt.Fprintf(stderr, "check-model: %v\n", err)
-		return usageExitCode
+		return exitUsage
 	}
 	start := time.Now()
 	res, err := tla.Explore(cfg)
 	seconds := time.Since(start).Seconds()
 	if err != nil {
 		fmt.Fprintf(stderr, "check-model: %v\n", err)
-		return checkModelIncomplete
+		return exitIncomplete
 	}
 	rep := tla.NewReport(res, seconds)
 	write := rep.WriteText
@@ -61,10 +54,10 @@ func checkModelCommand(args []string, stdout, stderr io.Writer) int {
 	}
 	if err := write(stdout); err != nil {
 		fmt.Fprintf(stderr, "check-model: %v\n", err)
-		return checkModelIncomplete
+		return exitIncomplete
 	}
 	if res.Violation != nil {
-		return checkModelViolated
+		return exitViolation
 	}
-	return checkModelHolds
+	return exitPass
 }

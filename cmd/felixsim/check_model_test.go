@@ -77,8 +77,8 @@ func TestUsageErrors(t *testing.T) {
 	}
 	for _, args := range cases {
 		code, _, errOut := runCLI(args...)
-		if code != usageExitCode || errOut == "" {
-			t.Fatalf("%q: exit %d, stderr %q; want %d and a message", args, code, errOut, usageExitCode)
+		if code != exitUsage || errOut == "" {
+			t.Fatalf("%q: exit %d, stderr %q; want %d and a message", args, code, errOut, exitUsage)
 		}
 	}
 	code, out, _ := runCLI("help")

@@ -6,8 +6,14 @@ import (
 	"os"
 )
 
-// usageExitCode is the exit code for bad usage: an unknown command or flag.
-const usageExitCode = 2
+// Exit codes shared by every subcommand: a script can tell a safety failure
+// from bad usage and from a run that could not reach a verdict.
+const (
+	exitPass       = 0 // every check held
+	exitViolation  = 1 // a property, invariant or liveness check failed
+	exitUsage      = 2 // bad command, flags or options; nothing ran
+	exitIncomplete = 3 // no verdict: the simulated system panicked, or an exploration could not finish
+)
 
 // command is one subcommand: its name, a one-line summary for the help
 // text, and its entry point, which returns the process exit code.
@@ -31,7 +37,7 @@ func main() {
 func dispatch(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
 		writeUsage(stderr)
-		return usageExitCode
+		return exitUsage
 	}
 	switch args[0] {
 	case "help", "-h", "-help", "--help":
@@ -45,7 +51,7 @@ func dispatch(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stderr, "felixsim: unknown command %q\n", args[0])
 	writeUsage(stderr)
-	return usageExitCode
+	return exitUsage
 }
 
 // writeUsage prints the command list.
@@ -58,5 +64,5 @@ func writeUsage(w io.Writer) {
 	}
 	fmt.Fprintln(w, "")
 	fmt.Fprintln(w, "Run 'felixsim <command> -h' for a command's flags.")
-	fmt.Fprintln(w, "Exit codes: 0 pass, 1 a property violated, 2 bad usage.")
+	fmt.Fprintln(w, "Exit codes: 0 pass, 1 a property violated, 2 bad usage, 3 no verdict (a crash or an unfinished exploration).")
 }

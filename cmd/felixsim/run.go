@@ -13,14 +13,6 @@ import (
 	"github.com/felixsim/felixsim/sim/runner"
 )
 
-// Exit codes of `felixsim run`.
-const (
-	exitPass      = 0 // every check held
-	exitViolation = 1 // a property or liveness check failed
-	exitUsage     = 2 // bad flags or options; nothing ran
-	exitCrash     = 3 // the simulated system panicked (reported as a Crash violation)
-)
-
 // runJSON is the object `felixsim run --json` prints.
 type runJSON struct {
 	Seed       uint64             `json:"seed"`
@@ -113,7 +105,7 @@ func runCommand(args []string, stdout, stderr io.Writer) int {
 	}
 	switch {
 	case res.Crashed():
-		return exitCrash
+		return exitIncomplete
 	case !res.OK():
 		return exitViolation
 	}
