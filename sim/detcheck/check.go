@@ -6,7 +6,7 @@ import (
 	"go/parser"
 	"go/token"
 	"go/types"
-	"os" //det:ok detcheck reads source files at test time; it is a tool, not simulated code
+	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -48,9 +48,18 @@ var sortFuncs = map[string]bool{"sort.Strings": true, "sort.Ints": true, "sort.F
 // CheckDir checks the non-test .go files directly inside dir as one package.
 // A directory without Go files yields no findings.
 func CheckDir(dir string) ([]Finding, error) {
+	fset, files, err := parseDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	return CheckFiles(fset, files), nil
+}
+
+// parseDir parses the non-test .go files directly inside dir, in name order.
+func parseDir(dir string) (*token.FileSet, []*ast.File, error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
-		return nil, fmt.Errorf("detcheck: read %s: %w", dir, err)
+		return nil, nil, fmt.Errorf("detcheck: read %s: %w", dir, err)
 	}
 	fset := token.NewFileSet()
 	var files []*ast.File
@@ -61,35 +70,11 @@ func CheckDir(dir string) ([]Finding, error) {
 		}
 		f, err := parser.ParseFile(fset, filepath.Join(dir, name), nil, parser.ParseComments|parser.SkipObjectResolution)
 		if err != nil {
-			return nil, fmt.Errorf("detcheck: parse: %w", err)
+			return nil, nil, fmt.Errorf("detcheck: parse: %w", err)
 		}
 		files = append(files, f)
 	}
-	return CheckFiles(fset, files), nil
-}
-
-// CheckTree checks dir and every directory below it (skipping testdata and
-// hidden directories), package by package. A missing dir yields no findings.
-func CheckTree(dir string) ([]Finding, error) {
-	if _, err := os.Stat(dir); os.IsNotExist(err) {
-		return nil, nil
-	}
-	var all []Finding
-	err := filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if !d.IsDir() {
-			return nil
-		}
-		if path != dir && (d.Name() == "testdata" || strings.HasPrefix(d.Name(), ".")) {
-			return filepath.SkipDir
-		}
-		fs, err := CheckDir(path)
-		all = append(all, fs...)
-		return err
-	})
-	return all, err
+	return fset, files, nil
 }
 
 // CheckFiles checks parsed files of one package.
@@ -102,14 +87,22 @@ func CheckFiles(fset *token.FileSet, files []*ast.File) []Finding {
 	for _, f := range files {
 		c.file(f)
 	}
-	sort.SliceStable(c.findings, func(i, j int) bool {
-		a, b := c.findings[i].Pos, c.findings[j].Pos
+	sortFindings(c.findings)
+	return c.findings
+}
+
+// sortFindings orders findings by file, then line, then column.
+func sortFindings(fs []Finding) {
+	sort.SliceStable(fs, func(i, j int) bool {
+		a, b := fs[i].Pos, fs[j].Pos
 		if a.Filename != b.Filename {
 			return a.Filename < b.Filename
 		}
-		return a.Line < b.Line
+		if a.Line != b.Line {
+			return a.Line < b.Line
+		}
+		return a.Column < b.Column
 	})
-	return c.findings
 }
 
 // typeCheck type-checks the package with every import replaced by an empty
@@ -144,26 +137,17 @@ type checker struct {
 
 func (c *checker) report(n ast.Node, rule, format string, args ...any) {
 	pos := c.fset.Position(n.Pos())
-	for _, line := range []int{pos.Line, pos.Line - 1} {
-		if reason, ok := c.comments[line]; ok {
-			if strings.TrimSpace(reason) == "" {
-				c.findings = append(c.findings, Finding{Pos: pos, Rule: "det:ok", Text: "a det:ok marker must give its reason"})
-			}
-			return
+	if reason, ok := markerFor(c.comments, pos.Line); ok {
+		if strings.TrimSpace(reason) == "" {
+			c.findings = append(c.findings, Finding{Pos: pos, Rule: "det:ok", Text: "a det:ok marker must give its reason"})
 		}
+		return
 	}
 	c.findings = append(c.findings, Finding{Pos: pos, Rule: rule, Text: fmt.Sprintf(format, args...)})
 }
 
 func (c *checker) file(f *ast.File) {
-	c.comments = map[int]string{}
-	for _, g := range f.Comments {
-		for _, cm := range g.List {
-			if rest, ok := strings.CutPrefix(cm.Text, "//det:ok"); ok {
-				c.comments[c.fset.Position(cm.Pos()).Line] = rest
-			}
-		}
-	}
+	c.comments = okMarkers(c.fset, f)
 	imports := c.imports(f)
 	for _, d := range f.Decls {
 		fn, ok := d.(*ast.FuncDecl)

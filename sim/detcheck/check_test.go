@@ -139,13 +139,6 @@ func TestCatchesPlantedViolations(t *testing.T) {
 	}
 }
 
-func TestMissingDirIsEmpty(t *testing.T) {
-	f, err := CheckTree(filepath.Join(t.TempDir(), "not-yet-written"))
-	if err != nil || len(f) != 0 {
-		t.Fatalf("missing package: %v, %v", f, err)
-	}
-}
-
 func TestParseErrorIsReported(t *testing.T) {
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "broken.go"), []byte("package x\nfunc {"), 0o644)

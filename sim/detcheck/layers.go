@@ -1,0 +1,93 @@
+package detcheck
+
+// layer is one felixsim package's place in the import graph: the one table
+// behind the layering check. DESIGN.md draws the arrows (cmd → sim → node →
+// {logstore, statemachine}; client is used by sim's workload; properties by
+// sim and tla; nothing imports cmd or sim from below) and each package's
+// doc.go says what it must not import; the entries below are those rules
+// written as allow-lists, so a new import is a deliberate edit here.
+type layer struct {
+	// may lists the felixsim packages (module-relative) the package may
+	// import. Every other felixsim import is a violation; a //det:ok
+	// marker does not silence it (change this table and the doc.go).
+	may []string
+	// external lists the non-standard modules (import path prefixes) the
+	// package may import.
+	external []string
+	// forbidStd maps standard-library imports the package must not use, in
+	// addition to the determinism rules' bannedImports, to the reason.
+	forbidStd map[string]string
+	// simulated says the package runs inside the simulator, so the
+	// determinism rules (CheckFiles) apply to it.
+	simulated bool
+}
+
+const (
+	raftModule      = "go.etcd.io/raft/v3"
+	protobufModule  = "google.golang.org/protobuf"
+	failpointModule = "github.com/pingcap/failpoint"
+)
+
+// pureStd is what a package that is handed time as nanoseconds and driven by
+// one goroutine must not import (statemachine, wire, client, properties,
+// tla; the per-package scanners these rules replace).
+var pureStd = map[string]string{
+	"time":         "wall clock: time enters as nanoseconds from the caller",
+	"math/rand":    "global randomness: draw from the run's seeded stream",
+	"math/rand/v2": "global randomness: draw from the run's seeded stream",
+	"net":          "I/O: the world is reached through the caller",
+	"sync":         "concurrency: one goroutine drives a simulation",
+}
+
+// stateMachineStd adds to pureStd what the pure state machine has no use
+// for: filesystem paths, the runtime, reflection and unchecked memory.
+var stateMachineStd = merge(pureStd, map[string]string{
+	"io/fs":         "I/O: the state machine touches no files",
+	"path/filepath": "I/O paths: the state machine touches no files",
+	"runtime":       "scheduler and environment: the state machine is pure",
+	"reflect":       "not needed by a pure state machine",
+	"unsafe":        "unchecked memory: not needed by a pure state machine",
+})
+
+// layers is the table, keyed by module-relative package path.
+var layers = map[string]layer{
+	"statemachine": {forbidStd: stateMachineStd, simulated: true},
+	"vfs":          {}, // the OS boundary: vfs/os.go is the one place that may touch the OS
+	"wire":         {may: []string{"statemachine"}, forbidStd: pureStd, simulated: true},
+	"client": {may: []string{"statemachine", "wire", "sim/simapi", "sim/prng"},
+		forbidStd: pureStd, simulated: true},
+	"logstore": {may: []string{"statemachine", "wire", "vfs"},
+		external: []string{raftModule, protobufModule, failpointModule}, simulated: true},
+	"node": {may: []string{"logstore", "statemachine", "wire", "vfs", "sim/simapi", "sim/prng"},
+		external: []string{raftModule, protobufModule}, simulated: true},
+	"properties": {forbidStd: pureStd, simulated: true},
+	"tla":        {may: []string{"properties"}, forbidStd: pureStd, simulated: true},
+	"sim/prng": {simulated: true, forbidStd: map[string]string{
+		"time":         "prng is seeded by the run, never by the clock",
+		"math/rand":    "prng is the generator; it must not lean on the global one",
+		"math/rand/v2": "prng is the generator; it must not lean on the global one",
+	}},
+	"sim/simapi": {may: []string{"sim/prng", "vfs"}, simulated: true,
+		forbidStd: map[string]string{"time": "simapi is the clock's interface; it must not offer the wall clock"}},
+	"sim": {may: []string{"sim/prng", "sim/simapi", "vfs"},
+		external: []string{failpointModule}, simulated: true},
+	"sim/cluster": {may: []string{"sim", "sim/simapi", "node", "logstore", "client", "wire", "statemachine"},
+		simulated: true},
+	"sim/workload": {may: []string{"sim", "sim/simapi", "sim/prng", "sim/cluster", "client", "wire", "statemachine", "properties"},
+		simulated: true},
+	"sim/runner": {may: []string{"sim", "sim/cluster", "sim/workload", "node", "properties", "statemachine", "wire"},
+		simulated: true},
+	"sim/detcheck": {}, // a test-time tool: it reads source files and imports no felixsim package
+	"cmd/felixsim": {may: []string{"sim", "sim/runner", "properties", "tla"}},
+}
+
+func merge(a, b map[string]string) map[string]string {
+	out := make(map[string]string, len(a)+len(b))
+	for k, v := range a {
+		out[k] = v
+	}
+	for k, v := range b {
+		out[k] = v
+	}
+	return out
+}
