@@ -15,7 +15,7 @@
 // node's clock and hands over every message that arrives (HandlePeer,
 // HandleRequest). By default each input is processed at once; with
 // Config.HostProcesses the host batches inputs and calls Process (group
-// commit). The node never blocks, starts no goroutine and reads no wall
+// commit); HasWork tells it whether an input left anything to process. The node never blocks, starts no goroutine and reads no wall
 // clock.
 //
 // # Groups and scopes

@@ -243,3 +243,60 @@ func TestHandlePeerDropsBadMessages(t *testing.T) {
 		t.Fatal(n.Failed())
 	}
 }
+
+// TestHasWork: with HostProcesses, an input that gives raft something to
+// do (a write) shows as work until Process runs, and when HasWork says
+// none, Process persists, sends and answers nothing — what lets a host
+// skip the batch window after an idle tick.
+func TestHasWork(t *testing.T) {
+	cryptotest.SetGlobalRandom(t, 1)
+	h := &fakeHost{}
+	cfg := testConfig(vfs.NewMem())
+	cfg.HostProcesses = true
+	n, err := Open(cfg, h, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 100; i++ {
+		h.nowNs += cfg.TickNs
+		n.Tick()
+		n.Process()
+	}
+	if _, leader := n.Leader(GroupOf(testStreams(), "orders", "order-events", 0)); !leader {
+		t.Fatal("no leader after 100 ticks")
+	}
+	if n.HasWork() {
+		t.Fatal("work left right after Process")
+	}
+	idle := 0
+	for i := 0; i < 20; i++ {
+		h.nowNs += cfg.TickNs
+		n.Tick()
+		if n.HasWork() {
+			n.Process()
+			continue
+		}
+		idle++
+		before, answers, peers := n.Stats(), len(h.answers), h.peers
+		n.Process()
+		after := n.Stats()
+		if after.Rounds != before.Rounds || after.Commits != before.Commits || len(h.answers) != answers || h.peers != peers {
+			t.Fatalf("tick %d: no work, yet Process ran %d rounds, %d commits, %d answers, %d peer batches",
+				i, after.Rounds-before.Rounds, after.Commits-before.Commits, len(h.answers)-answers, h.peers-peers)
+		}
+	}
+	if idle == 0 {
+		t.Fatal("every idle tick of a lone leader showed work")
+	}
+	n.HandleRequest(99, &wire.Request{ID: 1, Scope: scope(0), Body: &wire.Publish{Record: pub("x")}})
+	if !n.HasWork() || len(h.answers) != 0 {
+		t.Fatalf("a proposed write shows no work (answers %d)", len(h.answers))
+	}
+	n.Process()
+	if n.HasWork() || len(h.answers) != 1 {
+		t.Fatalf("after Process: work %v, %d answers, want none and 1", n.HasWork(), len(h.answers))
+	}
+	if w, ok := h.answers[0].Body.(*wire.Written); !ok || w.Offset != 0 {
+		t.Fatalf("answer %+v, want Written{0}", h.answers[0].Body)
+	}
+}

@@ -48,6 +48,13 @@ func (n *Node) process() {
 	}
 }
 
+// HasWork reports whether processing now would do anything: some group
+// has a Ready (entries or state to persist, messages to send, entries to
+// apply, read states). A host that processes (Config.HostProcesses) may
+// skip Process after an input when it has none: the cycle would find
+// nothing to persist, send or answer. A failed node has no work.
+func (n *Node) HasWork() bool { return n.failed == nil && n.anyReady() }
+
 func (n *Node) anyReady() bool {
 	for _, g := range n.groups {
 		if g.rn.HasReady() {

@@ -65,7 +65,11 @@ func (b *broker) Boot(env simapi.Env) {
 
 func (b *broker) tick() {
 	b.n.Tick()
-	b.inputTaken()
+	if b.n.HasWork() {
+		// Most ticks (a follower's, a leader's between heartbeats) leave
+		// raft with nothing to do: they open no batch window.
+		b.inputTaken()
+	}
 	if b.checkFailed() {
 		return
 	}
