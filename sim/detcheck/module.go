@@ -1,7 +1,6 @@
 package detcheck
 
 import (
-	"bufio"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -53,21 +52,29 @@ func CheckModule(root string) ([]Finding, error) {
 // modulePath reads the module path from root/go.mod.
 func modulePath(root string) (string, error) {
 	name := filepath.Join(root, "go.mod")
-	f, err := os.Open(name)
+	data, err := os.ReadFile(name)
 	if err != nil {
 		return "", fmt.Errorf("detcheck: need the module's go.mod: %w", err)
 	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if rest, ok := strings.CutPrefix(strings.TrimSpace(sc.Text()), "module"); ok && rest != "" && (rest[0] == ' ' || rest[0] == '\t') {
-			if p := strings.Trim(strings.TrimSpace(rest), `"`); p != "" {
-				return p, nil
-			}
+	p, err := parseModulePath(data)
+	if err != nil {
+		return "", fmt.Errorf("detcheck: %s: %w", name, err)
+	}
+	return p, nil
+}
+
+// parseModulePath returns the path on a go.mod's module line.
+func parseModulePath(gomod []byte) (string, error) {
+	for _, line := range strings.Split(string(gomod), "\n") {
+		fields := strings.Fields(line)
+		if len(fields) < 2 || fields[0] != "module" {
+			continue
 		}
+		p := strings.Trim(fields[1], `"`)
+		if p == "" || strings.ContainsAny(p, "\"`") {
+			return "", fmt.Errorf("the module line %q names no usable module path", strings.TrimSpace(line))
+		}
+		return p, nil
 	}
-	if err := sc.Err(); err != nil {
-		return "", fmt.Errorf("detcheck: read %s: %w", name, err)
-	}
-	return "", fmt.Errorf("detcheck: %s has no module line, so the module's own imports cannot be told apart", name)
+	return "", fmt.Errorf("no module line, so the module's own imports cannot be told apart")
 }
