@@ -8,7 +8,7 @@ import (
 	"testing"
 )
 
-func moduleRoot(t *testing.T) string {
+func moduleRoot(t testing.TB) string {
 	dir, err := os.Getwd()
 	if err != nil {
 		t.Fatal(err)
