@@ -5,8 +5,8 @@
 //
 // It does no I/O, reads no clock (time is passed in as nanoseconds) and
 // starts no goroutines. It must not import any other felixsim package.
-// determinism_test.go scans the sources and fails on a clock, ambient
-// randomness, I/O, a goroutine or a channel.
+// sim/detcheck (layers.go) scans the sources and fails on a clock, ambient
+// randomness, I/O, a goroutine, a channel or a felixsim import.
 //
 // # One concept per file
 //

@@ -23,6 +23,6 @@
 // runner reads no wall clock: the CLI (or a benchmark) measures wall time
 // around Run. A run is a function of its Options alone, so the same
 // options give the same trace hash, in this process or another. It imports
-// sim, sim/cluster, sim/workload, node, properties and statemachine; it
-// must not import cmd.
+// sim, sim/cluster, sim/workload, node, properties, statemachine and wire;
+// it must not import cmd. sim/detcheck/layers.go holds the table.
 package runner

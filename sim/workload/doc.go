@@ -11,8 +11,9 @@
 // because it may land twice.
 //
 // workload only generates load and records what it saw; checking belongs
-// in properties. It imports client, sim (for node specs), sim/cluster (for
-// its message types and id mapping), wire, statemachine and properties; it
+// in properties. It imports client, sim (for node specs), sim/simapi and
+// sim/prng, sim/cluster (for its message types and id mapping), wire,
+// statemachine and properties; it
 // must not import node internals beyond what cluster exposes, sim/runner
 // or cmd. Like every simulated-path package it reads no wall clock, uses
 // no global randomness, starts no goroutines and never lets map order
