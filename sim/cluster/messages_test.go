@@ -1,7 +1,7 @@
 package cluster
 
 import (
-	"hash/fnv"
+	"bytes"
 	"testing"
 
 	"pgregory.net/rapid"
@@ -10,22 +10,36 @@ import (
 	"github.com/felixsim/felixsim/wire"
 )
 
-// TestFnvBytesIsFNV1a: the allocation-free hash gives hash/fnv's 64-bit
-// FNV-1a for any bytes, so message digests (and trace hashes) are those
-// of the canonical encoding hashed by the standard FNV-1a.
-func TestFnvBytesIsFNV1a(t *testing.T) {
+// TestHashBytesSeparates: equal bytes hash equally, and bytes that differ
+// (in any byte, or only in length, such as a trailing zero the padded
+// tail word would otherwise hide) hash differently.
+func TestHashBytesSeparates(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
+		a := rapid.SliceOf(rapid.Byte()).Draw(t, "a")
+		if hashBytes(a) != hashBytes(append([]byte(nil), a...)) {
+			t.Fatalf("equal bytes %x hash differently", a)
+		}
+		padded := append(append([]byte(nil), a...), 0)
+		if hashBytes(a) == hashBytes(padded) {
+			t.Fatalf("%x and %x (one zero longer) collide", a, padded)
+		}
+		if len(a) > 0 {
+			i := rapid.IntRange(0, len(a)-1).Draw(t, "i")
+			flipped := append([]byte(nil), a...)
+			flipped[i] ^= byte(rapid.IntRange(1, 255).Draw(t, "flip"))
+			if hashBytes(a) == hashBytes(flipped) {
+				t.Fatalf("%x and %x (byte %d changed) collide", a, flipped, i)
+			}
+		}
 		b := rapid.SliceOf(rapid.Byte()).Draw(t, "b")
-		h := fnv.New64a()
-		h.Write(b)
-		if got, want := fnvBytes(b), h.Sum64(); got != want {
-			t.Fatalf("fnvBytes(%x) = %016x, hash/fnv gives %016x", b, got, want)
+		if !bytes.Equal(a, b) && hashBytes(a) == hashBytes(b) {
+			t.Fatalf("%x and %x collide", a, b)
 		}
 	})
 }
 
 // TestMessageDigestsAreOfTheEncoding: a request's and an answer's digest
-// is the FNV-1a of its canonical encoding, whatever the pooled scratch
+// is the hash of its canonical encoding, whatever the pooled scratch
 // buffer held before (a long message digested first, then a short one).
 func TestMessageDigestsAreOfTheEncoding(t *testing.T) {
 	scope := statemachine.Scope{Tenant: "t", Namespace: "orders", Stream: "order-events", Shard: 1}
@@ -36,10 +50,8 @@ func TestMessageDigestsAreOfTheEncoding(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		h := fnv.New64a()
-		h.Write(enc)
-		if got := (&RequestMsg{Req: q}).Digest(); got != h.Sum64() {
-			t.Fatalf("request %d digests %016x, its encoding %016x", q.ID, got, h.Sum64())
+		if got, want := (&RequestMsg{Req: q}).Digest(), hashBytes(enc); got != want {
+			t.Fatalf("request %d digests %016x, its encoding %016x", q.ID, got, want)
 		}
 	}
 	for _, a := range []*wire.Answer{{ID: 1, Body: &wire.StateValue{Found: true, Value: make([]byte, 200), Version: 3}}, {ID: 2, Body: &wire.Written{Offset: 9}}} {
@@ -47,10 +59,8 @@ func TestMessageDigestsAreOfTheEncoding(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		h := fnv.New64a()
-		h.Write(enc)
-		if got := (&AnswerMsg{Ans: a}).Digest(); got != h.Sum64() {
-			t.Fatalf("answer %d digests %016x, its encoding %016x", a.ID, got, h.Sum64())
+		if got, want := (&AnswerMsg{Ans: a}).Digest(), hashBytes(enc); got != want {
+			t.Fatalf("answer %d digests %016x, its encoding %016x", a.ID, got, want)
 		}
 	}
 }
