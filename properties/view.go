@@ -12,12 +12,25 @@ type ViewOp struct {
 	Value  string
 }
 
-// ViewEntry is one record of a replica's applied shard log.
+// String renders the operation as put(key="value") or delete(key).
+func (o ViewOp) String() string {
+	if o.Delete {
+		return "delete(" + o.Key + ")"
+	}
+	return fmt.Sprintf("put(%s=%q)", o.Key, o.Value)
+}
+
+// ViewEntry is one record at its offset in a replica's shard log: its
+// event and its state operations, in order. It is the one form of a
+// logged record every check reads (a client's record converts to it with
+// ViewEntryOf).
 type ViewEntry struct {
 	Offset uint64
 	// HasEvent is false only for a record that carries no event, which a
 	// correct broker never writes (the SplitRecords defect does).
 	HasEvent bool
+	// Enqueue marks an enqueue event; false is a publish.
+	Enqueue bool
 	// Event identifies the record's event (its payload or commit id).
 	Event string
 	// Conditional marks a commit_if/publish_if record, written only at
@@ -35,12 +48,37 @@ type ViewSlot struct {
 	Version uint64
 }
 
-// ReplicaView is one broker's replica of one shard: its applied log,
-// contiguous and ascending by offset, and its state view sorted by key.
+// ReplicaView is one broker's replica of one scope (stream shard): its
+// retained log, contiguous and ascending by offset, and its state view
+// sorted by key. It is the one form of "a replica's shard log" every
+// check reads: the replica checks one view at a time, the cluster checks
+// grouped by scope (ClusterScope), the history checks grouped by broker
+// (ReplicaLog).
 type ReplicaView struct {
-	Name  string
-	Log   []ViewEntry
-	State []ViewSlot
+	Name string
+	// Scope names the shard; the TLA+ mirror, which models one shard,
+	// leaves it zero.
+	Scope HistoryScope
+	// FirstOffset and NextOffset bound the retained window: Log holds
+	// exactly the offsets FirstOffset..NextOffset-1 (retention may have
+	// dropped the ones below FirstOffset).
+	FirstOffset uint64
+	NextOffset  uint64
+	Log         []ViewEntry
+	State       []ViewSlot
+}
+
+// At returns the log entry at offset, or false if the retained window
+// does not hold it.
+func (r *ReplicaView) At(offset uint64) (*ViewEntry, bool) {
+	if offset < r.FirstOffset || offset >= r.NextOffset {
+		return nil, false
+	}
+	i := offset - r.FirstOffset
+	if i >= uint64(len(r.Log)) || r.Log[i].Offset != offset {
+		return nil, false
+	}
+	return &r.Log[i], true
 }
 
 // ReaderView is what one reader saw at one broker at one moment: the events

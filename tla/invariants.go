@@ -74,6 +74,7 @@ func (c *checker) view(s *State, b int) *properties.ReplicaView {
 		}
 		r.Log = append(r.Log, e)
 	}
+	r.NextOffset = uint64(len(r.Log))
 	r.State = c.slots[b][:0]
 	for k := 0; k < keysMax; k++ {
 		if sl := br.kv[k]; sl.val != 0 {

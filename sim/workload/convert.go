@@ -34,6 +34,32 @@ func HistoryEntriesOf(es []statemachine.Entry) []properties.HistoryEntry {
 	return out
 }
 
+// ReplicaViewOf converts one broker's shard of scope to the view every
+// replica and history check reads, named name: the retained window and
+// log (events named by payload) and the state view. It is the one
+// conversion of a statemachine log to properties' form.
+func ReplicaViewOf(name string, scope statemachine.Scope, sn *statemachine.Snapshot) properties.ReplicaView {
+	v := properties.ReplicaView{Name: name, Scope: HistoryScopeOf(scope), FirstOffset: sn.FirstOffset, NextOffset: sn.NextOffset,
+		Log: make([]properties.ViewEntry, 0, len(sn.Entries)), State: make([]properties.ViewSlot, 0, len(sn.State))}
+	for i := range sn.Entries {
+		e := &sn.Entries[i]
+		ve := properties.ViewEntry{Offset: e.Offset, HasEvent: e.Record.Event == statemachine.EventPublish || e.Record.Event == statemachine.EventEnqueue,
+			Enqueue: e.Record.Event == statemachine.EventEnqueue, Event: string(e.Record.Payload),
+			Conditional: e.Record.Conditional, ExpectedOffset: e.Record.ExpectedOffset}
+		if len(e.Record.Ops) > 0 {
+			ve.Ops = make([]properties.ViewOp, len(e.Record.Ops))
+			for j, op := range e.Record.Ops {
+				ve.Ops[j] = properties.ViewOp{Delete: op.Kind == statemachine.OpDelete, Key: op.Key, Value: string(op.Value)}
+			}
+		}
+		v.Log = append(v.Log, ve)
+	}
+	for _, kv := range sn.State {
+		v.State = append(v.State, properties.ViewSlot{Key: kv.Key, Value: string(kv.Value), Version: kv.Version})
+	}
+	return v
+}
+
 // cloneNonEmpty copies b, mapping empty to nil so that histories compare
 // equal after an encode/parse round trip.
 func cloneNonEmpty(b []byte) []byte {
