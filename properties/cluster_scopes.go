@@ -1,6 +1,9 @@
 package properties
 
-import "fmt"
+import (
+	"fmt"
+	"sort"
+)
 
 // ClusterScope is one scope (tenant, namespace, stream, shard) as every
 // running broker holds it after heal and quiesce: one ReplicaView per
@@ -11,6 +14,29 @@ type ClusterScope struct {
 	// from offset 0, so that folding the log must give the state view.
 	FromStart bool
 	Replicas  []ReplicaView
+}
+
+// ClusterScopes regroups the brokers' views by scope, scopes ascending and
+// each scope's replicas in the order of replicas. The views are shared,
+// not copied: a ClusterScope's Replicas alias the ReplicaLogs' arrays.
+func ClusterScopes(replicas []ReplicaLog) []ClusterScope {
+	byScope := map[HistoryScope]int{}
+	var out []ClusterScope
+	for ri := range replicas {
+		for si := range replicas[ri].Scopes {
+			v := replicas[ri].Scopes[si]
+			i, ok := byScope[v.Scope]
+			if !ok {
+				i = len(out)
+				byScope[v.Scope] = i
+				out = append(out, ClusterScope{Scope: v.Scope, FromStart: true})
+			}
+			out[i].FromStart = out[i].FromStart && v.FirstOffset == 0
+			out[i].Replicas = append(out[i].Replicas, v)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Scope.Less(out[j].Scope) })
+	return out
 }
 
 // ClusterFinding is one property that failed on one scope.
@@ -93,11 +119,7 @@ func HistoryIntents(h *History) IntentFunc {
 		if !op.Kind.IsWrite() {
 			continue
 		}
-		vs := make([]ViewOp, len(op.Record.Ops))
-		for j, o := range op.Record.Ops {
-			vs[j] = ViewOp{Delete: o.Delete, Key: o.Key, Value: string(o.Value)}
-		}
-		ops[string(op.Record.Payload)] = vs
+		ops[string(op.Record.Payload)] = ViewEntryOf(0, op.Record).Ops
 	}
 	return func(event string) ([]ViewOp, bool) {
 		v, ok := ops[event]

@@ -127,3 +127,38 @@ func TestClusterNoPartialCommitAgainstIntent(t *testing.T) {
 		t.Fatal("intent of an unknown payload found")
 	}
 }
+
+// TestClusterScopesRegroupsByScope: the brokers' views come out grouped by
+// scope, scopes ascending, replicas in broker order, and FromStart false
+// as soon as one replica no longer retains offset 0.
+func TestClusterScopesRegroupsByScope(t *testing.T) {
+	other := testScope
+	other.Shard = 0 // sorts before testScope
+	view := func(name string, s HistoryScope, first uint64) ReplicaView {
+		return ReplicaView{Name: name, Scope: s, FirstOffset: first, NextOffset: first}
+	}
+	rs := []ReplicaLog{
+		{Node: 1, Scopes: []ReplicaView{view("broker-1", other, 0), view("broker-1", testScope, 0)}},
+		{Node: 2, Scopes: []ReplicaView{view("broker-2", testScope, 3)}},
+		{Node: 3, Scopes: []ReplicaView{view("broker-3", other, 0), view("broker-3", testScope, 0)}},
+	}
+	got := ClusterScopes(rs)
+	var b strings.Builder
+	for _, cs := range got {
+		b.WriteString(cs.Scope.String())
+		if cs.FromStart {
+			b.WriteString(" from-start")
+		}
+		for _, r := range cs.Replicas {
+			b.WriteString(" " + r.Name)
+		}
+		b.WriteString("; ")
+	}
+	want := "acme/orders/order-events/0 from-start broker-1 broker-3; acme/orders/order-events/1 broker-1 broker-2 broker-3; "
+	if b.String() != want {
+		t.Fatalf("ClusterScopes:\n got %s\nwant %s", b.String(), want)
+	}
+	if len(ClusterScopes(nil)) != 0 {
+		t.Fatal("ClusterScopes of no brokers is not empty")
+	}
+}

@@ -4,11 +4,17 @@
 // (package sim). Each check returns nil when the property holds and
 // otherwise an error that names the property and the values that break it.
 //
-// Two families live here. The replica checks (view.go, replica_*.go,
-// reader.go) read a small neutral view of one broker's shard: its applied
-// log and its state view (ReplicaView), or what one reader saw
+// A replica's shard log has one form here (view.go): ReplicaView, one
+// broker's replica of one scope (its retained log of ViewEntry records,
+// each an event and its ordered state operations at an offset, and its
+// state view). Two families of checks read it. The replica checks
+// (replica_*.go, reader.go, cluster_scopes.go) read one view, or one
+// scope's views across brokers (ClusterScope), or what one reader saw
 // (ReaderView). The history checks (history_*.go) read a recorded client
-// history against the replicas' logs.
+// history against each broker's views (ReplicaLog). The history keeps its
+// own record type (HistoryRecord: bytes and JSON names, the encoding's
+// format) for what clients sent and read; ViewEntryOf is the one
+// conversion from it to the log's form.
 //
 // properties must not import any other felixsim package, nor anything with
 // a wall clock, randomness or I/O: it is pure, so a test, the model

@@ -14,18 +14,29 @@ func rec(payload string, ops ...HistoryStateOp) HistoryRecord {
 	return HistoryRecord{Payload: []byte(payload), Ops: ops}
 }
 
-// fixtureLog is one scope's log: order-1 placed at 0, cart-1 put at 1,
-// order-1 shipped and cart-1 deleted at 2, a plain publish at 3.
-func fixtureLog() ScopeLog {
+// fixtureEntries are one scope's records as clients saw them: order-1
+// placed at 0, cart-1 put at 1, order-1 shipped and cart-1 deleted at 2,
+// a plain publish at 3.
+func fixtureEntries() []HistoryEntry {
 	es := []HistoryRecord{
 		rec("e0", put("order-1", "placed")),
 		rec("e1", put("cart-1", "items")),
 		rec("e2", put("order-1", "shipped"), del("cart-1")),
 		rec("e3"),
 	}
-	l := ScopeLog{Scope: testScope, NextOffset: uint64(len(es))}
+	var out []HistoryEntry
 	for i, r := range es {
-		l.Entries = append(l.Entries, HistoryEntry{Offset: uint64(i), Record: r})
+		out = append(out, HistoryEntry{Offset: uint64(i), Record: r})
+	}
+	return out
+}
+
+// fixtureLog is a replica's log of fixtureEntries.
+func fixtureLog() ReplicaView {
+	es := fixtureEntries()
+	l := ReplicaView{Scope: testScope, NextOffset: uint64(len(es))}
+	for i := range es {
+		l.Log = append(l.Log, ViewEntryOf(es[i].Offset, &es[i].Record))
 	}
 	return l
 }
@@ -33,7 +44,7 @@ func fixtureLog() ScopeLog {
 func replicas(n int) []ReplicaLog {
 	var out []ReplicaLog
 	for i := 1; i <= n; i++ {
-		out = append(out, ReplicaLog{Node: uint64(i), Scopes: []ScopeLog{fixtureLog()}})
+		out = append(out, ReplicaLog{Node: uint64(i), Scopes: []ReplicaView{fixtureLog()}})
 	}
 	return out
 }
@@ -42,9 +53,9 @@ func replicas(n int) []ReplicaLog {
 // its offset, completed at 10*(offset+1) ns.
 func fixtureHistory() *History {
 	h := &History{}
-	l := fixtureLog()
-	for i := range l.Entries {
-		r := l.Entries[i].Record
+	l := fixtureEntries()
+	for i := range l {
+		r := l[i].Record
 		h.Ops = append(h.Ops, HistoryOp{ID: uint64(i + 1), Kind: HistoryCommit, Scope: testScope, Record: &r,
 			InvokeNs: int64(10*i + 1), CompleteNs: int64(10 * (i + 1)), Outcome: OutcomeOK, Offset: uint64(i)})
 	}
@@ -79,11 +90,11 @@ func TestHistoryAckedOnEveryReplica(t *testing.T) {
 	mustHold(t, "all replicas whole", HistoryAckedOnEveryReplica(fixtureHistory(), replicas(3)))
 
 	rs := replicas(3)
-	rs[1].Scopes[0].Entries[2].Record.Ops = rs[1].Scopes[0].Entries[2].Record.Ops[:1] // a missing delete
+	rs[1].Scopes[0].Log[2].Ops = rs[1].Scopes[0].Log[2].Ops[:1] // a missing delete
 	mustFail(t, "replica with half a commit", HistoryAckedOnEveryReplica(fixtureHistory(), rs), "broker 2 holds a different record")
 
 	rs = replicas(3)
-	rs[2].Scopes[0].Entries = rs[2].Scopes[0].Entries[:2]
+	rs[2].Scopes[0].Log = rs[2].Scopes[0].Log[:2]
 	rs[2].Scopes[0].NextOffset = 2
 	mustFail(t, "acknowledged offset missing on one replica", HistoryAckedOnEveryReplica(fixtureHistory(), rs), "broker 3's log ends before it")
 
@@ -102,7 +113,7 @@ func TestHistoryAckedOnEveryReplica(t *testing.T) {
 }
 
 func TestHistoryReadsLinearizable(t *testing.T) {
-	ref := &ReplicaLog{Scopes: []ScopeLog{fixtureLog()}}
+	ref := &ReplicaLog{Scopes: []ReplicaView{fixtureLog()}}
 	// After all four writes were acknowledged (at 40 ns): order-1 is shipped at 2, cart-1 deleted.
 	fresh := addOp(fixtureHistory(), HistoryOp{Kind: HistoryStateGet, Key: "order-1", InvokeNs: 50, CompleteNs: 60, Found: true, Value: []byte("shipped"), Version: 2})
 	addOp(fresh, HistoryOp{Kind: HistoryStateGet, Key: "cart-1", InvokeNs: 50, CompleteNs: 60})
@@ -126,7 +137,7 @@ func TestHistoryReadsLinearizable(t *testing.T) {
 }
 
 func TestHistoryReadVersionIsOffset(t *testing.T) {
-	ref := &ReplicaLog{Scopes: []ScopeLog{fixtureLog()}}
+	ref := &ReplicaLog{Scopes: []ReplicaView{fixtureLog()}}
 	good := addOp(fixtureHistory(), HistoryOp{Kind: HistoryStateGet, Key: "order-1", InvokeNs: 50, CompleteNs: 60, Found: true, Value: []byte("shipped"), Version: 2})
 	mustHold(t, "version is the writing offset", HistoryReadVersionIsOffset(good, ref))
 
@@ -144,33 +155,33 @@ func TestHistoryReadVersionIsOffset(t *testing.T) {
 }
 
 func TestHistoryReadersSeeWholeRecords(t *testing.T) {
-	ref := &ReplicaLog{Scopes: []ScopeLog{fixtureLog()}}
-	l := fixtureLog()
-	good := addOp(fixtureHistory(), HistoryOp{Kind: HistorySubscribe, FromOffset: 1, MaxEntries: 8, InvokeNs: 50, CompleteNs: 60, Entries: l.Entries[1:]})
-	addOp(good, HistoryOp{Kind: HistoryGroupFetch, Group: "g", InvokeNs: 50, CompleteNs: 60, Entries: l.Entries[2:3]})
+	ref := &ReplicaLog{Scopes: []ReplicaView{fixtureLog()}}
+	l := fixtureEntries()
+	good := addOp(fixtureHistory(), HistoryOp{Kind: HistorySubscribe, FromOffset: 1, MaxEntries: 8, InvokeNs: 50, CompleteNs: 60, Entries: l[1:]})
+	addOp(good, HistoryOp{Kind: HistoryGroupFetch, Group: "g", InvokeNs: 50, CompleteNs: 60, Entries: l[2:3]})
 	mustHold(t, "whole records", HistoryReadersSeeWholeRecords(good, ref))
 
-	half := fixtureLog().Entries[2:3]
+	half := fixtureEntries()[2:3]
 	half[0].Record.Ops = half[0].Record.Ops[:1]
 	partial := addOp(fixtureHistory(), HistoryOp{Kind: HistoryGroupFetch, Group: "g", InvokeNs: 50, CompleteNs: 60, Entries: half})
 	mustFail(t, "event without all its state", HistoryReadersSeeWholeRecords(partial, ref), "1 state ops vs 2")
 
-	noState := fixtureLog().Entries[0:1]
+	noState := fixtureEntries()[0:1]
 	noState[0].Record.Ops = nil
 	eventOnly := addOp(fixtureHistory(), HistoryOp{Kind: HistorySubscribe, MaxEntries: 8, InvokeNs: 50, CompleteNs: 60, Entries: noState})
 	mustFail(t, "event without its state", HistoryReadersSeeWholeRecords(eventOnly, ref), "0 state ops vs 1")
 
-	gap := addOp(fixtureHistory(), HistoryOp{Kind: HistorySubscribe, FromOffset: 0, MaxEntries: 8, InvokeNs: 50, CompleteNs: 60, Entries: []HistoryEntry{l.Entries[0], l.Entries[2]}})
+	gap := addOp(fixtureHistory(), HistoryOp{Kind: HistorySubscribe, FromOffset: 0, MaxEntries: 8, InvokeNs: 50, CompleteNs: 60, Entries: []HistoryEntry{l[0], l[2]}})
 	mustFail(t, "subscriber gap", HistoryReadersSeeWholeRecords(gap, ref), "gap")
 }
 
 func TestHistoryConditionalWrites(t *testing.T) {
-	ref := &ReplicaLog{Scopes: []ScopeLog{fixtureLog()}}
+	ref := &ReplicaLog{Scopes: []ReplicaView{fixtureLog()}}
 	other := rec("never-written", put("order-1", "x"))
 	h := addOp(fixtureHistory(), HistoryOp{Kind: HistoryCommitIf, Record: &other, ExpectedOffset: 2, InvokeNs: 50, CompleteNs: 60, Outcome: OutcomeRefused, Tail: 4})
 	mustHold(t, "refusal with the true tail, nothing written", HistoryConditionalWrites(h, ref))
 
-	written := fixtureLog().Entries[3].Record
+	written := fixtureEntries()[3].Record
 	leaked := addOp(fixtureHistory(), HistoryOp{Kind: HistoryPublishIf, Record: &written, ExpectedOffset: 1, InvokeNs: 50, CompleteNs: 60, Outcome: OutcomeRefused, Tail: 4})
 	mustFail(t, "refused but written", HistoryConditionalWrites(leaked, ref), "its record is in the log at offset 3")
 
@@ -191,7 +202,7 @@ func TestHistoryConditionalWrites(t *testing.T) {
 }
 
 func TestHistoryWritesRespectRealTime(t *testing.T) {
-	ref := &ReplicaLog{Scopes: []ScopeLog{fixtureLog()}}
+	ref := &ReplicaLog{Scopes: []ReplicaView{fixtureLog()}}
 	mustHold(t, "log order follows acknowledgements", HistoryWritesRespectRealTime(fixtureHistory(), ref))
 
 	h := fixtureHistory()
@@ -234,7 +245,7 @@ func TestHistoryNotSentWroteNothing(t *testing.T) {
 	h := addOp(fixtureHistory(), HistoryOp{Kind: HistoryCommit, Record: &r, InvokeNs: 50, CompleteNs: 50, Outcome: OutcomeFailed, NotSent: true, Error: "NotOnOwningShard"})
 	mustHold(t, "refused commit nowhere", HistoryNotSentWroteNothing(h, replicas(3)))
 
-	leaked := fixtureLog().Entries[3].Record
+	leaked := fixtureEntries()[3].Record
 	bad := addOp(fixtureHistory(), HistoryOp{Kind: HistoryCommit, Record: &leaked, InvokeNs: 50, CompleteNs: 50, Outcome: OutcomeFailed, NotSent: true, Error: "NotOnOwningShard"})
 	mustFail(t, "refused commit in the log", HistoryNotSentWroteNothing(bad, replicas(2)), "yet broker 1 holds its record")
 

@@ -1,7 +1,5 @@
 package properties
 
-import "bytes"
-
 // HistoryConditionalWrites checks what the history shows of commit_if and
 // publish_if: a written one landed exactly at its expected offset (its
 // record is there in the reference log); a refused one reported a tail
@@ -38,7 +36,7 @@ func HistoryConditionalWrites(h *History, ref *ReplicaLog) error {
 	return v.err()
 }
 
-func checkRefused(v *violations, op *HistoryOp, l *ScopeLog) {
+func checkRefused(v *violations, op *HistoryOp, l *ReplicaView) {
 	if op.Tail == op.ExpectedOffset {
 		v.add("op %d (%s on %s) refused with tail %d equal to its expected offset", op.ID, op.Kind, op.Scope, op.Tail)
 	}
@@ -48,9 +46,9 @@ func checkRefused(v *violations, op *HistoryOp, l *ScopeLog) {
 	if op.Tail > l.NextOffset {
 		v.add("op %d (%s on %s) refused with tail %d beyond the log's end %d", op.ID, op.Kind, op.Scope, op.Tail, l.NextOffset)
 	}
-	for j := range l.Entries {
-		e := &l.Entries[j]
-		if !bytes.Equal(e.Record.Payload, op.Record.Payload) {
+	for j := range l.Log {
+		e := &l.Log[j]
+		if e.Event != string(op.Record.Payload) {
 			continue
 		}
 		if e.Offset == op.ExpectedOffset && op.Tail > op.ExpectedOffset {

@@ -25,14 +25,15 @@ func HistoryAckedOnEveryReplica(h *History, replicas []ReplicaLog) error {
 		if op.Kind.IsConditional() && op.Offset != op.ExpectedOffset {
 			v.add("op %d (%s on %s) written at offset %d, expected offset %d", op.ID, op.Kind, op.Scope, op.Offset, op.ExpectedOffset)
 		}
+		want := ViewEntryOf(op.Offset, op.Record)
 		for r := range replicas {
-			checkAckedOn(&v, op, &replicas[r])
+			checkAckedOn(&v, op, &want, &replicas[r])
 		}
 	}
 	return v.err()
 }
 
-func checkAckedOn(v *violations, op *HistoryOp, r *ReplicaLog) {
+func checkAckedOn(v *violations, op *HistoryOp, want *ViewEntry, r *ReplicaLog) {
 	l := r.Scope(op.Scope)
 	if l == nil {
 		v.add("op %d (%s) acknowledged at %s offset %d; broker %d holds no log for that scope", op.ID, op.Kind, op.Scope, op.Offset, r.Node)
@@ -46,7 +47,7 @@ func checkAckedOn(v *violations, op *HistoryOp, r *ReplicaLog) {
 		v.add("op %d (%s) acknowledged at %s offset %d; broker %d's log ends before it (next offset %d)", op.ID, op.Kind, op.Scope, op.Offset, r.Node, l.NextOffset)
 		return
 	}
-	if same, diff := SameRecord(op.Record, &e.Record); !same {
+	if same, diff := SameRecord(want, e); !same {
 		v.add("op %d (%s) acknowledged at %s offset %d; broker %d holds a different record there: %s", op.ID, op.Kind, op.Scope, op.Offset, r.Node, diff)
 	}
 }

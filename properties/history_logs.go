@@ -1,42 +1,22 @@
 package properties
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"sort"
 	"strings"
 )
 
-// ScopeLog is one scope's retained log on one replica, as the history
-// checks read it: entries ascending by offset, FirstOffset..NextOffset-1.
-type ScopeLog struct {
-	Scope       HistoryScope
-	FirstOffset uint64
-	NextOffset  uint64
-	Entries     []HistoryEntry
-}
-
-// At returns the entry at offset, or false if it is not retained.
-func (l *ScopeLog) At(offset uint64) (*HistoryEntry, bool) {
-	if offset < l.FirstOffset || offset >= l.NextOffset {
-		return nil, false
-	}
-	i := offset - l.FirstOffset
-	if i >= uint64(len(l.Entries)) || l.Entries[i].Offset != offset {
-		return nil, false
-	}
-	return &l.Entries[i], true
-}
-
-// ReplicaLog is every scope's log on one replica, scopes in ascending order.
+// ReplicaLog is one broker's replicas of every scope it holds, scopes in
+// ascending order: the history checks' grouping of ReplicaView (the
+// cluster checks group the same views by scope, see ClusterScopes).
 type ReplicaLog struct {
 	Node   uint64
-	Scopes []ScopeLog
+	Scopes []ReplicaView
 }
 
-// Scope returns the replica's log of scope s, or nil if it has none.
-func (r *ReplicaLog) Scope(s HistoryScope) *ScopeLog {
+// Scope returns the replica's view of scope s, or nil if it has none.
+func (r *ReplicaLog) Scope(s HistoryScope) *ReplicaView {
 	i := sort.Search(len(r.Scopes), func(i int) bool { return !r.Scopes[i].Scope.Less(s) })
 	if i < len(r.Scopes) && r.Scopes[i].Scope == s {
 		return &r.Scopes[i]
@@ -48,7 +28,7 @@ func (r *ReplicaLog) Scope(s HistoryScope) *ScopeLog {
 // reference the read checks compare against. It is meaningful once
 // CommittedPrefixAgreement holds (replicas differ only in length).
 func LongestLogs(replicas []ReplicaLog) ReplicaLog {
-	best := map[HistoryScope]*ScopeLog{}
+	best := map[HistoryScope]*ReplicaView{}
 	var keys []HistoryScope
 	for r := range replicas {
 		for i := range replicas[r].Scopes {
@@ -70,32 +50,42 @@ func LongestLogs(replicas []ReplicaLog) ReplicaLog {
 	return out
 }
 
-// SameRecord reports whether two records carry the same event and state
-// operations; it returns a description of the first difference.
-func SameRecord(a, b *HistoryRecord) (bool, string) {
+// ViewEntryOf converts a record as a client wrote or read it to the log's
+// form, at offset: the one conversion between the history's record
+// (HistoryRecord, which keeps bytes and JSON names for the history
+// encoding) and the log entry every check reads. A client's record
+// always has its event and says nothing of conditions, so HasEvent is
+// true and Conditional false.
+func ViewEntryOf(offset uint64, r *HistoryRecord) ViewEntry {
+	e := ViewEntry{Offset: offset, HasEvent: true, Enqueue: r.Enqueue, Event: string(r.Payload)}
+	if len(r.Ops) > 0 {
+		e.Ops = make([]ViewOp, len(r.Ops))
+		for i, o := range r.Ops {
+			e.Ops[i] = ViewOp{Delete: o.Delete, Key: o.Key, Value: string(o.Value)}
+		}
+	}
+	return e
+}
+
+// SameRecord reports whether two records carry the same event (kind and
+// payload) and state operations, which is all a client sees of a record;
+// it returns a description of the first difference. Offsets, HasEvent and
+// the condition are not compared.
+func SameRecord(a, b *ViewEntry) (bool, string) {
 	switch {
 	case a.Enqueue != b.Enqueue:
 		return false, fmt.Sprintf("event enqueue=%t vs %t", a.Enqueue, b.Enqueue)
-	case !bytes.Equal(a.Payload, b.Payload):
-		return false, fmt.Sprintf("payload %q vs %q", a.Payload, b.Payload)
+	case a.Event != b.Event:
+		return false, fmt.Sprintf("payload %q vs %q", a.Event, b.Event)
 	case len(a.Ops) != len(b.Ops):
 		return false, fmt.Sprintf("%d state ops vs %d", len(a.Ops), len(b.Ops))
 	}
 	for i := range a.Ops {
-		x, y := a.Ops[i], b.Ops[i]
-		if x.Delete != y.Delete || x.Key != y.Key || !bytes.Equal(x.Value, y.Value) {
+		if x, y := a.Ops[i], b.Ops[i]; x != y {
 			return false, fmt.Sprintf("state op %d %s vs %s", i, x, y)
 		}
 	}
 	return true, ""
-}
-
-// String renders the operation as put(key=value) or delete(key).
-func (o HistoryStateOp) String() string {
-	if o.Delete {
-		return "delete(" + o.Key + ")"
-	}
-	return fmt.Sprintf("put(%s=%q)", o.Key, o.Value)
 }
 
 // violationsMax caps the violations one checker lists; the rest are counted.

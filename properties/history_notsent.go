@@ -20,10 +20,10 @@ func HistoryNotSentWroteNothing(h *History, replicas []ReplicaLog) error {
 	for r := range replicas {
 		for s := range replicas[r].Scopes {
 			l := &replicas[r].Scopes[s]
-			for e := range l.Entries {
-				if op, ok := want[string(l.Entries[e].Record.Payload)]; ok {
+			for e := range l.Log {
+				if op, ok := want[l.Log[e].Event]; ok {
 					v.add("op %d (%s on %s) was refused before sending (%s), yet broker %d holds its record at %s offset %d",
-						op.ID, op.Kind, op.Scope, op.Error, replicas[r].Node, l.Scope, l.Entries[e].Offset)
+						op.ID, op.Kind, op.Scope, op.Error, replicas[r].Node, l.Scope, l.Log[e].Offset)
 				}
 			}
 		}

@@ -89,8 +89,8 @@ func landedOffsets(h *History, ref *ReplicaLog) map[uint64]uint64 {
 		if !ok {
 			m = map[string]uint64{}
 			if l := ref.Scope(op.Scope); l != nil {
-				for j := range l.Entries {
-					m[string(l.Entries[j].Record.Payload)] = l.Entries[j].Offset
+				for j := range l.Log {
+					m[l.Log[j].Event] = l.Log[j].Offset
 				}
 			}
 			byPayload[op.Scope] = m

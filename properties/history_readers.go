@@ -31,7 +31,8 @@ func HistoryReadersSeeWholeRecords(h *History, ref *ReplicaLog) error {
 				v.add("op %d (%s on %s) read offset %d; the log ends before it (next offset %d)", op.ID, op.Kind, op.Scope, e.Offset, l.NextOffset)
 				continue
 			}
-			if same, diff := SameRecord(&e.Record, &logged.Record); !same {
+			seen := ViewEntryOf(e.Offset, &e.Record)
+			if same, diff := SameRecord(&seen, logged); !same {
 				v.add("op %d (%s on %s) read offset %d not as the log holds it: %s", op.ID, op.Kind, op.Scope, e.Offset, diff)
 			}
 		}

@@ -7,23 +7,23 @@ import "sort"
 type keyTouch struct {
 	offset uint64
 	del    bool
-	value  []byte
+	value  string
 }
 
 // keyIndex lists, per key, the records of one scope's log that touch it,
 // ascending by offset.
 type keyIndex map[string][]keyTouch
 
-func indexKeys(l *ScopeLog) keyIndex {
+func indexKeys(l *ReplicaView) keyIndex {
 	idx := keyIndex{}
-	for i := range l.Entries {
-		e := &l.Entries[i]
+	for i := range l.Log {
+		e := &l.Log[i]
 		last := map[string]int{}
-		for j := range e.Record.Ops {
-			last[e.Record.Ops[j].Key] = j
+		for j := range e.Ops {
+			last[e.Ops[j].Key] = j
 		}
-		for j := range e.Record.Ops {
-			op := &e.Record.Ops[j]
+		for j := range e.Ops {
+			op := &e.Ops[j]
 			if last[op.Key] == j {
 				idx[op.Key] = append(idx[op.Key], keyTouch{offset: e.Offset, del: op.Delete, value: op.Value})
 			}
@@ -143,7 +143,7 @@ func firstInvokes(h *History) map[string]int64 {
 
 // checkNotFuture refuses a found value whose record's write was first
 // invoked after the read completed.
-func checkNotFuture(v *violations, op *HistoryOp, l *ScopeLog, firstInvoke map[string]int64) {
+func checkNotFuture(v *violations, op *HistoryOp, l *ReplicaView, firstInvoke map[string]int64) {
 	if !op.Found {
 		return
 	}
@@ -151,7 +151,7 @@ func checkNotFuture(v *violations, op *HistoryOp, l *ScopeLog, firstInvoke map[s
 	if !ok {
 		return // VersionIsOffset reports a version the log does not hold
 	}
-	if t, ok := firstInvoke[string(e.Record.Payload)]; ok && t > op.CompleteNs {
+	if t, ok := firstInvoke[e.Event]; ok && t > op.CompleteNs {
 		v.add("op %d (state_get %s on %s) completed at %d ns with version %d, whose write was first invoked at %d ns: a read from the future",
 			op.ID, op.Key, op.Scope, op.CompleteNs, op.Version, t)
 	}
@@ -211,15 +211,15 @@ func HistoryReadVersionIsOffset(h *History, ref *ReplicaLog) error {
 	return v.err()
 }
 
-func checkVersion(v *violations, op *HistoryOp, e *HistoryEntry) {
-	for j := len(e.Record.Ops) - 1; j >= 0; j-- {
-		w := &e.Record.Ops[j]
+func checkVersion(v *violations, op *HistoryOp, e *ViewEntry) {
+	for j := len(e.Ops) - 1; j >= 0; j-- {
+		w := &e.Ops[j]
 		if w.Key != op.Key {
 			continue
 		}
 		if w.Delete {
 			v.add("op %d (state_get %s on %s) read %q at version %d, but that record deletes the key", op.ID, op.Key, op.Scope, op.Value, op.Version)
-		} else if string(w.Value) != string(op.Value) {
+		} else if w.Value != string(op.Value) {
 			v.add("op %d (state_get %s on %s) read %q at version %d, but that record puts %q", op.ID, op.Key, op.Scope, op.Value, op.Version, w.Value)
 		}
 		return

@@ -148,14 +148,17 @@ type HistoryStateOp struct {
 }
 
 // HistoryRecord is a record as a client wrote or read it: one event
-// (Enqueue false means publish) and its state operations, in order.
+// (Enqueue false means publish) and its state operations, in order. It is
+// the history encoding's form (bytes, JSON names); the checks compare it
+// with a replica's log after converting it with ViewEntryOf.
 type HistoryRecord struct {
 	Enqueue bool             `json:"enqueue,omitempty"`
 	Payload []byte           `json:"payload"`
 	Ops     []HistoryStateOp `json:"ops,omitempty"`
 }
 
-// HistoryEntry is a record at its offset, as a reader saw it.
+// HistoryEntry is a record at its offset, as a reader saw it (a
+// replica's log entry is a ViewEntry).
 type HistoryEntry struct {
 	Offset uint64        `json:"offset"`
 	Record HistoryRecord `json:"record"`

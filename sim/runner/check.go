@@ -2,12 +2,8 @@ package runner
 
 import (
 	"fmt"
-	"sort"
 
-	"github.com/felixsim/felixsim/node"
 	"github.com/felixsim/felixsim/properties"
-	"github.com/felixsim/felixsim/sim/cluster"
-	"github.com/felixsim/felixsim/sim/workload"
 )
 
 // check takes the snapshot after quiesce and runs every property over it
@@ -16,8 +12,8 @@ func (r *run) check() {
 	snap := r.c.Snapshot()
 	h := r.wl.History()
 	r.hist = h
-	r.res.Violations = append(r.res.Violations, ReplicaViolations(ClusterScopesOf(snap), h)...)
 	logs := ReplicaLogsOf(snap)
+	r.res.Violations = append(r.res.Violations, ReplicaViolations(properties.ClusterScopes(logs), h)...)
 	ref := properties.LongestLogs(logs)
 	for _, c := range historyChecks {
 		r.violate(c.name, c.fn(h, logs, &ref))
@@ -87,27 +83,4 @@ var historyChecks = []historyCheck{
 	{"NoPartialCommit", func(h *properties.History, _ []properties.ReplicaLog, ref *properties.ReplicaLog) error {
 		return properties.HistoryReadersSeeWholeRecords(h, ref)
 	}},
-}
-
-// ReplicaLogsOf converts a cluster snapshot to the history checks' view:
-// per running broker, every stream scope's retained log, scopes ascending.
-func ReplicaLogsOf(s cluster.Snapshot) []properties.ReplicaLog {
-	out := make([]properties.ReplicaLog, 0, len(s.Replicas))
-	for i := range s.Replicas {
-		out = append(out, replicaLogOf(&s.Replicas[i]))
-	}
-	return out
-}
-
-func replicaLogOf(v *node.ReplicaView) properties.ReplicaLog {
-	rl := properties.ReplicaLog{Node: v.Node}
-	for gi := range v.Groups {
-		for si := range v.Groups[gi].Scopes {
-			sv := &v.Groups[gi].Scopes[si]
-			rl.Scopes = append(rl.Scopes, properties.ScopeLog{Scope: workload.HistoryScopeOf(sv.Scope),
-				FirstOffset: sv.Shard.FirstOffset, NextOffset: sv.Shard.NextOffset, Entries: workload.HistoryEntriesOf(sv.Shard.Entries)})
-		}
-	}
-	sort.Slice(rl.Scopes, func(i, j int) bool { return rl.Scopes[i].Scope.Less(rl.Scopes[j].Scope) })
-	return rl
 }

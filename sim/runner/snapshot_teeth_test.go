@@ -96,8 +96,8 @@ func TestReplicaChecksOnTamperedSnapshot(t *testing.T) {
 	logs := ReplicaLogsOf(snap)
 	sc := scopes[i].Scope
 	for ri := range logs {
-		if l := logs[ri].Scope(sc); l != nil && ri == 0 && len(l.Entries) > 0 {
-			l.Entries = l.Entries[:len(l.Entries)-1]
+		if l := logs[ri].Scope(sc); l != nil && ri == 0 && len(l.Log) > 0 {
+			l.Log = l.Log[:len(l.Log)-1]
 			l.NextOffset--
 		}
 	}

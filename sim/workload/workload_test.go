@@ -107,7 +107,7 @@ func TestWorkloadCleanRun(t *testing.T) {
 		rl := properties.ReplicaLog{Node: r.Node}
 		for _, g := range r.Groups {
 			for _, s := range g.Scopes {
-				rl.Scopes = append(rl.Scopes, properties.ScopeLog{Scope: HistoryScopeOf(s.Scope), FirstOffset: s.Shard.FirstOffset, NextOffset: s.Shard.NextOffset, Entries: HistoryEntriesOf(s.Shard.Entries)})
+				rl.Scopes = append(rl.Scopes, ReplicaViewOf("broker", s.Scope, &s.Shard))
 			}
 		}
 		logs = append(logs, rl)
@@ -152,7 +152,7 @@ func payloadCounts(c *cluster.Cluster) map[string]int {
 	return out
 }
 
-func sortScopes(s []properties.ScopeLog) {
+func sortScopes(s []properties.ReplicaView) {
 	for i := 1; i < len(s); i++ {
 		for j := i; j > 0 && s[j].Scope.Less(s[j-1].Scope); j-- {
 			s[j], s[j-1] = s[j-1], s[j]
@@ -205,7 +205,8 @@ func checkRetries(t *testing.T, w *Workload, landed map[string]int) int {
 		if orig == nil || orig.Outcome != properties.OutcomeUnknown || orig.Kind != op.Kind {
 			t.Fatalf("op %d retries op %d, which is not an earlier unknown %s: %+v", op.ID, op.RetryOf, op.Kind, orig)
 		}
-		if same, diff := properties.SameRecord(orig.Record, op.Record); !same || op.InvokeNs < orig.CompleteNs {
+		a, b := properties.ViewEntryOf(0, orig.Record), properties.ViewEntryOf(0, op.Record)
+		if same, diff := properties.SameRecord(&a, &b); !same || op.InvokeNs < orig.CompleteNs {
 			t.Fatalf("op %d re-sends op %d differently (%s) or before it ended", op.ID, orig.ID, diff)
 		}
 	}
