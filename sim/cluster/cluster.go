@@ -78,7 +78,7 @@ func New(cfg Config) (*Cluster, error) {
 		specs = append(specs, sim.NodeSpec{Name: fmt.Sprintf("broker-%d", RaftID(i)), New: func() simapi.Process { return &broker{c: c, id: id} }})
 	}
 	specs = append(specs, d.Extra...)
-	w, err := sim.New(sim.Config{Seed: d.Seed, Nodes: specs, Link: d.Link, RecordTrace: d.RecordTrace})
+	w, err := sim.New(sim.Config{Seed: d.Seed, Nodes: specs, Link: d.Link, RecordTrace: d.RecordTrace, ResolveRole: c.resolveRole})
 	if err != nil {
 		return nil, err
 	}

@@ -24,6 +24,29 @@ func (c *Cluster) Leader(group uint64) (uint64, bool) {
 	return best, best != 0
 }
 
+// RoleLeader is the plan role a fault names to hit whoever leads when it
+// fires (see sim.FaultEvent.Role).
+const RoleLeader = "leader"
+
+// resolveRole is the world's sim.Config.ResolveRole: RoleLeader names the
+// running leader of the lowest-numbered shard group that has one, else the
+// metadata group's leader, so a fault aimed at it forces a failover of a
+// shard the workload writes to.
+func (c *Cluster) resolveRole(role string) (simID int, ok bool) {
+	if role != RoleLeader {
+		return 0, false
+	}
+	for g := uint64(2); g <= uint64(c.Groups()); g++ {
+		if id, led := c.Leader(g); led {
+			return SimID(id), true
+		}
+	}
+	if id, led := c.Leader(1); led {
+		return SimID(id), true
+	}
+	return 0, false
+}
+
 // AllLed reports whether every group has a running leader; pending names
 // the groups without one (for sim.World.RunUntil).
 func (c *Cluster) AllLed() (done bool, pending string) {

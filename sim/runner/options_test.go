@@ -173,3 +173,49 @@ func TestCapCorruption(t *testing.T) {
 		t.Fatalf("a single broker may lose no disk: %d faults kept", n)
 	}
 }
+
+// TestCapCorruptionIgnoresRoles: a corrupt fault drawn with a role is aimed
+// at its node instead, so a role cannot carry corruption past the cap.
+func TestCapCorruptionIgnoresRoles(t *testing.T) {
+	p := &sim.Plan{Seed: 1, Nodes: 3, Faults: []sim.FaultEvent{
+		{AtNs: 1, Kind: sim.FaultCorrupt, Node: 2},
+		{AtNs: 2, Kind: sim.FaultCorrupt, Node: 2, Role: "leader"},
+		{AtNs: 3, Kind: sim.FaultCorrupt, Node: 1, Role: "leader"},
+		{AtNs: 4, Kind: sim.FaultKill, Node: 1, Role: "leader"},
+	}}
+	got := capCorruption(p, 3)
+	var kinds []string
+	for _, f := range got.Faults {
+		kinds = append(kinds, fmt.Sprintf("%s/%d/%s", f.Kind, f.Node, f.Role))
+	}
+	if strings.Join(kinds, " ") != "corrupt/2/ corrupt/2/ kill/1/leader" {
+		t.Fatalf("capped plan %v", kinds)
+	}
+}
+
+// TestDrawnPlansAimAtTheLeader: drawn plans aim some node faults at
+// whoever leads when they fire, and never corruption.
+func TestDrawnPlansAimAtTheLeader(t *testing.T) {
+	roles := 0
+	for seed := uint64(1); seed <= 5; seed++ {
+		res, err := Run(Options{Seed: seed, DurationNs: 5_000_000_000})
+		if err != nil {
+			t.Fatalf("seed %d: %v", seed, err)
+		}
+		for _, f := range res.Plan.Faults {
+			if f.Role == "" {
+				continue
+			}
+			roles++
+			if f.Kind == sim.FaultCorrupt {
+				t.Fatalf("seed %d: corruption aimed by role: %s", seed, f)
+			}
+		}
+		if len(res.Violations) > 0 {
+			t.Fatalf("seed %d: %v", seed, res.Violations)
+		}
+	}
+	if roles == 0 {
+		t.Fatal("five drawn plans aimed no fault at the leader")
+	}
+}

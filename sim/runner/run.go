@@ -165,7 +165,8 @@ func (r *run) build() error {
 	plan := o.Plan
 	if plan == nil {
 		plan, err = sim.Generate(sim.Knobs{Seed: o.Seed, Nodes: nodes, ExemptMask: exempt, DurationNs: o.DurationNs,
-			FaultGapMeanNs: gap, Kinds: kinds, Swarm: true, Workload: wl.Config().Params()})
+			FaultGapMeanNs: gap, Kinds: kinds, Swarm: true, Workload: wl.Config().Params(),
+			Roles: []string{cluster.RoleLeader}})
 	}
 	if err == nil && o.Plan == nil {
 		plan = capCorruption(plan, o.Brokers)
@@ -196,7 +197,12 @@ func capCorruption(p *sim.Plan, brokers int) *sim.Plan {
 	out := *p
 	out.Faults = nil
 	for _, f := range p.Faults {
-		if f.Kind == sim.FaultCorrupt && f.Role == "" && !hit[f.Node] {
+		if f.Kind == sim.FaultCorrupt {
+			// Corruption is aimed by node, never by role: a role resolves
+			// to a different broker each time and would slip past the cap.
+			f.Role = ""
+		}
+		if f.Kind == sim.FaultCorrupt && !hit[f.Node] {
 			if len(hit) >= allowed {
 				continue
 			}
