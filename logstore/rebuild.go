@@ -3,7 +3,6 @@ package logstore
 import (
 	"bytes"
 	"fmt"
-	"sort"
 
 	"github.com/felixsim/felixsim/statemachine"
 )
@@ -23,16 +22,7 @@ func (s *Store) RebuildState(scope statemachine.Scope) []StateRow {
 			}
 		}
 	}
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	out := make([]StateRow, len(keys))
-	for i, k := range keys {
-		out[i] = StateRow{Kind: WritePut, Scope: scope, Key: k, Value: m[k].Value, Version: m[k].Version}
-	}
-	return out
+	return stateRowsSorted(scope, m)
 }
 
 // CheckStateMatchesLog returns an error naming the first difference between

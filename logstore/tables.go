@@ -147,7 +147,12 @@ func (s *Store) StateGet(scope statemachine.Scope, key string) (StateValue, bool
 
 // StateScan returns every state row of scope as WritePut rows, in key order.
 func (s *Store) StateScan(scope statemachine.Scope) []StateRow {
-	m := s.tab.state[scope]
+	return stateRowsSorted(scope, s.tab.state[scope])
+}
+
+// stateRowsSorted lists a scope's key -> value map as WritePut rows in key
+// order: the one place a state map becomes rows.
+func stateRowsSorted(scope statemachine.Scope, m map[string]StateValue) []StateRow {
 	keys := make([]string, 0, len(m))
 	for k := range m {
 		keys = append(keys, k)
