@@ -10,10 +10,14 @@ GOFILES   = $(shell git ls-files '*.go' 2>/dev/null || find . -name '*.go')
 ## test: lint, then every unit, property and bounded simulation test, then
 ## the store and the cluster again with the expensive invariant checks built
 ## in (-tags invariants: every logstore Commit decodes what it wrote and
-## compares it with what it installed).
+## compares it with what it installed), then the deeper property runs: 2000
+## rapid checks of the state machine and client, and the 3.3 M-state model
+## config whose counts must equal TLC's.
 test: lint
 	$(GO) test -count=1 -timeout 9m $(PKGS)
 	$(GO) test -count=1 -timeout 5m -tags invariants ./logstore ./sim/cluster
+	$(GO) test -count=1 -timeout 5m ./statemachine/... ./client/... -rapid.checks=2000
+	$(GO) test -count=1 -timeout 5m ./tla -long -run Long
 
 ## lint: gofmt must have nothing to say and go vet must pass.
 lint: fmt-check vet
