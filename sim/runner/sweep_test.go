@@ -16,6 +16,7 @@ var (
 // hashes; it returns the total operations and simulated time.
 func sweep(t *testing.T, n int, durNs int64) (ops int, simNs int64) {
 	t.Helper()
+	idle := 0
 	for s := 1; s <= n; s++ {
 		o := Options{Seed: uint64(s), DurationNs: durNs, FaultGapMeanNs: durNs / 16, Faults: AllFaults()}
 		a, err := Run(o)
@@ -33,15 +34,28 @@ func sweep(t *testing.T, n int, durNs int64) (ops int, simNs int64) {
 			t.Fatalf("seed %d: second run differs: hash %016x vs %016x, ops %+v vs %+v", s, b.TraceHash, a.TraceHash, b.Ops, a.Ops)
 		}
 		if a.Ops.OK == 0 {
-			t.Fatalf("seed %d: no operation succeeded:\n%s", s, a.Summary())
+			// A plan can cut every client off from the brokers' majority for
+			// the whole fault phase (a split drawn over all nodes): then no
+			// operation may succeed, and liveness after heal is what the
+			// run checks. A workload that does nothing on most seeds,
+			// though, would make the sweep prove nothing.
+			idle++
+			t.Logf("seed %d: no operation succeeded during the fault phase (%d failed, %d unknown)", s, a.Ops.Failed, a.Ops.Unknown)
 		}
 		ops += a.Ops.Total
 		simNs += a.SimNs
 		t.Logf("seed %d: %d faults, %d ops (%d ok, %d unknown), %d retries, %d brokers lost to corruption, hash %016x",
 			s, len(a.Plan.Faults), a.Ops.Total, a.Ops.OK, a.Ops.Unknown, a.Retries, len(a.Inert), a.TraceHash)
 	}
+	if idle*100 > n*sweepIdleSeedsPctMax {
+		t.Fatalf("%d of %d seeds had no successful operation (more than %d%%): the workload is not exercising the cluster", idle, n, sweepIdleSeedsPctMax)
+	}
 	return ops, simNs
 }
+
+// sweepIdleSeedsPctMax is the share of a sweep's seeds, in percent, that
+// may see no successful operation before the sweep fails.
+const sweepIdleSeedsPctMax = 2
 
 // TestSeedsAllFaultsBounded is the bounded version of the 200-seed sweep
 // that runs in every `go test`: a handful of seeds with every healable
