@@ -18,33 +18,86 @@ type pendingWrite struct {
 	arrivedTick uint64
 }
 
+// pendingItem is what a pending table needs of an entry: the seq this
+// incarnation gave it on arrival and the tick it arrived at.
+type pendingItem interface {
+	comparable
+	pendingSeq() uint64
+	pendingArrivedTick() uint64
+}
+
+// pendingTable holds requests awaiting raft in arrival order, keyed by seq.
+// Seqs and arrival ticks both rise with arrival, so the expired entries are
+// always the oldest.
+//
+// Invariant: order lists every key of bySeq in ascending seq (= arrival)
+// order, plus seqs already taken, which are skipped and dropped by expire.
+type pendingTable[T pendingItem] struct {
+	incarnation uint64
+	bySeq       map[uint64]T
+	order       []uint64
+}
+
+func newPendingTable[T pendingItem](incarnation uint64) pendingTable[T] {
+	return pendingTable[T]{incarnation: incarnation, bySeq: map[uint64]T{}}
+}
+
+func (p *pendingTable[T]) len() int { return len(p.bySeq) }
+
+func (p *pendingTable[T]) add(x T) {
+	seq := x.pendingSeq()
+	if _, ok := p.bySeq[seq]; ok {
+		panic(fmt.Sprintf("pending %T: seq %d added twice", x, seq))
+	}
+	p.bySeq[seq] = x
+	p.order = append(p.order, seq)
+}
+
+// takeWhere removes and returns, in arrival order, every entry keep accepts.
+func (p *pendingTable[T]) takeWhere(keep func(T) bool) []T {
+	var out []T
+	for _, seq := range p.order {
+		if x, ok := p.bySeq[seq]; ok && keep(x) {
+			out = append(out, x)
+			delete(p.bySeq, seq)
+		}
+	}
+	return out
+}
+
+// expire drops entries that arrived timeoutTicks or more ticks ago, and
+// forgets the seqs of taken ones.
+func (p *pendingTable[T]) expire(nowTick, timeoutTicks uint64) {
+	kept := p.order[:0]
+	for _, seq := range p.order {
+		x, ok := p.bySeq[seq]
+		if !ok {
+			continue
+		}
+		if nowTick-x.pendingArrivedTick() >= timeoutTicks {
+			delete(p.bySeq, seq)
+			continue
+		}
+		kept = append(kept, seq)
+	}
+	p.order = kept
+}
+
 // pendingWrites holds proposals awaiting apply, capped by
 // Config.PendingWritesMax (a write arriving when full is refused with
 // Unavailable). An entry lost with a leadership change is never applied:
 // it expires after the pending timeout, unanswered, and the client's call
 // ends as unknown.
-//
-// Invariant: order lists every key of bySeq in ascending seq (= arrival)
-// order, plus seqs already taken, which are skipped.
 type pendingWrites struct {
-	incarnation uint64
-	bySeq       map[uint64]*pendingWrite
-	order       []uint64
+	pendingTable[*pendingWrite]
 }
 
 func newPendingWrites(incarnation uint64) pendingWrites {
-	return pendingWrites{incarnation: incarnation, bySeq: map[uint64]*pendingWrite{}}
+	return pendingWrites{newPendingTable[*pendingWrite](incarnation)}
 }
 
-func (p *pendingWrites) len() int { return len(p.bySeq) }
-
-func (p *pendingWrites) add(w *pendingWrite) {
-	if _, ok := p.bySeq[w.seq]; ok {
-		panic(fmt.Sprintf("pendingWrites: seq %d added twice", w.seq))
-	}
-	p.bySeq[w.seq] = w
-	p.order = append(p.order, w.seq)
-}
+func (w *pendingWrite) pendingSeq() uint64         { return w.seq }
+func (w *pendingWrite) pendingArrivedTick() uint64 { return w.arrivedTick }
 
 // take removes and returns the write proposed as (incarnation, seq), or nil.
 func (p *pendingWrites) take(incarnation, seq uint64) *pendingWrite {
@@ -56,22 +109,6 @@ func (p *pendingWrites) take(incarnation, seq uint64) *pendingWrite {
 		delete(p.bySeq, seq)
 	}
 	return w
-}
-
-// expire drops writes that arrived timeoutTicks or more ticks ago.
-func (p *pendingWrites) expire(nowTick, timeoutTicks uint64) {
-	i := 0
-	for ; i < len(p.order); i++ {
-		w := p.bySeq[p.order[i]]
-		if w == nil {
-			continue
-		}
-		if nowTick-w.arrivedTick < timeoutTicks {
-			break
-		}
-		delete(p.bySeq, w.seq)
-	}
-	p.order = append(p.order[:0], p.order[i:]...)
 }
 
 // pendingRead is a state_get awaiting its ReadIndex and then the apply of
@@ -92,28 +129,16 @@ type pendingRead struct {
 // pendingReads holds state reads, capped by Config.PendingReadsMax (a read
 // arriving when full is refused with Unavailable); a read whose ReadIndex
 // never returns (leadership lost) expires unanswered.
-//
-// Invariant: order lists every key of bySeq in ascending seq order, plus
-// seqs already answered or expired, which are skipped.
 type pendingReads struct {
-	incarnation uint64
-	bySeq       map[uint64]*pendingRead
-	order       []uint64
+	pendingTable[*pendingRead]
 }
 
 func newPendingReads(incarnation uint64) pendingReads {
-	return pendingReads{incarnation: incarnation, bySeq: map[uint64]*pendingRead{}}
+	return pendingReads{newPendingTable[*pendingRead](incarnation)}
 }
 
-func (p *pendingReads) len() int { return len(p.bySeq) }
-
-func (p *pendingReads) add(r *pendingRead) {
-	if _, ok := p.bySeq[r.seq]; ok {
-		panic(fmt.Sprintf("pendingReads: seq %d added twice", r.seq))
-	}
-	p.bySeq[r.seq] = r
-	p.order = append(p.order, r.seq)
-}
+func (r *pendingRead) pendingSeq() uint64         { return r.seq }
+func (r *pendingRead) pendingArrivedTick() uint64 { return r.arrivedTick }
 
 // readContext is the unique ReadIndex request context of a read.
 func (p *pendingReads) readContext(seq uint64) []byte {
@@ -135,43 +160,10 @@ func (p *pendingReads) confirm(ctx []byte, index uint64) {
 // takeReady removes and returns, in arrival order, the reads of group
 // whose index is confirmed and applied.
 func (p *pendingReads) takeReady(group, applied uint64) []*pendingRead {
-	var out []*pendingRead
-	for _, seq := range p.order {
-		r := p.bySeq[seq]
-		if r != nil && r.group == group && r.indexed && r.index <= applied {
-			out = append(out, r)
-			delete(p.bySeq, seq)
-		}
-	}
-	return out
+	return p.takeWhere(func(r *pendingRead) bool { return r.group == group && r.indexed && r.index <= applied })
 }
 
 // takeGroup removes and returns, in arrival order, every read of group.
 func (p *pendingReads) takeGroup(group uint64) []*pendingRead {
-	var out []*pendingRead
-	for _, seq := range p.order {
-		if r := p.bySeq[seq]; r != nil && r.group == group {
-			out = append(out, r)
-			delete(p.bySeq, seq)
-		}
-	}
-	return out
-}
-
-// expire drops reads that arrived timeoutTicks or more ticks ago, and
-// forgets answered ones.
-func (p *pendingReads) expire(nowTick, timeoutTicks uint64) {
-	kept := p.order[:0]
-	for _, seq := range p.order {
-		r := p.bySeq[seq]
-		if r == nil {
-			continue
-		}
-		if nowTick-r.arrivedTick >= timeoutTicks {
-			delete(p.bySeq, seq)
-			continue
-		}
-		kept = append(kept, seq)
-	}
-	p.order = kept
+	return p.takeWhere(func(r *pendingRead) bool { return r.group == group })
 }
