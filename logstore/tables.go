@@ -62,48 +62,35 @@ func (t *tables) apply(b *Batch) {
 }
 
 func (t *tables) applyState(r *StateRow) {
-	m := t.state[r.Scope]
-	_, had := m[r.Key]
-	switch r.Kind {
-	case WritePut:
-		if m == nil {
-			m = map[string]StateValue{}
-			t.state[r.Scope] = m
-		}
-		m[r.Key] = StateValue{Value: r.Value, Version: r.Version}
-		if !had {
-			t.counts.State++
-		}
-	case WriteDelete:
-		if had {
-			delete(m, r.Key)
-			t.counts.State--
-			if len(m) == 0 {
-				delete(t.state, r.Scope)
-			}
-		}
-	}
+	applyKeyed(t.state, r.Scope, r.Key, r.Kind, StateValue{Value: r.Value, Version: r.Version}, &t.counts.State)
 }
 
 func (t *tables) applyOutbox(r *OutboxRow) {
-	m := t.outbox[r.Scope]
-	_, had := m[r.Offset]
-	switch r.Kind {
+	applyKeyed(t.outbox, r.Scope, r.Offset, r.Kind, r.Intent, &t.counts.Outbox)
+}
+
+// applyKeyed puts or deletes key in scope's map of a scoped table, keeping
+// the table's row count and dropping a scope's map when it empties: the one
+// place the state and outbox tables change.
+func applyKeyed[K comparable, V any](table map[statemachine.Scope]map[K]V, scope statemachine.Scope, key K, kind WriteKind, value V, rows *int) {
+	m := table[scope]
+	_, had := m[key]
+	switch kind {
 	case WritePut:
 		if m == nil {
-			m = map[uint64]Intent{}
-			t.outbox[r.Scope] = m
+			m = map[K]V{}
+			table[scope] = m
 		}
-		m[r.Offset] = r.Intent
+		m[key] = value
 		if !had {
-			t.counts.Outbox++
+			*rows++
 		}
 	case WriteDelete:
 		if had {
-			delete(m, r.Offset)
-			t.counts.Outbox--
+			delete(m, key)
+			*rows--
 			if len(m) == 0 {
-				delete(t.outbox, r.Scope)
+				delete(table, scope)
 			}
 		}
 	}
