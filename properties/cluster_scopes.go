@@ -41,7 +41,7 @@ func ClusterScopes(replicas []ReplicaLog) []ClusterScope {
 
 // ClusterFinding is one property that failed on one scope.
 type ClusterFinding struct {
-	Invariant string
+	Invariant InvariantName
 	Err       error
 }
 
@@ -62,24 +62,24 @@ type ClusterFinding struct {
 // here, where the fold alone would agree with itself.
 func CheckClusterScope(cs *ClusterScope, acks []AckedWrite, written []ConditionalOutcome, intent IntentFunc) []ClusterFinding {
 	var out []ClusterFinding
-	add := func(name string, err error) {
+	add := func(name InvariantName, err error) {
 		if err != nil {
 			out = append(out, ClusterFinding{Invariant: name, Err: fmt.Errorf("scope %s: %w", cs.Scope, err)})
 		}
 	}
-	add("CommittedPrefixAgreement", CommittedPrefixAgreement(cs.Replicas))
+	add(InvariantCommittedPrefixAgreement, CommittedPrefixAgreement(cs.Replicas))
 	for i := range cs.Replicas {
 		if cs.FromStart {
-			add("StateMatchesLog", StateMatchesLog(&cs.Replicas[i]))
+			add(InvariantStateMatchesLog, StateMatchesLog(&cs.Replicas[i]))
 		}
-		add("VersionIsOffset", VersionIsOffset(&cs.Replicas[i]))
+		add(InvariantVersionIsOffset, VersionIsOffset(&cs.Replicas[i]))
 		if cs.FromStart && intent != nil {
 			r := &cs.Replicas[i]
-			add("NoPartialCommit", NoPartialCommit(&ReaderView{Broker: r.Name, Events: r.Log, State: r.State}, intent))
+			add(InvariantNoPartialCommit, NoPartialCommit(&ReaderView{Broker: r.Name, Events: r.Log, State: r.State}, intent))
 		}
 	}
-	add("CommittedNeverLost", CommittedNeverLost(acks, cs.Replicas))
-	add("ConditionalWrites", ConditionalWrites(written, cs.Replicas))
+	add(InvariantCommittedNeverLost, CommittedNeverLost(acks, cs.Replicas))
+	add(InvariantConditionalWrites, ConditionalWrites(written, cs.Replicas))
 	return out
 }
 

@@ -27,12 +27,12 @@ func clusterFixture() (ClusterScope, []AckedWrite, []ConditionalOutcome) {
 func findings(fs []ClusterFinding) string {
 	var b strings.Builder
 	for _, f := range fs {
-		b.WriteString(f.Invariant + ": " + f.Err.Error() + "\n")
+		b.WriteString(string(f.Invariant) + ": " + f.Err.Error() + "\n")
 	}
 	return b.String()
 }
 
-func wantFinding(t *testing.T, name string, fs []ClusterFinding, invariant string) {
+func wantFinding(t *testing.T, name string, fs []ClusterFinding, invariant InvariantName) {
 	t.Helper()
 	for _, f := range fs {
 		if f.Invariant == invariant && strings.Contains(f.Err.Error(), testScope.String()) {
@@ -51,26 +51,26 @@ func TestCheckClusterScope(t *testing.T) {
 	cs, acks, written = clusterFixture()
 	cs.Replicas[1].Log[1].Ops = cs.Replicas[1].Log[1].Ops[:1] // one replica's record lost a put
 	fs := CheckClusterScope(&cs, acks, written, nil)
-	wantFinding(t, "missing put", fs, "CommittedPrefixAgreement")
-	wantFinding(t, "missing put", fs, "StateMatchesLog")
+	wantFinding(t, "missing put", fs, InvariantCommittedPrefixAgreement)
+	wantFinding(t, "missing put", fs, InvariantStateMatchesLog)
 
 	cs, acks, written = clusterFixture()
 	cs.Replicas[2].State[1].Version = 2 // version off by one
-	wantFinding(t, "version off by one", CheckClusterScope(&cs, acks, written, nil), "VersionIsOffset")
+	wantFinding(t, "version off by one", CheckClusterScope(&cs, acks, written, nil), InvariantVersionIsOffset)
 
 	cs, acks, written = clusterFixture()
 	cs.Replicas[0].Log[2].Event = "other" // the acknowledged publish is not there
-	wantFinding(t, "acknowledged record replaced", CheckClusterScope(&cs, acks, written, nil), "CommittedNeverLost")
+	wantFinding(t, "acknowledged record replaced", CheckClusterScope(&cs, acks, written, nil), InvariantCommittedNeverLost)
 
 	cs, acks, written = clusterFixture()
 	written[0].Offset = 1 // answered written away from its expected offset
-	wantFinding(t, "conditional written elsewhere", CheckClusterScope(&cs, acks, written, nil), "ConditionalWrites")
+	wantFinding(t, "conditional written elsewhere", CheckClusterScope(&cs, acks, written, nil), InvariantConditionalWrites)
 
 	cs, acks, written = clusterFixture()
 	cs.FromStart = false
 	cs.Replicas[0].State = cs.Replicas[0].State[1:] // unverifiable fold: not reported as StateMatchesLog
 	for _, f := range CheckClusterScope(&cs, acks, written, nil) {
-		if f.Invariant == "StateMatchesLog" {
+		if f.Invariant == InvariantStateMatchesLog {
 			t.Fatalf("fold of a partial log reported: %v", f.Err)
 		}
 	}
@@ -117,9 +117,9 @@ func TestClusterNoPartialCommitAgainstIntent(t *testing.T) {
 		cs.Replicas[i].State = cs.Replicas[i].State[1:]
 	}
 	fs := CheckClusterScope(&cs, acks, written, intent)
-	wantFinding(t, "put lost from log and state alike", fs, "NoPartialCommit")
+	wantFinding(t, "put lost from log and state alike", fs, InvariantNoPartialCommit)
 	for _, f := range fs {
-		if f.Invariant == "StateMatchesLog" || f.Invariant == "CommittedPrefixAgreement" {
+		if f.Invariant == InvariantStateMatchesLog || f.Invariant == InvariantCommittedPrefixAgreement {
 			t.Fatalf("self-consistent replicas reported by %s", f.Invariant)
 		}
 	}

@@ -16,6 +16,12 @@
 // format) for what clients sent and read; ViewEntryOf is the one
 // conversion from it to the log's form.
 //
+// The invariants are one registry (invariants.go): each has a typed name
+// (InvariantName; every violation, here, in the runner and in the TLA+
+// mirror, carries one), a one-line statement, a family (safety, liveness
+// or crash: the CLI's exit code follows it) and the checks that report it.
+// `felixsim run --list-invariants` prints it.
+//
 // properties must not import any other felixsim package, nor anything with
 // a wall clock, randomness or I/O: it is pure, so a test, the model
 // explorer and the simulator can all call it.

@@ -13,7 +13,7 @@ package properties
 // Payloads identify writes: the workload gives every write a payload no
 // other write of its scope carries (a retry reuses its original's).
 func HistoryConditionalWrites(h *History, ref *ReplicaLog) error {
-	v := violations{what: "ConditionalWrites"}
+	v := violations{what: InvariantConditionalWrites}
 	acks := collectAcks(h)
 	for i := range h.Ops {
 		op := &h.Ops[i]

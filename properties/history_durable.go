@@ -8,7 +8,7 @@ package properties
 // is skipped (retention may drop it); everything else missing is a
 // violation. Call it on replicas taken after heal and quiesce.
 func HistoryAckedOnEveryReplica(h *History, replicas []ReplicaLog) error {
-	v := violations{what: "CommittedNeverLost"}
+	v := violations{what: InvariantCommittedNeverLost}
 	if len(replicas) == 0 {
 		for i := range h.Ops {
 			if op := &h.Ops[i]; op.Kind.IsWrite() && op.Outcome == OutcomeOK {

@@ -93,7 +93,7 @@ const violationsMax = 8
 
 // violations collects one checker's findings into one error.
 type violations struct {
-	what  string
+	what  InvariantName
 	msgs  []string
 	count int
 }
@@ -113,5 +113,5 @@ func (v *violations) err() error {
 	if v.count > len(v.msgs) {
 		s += fmt.Sprintf("; and %d more", v.count-len(v.msgs))
 	}
-	return errors.New(v.what + ": " + s)
+	return errors.New(string(v.what) + ": " + s)
 }

@@ -14,7 +14,7 @@ type readKey struct {
 // along the log, so an older version after a newer one is a stale read,
 // whichever replica served it.)
 func HistoryReadsMonotonic(h *History) error {
-	v := violations{what: "MonotonicReads"}
+	v := violations{what: InvariantMonotonicRead}
 	per := map[readKey][]*HistoryOp{}
 	var keys []readKey
 	for i := range h.Ops {

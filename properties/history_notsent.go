@@ -6,7 +6,7 @@ package properties
 // holds a record with its payload. Payloads identify writes (see
 // HistoryConditionalWrites).
 func HistoryNotSentWroteNothing(h *History, replicas []ReplicaLog) error {
-	v := violations{what: "RefusedBeforeSending"}
+	v := violations{what: InvariantRefusedBeforeSending}
 	want := map[string]*HistoryOp{}
 	for i := range h.Ops {
 		op := &h.Ops[i]

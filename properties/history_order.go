@@ -17,7 +17,7 @@ type timedOffset struct {
 // completion is unknown — and by the earliest invocation of any write
 // carrying that payload (a retry's copy may be its original's).
 func HistoryWritesRespectRealTime(h *History, ref *ReplicaLog) error {
-	v := violations{what: "WritesRespectRealTime"}
+	v := violations{what: InvariantLinearizableWrite}
 	per := map[HistoryScope][]timedOffset{}
 	var scopes []HistoryScope
 	add := func(s HistoryScope, t timedOffset) {

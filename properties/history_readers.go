@@ -7,7 +7,7 @@ package properties
 // changes, or some of them, or a record that the log does not hold there,
 // is a violation. ref is the per-scope reference log (LongestLogs).
 func HistoryReadersSeeWholeRecords(h *History, ref *ReplicaLog) error {
-	v := violations{what: "NoPartialCommit"}
+	v := violations{what: InvariantNoPartialCommit}
 	for i := range h.Ops {
 		op := &h.Ops[i]
 		if op.Outcome != OutcomeOK || (op.Kind != HistorySubscribe && op.Kind != HistoryGroupFetch) {

@@ -93,7 +93,7 @@ func (a *scopeAcks) floor(invokeNs int64) uint64 {
 // future: the write that carried the record at its version (by payload)
 // must have been invoked before the read completed.
 func HistoryReadsLinearizable(h *History, ref *ReplicaLog) error {
-	v := violations{what: "LinearizableRead"}
+	v := violations{what: InvariantLinearizableRead}
 	acks := collectAcks(h)
 	firstInvoke := firstInvokes(h)
 	idx := map[HistoryScope]keyIndex{}
@@ -187,7 +187,7 @@ func checkRead(v *violations, op *HistoryOp, touches []keyTouch, floor uint64) {
 // offset of the scope's reference log whose record's last operation on
 // that key puts exactly the value read.
 func HistoryReadVersionIsOffset(h *History, ref *ReplicaLog) error {
-	v := violations{what: "VersionIsOffset"}
+	v := violations{what: InvariantVersionIsOffset}
 	for i := range h.Ops {
 		op := &h.Ops[i]
 		if op.Kind != HistoryStateGet || op.Outcome != OutcomeOK || !op.Found {

@@ -1,7 +1,5 @@
 package properties
 
-import "fmt"
-
 // AckedWrite is a write a client was told landed at Offset.
 type AckedWrite struct {
 	Event  string
@@ -34,7 +32,7 @@ func agreeOn(a, b *ReplicaView) error {
 			continue
 		}
 		if !sameEntry(&a.Log[k], eb) {
-			return fmt.Errorf("CommittedPrefixAgreement: at offset %d replica %s holds event %q, replica %s holds event %q (ops %v vs %v)",
+			return InvariantCommittedPrefixAgreement.Errorf("at offset %d replica %s holds event %q, replica %s holds event %q (ops %v vs %v)",
 				eb.Offset, a.Name, a.Log[k].Event, b.Name, eb.Event, a.Log[k].Ops, eb.Ops)
 		}
 	}
@@ -70,7 +68,7 @@ func CommittedNeverLost(acks []AckedWrite, rs []ReplicaView) error {
 				continue
 			}
 			if e.Event != a.Event || !e.HasEvent {
-				return fmt.Errorf("CommittedNeverLost: write %q was acknowledged at offset %d, but replica %s holds event %q there",
+				return InvariantCommittedNeverLost.Errorf("write %q was acknowledged at offset %d, but replica %s holds event %q there",
 					a.Event, a.Offset, rs[i].Name, e.Event)
 			}
 		}

@@ -1,7 +1,5 @@
 package properties
 
-import "fmt"
-
 // ConditionalOutcome is the answer a commit_if/publish_if got: written at
 // Offset, or refused with Offset as the true tail (the next offset).
 type ConditionalOutcome struct {
@@ -23,7 +21,7 @@ func ConditionalWrites(outcomes []ConditionalOutcome, rs []ReplicaView) error {
 		for k := range rs[i].Log {
 			e := &rs[i].Log[k]
 			if e.Conditional && e.Offset != e.ExpectedOffset {
-				return fmt.Errorf("ConditionalWrites: replica %s holds conditional event %q at offset %d, but it expected offset %d",
+				return InvariantConditionalWrites.Errorf("replica %s holds conditional event %q at offset %d, but it expected offset %d",
 					rs[i].Name, e.Event, e.Offset, e.ExpectedOffset)
 			}
 		}
@@ -39,11 +37,11 @@ func ConditionalWrites(outcomes []ConditionalOutcome, rs []ReplicaView) error {
 // checkOutcome checks one answer against every replica.
 func checkOutcome(o *ConditionalOutcome, rs []ReplicaView) error {
 	if o.Written && o.Offset != o.ExpectedOffset {
-		return fmt.Errorf("ConditionalWrites: event %q expected offset %d but was written at %d",
+		return InvariantConditionalWrites.Errorf("event %q expected offset %d but was written at %d",
 			o.Event, o.ExpectedOffset, o.Offset)
 	}
 	if !o.Written && o.Offset == o.ExpectedOffset {
-		return fmt.Errorf("ConditionalWrites: event %q was refused reporting tail %d, which is the offset it expected",
+		return InvariantConditionalWrites.Errorf("event %q was refused reporting tail %d, which is the offset it expected",
 			o.Event, o.Offset)
 	}
 	for i := range rs {
@@ -53,11 +51,11 @@ func checkOutcome(o *ConditionalOutcome, rs []ReplicaView) error {
 				continue
 			}
 			if !o.Written {
-				return fmt.Errorf("ConditionalWrites: event %q was refused (tail %d) but replica %s holds it at offset %d",
+				return InvariantConditionalWrites.Errorf("event %q was refused (tail %d) but replica %s holds it at offset %d",
 					o.Event, o.Offset, rs[i].Name, e.Offset)
 			}
 			if e.Offset != o.Offset {
-				return fmt.Errorf("ConditionalWrites: event %q was written at %d but replica %s holds it at offset %d",
+				return InvariantConditionalWrites.Errorf("event %q was written at %d but replica %s holds it at offset %d",
 					o.Event, o.Offset, rs[i].Name, e.Offset)
 			}
 		}

@@ -1,7 +1,5 @@
 package properties
 
-import "fmt"
-
 // StateMatchesLog checks that a replica's state view equals the fold of
 // its applied log: each put sets the key to its value at the record's
 // offset, each delete removes the key, in log order.
@@ -17,12 +15,12 @@ func StateMatchesLog(r *ReplicaView) error {
 		want = applyOps(want, r.Log[i].Ops, r.Log[i].Offset)
 	}
 	if len(want) != len(r.State) {
-		return fmt.Errorf("StateMatchesLog: replica %s state %s, but its log of %d records folds to %s",
+		return InvariantStateMatchesLog.Errorf("replica %s state %s, but its log of %d records folds to %s",
 			r.Name, formatState(r.State), len(r.Log), formatState(want))
 	}
 	for i := range want {
 		if want[i] != r.State[i] {
-			return fmt.Errorf("StateMatchesLog: replica %s state %s, but its log of %d records folds to %s",
+			return InvariantStateMatchesLog.Errorf("replica %s state %s, but its log of %d records folds to %s",
 				r.Name, formatState(r.State), len(r.Log), formatState(want))
 		}
 	}
@@ -38,11 +36,11 @@ func VersionIsOffset(r *ReplicaView) error {
 	for _, s := range r.State {
 		e, ok := entryAt(r.Log, s.Version)
 		if !ok {
-			return fmt.Errorf("VersionIsOffset: replica %s key %q has version %d, an offset its log (%d records) does not hold",
+			return InvariantVersionIsOffset.Errorf("replica %s key %q has version %d, an offset its log (%d records) does not hold",
 				r.Name, s.Key, s.Version, len(r.Log))
 		}
 		if !putsValue(e.Ops, s.Key, s.Value) {
-			return fmt.Errorf("VersionIsOffset: replica %s key %q = %q at version %d, but the record at offset %d (event %q) does not put that value",
+			return InvariantVersionIsOffset.Errorf("replica %s key %q = %q at version %d, but the record at offset %d (event %q) does not put that value",
 				r.Name, s.Key, s.Value, s.Version, e.Offset, e.Event)
 		}
 	}

@@ -3,6 +3,8 @@ package tla
 import (
 	"fmt"
 	"strconv"
+
+	"github.com/felixsim/felixsim/properties"
 )
 
 // StatesMax caps how many distinct states one exploration may visit
@@ -26,7 +28,7 @@ type Result struct {
 // Violation is the first invariant violation found and the shortest
 // behaviour reaching it.
 type Violation struct {
-	Invariant string
+	Invariant properties.InvariantName
 	Message   string
 	// Trace starts at Init; its length is the counterexample's depth.
 	Trace []Step

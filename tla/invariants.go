@@ -8,8 +8,8 @@ import (
 
 // InvariantNames lists the model's invariants in the order the .cfg files
 // list them and both TLC and the mirror check them.
-func InvariantNames() []string {
-	names := make([]string, len(invariants))
+func InvariantNames() []properties.InvariantName {
+	names := make([]properties.InvariantName, len(invariants))
 	for i, inv := range invariants {
 		names[i] = inv.name
 	}
@@ -87,22 +87,48 @@ func (c *checker) view(s *State, b int) *properties.ReplicaView {
 // invariant is one named check of a state; the views of every broker are
 // filled before it runs.
 type invariant struct {
-	name  string
+	name  properties.InvariantName
 	check func(c *checker, s *State) error
 }
 
-// invariants are the model's invariants in checking order (invariantNames).
-var invariants = []invariant{
-	{"NoPartialCommit", (*checker).noPartialCommit},
-	{"VersionIsOffset", (*checker).versionIsOffset},
-	{"StateMatchesLog", (*checker).stateMatchesLog},
-	{"CommittedNeverLost", (*checker).committedNeverLost},
-	{"CommittedPrefixAgreement", (*checker).committedPrefixAgreement},
-	{"ConditionalWrites", (*checker).conditionalWrites},
+// invariants are the model's invariants in checking order (InvariantNames);
+// each is a registered safety invariant (checkTable).
+var invariants = mustTable([]invariant{
+	{properties.InvariantNoPartialCommit, (*checker).noPartialCommit},
+	{properties.InvariantVersionIsOffset, (*checker).versionIsOffset},
+	{properties.InvariantStateMatchesLog, (*checker).stateMatchesLog},
+	{properties.InvariantCommittedNeverLost, (*checker).committedNeverLost},
+	{properties.InvariantCommittedPrefixAgreement, (*checker).committedPrefixAgreement},
+	{properties.InvariantConditionalWrites, (*checker).conditionalWrites},
+})
+
+// checkTable refuses a table naming an invariant the properties registry
+// does not hold, or one whose family is not safety: the mirror checks
+// states, and a state can only break a safety invariant.
+func checkTable(table []invariant) error {
+	for _, inv := range table {
+		reg, err := properties.LookupInvariant(inv.name)
+		if err != nil {
+			return fmt.Errorf("mirror invariant table: %w", err)
+		}
+		if reg.Family != properties.FamilySafety {
+			return fmt.Errorf("mirror invariant table: %s refused: family %s, but a model state can only break a safety invariant", string(inv.name), reg.Family)
+		}
+	}
+	return nil
+}
+
+// mustTable returns table, panicking if checkTable refuses it: the table
+// is code, so a bad entry is a programmer error.
+func mustTable(table []invariant) []invariant {
+	if err := checkTable(table); err != nil {
+		panic(err)
+	}
+	return table
 }
 
 // check returns the first invariant s violates, in checking order.
-func (c *checker) check(s *State) (name string, err error) {
+func (c *checker) check(s *State) (name properties.InvariantName, err error) {
 	c.fill(s)
 	for _, inv := range invariants {
 		if err := inv.check(c, s); err != nil {
@@ -186,11 +212,11 @@ func (c *checker) committedNeverLost(s *State) error {
 			}
 		}
 		if 2*holders <= c.cfg.Brokers {
-			return fmt.Errorf("CommittedNeverLost: %s was acknowledged from raft index %d, but only %d of %d raft logs hold it there on disk",
+			return properties.InvariantCommittedNeverLost.Errorf("%s was acknowledged from raft index %d, but only %d of %d raft logs hold it there on disk",
 				commitNames[i+1], a.idx, holders, c.cfg.Brokers)
 		}
 		if s.leader != 0 && !holds(&s.b[s.leader-1], a.idx, uint8(i+1)) {
-			return fmt.Errorf("CommittedNeverLost: %s was acknowledged from raft index %d, but leader %s's log does not hold it there",
+			return properties.InvariantCommittedNeverLost.Errorf("%s was acknowledged from raft index %d, but leader %s's log does not hold it there",
 				commitNames[i+1], a.idx, brokerNames[s.leader-1])
 		}
 	}
@@ -217,7 +243,7 @@ func (c *checker) committedPrefixAgreement(s *State) error {
 			m := min(s.b[a].commit, s.b[b].commit)
 			for i := uint8(0); i < m; i++ {
 				if s.b[a].log[i] != s.b[b].log[i] {
-					return fmt.Errorf("CommittedPrefixAgreement: committed raft index %d is %s on %s but %s on %s",
+					return properties.InvariantCommittedPrefixAgreement.Errorf("committed raft index %d is %s on %s but %s on %s",
 						i+1, formatProposal(s.b[a].log[i]), brokerNames[a], formatProposal(s.b[b].log[i]), brokerNames[b])
 				}
 			}
@@ -268,7 +294,7 @@ func trueTails(s *State, cfg Config) error {
 				}
 			}
 			if a.at != before+1 {
-				return fmt.Errorf("ConditionalWrites: %s was refused reporting tail %d, but %s applied %d earlier records, so the true tail was %d",
+				return properties.InvariantConditionalWrites.Errorf("%s was refused reporting tail %d, but %s applied %d earlier records, so the true tail was %d",
 					commitNames[cid], int(a.at)-1, brokerNames[b], before, before)
 			}
 		}

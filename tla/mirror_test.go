@@ -129,7 +129,7 @@ func checkRow(t *testing.T, cfg Config, row tlcRow) {
 	if res.Violation == nil {
 		t.Fatalf("%s: TLC found %s violated, the mirror found no violation in %d states", row.config, row.invariant, res.Distinct)
 	}
-	if res.Violation.Invariant != row.invariant || res.Depth != row.depth || len(res.Violation.Trace) != row.depth {
+	if string(res.Violation.Invariant) != row.invariant || res.Depth != row.depth || len(res.Violation.Trace) != row.depth {
 		t.Fatalf("%s: mirror found %s at depth %d (trace of %d states); TLC found %s at depth %d",
 			row.config, res.Violation.Invariant, res.Depth, len(res.Violation.Trace), row.invariant, row.depth)
 	}

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+
+	"github.com/felixsim/felixsim/properties"
 )
 
 // Verdicts a Report gives.
@@ -33,9 +35,9 @@ type Report struct {
 
 // ReportViolation is the violated invariant and its shortest trace.
 type ReportViolation struct {
-	Invariant string `json:"invariant"`
-	Message   string `json:"message"`
-	Trace     []Step `json:"trace"`
+	Invariant properties.InvariantName `json:"invariant"`
+	Message   string                   `json:"message"`
+	Trace     []Step                   `json:"trace"`
 }
 
 // NewReport summarizes an exploration that took seconds.

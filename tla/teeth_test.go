@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/felixsim/felixsim/properties"
 )
 
 // Every invariant of the mirror is shown failing: through a planted defect
@@ -32,7 +34,7 @@ func TestDefectElectStale(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Violation == nil || res.Violation.Invariant != "CommittedNeverLost" {
+	if res.Violation == nil || res.Violation.Invariant != properties.InvariantCommittedNeverLost {
 		t.Fatalf("want CommittedNeverLost violated, got %+v", res.Violation)
 	}
 	last := res.Violation.Trace[len(res.Violation.Trace)-1].Action
@@ -60,7 +62,7 @@ func appliedOne() State {
 	return s
 }
 
-func checkOne(t *testing.T, s State, name, want string) {
+func checkOne(t *testing.T, s State, name properties.InvariantName, want string) {
 	t.Helper()
 	c := newChecker(mainConfig(t))
 	if got, err := c.check(&appliedOneCopy); got != "" {
@@ -85,37 +87,37 @@ var appliedOneCopy = appliedOne()
 func TestInvariantsHaveTeeth(t *testing.T) {
 	s := appliedOne()
 	s.b[1].kv[0] = slot{}
-	checkOne(t, s, "NoPartialCommit", "event without its state")
+	checkOne(t, s, properties.InvariantNoPartialCommit, "event without its state")
 
 	s = appliedOne()
 	s.b[2].kv[1].ver = 3
-	checkOne(t, s, "VersionIsOffset", "version 2")
+	checkOne(t, s, properties.InvariantVersionIsOffset, "version 2")
 
 	s = appliedOne()
 	s.b[0].kv[1].ver = 3
-	checkOne(t, s, "StateMatchesLog", "folds to")
+	checkOne(t, s, properties.InvariantStateMatchesLog, "folds to")
 
 	s = appliedOne()
 	s.b[1].truncateLog(0)
 	s.b[2].truncateLog(0)
 	s.b[1].commit, s.b[2].commit = 0, 0
-	checkOne(t, s, "CommittedNeverLost", "only 1 of 3 raft logs")
+	checkOne(t, s, properties.InvariantCommittedNeverLost, "only 1 of 3 raft logs")
 
 	s = appliedOne()
 	s.b[0].log[0].term = 2
-	checkOne(t, s, "CommittedPrefixAgreement", "committed raft index 1")
+	checkOne(t, s, properties.InvariantCommittedPrefixAgreement, "committed raft index 1")
 
 	s = appliedOne()
 	s.b[2].shard[0].cid = 2
-	checkOne(t, s, "CommittedPrefixAgreement", "at offset 0")
+	checkOne(t, s, properties.InvariantCommittedPrefixAgreement, "at offset 0")
 
 	s = appliedOne()
 	s.reply[1] = answer{st: replyRefused, at: 2, exp: 2, idx: 2}
-	checkOne(t, s, "ConditionalWrites", "which is the offset it expected")
+	checkOne(t, s, properties.InvariantConditionalWrites, "which is the offset it expected")
 
 	s = appliedOne()
 	s.reply[1] = answer{st: replyRefused, at: 3, exp: 1, idx: 1}
-	checkOne(t, s, "ConditionalWrites", "so the true tail was 1")
+	checkOne(t, s, properties.InvariantConditionalWrites, "so the true tail was 1")
 }
 
 // TestStatesCapIsUnknown: an exploration past its cap is an error, never

@@ -28,7 +28,7 @@ func ReplicaViolations(scopes []properties.ClusterScope, h *properties.History) 
 	written := properties.HistoryWrittenConditionals(h)
 	intent := properties.HistoryIntents(h)
 	var out []Violation
-	more := map[string]int{}
+	more := map[properties.InvariantName]int{}
 	for i := range scopes {
 		cs := &scopes[i]
 		in := intent
@@ -37,7 +37,7 @@ func ReplicaViolations(scopes []properties.ClusterScope, h *properties.History) 
 		}
 		for _, f := range properties.CheckClusterScope(cs, acks[cs.Scope], written[cs.Scope], in) {
 			if _, seen := more[f.Invariant]; !seen {
-				out = append(out, Violation{Invariant: f.Invariant, Message: clip(f.Err.Error())})
+				out = append(out, newViolation(f.Invariant, f.Err.Error()))
 			}
 			more[f.Invariant]++
 		}
@@ -52,35 +52,35 @@ func ReplicaViolations(scopes []properties.ClusterScope, h *properties.History) 
 
 // historyCheck is one history property with the name a violation carries.
 type historyCheck struct {
-	name string
+	name properties.InvariantName
 	fn   func(h *properties.History, replicas []properties.ReplicaLog, ref *properties.ReplicaLog) error
 }
 
 // historyChecks are the properties over the workload's history, in the
 // order they run and report.
 var historyChecks = []historyCheck{
-	{"CommittedNeverLost", func(h *properties.History, rs []properties.ReplicaLog, _ *properties.ReplicaLog) error {
+	{properties.InvariantCommittedNeverLost, func(h *properties.History, rs []properties.ReplicaLog, _ *properties.ReplicaLog) error {
 		return properties.HistoryAckedOnEveryReplica(h, rs)
 	}},
-	{"RefusedBeforeSending", func(h *properties.History, rs []properties.ReplicaLog, _ *properties.ReplicaLog) error {
+	{properties.InvariantRefusedBeforeSending, func(h *properties.History, rs []properties.ReplicaLog, _ *properties.ReplicaLog) error {
 		return properties.HistoryNotSentWroteNothing(h, rs)
 	}},
-	{"ConditionalWrites", func(h *properties.History, _ []properties.ReplicaLog, ref *properties.ReplicaLog) error {
+	{properties.InvariantConditionalWrites, func(h *properties.History, _ []properties.ReplicaLog, ref *properties.ReplicaLog) error {
 		return properties.HistoryConditionalWrites(h, ref)
 	}},
-	{"LinearizableRead", func(h *properties.History, _ []properties.ReplicaLog, ref *properties.ReplicaLog) error {
+	{properties.InvariantLinearizableRead, func(h *properties.History, _ []properties.ReplicaLog, ref *properties.ReplicaLog) error {
 		return properties.HistoryReadsLinearizable(h, ref)
 	}},
-	{"LinearizableRead", func(h *properties.History, _ []properties.ReplicaLog, _ *properties.ReplicaLog) error {
+	{properties.InvariantMonotonicRead, func(h *properties.History, _ []properties.ReplicaLog, _ *properties.ReplicaLog) error {
 		return properties.HistoryReadsMonotonic(h)
 	}},
-	{"LinearizableWrite", func(h *properties.History, _ []properties.ReplicaLog, ref *properties.ReplicaLog) error {
+	{properties.InvariantLinearizableWrite, func(h *properties.History, _ []properties.ReplicaLog, ref *properties.ReplicaLog) error {
 		return properties.HistoryWritesRespectRealTime(h, ref)
 	}},
-	{"VersionIsOffset", func(h *properties.History, _ []properties.ReplicaLog, ref *properties.ReplicaLog) error {
+	{properties.InvariantVersionIsOffset, func(h *properties.History, _ []properties.ReplicaLog, ref *properties.ReplicaLog) error {
 		return properties.HistoryReadVersionIsOffset(h, ref)
 	}},
-	{"NoPartialCommit", func(h *properties.History, _ []properties.ReplicaLog, ref *properties.ReplicaLog) error {
+	{properties.InvariantNoPartialCommit, func(h *properties.History, _ []properties.ReplicaLog, ref *properties.ReplicaLog) error {
 		return properties.HistoryReadersSeeWholeRecords(h, ref)
 	}},
 }

@@ -3,11 +3,16 @@ package runner
 import (
 	"strings"
 	"testing"
+
+	"github.com/felixsim/felixsim/properties"
 )
 
 // defectCase is one planted broker bug and the sweep that must catch it.
 type defectCase struct {
-	defect   string
+	defect string
+	// family is the verdict a caught run must have (Result.Worst): the
+	// class of failure the bug is, stated here, not read from the registry.
+	family   properties.Family
 	faults   string
 	gapNs    int64
 	seedsMax uint64
@@ -18,14 +23,14 @@ type defectCase struct {
 // reads; since plans aim faults at whoever leads, random seeds find it too
 // (TestStaleReadDefectCaught scripts the same situation directly).
 var defectCases = []defectCase{
-	{defect: "ack-before-quorum", faults: "all", gapNs: 6e8, seedsMax: 4},
-	{defect: "commit-if-at-proposal", faults: "all", gapNs: 6e8, seedsMax: 4},
-	{defect: "commit-as-two-records", faults: "all", gapNs: 6e8, seedsMax: 4},
-	{defect: "stale-read", faults: "all", gapNs: 6e8, seedsMax: 12},
+	{defect: "ack-before-quorum", family: properties.FamilySafety, faults: "all", gapNs: 6e8, seedsMax: 4},
+	{defect: "commit-if-at-proposal", family: properties.FamilySafety, faults: "all", gapNs: 6e8, seedsMax: 4},
+	{defect: "commit-as-two-records", family: properties.FamilySafety, faults: "all", gapNs: 6e8, seedsMax: 4},
+	{defect: "stale-read", family: properties.FamilySafety, faults: "all", gapNs: 6e8, seedsMax: 12},
 	// The two store commits of one round are split only by a failed fsync
 	// between them; the broker then cannot reopen a store whose positions
 	// claim rows it lost, and stays down: a liveness violation naming it.
-	{defect: "position-apart-from-state", faults: "kill,fsyncerr,disklatency", gapNs: 3e8, seedsMax: 10},
+	{defect: "position-apart-from-state", family: properties.FamilyLiveness, faults: "kill,fsyncerr,disklatency", gapNs: 3e8, seedsMax: 10},
 }
 
 // TestPlantedDefectsCaught: each planted broker bug is caught within a
@@ -56,9 +61,12 @@ func TestPlantedDefectsCaught(t *testing.T) {
 				if !res.OK() {
 					var names []string
 					for _, v := range res.Violations {
-						names = append(names, v.Invariant)
+						names = append(names, string(v.Invariant))
 					}
 					t.Logf("caught on seed %d by %s: %.300s", s, strings.Join(names, ","), res.Violations[0].Message)
+					if fam, _ := res.Worst(); fam != dc.family {
+						t.Fatalf("seed %d: verdict family %s, want %s (violations %s)", s, fam, dc.family, strings.Join(names, ","))
+					}
 					return
 				}
 			}

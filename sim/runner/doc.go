@@ -20,6 +20,10 @@
 //     that respects real time, versions and values that match their
 //     records, and readers that saw whole records.
 //
+// Every Violation names an invariant of properties' registry (newViolation
+// refuses any other name); Result.Worst gives the family that decides the
+// verdict: crash, then safety, then liveness.
+//
 // runner reads no wall clock: the CLI (or a benchmark) measures wall time
 // around Run. A run is a function of its Options alone, so the same
 // options give the same trace hash, in this process or another. It imports

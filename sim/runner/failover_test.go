@@ -36,7 +36,7 @@ func TestFailoverThenSecondPromotionMidWorkload(t *testing.T) {
 	// The same scenario with writes acknowledged before the quorum has
 	// them: the failover loses acknowledged writes, and the checks say so.
 	bad, _ := failoverRun(t, node.Defects{AckBeforeQuorum: true})
-	if !hasViolation(bad.Violations, "CommittedNeverLost") {
+	if !hasViolation(bad.Violations, properties.InvariantCommittedNeverLost) {
 		t.Fatalf("ack-before-quorum through failovers not reported as CommittedNeverLost:\n%s", bad.Summary())
 	}
 }

@@ -3,6 +3,7 @@ package runner
 import (
 	"fmt"
 
+	"github.com/felixsim/felixsim/properties"
 	"github.com/felixsim/felixsim/sim/cluster"
 	"github.com/felixsim/felixsim/statemachine"
 	"github.com/felixsim/felixsim/wire"
@@ -27,17 +28,17 @@ func (r *run) liveness() {
 		return done, pending
 	}, r.opts.LivenessBudgetNs)
 	if err != nil {
-		r.violate(InvariantLiveness, r.withLastFailure(err))
+		r.violate(properties.InvariantLiveness, r.withLastFailure(err))
 		return
 	}
 	if inert := r.c.Inert(); len(inert) > (r.c.Brokers()-1)/2 {
-		r.violate(InvariantLiveness, fmt.Errorf("brokers %v cannot open their corrupt stores: more than a minority of %d lost for good", inert, r.c.Brokers()))
+		r.violate(properties.InvariantLiveness, fmt.Errorf("brokers %v cannot open their corrupt stores: more than a minority of %d lost for good", inert, r.c.Brokers()))
 		return
 	}
 	for _, stream := range streamNames(r.opts.Streams) {
 		for shard := uint32(0); shard < r.opts.Shards; shard++ {
 			if err := r.livenessCommit(stream, shard, end); err != nil {
-				r.violate(InvariantLiveness, err)
+				r.violate(properties.InvariantLiveness, err)
 				return
 			}
 		}
@@ -94,7 +95,7 @@ func (r *run) quiesce() {
 			return
 		}
 		if w.NowNs() >= end {
-			r.violate(InvariantQuiesce, fmt.Errorf("after %d ns: %d workload calls open; %s", r.opts.QuiesceBudgetNs, open, lag))
+			r.violate(properties.InvariantQuiesce, fmt.Errorf("after %d ns: %d workload calls open; %s", r.opts.QuiesceBudgetNs, open, lag))
 			return
 		}
 		w.RunFor(min(quiesceStepNs, end-w.NowNs()))

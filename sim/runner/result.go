@@ -8,23 +8,12 @@ import (
 	"github.com/felixsim/felixsim/sim"
 )
 
-// Violation is one property that failed, and how.
+// Violation is one property that failed, and how. Invariant is always a
+// registered name (run.violate refuses any other).
 type Violation struct {
-	Invariant string `json:"invariant"`
-	Message   string `json:"message"`
+	Invariant properties.InvariantName `json:"invariant"`
+	Message   string                   `json:"message"`
 }
-
-// Invariant names a Violation may carry besides the properties' own.
-const (
-	// InvariantLiveness: after heal, a shard had no leader, a broker stayed
-	// down, or a shard accepted no commit within the budget.
-	InvariantLiveness = "Liveness"
-	// InvariantQuiesce: after liveness, calls stayed open or replicas did
-	// not catch up within the budget (reported, and the checks still run).
-	InvariantQuiesce = "Quiesce"
-	// InvariantCrash: the simulated system panicked; the run stopped there.
-	InvariantCrash = "Crash"
-)
 
 // Result is what one run reports.
 type Result struct {
@@ -60,11 +49,45 @@ func (r *Result) OK() bool { return len(r.Violations) == 0 }
 // Crashed reports whether the simulated system panicked during the run.
 func (r *Result) Crashed() bool {
 	for _, v := range r.Violations {
-		if v.Invariant == InvariantCrash {
+		if v.Invariant == properties.InvariantCrash {
 			return true
 		}
 	}
 	return false
+}
+
+// Worst returns the family that decides a failed run's verdict, and false
+// when every check held: Crash (no verdict) before Safety before Liveness,
+// so a run that broke both a safety and a liveness invariant is a safety
+// failure. Every Violation names a registered invariant (newViolation); a
+// Result built with any other name panics here.
+func (r *Result) Worst() (properties.Family, bool) {
+	var safety, liveness, crash bool
+	for _, v := range r.Violations {
+		inv, err := properties.LookupInvariant(v.Invariant)
+		if err != nil {
+			panic(fmt.Sprintf("runner: result's violation refused: %v", err))
+		}
+		switch inv.Family {
+		case properties.FamilySafety:
+			safety = true
+		case properties.FamilyLiveness:
+			liveness = true
+		case properties.FamilyCrash:
+			crash = true
+		default:
+			panic(fmt.Sprintf("runner: invariant %s has family %s", string(inv.Name), inv.Family))
+		}
+	}
+	switch {
+	case crash:
+		return properties.FamilyCrash, true
+	case safety:
+		return properties.FamilySafety, true
+	case liveness:
+		return properties.FamilyLiveness, true
+	}
+	return 0, false
 }
 
 // ReproduceCommand is a paste-ready command that reruns this exact run.

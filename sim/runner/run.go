@@ -37,7 +37,7 @@ type run struct {
 // is a Violation in the Result.
 //
 // A panic inside the simulated system (a broker's invariant, say) does not
-// escape: the run ends there and the Result carries an InvariantCrash
+// escape: the run ends there and the Result carries a Crash
 // violation with the panic and its stack, so a sweep goes on and the
 // failing seed is reported like any other.
 func Run(opts Options) (*Result, error) {
@@ -54,13 +54,13 @@ func Run(opts Options) (*Result, error) {
 }
 
 // execute runs the phases of a built run into r.res; a panic in the
-// simulated system ends the run with an InvariantCrash violation.
+// simulated system ends the run with a Crash violation.
 func (r *run) execute() {
 	r.res = &Result{Options: r.opts, Seed: r.opts.Seed, Plan: r.plan}
 	defer func() {
 		if p := recover(); p != nil {
-			r.res.Violations = append(r.res.Violations, Violation{Invariant: InvariantCrash,
-				Message: clip(fmt.Sprintf("panic at %d ns: %v\n%s", r.c.World.NowNs(), p, debug.Stack()))})
+			r.res.Violations = append(r.res.Violations, newViolation(properties.InvariantCrash,
+				fmt.Sprintf("panic at %d ns: %v\n%s", r.c.World.NowNs(), p, debug.Stack())))
 			r.finish()
 		}
 	}()
@@ -214,10 +214,21 @@ func capCorruption(p *sim.Plan, brokers int) *sim.Plan {
 }
 
 // violate records a failed check.
-func (r *run) violate(invariant string, err error) {
+func (r *run) violate(invariant properties.InvariantName, err error) {
 	if err != nil {
-		r.res.Violations = append(r.res.Violations, Violation{Invariant: invariant, Message: clip(err.Error())})
+		r.res.Violations = append(r.res.Violations, newViolation(invariant, err.Error()))
 	}
+}
+
+// newViolation is the one way a run builds a Violation: the message
+// clipped, the name checked against the properties registry. A name the
+// registry does not hold is a programmer error and panics (inside a run,
+// execute reports that panic as a Crash: the run has no verdict).
+func newViolation(invariant properties.InvariantName, message string) Violation {
+	if _, err := properties.LookupInvariant(invariant); err != nil {
+		panic(fmt.Sprintf("runner: violation refused: %v", err))
+	}
+	return Violation{Invariant: invariant, Message: clip(message)}
 }
 
 // clip cuts a message to ViolationMessageLenMax bytes.

@@ -43,7 +43,7 @@ func busiestScope(t *testing.T, scopes []properties.ClusterScope) int {
 	return best
 }
 
-func hasViolation(vs []Violation, invariant string) bool {
+func hasViolation(vs []Violation, invariant properties.InvariantName) bool {
 	for _, v := range vs {
 		if v.Invariant == invariant {
 			return true
@@ -75,21 +75,21 @@ func TestReplicaChecksOnTamperedSnapshot(t *testing.T) {
 			break
 		}
 	}
-	if vs := ReplicaViolations(scopes, h); !hasViolation(vs, "CommittedPrefixAgreement") {
+	if vs := ReplicaViolations(scopes, h); !hasViolation(vs, properties.InvariantCommittedPrefixAgreement) {
 		t.Fatalf("record missing a state op on one replica: %v", vs)
 	}
 
 	scopes = ClusterScopesOf(snap)
 	i = busiestScope(t, scopes)
 	scopes[i].Replicas[0].State = scopes[i].Replicas[0].State[1:] // a key lost from one state view
-	if vs := ReplicaViolations(scopes, h); !hasViolation(vs, "StateMatchesLog") {
+	if vs := ReplicaViolations(scopes, h); !hasViolation(vs, properties.InvariantStateMatchesLog) {
 		t.Fatalf("state view missing a key: %v", vs)
 	}
 
 	scopes = ClusterScopesOf(snap)
 	i = busiestScope(t, scopes)
 	scopes[i].Replicas[2].State[0].Version++
-	if vs := ReplicaViolations(scopes, h); !hasViolation(vs, "VersionIsOffset") {
+	if vs := ReplicaViolations(scopes, h); !hasViolation(vs, properties.InvariantVersionIsOffset) {
 		t.Fatalf("version off by one: %v", vs)
 	}
 

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/felixsim/felixsim/node"
+	"github.com/felixsim/felixsim/properties"
 	"github.com/felixsim/felixsim/sim"
 )
 
@@ -35,7 +36,7 @@ func TestStaleReadDefectCaught(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, v := range res.Violations {
-			if v.Invariant == "LinearizableRead" {
+			if v.Invariant == properties.InvariantLinearizableRead {
 				caught = v.Message
 			}
 		}
@@ -81,7 +82,7 @@ func TestLivenessViolationReported(t *testing.T) {
 		t.Fatalf("one corrupt broker of three should be a named casualty, not a failure:\n%s", one.Summary())
 	}
 	two := corrupt(1, 2)
-	if !hasViolation(two.Violations, InvariantLiveness) {
+	if !hasViolation(two.Violations, properties.InvariantLiveness) {
 		t.Fatalf("two corrupt brokers of three: no liveness violation:\n%s", two.Summary())
 	}
 	if !strings.Contains(two.Summary(), "reproduce: felixsim run --seed 3") || !strings.Contains(two.Summary(), "trace hash") {

@@ -1,0 +1,210 @@
+package properties
+
+import (
+	"fmt"
+	"strings"
+)
+
+// InvariantName is an invariant's one name: the registry's, the one a
+// violation carries and, for the model's invariants, the TLA+ definition's.
+// The empty name is invalid.
+type InvariantName string
+
+// The registered invariants' names; the registry (Invariants) says what
+// each states, its family and the checks that report it. No other file
+// spells these names: a test scans the sources for it.
+const (
+	InvariantNoPartialCommit          InvariantName = "NoPartialCommit"
+	InvariantVersionIsOffset          InvariantName = "VersionIsOffset"
+	InvariantStateMatchesLog          InvariantName = "StateMatchesLog"
+	InvariantCommittedNeverLost       InvariantName = "CommittedNeverLost"
+	InvariantCommittedPrefixAgreement InvariantName = "CommittedPrefixAgreement"
+	InvariantConditionalWrites        InvariantName = "ConditionalWrites"
+	InvariantRefusedBeforeSending     InvariantName = "RefusedBeforeSending"
+	InvariantLinearizableRead         InvariantName = "LinearizableRead"
+	InvariantMonotonicRead            InvariantName = "MonotonicRead"
+	InvariantLinearizableWrite        InvariantName = "LinearizableWrite"
+	InvariantLiveness                 InvariantName = "Liveness"
+	InvariantQuiesce                  InvariantName = "Quiesce"
+	InvariantCrash                    InvariantName = "Crash"
+)
+
+// Errorf returns an error naming the invariant: "Name: " and the message.
+func (n InvariantName) Errorf(format string, args ...any) error {
+	return fmt.Errorf("%s: %w", n, fmt.Errorf(format, args...))
+}
+
+// Family is the class of failure an invariant's violation is; the CLI's
+// exit code tells the families apart. The zero value is invalid.
+type Family uint8
+
+// Invariant families.
+const (
+	familyInvalid Family = iota
+	// FamilySafety: something bad happened (a record lost, a stale read);
+	// checked throughout and on what the run left behind.
+	FamilySafety
+	// FamilyLiveness: something good did not happen within its budget
+	// after the faults healed (no leader, a commit never written).
+	FamilyLiveness
+	// FamilyCrash: the simulated system panicked; the run has no verdict.
+	FamilyCrash
+	familyEnd
+)
+
+var familyNames = [...]string{"invalid", "safety", "liveness", "crash"}
+
+// String names the family in lower case.
+func (f Family) String() string {
+	if f < familyEnd {
+		return familyNames[f]
+	}
+	return fmt.Sprintf("Family(%d)", uint8(f))
+}
+
+// Invariant is one registry entry.
+type Invariant struct {
+	Name InvariantName
+	// Statement says in one line what holds.
+	Statement string
+	Family    Family
+	// Checks name the functions that report a violation of it, as
+	// package.Func or package.Type.method (a test finds each in the source).
+	Checks []string
+}
+
+// registry is every invariant, in the order --list-invariants prints
+// them: the model's six first, in the order the TLA+ configs list them.
+var registry = mustRegistry([]Invariant{
+	{
+		Name:      InvariantNoPartialCommit,
+		Statement: "no reader, on any broker, at any time, sees a commit's event without its state changes or its state changes without its event",
+		Family:    FamilySafety,
+		Checks:    []string{"properties.NoPartialCommit", "properties.HistoryReadersSeeWholeRecords", "tla.checker.noPartialCommit"},
+	},
+	{
+		Name:      InvariantVersionIsOffset,
+		Statement: "a state read's version is the offset of the record that wrote the value, and that record carries the value",
+		Family:    FamilySafety,
+		Checks:    []string{"properties.VersionIsOffset", "properties.HistoryReadVersionIsOffset", "tla.checker.versionIsOffset"},
+	},
+	{
+		Name:      InvariantStateMatchesLog,
+		Statement: "every replica's state view equals the fold of its applied log",
+		Family:    FamilySafety,
+		Checks:    []string{"properties.StateMatchesLog", "tla.checker.stateMatchesLog"},
+	},
+	{
+		Name:      InvariantCommittedNeverLost,
+		Statement: "an acknowledged record survives every failover at its acknowledged offset, on every replica that reaches it",
+		Family:    FamilySafety,
+		Checks:    []string{"properties.CommittedNeverLost", "properties.HistoryAckedOnEveryReplica", "tla.checker.committedNeverLost"},
+	},
+	{
+		Name:      InvariantCommittedPrefixAgreement,
+		Statement: "replicas never disagree on a committed offset",
+		Family:    FamilySafety,
+		Checks:    []string{"properties.CommittedPrefixAgreement", "tla.checker.committedPrefixAgreement"},
+	},
+	{
+		Name:      InvariantConditionalWrites,
+		Statement: "a refused commit_if/publish_if writes nothing and reports the true tail; a written one lands exactly at its expected offset",
+		Family:    FamilySafety,
+		Checks:    []string{"properties.ConditionalWrites", "properties.HistoryConditionalWrites", "tla.checker.conditionalWrites"},
+	},
+	{
+		Name:      InvariantRefusedBeforeSending,
+		Statement: "a write the client refused before sending anything leaves no record on any replica",
+		Family:    FamilySafety,
+		Checks:    []string{"properties.HistoryNotSentWroteNothing"},
+	},
+	{
+		Name:      InvariantLinearizableRead,
+		Statement: "a state read returns the value of a log prefix holding every write acknowledged before the read was invoked",
+		Family:    FamilySafety,
+		Checks:    []string{"properties.HistoryReadsLinearizable"},
+	},
+	{
+		Name:      InvariantMonotonicRead,
+		Statement: "a state read invoked after another read of the same key completed returns a version at least as new",
+		Family:    FamilySafety,
+		Checks:    []string{"properties.HistoryReadsMonotonic"},
+	},
+	{
+		Name:      InvariantLinearizableWrite,
+		Statement: "a write acknowledged before another write was invoked sits at a lower offset in its shard's log",
+		Family:    FamilySafety,
+		Checks:    []string{"properties.HistoryWritesRespectRealTime"},
+	},
+	{
+		Name:      InvariantLiveness,
+		Statement: "after faults heal, every broker runs, every shard elects a leader and accepts a commit within the liveness budget",
+		Family:    FamilyLiveness,
+		Checks:    []string{"runner.run.liveness"},
+	},
+	{
+		Name:      InvariantQuiesce,
+		Statement: "after liveness, every client call completes and every running broker catches up within the quiesce budget",
+		Family:    FamilyLiveness,
+		Checks:    []string{"runner.run.quiesce"},
+	},
+	{
+		Name:      InvariantCrash,
+		Statement: "the simulated system never panics",
+		Family:    FamilyCrash,
+		Checks:    []string{"runner.run.execute"},
+	},
+})
+
+// Invariants returns the registry, in listing order; the caller owns the
+// copy.
+func Invariants() []Invariant {
+	out := make([]Invariant, len(registry))
+	for i, inv := range registry {
+		inv.Checks = append([]string(nil), inv.Checks...)
+		out[i] = inv
+	}
+	return out
+}
+
+// LookupInvariant returns the registry's entry for name, or an error if
+// no invariant of that name is registered.
+func LookupInvariant(name InvariantName) (Invariant, error) {
+	for _, inv := range registry {
+		if inv.Name == name {
+			return inv, nil
+		}
+	}
+	return Invariant{}, fmt.Errorf("invariant %q refused: not in the registry (felixsim run --list-invariants lists it)", string(name))
+}
+
+// checkRegistry refuses a registry with an empty or repeated name, an
+// invalid family, a statement that is empty or not one line, or no check.
+func checkRegistry(list []Invariant) error {
+	seen := map[InvariantName]bool{}
+	for _, inv := range list {
+		switch {
+		case inv.Name == "":
+			return fmt.Errorf("invariant registry refused: an entry has no name")
+		case seen[inv.Name]:
+			return fmt.Errorf("invariant registry refused: %s is registered twice", string(inv.Name))
+		case inv.Family == familyInvalid || inv.Family >= familyEnd:
+			return fmt.Errorf("invariant registry refused: %s has invalid family %d", string(inv.Name), uint8(inv.Family))
+		case inv.Statement == "" || strings.Contains(inv.Statement, "\n"):
+			return fmt.Errorf("invariant registry refused: %s's statement must be one non-empty line", string(inv.Name))
+		case len(inv.Checks) == 0:
+			return fmt.Errorf("invariant registry refused: %s names no check that reports it", string(inv.Name))
+		}
+		seen[inv.Name] = true
+	}
+	return nil
+}
+
+// mustRegistry returns list, panicking if checkRegistry refuses it: the
+// registry is code, so a bad entry is a programmer error.
+func mustRegistry(list []Invariant) []Invariant {
+	if err := checkRegistry(list); err != nil {
+		panic(err)
+	}
+	return list
+}
