@@ -21,7 +21,7 @@ func checkModelCommand(args []string, stdout, stderr io.Writer) int {
 	asJSON := fs.Bool("json", false, "print one JSON object instead of the text report")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: felixsim check-model [--config NAME] [--variant NAME] [--json]")
-		fmt.Fprintln(stderr, "exit codes: 0 invariants hold, 1 an invariant is violated, 2 bad usage, 3 exploration incomplete")
+		fmt.Fprintln(stderr, "exit codes: 0 invariants hold, 1 an invariant is violated (the model's invariants are all safety), 2 bad usage, 3 exploration incomplete")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -57,7 +57,7 @@ func checkModelCommand(args []string, stdout, stderr io.Writer) int {
 		return exitIncomplete
 	}
 	if res.Violation != nil {
-		return exitViolation
+		return exitSafety
 	}
 	return exitPass
 }

@@ -8,12 +8,15 @@ import (
 )
 
 // Exit codes shared by every subcommand: a script can tell a safety failure
-// from bad usage and from a run that could not reach a verdict.
+// from a liveness failure, from bad usage and from a run that could not
+// reach a verdict. A failed run's code follows the family of the invariants
+// it broke (properties' registry; felixsim run --list-invariants).
 const (
 	exitPass       = 0 // every check held
-	exitViolation  = 1 // a property, invariant or liveness check failed
+	exitSafety     = 1 // a safety invariant failed (liveness ones may have failed too)
 	exitUsage      = 2 // bad command, flags or options; nothing ran
-	exitIncomplete = 3 // no verdict: the simulated system panicked, or an exploration could not finish
+	exitIncomplete = 3 // no verdict: the simulated system panicked (the crash family), or an exploration could not finish
+	exitLiveness   = 4 // only liveness invariants failed: after heal the cluster did not make progress within its budget
 )
 
 // command is one subcommand: its name, a one-line summary for the help
@@ -75,5 +78,6 @@ func writeUsage(w io.Writer) {
 	}
 	fmt.Fprintln(w, "")
 	fmt.Fprintln(w, "Run 'felixsim <command> -h' for a command's flags.")
-	fmt.Fprintln(w, "Exit codes: 0 pass, 1 a property violated, 2 bad usage, 3 no verdict (a crash or an unfinished exploration).")
+	fmt.Fprintln(w, "Exit codes: 0 pass, 1 a safety invariant violated, 2 bad usage, 3 no verdict (a crash or an unfinished exploration),")
+	fmt.Fprintln(w, "4 only liveness invariants violated. 'felixsim run --list-invariants' lists every invariant and its family.")
 }

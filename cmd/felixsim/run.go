@@ -56,10 +56,13 @@ func runCommand(args []string, stdout, stderr io.Writer) int {
 	planFile := fs.String("plan", "", "replay this fault plan file (sim's plan format) instead of drawing one from the seed; the seed is the plan's")
 	historyFile := fs.String("history", "", "write the workload's history (every operation, JSON lines) to this file")
 	asJSON := fs.Bool("json", false, "print one JSON object instead of the summary")
+	listInvariants := fs.Bool("list-invariants", false, "print every invariant the run checks, its family and what it states, then exit")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: felixsim run --seed N [--nodes 3] [--streams 1] [--shards 4] [--duration 60s] [--faults LIST|all|none] [--defects LIST] [--plan FILE] [--history FILE] [--json]")
+		fmt.Fprintln(stderr, "       felixsim run --list-invariants")
 		fs.PrintDefaults()
-		fmt.Fprintln(stderr, "exit codes: 0 every check held, 1 a property or liveness check failed, 2 bad usage, 3 the simulated system panicked")
+		fmt.Fprintln(stderr, "exit codes: 0 every check held, 1 a safety invariant failed (liveness ones may have failed too),")
+		fmt.Fprintln(stderr, "2 bad usage, 3 no verdict: the simulated system panicked, 4 only liveness invariants failed")
 	}
 	if err := fs.Parse(args); err != nil {
 		return exitUsage
@@ -68,6 +71,10 @@ func runCommand(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "felixsim run: unexpected argument %q\n", fs.Arg(0))
 		fs.Usage()
 		return exitUsage
+	}
+	if *listInvariants {
+		writeInvariants(stdout)
+		return exitPass
 	}
 	opts, err := runOptions(*seed, *nodes, *streams, *shards, *duration, *faults, *defects)
 	if err == nil && *planFile == "" && !flagSet(fs, "seed") {
@@ -103,13 +110,22 @@ func runCommand(args []string, stdout, stderr io.Writer) int {
 	} else {
 		fmt.Fprint(stdout, res.Summary())
 	}
+	return exitCodeOf(res)
+}
+
+// exitCodeOf maps a run's verdict to its exit code: the family that
+// decides it (runner.Result.Worst) picks the code.
+func exitCodeOf(res *runner.Result) int {
+	fam, failed := res.Worst()
 	switch {
-	case res.Crashed():
+	case !failed:
+		return exitPass
+	case fam == properties.FamilyCrash:
 		return exitIncomplete
-	case !res.OK():
-		return exitViolation
+	case fam == properties.FamilyLiveness:
+		return exitLiveness
 	}
-	return exitPass
+	return exitSafety
 }
 
 func runOptions(seed uint64, nodes, streams int, shards uint, duration time.Duration, faults, defects string) (runner.Options, error) {

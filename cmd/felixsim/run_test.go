@@ -64,8 +64,8 @@ func TestRunCommandSummaryAndViolation(t *testing.T) {
 			continue
 		}
 		want := "reproduce: felixsim run --seed 7 --nodes 3 --streams 1 --shards 4 --duration 10000ms --faults all --defects stale-read"
-		if code != exitViolation || !strings.Contains(out.String(), "violation LinearizableRead") || !strings.Contains(out.String(), want) {
-			t.Fatalf("exit %d, want %d with a reproduce line:\n%s", code, exitViolation, out.String())
+		if code != exitSafety || !strings.Contains(out.String(), "violation LinearizableRead") || !strings.Contains(out.String(), want) {
+			t.Fatalf("exit %d, want %d with a reproduce line:\n%s", code, exitSafety, out.String())
 		}
 		return
 	}

@@ -1,0 +1,123 @@
+package main
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/felixsim/felixsim/properties"
+	"github.com/felixsim/felixsim/sim/runner"
+)
+
+// wantInvariants is every invariant `felixsim run --list-invariants` must
+// print, in order, with its family, stated here from the design (the six
+// TLA+ invariants, the history checks, then what the runner reports about
+// progress and panics), not read back from the registry.
+var wantInvariants = []struct{ name, family string }{
+	{"NoPartialCommit", "safety"},
+	{"VersionIsOffset", "safety"},
+	{"StateMatchesLog", "safety"},
+	{"CommittedNeverLost", "safety"},
+	{"CommittedPrefixAgreement", "safety"},
+	{"ConditionalWrites", "safety"},
+	{"RefusedBeforeSending", "safety"},
+	{"LinearizableRead", "safety"},
+	{"MonotonicRead", "safety"},
+	{"LinearizableWrite", "safety"},
+	{"Liveness", "liveness"},
+	{"Quiesce", "liveness"},
+	{"Crash", "crash"},
+}
+
+// TestListInvariants: --list-invariants exits 0 and prints exactly the
+// expected names and families, each with the registry's statement and a
+// line naming its checks.
+func TestListInvariants(t *testing.T) {
+	var out, errOut bytes.Buffer
+	if code := runCommand([]string{"--list-invariants"}, &out, &errOut); code != 0 {
+		t.Fatalf("exit %d, stderr %s", code, errOut.String())
+	}
+	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+	if len(lines) != 2*len(wantInvariants) {
+		t.Fatalf("%d lines, want %d (two per invariant):\n%s", len(lines), 2*len(wantInvariants), out.String())
+	}
+	for i, want := range wantInvariants {
+		head, checks := lines[2*i], lines[2*i+1]
+		f := strings.Fields(head)
+		if len(f) < 3 || f[0] != want.name || f[1] != want.family {
+			t.Errorf("line %d = %q, want %s %s and a statement", 2*i+1, head, want.name, want.family)
+			continue
+		}
+		inv, err := properties.LookupInvariant(properties.InvariantName(want.name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasSuffix(head, " "+inv.Statement) || !strings.HasPrefix(strings.TrimSpace(checks), "checked by "+inv.Checks[0]) {
+			t.Errorf("%s: statement or checks missing:\n%s\n%s", want.name, head, checks)
+		}
+	}
+	if n := len(properties.Invariants()); n != len(wantInvariants) {
+		t.Fatalf("registry holds %d invariants, this test expects %d", n, len(wantInvariants))
+	}
+}
+
+// TestExitCodeFollowsFamily: a failed run's exit code is its worst
+// family's: crash 3, then safety 1 (with or without liveness failures),
+// then liveness-only 4; a pass is 0. The codes are written out here, not
+// taken from the constants.
+func TestExitCodeFollowsFamily(t *testing.T) {
+	for _, c := range []struct {
+		names []properties.InvariantName
+		want  int
+	}{
+		{nil, 0},
+		{[]properties.InvariantName{properties.InvariantLiveness}, 4},
+		{[]properties.InvariantName{properties.InvariantLiveness, properties.InvariantQuiesce}, 4},
+		{[]properties.InvariantName{properties.InvariantQuiesce}, 4},
+		{[]properties.InvariantName{properties.InvariantLinearizableRead}, 1},
+		{[]properties.InvariantName{properties.InvariantLiveness, properties.InvariantCommittedNeverLost}, 1},
+		{[]properties.InvariantName{properties.InvariantMonotonicRead, properties.InvariantQuiesce}, 1},
+		{[]properties.InvariantName{properties.InvariantCrash}, 3},
+		{[]properties.InvariantName{properties.InvariantNoPartialCommit, properties.InvariantCrash}, 3},
+	} {
+		res := &runner.Result{}
+		for _, n := range c.names {
+			res.Violations = append(res.Violations, runner.Violation{Invariant: n, Message: "planted"})
+		}
+		if got := exitCodeOf(res); got != c.want {
+			t.Errorf("violations %v: exit %d, want %d", c.names, got, c.want)
+		}
+	}
+}
+
+// TestRunCommandLivenessOnlyExits4: the planted position-apart-from-state
+// bug leaves a broker unable to reopen its store; seed 4 with these faults
+// is caught by liveness alone and exits 4, and the same run without the
+// bug exits 0.
+func TestRunCommandLivenessOnlyExits4(t *testing.T) {
+	args := []string{"--seed", "4", "--duration", "10s", "--faults", "kill,fsyncerr,disklatency"}
+	var out, errOut bytes.Buffer
+	if code := runCommand(args, &out, &errOut); code != 0 {
+		t.Fatalf("without the defect: exit %d:\n%s%s", code, out.String(), errOut.String())
+	}
+	out.Reset()
+	code := runCommand(append(args, "--defects", "position-apart-from-state"), &out, &errOut)
+	if code != 4 || !strings.Contains(out.String(), "violation Liveness:") {
+		t.Fatalf("exit %d, want 4 with a Liveness violation:\n%s%s", code, out.String(), errOut.String())
+	}
+}
+
+// TestHelpNamesExitCodes: the top-level and run help spell out codes 1 to 4
+// and point at --list-invariants.
+func TestHelpNamesExitCodes(t *testing.T) {
+	var out, errOut bytes.Buffer
+	dispatch([]string{"help"}, &out, &errOut)
+	runCommand([]string{"-h"}, &out, &errOut)
+	for _, text := range []string{out.String(), errOut.String()} {
+		for _, want := range []string{"1 a safety invariant", "3 no verdict", "4 only liveness invariants", "--list-invariants"} {
+			if !strings.Contains(text, want) {
+				t.Errorf("help lacks %q:\n%s", want, text)
+			}
+		}
+	}
+}
