@@ -26,37 +26,22 @@ func (w *World) ApplyPlan(p *Plan) error {
 	return nil
 }
 
+// checkExempt refuses a fault whose node-id fields name a fault-exempt
+// node (Node is checked at apply time when a role names it).
 func (w *World) checkExempt(f FaultEvent) error {
-	check := func(id int) error {
-		if w.nodes[id].spec.FaultExempt {
-			return fmt.Errorf("sim: %s refused: node %d (%q) is fault-exempt", f, id, w.nodes[id].spec.Name)
-		}
-		return nil
-	}
 	if f.Role != "" && w.cfg.ResolveRole == nil {
 		return fmt.Errorf("sim: %s refused: it names role %q but the world has no ResolveRole", f, f.Role)
 	}
-	if f.Kind.targetsNode() && f.Role == "" {
-		if err := check(f.Node); err != nil {
-			return err
+	for _, fid := range faultKinds[f.Kind].fields {
+		fld := &faultFields[fid]
+		if !fld.unit.namesNode || (fid == fieldNode && f.Role != "") {
+			continue
+		}
+		if id := int(fld.get(&f)); w.nodes[id].spec.FaultExempt {
+			return fmt.Errorf("sim: %s refused: node %d (%q) is fault-exempt", f, id, w.nodes[id].spec.Name)
 		}
 	}
-	if f.Kind == FaultPartition || f.Kind == FaultOneWay {
-		return check(f.Peer)
-	}
 	return nil
-}
-
-func (f FaultEvent) digest() uint64 {
-	h := mixWord(traceHashInit, uint64(f.Kind))
-	h = mixWord(h, uint64(f.Node)|uint64(f.Peer)<<32)
-	h = mixWord(h, f.Mask)
-	h = mixWord(h, uint64(f.Value))
-	h = mixWord(h, uint64(f.DurNs))
-	for i := 0; i < len(f.Role); i++ {
-		h = mixWord(h, uint64(f.Role[i]))
-	}
-	return h
 }
 
 // applyFault executes plan fault idx; after Heal, plan faults are ignored.
@@ -67,67 +52,14 @@ func (w *World) applyFault(idx int) {
 	f := w.faults[idx]
 	if f.Role != "" {
 		id, ok := w.cfg.ResolveRole(f.Role)
-		if !ok || id < 0 || id >= len(w.nodes) || w.nodes[id].spec.FaultExempt || ((f.Kind == FaultPartition || f.Kind == FaultOneWay) && id == f.Peer) {
+		if !ok || id < 0 || id >= len(w.nodes) || w.nodes[id].spec.FaultExempt || f.otherNodeIs(id) {
 			w.trace(EvFault, -1, int32(f.Peer), ^f.digest()) // skipped: no eligible holder
 			return
 		}
 		f.Node = id
 	}
 	w.trace(EvFault, int32(f.Node), int32(f.Peer), f.digest())
-	switch f.Kind {
-	case FaultPartition:
-		w.Partition(f.Node, f.Peer)
-	case FaultOneWay:
-		w.Block(f.Node, f.Peer)
-	case FaultIsolate:
-		w.Isolate(f.Node)
-	case FaultSplit:
-		w.Split(f.Mask)
-	case FaultBridge:
-		w.Bridge(f.Node, f.Mask)
-	case FaultHealNet:
-		w.HealNetwork()
-	case FaultLoss:
-		w.SetLinks(func(l *LinkConfig) { l.LossPpm = f.Value })
-	case FaultDuplicate:
-		w.SetLinks(func(l *LinkConfig) { l.DuplicatePpm = f.Value })
-	case FaultReorder:
-		w.SetLinks(func(l *LinkConfig) { l.ReorderPpm, l.ReorderDelayMaxNs = f.Value, f.DurNs })
-	case FaultLatency:
-		w.SetLinks(func(l *LinkConfig) { l.LatencyMaxNs = max(l.LatencyMinNs, f.Value) })
-	default:
-		w.applyNodeFault(f)
-	}
-}
-
-func (w *World) applyNodeFault(f FaultEvent) {
-	d := w.nodes[f.Node].disk
-	switch f.Kind {
-	case FaultKill:
-		w.Kill(f.Node, f.Value == 1, f.DurNs)
-	case FaultRestart:
-		w.Restart(f.Node)
-	case FaultPause:
-		w.Pause(f.Node, f.DurNs)
-	case FaultResume:
-		w.Resume(f.Node)
-	case FaultClockJump:
-		w.ClockJump(f.Node, f.Value)
-	case FaultClockDrift:
-		if err := w.ClockDrift(f.Node, f.Value); err != nil {
-			panic(fmt.Sprintf("sim: validated plan fault %s: %v", f, err))
-		}
-	case FaultFsyncErr:
-		d.fsyncErrPpm = f.Value
-	case FaultReadErr:
-		d.readErrPpm = f.Value
-	case FaultCorrupt:
-		w.CorruptSector(f.Node)
-	case FaultDiskLatency:
-		d.latencyMaxNs = f.Value
-	default:
-		panic(fmt.Sprintf("sim: fault kind %v has no handler", f.Kind))
-	}
+	faultKinds[f.Kind].apply(w, f)
 }
 
 // ClockJump moves node id's clock by deltaNs (either way); its timers move

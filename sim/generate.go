@@ -43,6 +43,11 @@ func Generate(k Knobs) (*Plan, error) {
 	if k.DurationNs < 0 || k.FaultGapMeanNs < 0 {
 		return nil, fmt.Errorf("sim: generate refused: duration %d ns and gap %d ns must not be negative", k.DurationNs, k.FaultGapMeanNs)
 	}
+	for _, kind := range k.Kinds {
+		if !kind.valid() {
+			return nil, fmt.Errorf("sim: generate refused: fault kind %d is unknown", kind)
+		}
+	}
 	r := prng.Derive(k.Seed, "plan")
 	p := &Plan{Seed: k.Seed, Nodes: k.Nodes, DurationNs: k.DurationNs, Workload: append([]Param(nil), k.Workload...)}
 	var targets []int
@@ -71,10 +76,7 @@ func usableKinds(allowed []FaultKind, targets int) []FaultKind {
 	}
 	var out []FaultKind
 	for _, kind := range allowed {
-		switch {
-		case kind.targetsNode() && targets == 0:
-		case (kind == FaultPartition || kind == FaultOneWay || kind == FaultSplit || kind == FaultBridge) && targets < 2:
-		default:
+		if kind.targetsMin() <= targets {
 			out = append(out, kind)
 		}
 	}
@@ -95,6 +97,8 @@ func swarmSubset(r *prng.Rand, kinds []FaultKind) []FaultKind {
 	return out
 }
 
+// drawFault draws a fault of the given kind: its node and role if it has a
+// node, then the rest as its table entry draws them.
 func drawFault(r *prng.Rand, atNs int64, kind FaultKind, targets []int, k Knobs) FaultEvent {
 	f := FaultEvent{AtNs: atNs, Kind: kind}
 	if kind.targetsNode() {
@@ -103,40 +107,8 @@ func drawFault(r *prng.Rand, atNs int64, kind FaultKind, targets []int, k Knobs)
 			f.Role = k.Roles[r.Intn(len(k.Roles))]
 		}
 	}
-	const ms = int64(1_000_000)
-	switch kind {
-	case FaultPartition, FaultOneWay:
-		f.Peer = targets[r.Intn(len(targets))]
-		for f.Peer == f.Node {
-			f.Peer = targets[r.Intn(len(targets))]
-		}
-	case FaultSplit, FaultBridge:
-		for f.Mask == 0 {
-			for _, t := range targets {
-				if t != f.Node && r.Uint64()&1 == 1 {
-					f.Mask |= 1 << uint(t)
-				}
-			}
-		}
-	case FaultLoss, FaultDuplicate, FaultFsyncErr, FaultReadErr:
-		f.Value = r.Int63nRange(10_000, 200_000)
-	case FaultReorder:
-		f.Value, f.DurNs = r.Int63nRange(50_000, 500_000), r.Int63nRange(ms, 50*ms)
-	case FaultLatency:
-		f.Value = r.Int63nRange(ms, 100*ms)
-	case FaultDiskLatency:
-		f.Value = r.Int63nRange(ms/10, 50*ms)
-	case FaultKill:
-		f.Value, f.DurNs = int64(r.Intn(2)), r.Int63nRange(ms, 2000*ms)
-	case FaultPause:
-		f.DurNs = r.Int63nRange(ms, 1000*ms)
-	case FaultClockJump:
-		f.Value = r.Int63nRange(ms, 10_000*ms)
-		if r.Uint64()&1 == 1 {
-			f.Value = -f.Value
-		}
-	case FaultClockDrift:
-		f.Value = r.Int63nRange(-200_000, 200_000)
+	if draw := faultKinds[kind].draw; draw != nil {
+		draw(r, &f, targets)
 	}
 	return f
 }

@@ -18,31 +18,37 @@ func genPlan(t *rapid.T) *Plan {
 	at := int64(0)
 	for i := rapid.IntRange(0, 20).Draw(t, "faults"); i > 0; i-- {
 		at += rapid.Int64Range(0, 1e9).Draw(t, "gap")
-		f := FaultEvent{AtNs: at, Kind: FaultKind(rapid.IntRange(1, int(faultKindCount)-1).Draw(t, "kind")),
-			Node: rapid.IntRange(0, nodes-1).Draw(t, "node"), Peer: rapid.IntRange(0, nodes-1).Draw(t, "peer"),
-			Mask: rapid.Uint64Range(0, 1<<uint(nodes)-1).Draw(t, "mask"), DurNs: rapid.Int64Range(0, 1e10).Draw(t, "durns")}
-		switch f.Kind {
-		case FaultClockJump:
-			f.Value = rapid.Int64Range(-1e12, 1e12).Draw(t, "value")
-		case FaultClockDrift:
-			f.Value = rapid.Int64Range(-DriftPpmMax, DriftPpmMax).Draw(t, "value")
-		case FaultKill:
-			f.Value = rapid.Int64Range(0, 1).Draw(t, "value")
-		default:
-			f.Value = rapid.Int64Range(0, ppmScale).Draw(t, "value")
+		if f, ok := genFault(t, at, nodes); ok {
+			p.Faults = append(p.Faults, f)
 		}
-		if f.Kind.targetsNode() && rapid.Bool().Draw(t, "byRole") {
-			f.Role = rapid.StringMatching(`[a-z0-9_]{1,8}`).Draw(t, "role")
-		}
-		if (f.Kind == FaultPartition || f.Kind == FaultOneWay) && f.Node == f.Peer && f.Role == "" {
-			if nodes == 1 {
-				continue
-			}
-			f.Peer = (f.Node + 1) % nodes
-		}
-		p.Faults = append(p.Faults, f)
 	}
 	return p
+}
+
+// genFault draws a fault of any kind with each of its fields anywhere in
+// the field's range, from the table; ok is false when the kind's own check
+// refuses the draw (a partition of a node with itself).
+func genFault(t *rapid.T, at int64, nodes int) (FaultEvent, bool) {
+	f := FaultEvent{AtNs: at, Kind: FaultKind(rapid.IntRange(1, len(faultKinds)-1).Draw(t, "kind"))}
+	for _, id := range faultKinds[f.Kind].fields {
+		fld := &faultFields[id]
+		var v int64
+		switch fld.unit {
+		case &unitNode:
+			v = int64(rapid.IntRange(0, nodes-1).Draw(t, fld.key))
+		case &unitMask:
+			v = int64(rapid.Uint64Range(0, 1<<uint(nodes)-1).Draw(t, fld.key))
+		case &unitFlag:
+			v = rapid.Int64Range(0, 1).Draw(t, fld.key)
+		default:
+			v = rapid.Int64Range(fld.min, fld.max).Draw(t, fld.key)
+		}
+		fld.set(&f, v)
+	}
+	if f.Kind.targetsNode() && rapid.Bool().Draw(t, "byRole") {
+		f.Role = rapid.StringMatching(`[a-z0-9_]{1,8}`).Draw(t, "role")
+	}
+	return f, f.validate(nodes) == nil
 }
 
 func sortStrings(s []string) {
@@ -102,7 +108,7 @@ func TestSwarmVariesKinds(t *testing.T) {
 	subsets := map[string]bool{}
 	for seed := uint64(1); seed <= 30; seed++ {
 		p, _ := Generate(Knobs{Seed: seed, Nodes: 3, DurationNs: 1e10, FaultGapMeanNs: 1e7, Swarm: true})
-		used := make([]bool, faultKindCount)
+		used := make([]bool, len(faultKinds))
 		for _, f := range p.Faults {
 			used[f.Kind] = true
 		}
@@ -119,24 +125,50 @@ func TestSwarmVariesKinds(t *testing.T) {
 	}
 }
 
+// TestGenerateRefusesUnknownKind: a kind outside the table is an error, not
+// a panic.
+func TestGenerateRefusesUnknownKind(t *testing.T) {
+	for _, k := range []FaultKind{faultInvalid, FaultKind(len(faultKinds)), 255} {
+		if _, err := Generate(Knobs{Nodes: 3, DurationNs: 1e9, FaultGapMeanNs: 1e8, Kinds: []FaultKind{k}}); err == nil || !strings.Contains(err.Error(), "is unknown") {
+			t.Errorf("Generate with kind %d = %v", k, err)
+		}
+	}
+}
+
 func TestParsePlanRefusesBadInput(t *testing.T) {
-	good := "felixsim-plan v1\nseed 1\nnodes 3\nduration_ns 10\n"
+	good := "felixsim-plan v2\nseed 1\nnodes 3\nduration_ns 10\n"
+	v1 := "felixsim-plan v1\nseed 1\nnodes 3\nduration_ns 10\n"
 	for _, tc := range []struct{ text, want string }{
 		{"", "empty"},
 		{"plan v0\n", "want header"},
-		{"felixsim-plan v1\nnodes 3\nduration_ns 10\n", "no seed line"},
+		{"felixsim-plan v2\nnodes 3\nduration_ns 10\n", "no seed line"},
+		{"felixsim-plan v3\n", "want header \"felixsim-plan v2\" (or the older \"felixsim-plan v1\")"},
 		{good + "seed 2\n", "second seed"},
-		{good + "fault at=1 kind=explode\n", "fault kind \"explode\""},
-		{good + "fault at=1 kind=kill node=3\n", "outside [0, 3)"},
-		{good + "fault at=5 kind=pause\nfault at=4 kind=pause\n", "before the previous"},
-		{good + "fault kind=pause\n", "at= and kind= are required"},
-		{good + "fault at=1 kind=pause at=2\n", "given twice"},
-		{good + "fault at=1 kind=loss value=2000000\n", "outside [0, 1e6]"},
-		{good + "fault at=1 kind=partition node=1 peer=1\n", "and itself"},
+		{good + "fault at_ns=1 kind=explode\n", "fault kind \"explode\""},
+		{good + "fault at_ns=1 kind=kill node=3\n", "kill node=3 refused: outside [0, 3)"},
+		{good + "fault at_ns=5 kind=pause\nfault at_ns=4 kind=pause\n", "before the previous"},
+		{good + "fault kind=pause\n", "at_ns= and kind= are required"},
+		{good + "fault at_ns=1 kind=pause at_ns=2\n", "given twice"},
+		{good + "fault at_ns=1 kind=loss chance_ppm=2000000\n", "chance_ppm=2000000 refused: outside [0, 1000000]"},
+		{good + "fault at_ns=1 kind=clockdrift drift_ppm=-600000\n", "outside [-500000, 500000]"},
+		{good + "fault at_ns=1 kind=pause dur_ns=-1\n", "dur_ns=-1 refused: below 0"},
+		{good + "fault at_ns=1 kind=partition node=1 peer=1\n", "and itself"},
+		{good + "fault at_ns=1 kind=split mask=0x8\n", "names nodes beyond 3"},
+		{good + "fault at_ns=1 kind=kill torn=2\n", "want true or false"},
+		{good + "fault at_ns=1 kind=loss value=5\n", "kind loss takes at_ns, kind, chance_ppm"},
+		{good + "fault at_ns=1 kind=loss dur_ns=5\n", "kind loss takes at_ns, kind, chance_ppm"},
+		{good + "fault at_ns=1 kind=healnet role=leader\n", "a role needs a kind with a node"},
+		{good + "fault at_ns=1 at=1 kind=pause\n", "kind pause takes at_ns, kind, node, dur_ns, role"},
 		{good + "param B 1\n", "use [a-z0-9_]+"},
 		{good + "param b 1\nparam a 1\n", "unique and sorted"},
 		{good + "bogus\n", "line kind"},
-		{good + "fault at=x kind=pause\n", "at=\"x\""},
+		{good + "fault at_ns=x kind=pause\n", "at_ns=\"x\""},
+		{v1 + "fault at_ns=1 kind=pause\n", "at= and kind= are required"},
+		{v1 + "fault at=1 kind=loss value=2000000\n", "outside [0, 1000000]"},
+		{v1 + "fault at=1 kind=kill value=2\n", "want true or false"},
+		{v1 + "fault at=1 kind=healnet value=7\n", "kind healnet has no field in v1 column value"},
+		{v1 + "fault at=1 kind=split node=1 mask=0x2\n", "kind split has no field in v1 column node"},
+		{v1 + "fault at=1 kind=loss chance_ppm=5\n", "at, kind, node, peer, mask, value, dur, role"},
 	} {
 		_, err := ParsePlan(tc.text)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
@@ -149,6 +181,7 @@ func FuzzParsePlan(f *testing.F) {
 	p, _ := Generate(Knobs{Seed: 1, Nodes: 3, DurationNs: 1e9, FaultGapMeanNs: 1e8})
 	f.Add(p.String())
 	f.Add("felixsim-plan v1\nseed 1\nnodes 3\nduration_ns 10\nfault at=1 kind=bridge node=1 mask=0x1\n")
+	f.Add("felixsim-plan v2\nseed 1\nnodes 3\nduration_ns 10\nfault at_ns=1 kind=kill node=2 torn=true dur_ns=5 role=leader\n")
 	f.Fuzz(func(t *testing.T, text string) {
 		p, err := ParsePlan(text)
 		if err != nil {

@@ -8,7 +8,12 @@ import (
 )
 
 // planHeader opens every plan file; the version changes if the format does.
-const planHeader = "felixsim-plan v1"
+// v2 names each fault's fields by meaning and unit (see faultFields); v1
+// (planHeaderV1) overloaded value= and dur= by kind and is still read.
+const (
+	planHeader   = "felixsim-plan v2"
+	planHeaderV1 = "felixsim-plan v1"
+)
 
 // PlanLinesMax caps a parsed plan's lines; longer input is refused.
 const PlanLinesMax = 1 << 20
@@ -28,38 +33,13 @@ func (p *Plan) String() string {
 	return b.String()
 }
 
-// String renders one fault as key=value fields; zero fields are omitted.
-func (f FaultEvent) String() string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "at=%d kind=%s", f.AtNs, f.Kind)
-	if f.Node != 0 {
-		fmt.Fprintf(&b, " node=%d", f.Node)
-	}
-	if f.Peer != 0 {
-		fmt.Fprintf(&b, " peer=%d", f.Peer)
-	}
-	if f.Mask != 0 {
-		fmt.Fprintf(&b, " mask=%#x", f.Mask)
-	}
-	if f.Value != 0 {
-		fmt.Fprintf(&b, " value=%d", f.Value)
-	}
-	if f.DurNs != 0 {
-		fmt.Fprintf(&b, " dur=%d", f.DurNs)
-	}
-	if f.Role != "" {
-		fmt.Fprintf(&b, " role=%s", f.Role)
-	}
-	return b.String()
-}
-
 // ParsePlan reads a plan written by Plan.String. Blank lines and lines
 // starting with '#' are skipped. Errors name the line and what was refused.
 func ParsePlan(text string) (*Plan, error) {
 	sc := bufio.NewScanner(strings.NewReader(text))
 	sc.Buffer(make([]byte, 0, 4096), 1<<16)
 	p := &Plan{}
-	lineNo, sawHeader := 0, false
+	lineNo, header := 0, ""
 	seen := map[string]bool{}
 	for sc.Scan() {
 		lineNo++
@@ -70,21 +50,21 @@ func ParsePlan(text string) (*Plan, error) {
 		if line == "" || strings.HasPrefix(line, "#") {
 			continue
 		}
-		if !sawHeader {
-			if line != planHeader {
-				return nil, fmt.Errorf("sim: plan line %d: %q refused: want header %q", lineNo, line, planHeader)
+		if header == "" {
+			if line != planHeader && line != planHeaderV1 {
+				return nil, fmt.Errorf("sim: plan line %d: %q refused: want header %q (or the older %q)", lineNo, line, planHeader, planHeaderV1)
 			}
-			sawHeader = true
+			header = line
 			continue
 		}
-		if err := p.parseLine(line, seen); err != nil {
+		if err := p.parseLine(line, header == planHeaderV1, seen); err != nil {
 			return nil, fmt.Errorf("sim: plan line %d: %w", lineNo, err)
 		}
 	}
 	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf("sim: plan refused after line %d: %w", lineNo, err)
 	}
-	if !sawHeader {
+	if header == "" {
 		return nil, fmt.Errorf("sim: plan refused: empty, want header %q", planHeader)
 	}
 	for _, key := range []string{"seed", "nodes", "duration_ns"} {
@@ -98,7 +78,7 @@ func ParsePlan(text string) (*Plan, error) {
 	return p, nil
 }
 
-func (p *Plan) parseLine(line string, seen map[string]bool) error {
+func (p *Plan) parseLine(line string, v1 bool, seen map[string]bool) error {
 	word, rest, _ := strings.Cut(line, " ")
 	fields := strings.Fields(rest)
 	switch word {
@@ -122,7 +102,7 @@ func (p *Plan) parseLine(line string, seen map[string]bool) error {
 		p.Workload = append(p.Workload, Param{Name: fields[0], Value: v})
 		return nil
 	case "fault":
-		f, err := parseFault(fields)
+		f, err := parseFault(fields, v1)
 		if err != nil {
 			return err
 		}
@@ -148,9 +128,17 @@ func (p *Plan) parseHeaderValue(word, s string) error {
 	return nil
 }
 
-func parseFault(fields []string) (FaultEvent, error) {
+// parseFault reads a fault's key=value fields: plan v2's (see
+// FaultEvent.String), or with v1 set plan v1's, whose value= and dur= go to
+// the kind's field in that column.
+func parseFault(fields []string, v1 bool) (FaultEvent, error) {
 	var f FaultEvent
+	atKey := "at_ns"
+	if v1 {
+		atKey = "at"
+	}
 	seen := map[string]bool{}
+	kindText := ""
 	for _, fld := range fields {
 		key, val, ok := strings.Cut(fld, "=")
 		if !ok {
@@ -160,33 +148,75 @@ func parseFault(fields []string) (FaultEvent, error) {
 			return f, fmt.Errorf("fault field %q refused: given twice", key)
 		}
 		seen[key] = true
+		if key == "kind" {
+			kindText = val
+		}
+	}
+	if !seen[atKey] || !seen["kind"] {
+		return f, fmt.Errorf("fault %q refused: %s= and kind= are required", strings.Join(fields, " "), atKey)
+	}
+	var err error
+	if f.Kind, err = ParseFaultKind(kindText); err != nil {
+		return f, err
+	}
+	for _, fld := range fields {
+		key, val, _ := strings.Cut(fld, "=")
 		var err error
 		switch key {
-		case "at":
-			f.AtNs, err = strconv.ParseInt(val, 10, 64)
 		case "kind":
-			f.Kind, err = ParseFaultKind(val)
-		case "node":
-			f.Node, err = strconv.Atoi(val)
-		case "peer":
-			f.Peer, err = strconv.Atoi(val)
-		case "mask":
-			f.Mask, err = strconv.ParseUint(val, 0, 64)
-		case "value":
-			f.Value, err = strconv.ParseInt(val, 10, 64)
-		case "dur":
-			f.DurNs, err = strconv.ParseInt(val, 10, 64)
+		case atKey:
+			f.AtNs, err = strconv.ParseInt(val, 10, 64)
 		case "role":
 			f.Role = val
 		default:
-			return f, fmt.Errorf("fault field %q refused: want at, kind, node, peer, mask, value, dur or role", key)
+			err = f.setField(key, val, v1)
 		}
 		if err != nil {
-			return f, fmt.Errorf("fault field %s=%q refused: %v", key, val, err)
+			return f, fmt.Errorf("fault field %s=%q refused: %w", key, val, err)
 		}
 	}
-	if !seen["at"] || !seen["kind"] {
-		return f, fmt.Errorf("fault %q refused: at= and kind= are required", strings.Join(fields, " "))
-	}
 	return f, nil
+}
+
+// setField sets the field of f's kind that key names (in plan v1, the
+// field stored in that column). A v1 column the kind has no field in may
+// only hold zero.
+func (f *FaultEvent) setField(key, val string, v1 bool) error {
+	for _, id := range faultKinds[f.Kind].fields {
+		fld := &faultFields[id]
+		if (!v1 && fld.key == key) || (v1 && fld.col != colNone && v1ColumnKeys[fld.col] == key) {
+			v, err := fld.unit.parse(val)
+			if err != nil {
+				return err
+			}
+			fld.set(f, v)
+			return nil
+		}
+	}
+	if v1 {
+		for c := colNode; c < v1ColumnCount; c++ {
+			if v1ColumnKeys[c] == key {
+				if v, err := strconv.ParseInt(val, 0, 64); err != nil || v != 0 {
+					return fmt.Errorf("kind %s has no field in v1 column %s", f.Kind, key)
+				}
+				return nil
+			}
+		}
+	}
+	return fmt.Errorf("kind %s takes %s", f.Kind, strings.Join(f.Kind.keys(v1), ", "))
+}
+
+// keys lists the fault keys kind k takes in plan v2 (or v1).
+func (k FaultKind) keys(v1 bool) []string {
+	if v1 {
+		return []string{"at", "kind", "node", "peer", "mask", "value", "dur", "role"}
+	}
+	out := []string{"at_ns", "kind"}
+	for _, id := range faultKinds[k].fields {
+		out = append(out, faultFields[id].key)
+	}
+	if k.targetsNode() {
+		out = append(out, "role")
+	}
+	return out
 }

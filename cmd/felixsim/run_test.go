@@ -78,7 +78,7 @@ func TestRunCommandSummaryAndViolation(t *testing.T) {
 func writeStaleLeaderPlan(t *testing.T, b int) string {
 	t.Helper()
 	p := &sim.Plan{Seed: 7, Nodes: 8, DurationNs: 10e9, Faults: []sim.FaultEvent{
-		{AtNs: 3e9, Kind: sim.FaultClockJump, Node: b, Value: -4e9},
+		{AtNs: 3e9, Kind: sim.FaultClockJump, Node: b, JumpNs: -4e9},
 		{AtNs: 3e9, Kind: sim.FaultPartition, Node: b, Peer: (b + 1) % 3},
 		{AtNs: 3e9, Kind: sim.FaultPartition, Node: b, Peer: (b + 2) % 3},
 		{AtNs: 8e9, Kind: sim.FaultHealNet},

@@ -186,23 +186,23 @@ func (r *run) build() error {
 // and marked, so one runaway list cannot drown the report.
 const ViolationMessageLenMax = 2000
 
-// capCorruption keeps a drawn plan's disk corruption on a minority of
-// brokers, (brokers-1)/2 at most, dropping corrupt faults aimed at any
-// further broker: more would be a correct cluster losing its quorum for
-// good, which says nothing about the system. A given plan is replayed as
-// it is.
+// capCorruption keeps a drawn plan's lasting damage (disk corruption; see
+// sim.FaultKind.Lasting) on a minority of brokers, (brokers-1)/2 at most,
+// dropping such faults aimed at any further broker: more would be a correct
+// cluster losing its quorum for good, which says nothing about the system.
+// A given plan is replayed as it is.
 func capCorruption(p *sim.Plan, brokers int) *sim.Plan {
 	allowed := (brokers - 1) / 2
 	hit := map[int]bool{}
 	out := *p
 	out.Faults = nil
 	for _, f := range p.Faults {
-		if f.Kind == sim.FaultCorrupt {
-			// Corruption is aimed by node, never by role: a role resolves
+		if f.Kind.Lasting() {
+			// Lasting damage is aimed by node, never by role: a role resolves
 			// to a different broker each time and would slip past the cap.
 			f.Role = ""
 		}
-		if f.Kind == sim.FaultCorrupt && !hit[f.Node] {
+		if f.Kind.Lasting() && !hit[f.Node] {
 			if len(hit) >= allowed {
 				continue
 			}

@@ -14,7 +14,7 @@ import (
 // a while), then heals the network at 8 s. Clients can still reach b.
 func staleLeaderPlan(o Options, b int) *sim.Plan {
 	return &sim.Plan{Seed: o.Seed, Nodes: WorldNodes(o), DurationNs: o.DurationNs, Faults: []sim.FaultEvent{
-		{AtNs: 3e9, Kind: sim.FaultClockJump, Node: b, Value: -4e9},
+		{AtNs: 3e9, Kind: sim.FaultClockJump, Node: b, JumpNs: -4e9},
 		{AtNs: 3e9, Kind: sim.FaultPartition, Node: b, Peer: (b + 1) % 3},
 		{AtNs: 3e9, Kind: sim.FaultPartition, Node: b, Peer: (b + 2) % 3},
 		{AtNs: 8e9, Kind: sim.FaultHealNet},

@@ -1,0 +1,276 @@
+package sim
+
+// This file is the one place a fault kind is defined. A kind is a constant
+// below and one entry in faultKinds: its name, its one-line meaning, the
+// fields it uses (from faultFields, each with its unit and meaning), how it
+// is drawn, any check beyond its fields' ranges, and how it is applied. The
+// plan printer and parser, Validate, Generate, ApplyPlan, the trace digest
+// and `felixsim run --list-faults` read the table and hold no per-kind code
+// (TestAddingAFaultKindTouchesOneFile scans the tree for that).
+//
+// Adding a kind: append a constant (at the end: the number is hashed into
+// the trace) and its entry. A kind that needs a field the vocabulary lacks
+// adds it here too: a FaultEvent field named with its unit last and a
+// faultFields entry (a new field has no v1 column). The kinds expected next
+// fit that mould: a crash at a disk operation (node, an operation number
+// field, a crash-model field), a replaced disk (node), cutting clients off a
+// broker but not brokers from each other (node), a membership change (node
+// and an add/remove field), a leadership transfer (node and peer), a
+// rolling-upgrade step (node and a version field).
+
+import (
+	"fmt"
+
+	"github.com/felixsim/felixsim/sim/prng"
+)
+
+// FaultKind names one kind of fault a plan can schedule; zero is invalid.
+type FaultKind uint8
+
+// Fault kinds, in table order; their names are the plan file's vocabulary.
+// The numbers are hashed into the trace: new kinds go at the end.
+const (
+	faultInvalid FaultKind = iota
+	FaultPartition
+	FaultOneWay
+	FaultIsolate
+	FaultSplit
+	FaultBridge
+	FaultHealNet
+	FaultLoss
+	FaultDuplicate
+	FaultReorder
+	FaultLatency
+	FaultKill
+	FaultRestart
+	FaultPause
+	FaultResume
+	FaultClockJump
+	FaultClockDrift
+	FaultFsyncErr
+	FaultReadErr
+	FaultCorrupt
+	FaultDiskLatency
+)
+
+// FaultEvent is one timed fault. AtNs, Kind and Role are every kind's; the
+// fields after them are the fault vocabulary (see faultFields): each kind
+// uses those its table entry lists, and the others stay zero.
+type FaultEvent struct {
+	AtNs int64
+	Kind FaultKind
+	// Role, when set on a kind that uses Node, names the node by what it
+	// is at apply time (e.g. "leader") instead of by Node:
+	// Config.ResolveRole picks it then. The fault is skipped when the role
+	// has no holder.
+	Role string
+
+	Node         int
+	Peer         int
+	Mask         uint64
+	ChancePpm    int64
+	DelayMaxNs   int64
+	LatencyMaxNs int64
+	JumpNs       int64
+	DriftPpm     int64
+	Torn         bool
+	DurNs        int64
+}
+
+// faultFieldID indexes faultFields.
+type faultFieldID uint8
+
+// The fault vocabulary, in the order a fault prints its fields.
+const (
+	fieldNode faultFieldID = iota
+	fieldPeer
+	fieldMask
+	fieldChancePpm
+	fieldDelayMaxNs
+	fieldLatencyMaxNs
+	fieldJumpNs
+	fieldDriftPpm
+	fieldTorn
+	fieldDurNs
+	faultFieldCount
+)
+
+// faultFields describes each field of the vocabulary: its plan key (unit
+// last), unit, meaning, v1 plan column, bounds and accessors.
+var faultFields = [faultFieldCount]faultField{
+	fieldNode: {key: "node", unit: &unitNode, col: colNode, targetsMin: 1,
+		doc: "the node it acts on (with role=, the role's holder at apply time instead)",
+		get: func(f *FaultEvent) int64 { return int64(f.Node) },
+		set: func(f *FaultEvent, v int64) { f.Node = int(v) }},
+	fieldPeer: {key: "peer", unit: &unitNode, col: colPeer, targetsMin: 2,
+		doc: "the node at the other end",
+		get: func(f *FaultEvent) int64 { return int64(f.Peer) },
+		set: func(f *FaultEvent, v int64) { f.Peer = int(v) }},
+	fieldMask: {key: "mask", unit: &unitMask, col: colMask, targetsMin: 2,
+		doc: "the nodes on one side, one bit per node id",
+		get: func(f *FaultEvent) int64 { return int64(f.Mask) },
+		set: func(f *FaultEvent, v int64) { f.Mask = uint64(v) }},
+	fieldChancePpm: {key: "chance_ppm", unit: &unitPpm, col: colValue, min: 0, max: ppmScale,
+		doc: "the chance it strikes each message or disk operation",
+		get: func(f *FaultEvent) int64 { return f.ChancePpm },
+		set: func(f *FaultEvent, v int64) { f.ChancePpm = v }},
+	fieldDelayMaxNs: {key: "delay_max_ns", unit: &unitNs, col: colDur, min: 0, max: int64Max,
+		doc: "the most extra delay a struck message takes",
+		get: func(f *FaultEvent) int64 { return f.DelayMaxNs },
+		set: func(f *FaultEvent, v int64) { f.DelayMaxNs = v }},
+	fieldLatencyMaxNs: {key: "latency_max_ns", unit: &unitNs, col: colValue, min: 0, max: int64Max,
+		doc: "the new upper bound on the latency",
+		get: func(f *FaultEvent) int64 { return f.LatencyMaxNs },
+		set: func(f *FaultEvent, v int64) { f.LatencyMaxNs = v }},
+	fieldJumpNs: {key: "jump_ns", unit: &unitNs, col: colValue, min: int64Min, max: int64Max,
+		doc: "how far the node's clock moves, forward if positive",
+		get: func(f *FaultEvent) int64 { return f.JumpNs },
+		set: func(f *FaultEvent, v int64) { f.JumpNs = v }},
+	fieldDriftPpm: {key: "drift_ppm", unit: &unitPpm, col: colValue, min: -DriftPpmMax, max: DriftPpmMax,
+		doc: "the node clock's new drift rate, fast if positive",
+		get: func(f *FaultEvent) int64 { return f.DriftPpm },
+		set: func(f *FaultEvent, v int64) { f.DriftPpm = v }},
+	fieldTorn: {key: "torn", unit: &unitFlag, col: colValue,
+		doc: "true: writes in flight are torn; false: unsynced writes are lost",
+		get: func(f *FaultEvent) int64 {
+			if f.Torn {
+				return 1
+			}
+			return 0
+		},
+		set: func(f *FaultEvent, v int64) { f.Torn = v != 0 }},
+	fieldDurNs: {key: "dur_ns", unit: &unitNs, col: colDur, min: 0, max: int64Max,
+		doc: "how long until it undoes itself; 0 lasts until a later fault or the heal",
+		get: func(f *FaultEvent) int64 { return f.DurNs },
+		set: func(f *FaultEvent, v int64) { f.DurNs = v }},
+}
+
+// msNs is a millisecond, for the draw ranges below.
+const msNs = int64(1_000_000)
+
+// faultKinds is the table of fault kinds, indexed by FaultKind. Node and
+// Role are drawn before draw runs, for the kinds that use Node.
+var faultKinds = []faultKindSpec{
+	faultInvalid: {name: "invalid"},
+	FaultPartition: {name: "partition", doc: "cut node <-> peer both ways",
+		fields: []faultFieldID{fieldNode, fieldPeer}, draw: drawPeer, check: checkPeerIsOther,
+		apply: func(w *World, f FaultEvent) { w.Partition(f.Node, f.Peer) }},
+	FaultOneWay: {name: "oneway", doc: "cut node -> peer only",
+		fields: []faultFieldID{fieldNode, fieldPeer}, draw: drawPeer, check: checkPeerIsOther,
+		apply: func(w *World, f FaultEvent) { w.Block(f.Node, f.Peer) }},
+	FaultIsolate: {name: "isolate", doc: "cut every link of node",
+		fields: []faultFieldID{fieldNode},
+		apply:  func(w *World, f FaultEvent) { w.Isolate(f.Node) }},
+	FaultSplit: {name: "split", doc: "cut the nodes in mask from the rest",
+		fields: []faultFieldID{fieldMask}, draw: drawMask,
+		apply: func(w *World, f FaultEvent) { w.Split(f.Mask) }},
+	FaultBridge: {name: "bridge", doc: "split mask from the rest; node keeps links to both sides",
+		fields: []faultFieldID{fieldNode, fieldMask}, draw: drawMask,
+		apply: func(w *World, f FaultEvent) { w.Bridge(f.Node, f.Mask) }},
+	FaultHealNet: {name: "healnet", doc: "remove partitions, restore links",
+		apply: func(w *World, f FaultEvent) { w.HealNetwork() }},
+	FaultLoss: {name: "loss", doc: "every link loses messages",
+		fields: []faultFieldID{fieldChancePpm}, draw: drawChanceLow,
+		apply: func(w *World, f FaultEvent) { w.SetLinks(func(l *LinkConfig) { l.LossPpm = f.ChancePpm }) }},
+	FaultDuplicate: {name: "duplicate", doc: "every link duplicates messages",
+		fields: []faultFieldID{fieldChancePpm}, draw: drawChanceLow,
+		apply: func(w *World, f FaultEvent) { w.SetLinks(func(l *LinkConfig) { l.DuplicatePpm = f.ChancePpm }) }},
+	FaultReorder: {name: "reorder", doc: "every link delays messages by an extra up to delay_max_ns",
+		fields: []faultFieldID{fieldChancePpm, fieldDelayMaxNs},
+		draw: func(r *prng.Rand, f *FaultEvent, _ []int) {
+			f.ChancePpm, f.DelayMaxNs = r.Int63nRange(50_000, 500_000), r.Int63nRange(msNs, 50*msNs)
+		},
+		apply: func(w *World, f FaultEvent) {
+			w.SetLinks(func(l *LinkConfig) { l.ReorderPpm, l.ReorderDelayMaxNs = f.ChancePpm, f.DelayMaxNs })
+		}},
+	FaultLatency: {name: "latency", doc: "every link's latency bound rises (never below its minimum)",
+		fields: []faultFieldID{fieldLatencyMaxNs},
+		draw:   func(r *prng.Rand, f *FaultEvent, _ []int) { f.LatencyMaxNs = r.Int63nRange(msNs, 100*msNs) },
+		apply: func(w *World, f FaultEvent) {
+			w.SetLinks(func(l *LinkConfig) { l.LatencyMaxNs = max(l.LatencyMinNs, f.LatencyMaxNs) })
+		}},
+	FaultKill: {name: "kill", doc: "kill node; it boots again after dur_ns",
+		fields: []faultFieldID{fieldNode, fieldTorn, fieldDurNs},
+		draw: func(r *prng.Rand, f *FaultEvent, _ []int) {
+			f.Torn, f.DurNs = r.Intn(2) == 1, r.Int63nRange(msNs, 2000*msNs)
+		},
+		apply: func(w *World, f FaultEvent) { w.Kill(f.Node, f.Torn, f.DurNs) }},
+	FaultRestart: {name: "restart", doc: "boot node if it is down",
+		fields: []faultFieldID{fieldNode},
+		apply:  func(w *World, f FaultEvent) { w.Restart(f.Node) }},
+	FaultPause: {name: "pause", doc: "pause node; it resumes after dur_ns",
+		fields: []faultFieldID{fieldNode, fieldDurNs},
+		draw:   func(r *prng.Rand, f *FaultEvent, _ []int) { f.DurNs = r.Int63nRange(msNs, 1000*msNs) },
+		apply:  func(w *World, f FaultEvent) { w.Pause(f.Node, f.DurNs) }},
+	FaultResume: {name: "resume", doc: "resume node if it is paused",
+		fields: []faultFieldID{fieldNode},
+		apply:  func(w *World, f FaultEvent) { w.Resume(f.Node) }},
+	FaultClockJump: {name: "clockjump", doc: "move node's clock, its timers with it",
+		fields: []faultFieldID{fieldNode, fieldJumpNs},
+		draw: func(r *prng.Rand, f *FaultEvent, _ []int) {
+			f.JumpNs = r.Int63nRange(msNs, 10_000*msNs)
+			if r.Uint64()&1 == 1 {
+				f.JumpNs = -f.JumpNs
+			}
+		},
+		apply: func(w *World, f FaultEvent) { w.ClockJump(f.Node, f.JumpNs) }},
+	FaultClockDrift: {name: "clockdrift", doc: "set node's clock drift",
+		fields: []faultFieldID{fieldNode, fieldDriftPpm},
+		draw:   func(r *prng.Rand, f *FaultEvent, _ []int) { f.DriftPpm = r.Int63nRange(-200_000, 200_000) },
+		apply:  applyClockDrift},
+	FaultFsyncErr: {name: "fsyncerr", doc: "node's fsyncs fail",
+		fields: []faultFieldID{fieldNode, fieldChancePpm}, draw: drawChanceLow,
+		apply: func(w *World, f FaultEvent) { w.nodes[f.Node].disk.fsyncErrPpm = f.ChancePpm }},
+	FaultReadErr: {name: "readerr", doc: "node's reads fail",
+		fields: []faultFieldID{fieldNode, fieldChancePpm}, draw: drawChanceLow,
+		apply: func(w *World, f FaultEvent) { w.nodes[f.Node].disk.readErrPpm = f.ChancePpm }},
+	FaultCorrupt: {name: "corrupt", doc: "flip a bit in one sector of node's disk (the heal does not undo it)",
+		fields: []faultFieldID{fieldNode}, lasting: true,
+		apply: func(w *World, f FaultEvent) { w.CorruptSector(f.Node) }},
+	FaultDiskLatency: {name: "disklatency", doc: "node's disk operations take up to latency_max_ns",
+		fields: []faultFieldID{fieldNode, fieldLatencyMaxNs},
+		draw:   func(r *prng.Rand, f *FaultEvent, _ []int) { f.LatencyMaxNs = r.Int63nRange(msNs/10, 50*msNs) },
+		apply:  func(w *World, f FaultEvent) { w.nodes[f.Node].disk.latencyMaxNs = f.LatencyMaxNs }},
+}
+
+// drawPeer draws a peer among targets other than Node.
+func drawPeer(r *prng.Rand, f *FaultEvent, targets []int) {
+	f.Peer = targets[r.Intn(len(targets))]
+	for f.Peer == f.Node {
+		f.Peer = targets[r.Intn(len(targets))]
+	}
+}
+
+// drawMask draws a non-empty mask of targets other than Node. A kind
+// without Node leaves it zero, so node 0 is never in its mask: v1 drew it
+// so, and seeds replay only if it still does.
+func drawMask(r *prng.Rand, f *FaultEvent, targets []int) {
+	for f.Mask == 0 {
+		for _, t := range targets {
+			if t != f.Node && r.Uint64()&1 == 1 {
+				f.Mask |= 1 << uint(t)
+			}
+		}
+	}
+}
+
+// drawChanceLow draws a chance of 1% to 20%.
+func drawChanceLow(r *prng.Rand, f *FaultEvent, _ []int) {
+	f.ChancePpm = r.Int63nRange(10_000, 200_000)
+}
+
+// checkPeerIsOther refuses a fault between a node and itself (a role
+// resolves at apply time, and the fault is skipped if it hits the peer).
+func checkPeerIsOther(f FaultEvent) error {
+	if f.Node == f.Peer && f.Role == "" {
+		return fmt.Errorf("between node %d and itself", f.Node)
+	}
+	return nil
+}
+
+// applyClockDrift sets the drift; Validate has already bounded it.
+func applyClockDrift(w *World, f FaultEvent) {
+	if err := w.ClockDrift(f.Node, f.DriftPpm); err != nil {
+		panic(fmt.Errorf("validated clock drift %d ppm on node %d: %v", f.DriftPpm, f.Node, err))
+	}
+}
