@@ -57,9 +57,10 @@ func runCommand(args []string, stdout, stderr io.Writer) int {
 	historyFile := fs.String("history", "", "write the workload's history (every operation, JSON lines) to this file")
 	asJSON := fs.Bool("json", false, "print one JSON object instead of the summary")
 	listInvariants := fs.Bool("list-invariants", false, "print every invariant the run checks, its family and what it states, then exit")
+	listFaults := fs.Bool("list-faults", false, "print the fault kinds (name, meaning, fields with units) and exit")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: felixsim run --seed N [--nodes 3] [--streams 1] [--shards 4] [--duration 60s] [--faults LIST|all|none] [--defects LIST] [--plan FILE] [--history FILE] [--json]")
-		fmt.Fprintln(stderr, "       felixsim run --list-invariants")
+		fmt.Fprintln(stderr, "       felixsim run --list-invariants | --list-faults")
 		fs.PrintDefaults()
 		fmt.Fprintln(stderr, "exit codes: 0 every check held, 1 a safety invariant failed (liveness ones may have failed too),")
 		fmt.Fprintln(stderr, "2 bad usage, 3 no verdict: the simulated system panicked, 4 only liveness invariants failed")
@@ -74,6 +75,10 @@ func runCommand(args []string, stdout, stderr io.Writer) int {
 	}
 	if *listInvariants {
 		writeInvariants(stdout)
+		return exitPass
+	}
+	if *listFaults {
+		fmt.Fprint(stdout, sim.FaultTable())
 		return exitPass
 	}
 	opts, err := runOptions(*seed, *nodes, *streams, *shards, *duration, *faults, *defects)
