@@ -16,10 +16,14 @@ import (
 // Invariant: len(ents) >= 1; ents[0] is a dummy entry at the index and term
 // of the last compaction point (the snapshot's, or 0/0), and ents[i] has
 // index ents[0].Index+i.
+// Invariant: applied only grows, and applied <= lastIndex(): applied
+// entries are never cut from the log.
 type group struct {
 	snapshot  *raftpb.Snapshot
 	ents      []*raftpb.Entry
 	hardState *raftpb.HardState
+	// applied is the raft index the caller applied last (0 = never said).
+	applied uint64
 }
 
 func newGroup() *group {
@@ -54,6 +58,9 @@ func nextGroup(g *group, w *GroupWrite) (*group, error) {
 		n.snapshot = raftpb.EnsureSnapshot(w.Snapshot)
 		n.ents = []*raftpb.Entry{{Term: new(w.Snapshot.GetMetadata().GetTerm()), Index: new(si)}}
 	}
+	if len(w.Entries) > 0 && w.Entries[0].GetIndex() <= n.applied {
+		return nil, fmt.Errorf("group %d entries from index %d would replace applied entries (applied index %d): applied entries are never cut", w.Group, w.Entries[0].GetIndex(), n.applied)
+	}
 	if err := n.append(w.Group, w.Entries); err != nil {
 		return nil, err
 	}
@@ -64,6 +71,12 @@ func nextGroup(g *group, w *GroupWrite) (*group, error) {
 		if err := n.compact(w.Group, w.Compact.Snapshot); err != nil {
 			return nil, err
 		}
+	}
+	if err := n.setApplied(w.Group, w.AppliedIndex); err != nil {
+		return nil, err
+	}
+	if n.applied > n.lastIndex() {
+		return nil, fmt.Errorf("group %d would end at index %d, below its applied index %d: applied entries are never cut", w.Group, n.lastIndex(), n.applied)
 	}
 	n.checkInvariant()
 	return &n, nil
@@ -93,6 +106,19 @@ func (g *group) append(id uint64, entries []*raftpb.Entry) error {
 	}
 	// Replacing a suffix: copy, as the old log still holds those slots.
 	g.ents = append(g.ents[:offset:offset], entries...)
+	return nil
+}
+
+// setApplied records the applied index i (0 keeps the stored one), which
+// must not go back.
+func (g *group) setApplied(id, i uint64) error {
+	if i == 0 {
+		return nil
+	}
+	if i < g.applied {
+		return fmt.Errorf("group %d applied index %d is below the stored %d: applied indexes never go back", id, i, g.applied)
+	}
+	g.applied = i
 	return nil
 }
 

@@ -1,10 +1,12 @@
 package logstore
 
-// The crash harness of the seed 002 card: a commit that writes all four
-// tables runs in a child process (this test binary, re-executed) on the real
+// The crash harness of the seed 002 card: a commit that writes all five
+// tables (the four Felix tables and the consumer-group table) and an applied
+// index runs in a child process (this test binary, re-executed) on the real
 // filesystem with real fsync, with the crash failpoint armed at table write
 // i; the parent then reopens the store (fresh process, fresh handle) and
-// counts the rows of all four tables: all landed or none did. It also checks
+// counts the rows of all five tables and the applied index: all landed or
+// none did. It also checks
 // the crash really happened inside the transaction: exactly the frames up
 // to write i are on disk past the last commit marker.
 
@@ -34,6 +36,9 @@ var (
 	childScope = scopeOf("tenant-child", 1)
 )
 
+// childGroup is the raft group the child's commit writes.
+const childGroup = 2
+
 // TestCommitAtomicityChild is the child half; it does nothing unless the
 // parent set childDirEnv.
 func TestCommitAtomicityChild(t *testing.T) {
@@ -54,7 +59,7 @@ func TestCommitAtomicityChild(t *testing.T) {
 		t.Fatal(err)
 	}
 	start := time.Now()
-	if err := s.Commit(fullBatch(childScope, 2, 1)); err != nil {
+	if err := s.Commit(fullBatch(childScope, childGroup, 1)); err != nil {
 		t.Fatal(err)
 	}
 	fmt.Printf("CHILD-COMMITTED commitNs=%d\n", time.Since(start).Nanoseconds())
@@ -69,8 +74,18 @@ type atomicityCase struct {
 	tailKinds    []frameKind // frames past the last commit marker before reopen
 	countsBefore RowCounts
 	countsAfter  RowCounts
-	childRows    [4]int // rows of childScope in log, state, position, outbox
+	childRows    childRows
 }
+
+// childRows counts what the child's commit left: the rows of childScope in
+// the log, state, position, outbox and consumer-group tables, and whether
+// the child's raft group has an applied index.
+type childRows [6]int
+
+var (
+	childAll  = childRows{1, 1, 1, 1, 1, 1}
+	childNone = childRows{}
+)
 
 // runAtomicityCase prepares a store with one committed base batch, runs the
 // child commit with the failpoint armed at crashAt, and reopens.
@@ -119,7 +134,8 @@ func runAtomicityCaseNamed(t *testing.T, crashAt int, defects Defects, fpName st
 	defer s2.Close()
 	c.countsAfter = s2.Counts()
 	_, hasPos := s2.PositionGet(childScope)
-	c.childRows = [4]int{len(s2.LogScan(childScope, 0, 0)), len(s2.StateScan(childScope)), b2i(hasPos), len(s2.OutboxScan(childScope))}
+	c.childRows = childRows{len(s2.LogScan(childScope, 0, 0)), len(s2.StateScan(childScope)), b2i(hasPos),
+		len(s2.OutboxScan(childScope)), len(s2.ConsumerGroupScan(childScope)), b2i(s2.AppliedIndex(childGroup) != 0)}
 	if err := s2.CheckStateMatchesLog(); err != nil {
 		t.Fatalf("crash at write %d: %v", crashAt, err)
 	}
@@ -154,7 +170,7 @@ func checkAtomicity(c atomicityCase) error {
 		if c.exitErr != nil || !strings.Contains(c.stdout, "CHILD-COMMITTED") {
 			return fmt.Errorf("child without failpoint failed: %v\n%s%s", c.exitErr, c.stdout, c.stderr)
 		}
-		if c.childRows != [4]int{1, 1, 1, 1} {
+		if c.childRows != childAll {
 			return fmt.Errorf("committed batch not all present after reopen: rows %v", c.childRows)
 		}
 		return nil
@@ -167,14 +183,14 @@ func checkAtomicity(c atomicityCase) error {
 	if !strings.Contains(c.stderr, want) {
 		return fmt.Errorf("child stderr lacks %q:\n%s", want, c.stderr)
 	}
-	if c.childRows != [4]int{0, 0, 0, 0} && c.childRows != [4]int{1, 1, 1, 1} {
-		return fmt.Errorf("crash at write %d: rows (log, state, position, outbox) = %v after reopen: a partial commit", c.crashAt, c.childRows)
+	if c.childRows != childNone && c.childRows != childAll {
+		return fmt.Errorf("crash at write %d: rows (log, state, position, outbox, consumer group, applied index) = %v after reopen: a partial commit", c.crashAt, c.childRows)
 	}
 	wantTail := append([]frameKind{kindRaft}, tableKinds[:c.crashAt]...)
 	if fmt.Sprint(c.tailKinds) != fmt.Sprint(wantTail) {
 		return fmt.Errorf("crash at write %d left frames %v past the last commit, want %v: the crash did not happen inside the transaction", c.crashAt, c.tailKinds, wantTail)
 	}
-	if c.countsAfter != c.countsBefore && c.childRows == [4]int{0, 0, 0, 0} {
+	if c.countsAfter != c.countsBefore && c.childRows == childNone {
 		return fmt.Errorf("crash at write %d: counts %+v, before %+v", c.crashAt, c.countsAfter, c.countsBefore)
 	}
 	return nil
@@ -184,7 +200,7 @@ func TestCommitAtomicity(t *testing.T) {
 	if os.Getenv(childDirEnv) != "" {
 		t.Skip("inside the child")
 	}
-	for _, at := range []int{0, 1, 2, 3, 4, noCrash} {
+	for _, at := range []int{0, 1, 2, 3, 4, 5, noCrash} {
 		name := fmt.Sprintf("crashAfterWrite=%d", at)
 		if at == noCrash {
 			name = "noCrash"
@@ -203,7 +219,7 @@ func TestCommitAtomicity(t *testing.T) {
 	t.Run("fsyncCost", measureFsyncCost)
 }
 
-// measureFsyncCost prints what one commit of a four-table batch costs on the
+// measureFsyncCost prints what one commit of a five-table batch costs on the
 // real filesystem, fsync included, as the median of a few commits.
 func measureFsyncCost(t *testing.T) {
 	osfs, err := vfs.NewOS(t.TempDir())
@@ -226,7 +242,7 @@ func measureFsyncCost(t *testing.T) {
 	sort.Slice(ns, func(i, j int) bool { return ns[i] < ns[j] })
 	syncNs := rawFsyncNs(t, osfs, commits)
 	t.Logf("one bare append+fsync of 100 bytes on the real filesystem: median %s", time.Duration(syncNs))
-	t.Logf("one commit (four tables + raft entry, one fsync) on the real filesystem: median %s, min %s, max %s over %d commits",
+	t.Logf("one commit (five tables + raft entry, one fsync) on the real filesystem: median %s, min %s, max %s over %d commits",
 		time.Duration(ns[commits/2]), time.Duration(ns[0]), time.Duration(ns[commits-1]), commits)
 }
 
@@ -243,6 +259,8 @@ func TestCommitAtomicityHasTeeth(t *testing.T) {
 	}{
 		{DefectHookBeforeTxn, 2, "did not happen inside the transaction"},
 		{DefectSplitTables, 2, "a partial commit"},
+		// Only the consumer-group table is missing: caught by its column.
+		{DefectSplitTables, 4, "a partial commit"},
 	} {
 		c := runAtomicityCase(t, tc.at, tc.defects)
 		err := checkAtomicity(c)

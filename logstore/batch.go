@@ -99,30 +99,44 @@ type Compaction struct {
 
 // GroupWrite is the raft persistence of one group in a batch, applied in the
 // order of its fields: a received snapshot (replacing the whole log), new
-// entries (replacing any conflicting suffix), a hard state, then a local
-// compaction.
+// entries (replacing any conflicting suffix), a hard state, a local
+// compaction, then the applied index.
 type GroupWrite struct {
 	Group     uint64
 	Snapshot  *raftpb.Snapshot
 	Entries   []*raftpb.Entry
 	HardState *raftpb.HardState
 	Compact   *Compaction
+	// AppliedIndex is the raft index the caller applied last in this group,
+	// made durable with the rows that applying produced; 0 keeps the stored
+	// one. It never decreases and never passes the group's last index.
+	AppliedIndex uint64
+}
+
+// ConsumerGroupRow is one write to the consumer-group table at (Scope,
+// Group.Name): the group's whole state (position and leases) replaces the
+// stored one. Consumer groups are never removed.
+type ConsumerGroupRow struct {
+	Scope statemachine.Scope
+	Group statemachine.GroupState
 }
 
 // Batch is everything one Commit makes durable at once: raft persistence for
-// any number of groups and the applied rows of the four tables.
+// any number of groups, the applied rows of the four Felix tables and the
+// consumer groups' state.
 type Batch struct {
-	Groups    []GroupWrite
-	Log       []LogRow
-	State     []StateRow
-	Positions []PositionRow
-	Outbox    []OutboxRow
+	Groups         []GroupWrite
+	Log            []LogRow
+	State          []StateRow
+	Positions      []PositionRow
+	Outbox         []OutboxRow
+	ConsumerGroups []ConsumerGroupRow
 }
 
 // Empty reports whether the batch writes nothing.
 func (b *Batch) Empty() bool {
 	return len(b.Groups) == 0 && len(b.Log) == 0 && len(b.State) == 0 &&
-		len(b.Positions) == 0 && len(b.Outbox) == 0
+		len(b.Positions) == 0 && len(b.Outbox) == 0 && len(b.ConsumerGroups) == 0
 }
 
 // AddRecord appends the rows that applying rec at (scope, offset) writes:

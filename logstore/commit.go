@@ -9,9 +9,9 @@ import (
 )
 
 // FailpointPanicAfterTableWrite names the crash hook inside Commit. Armed
-// with "return(i)", i in 0..4, Commit panics after i of the four table
-// frames (log, state, position, outbox) were appended to the file, before
-// the commit marker.
+// with "return(i)", i in 0..5, Commit panics after i of the five table
+// frames (log, state, position, outbox, consumer group) were appended to the
+// file, before the commit marker.
 const FailpointPanicAfterTableWrite = "github.com/felixsim/felixsim/logstore/panicAfterTableWrite"
 
 // ErrClosed marks a store used after Close.
@@ -71,7 +71,7 @@ const encodeBufKeepBytesMax = 1 << 20
 
 // decodeFrames decodes the frames of one encoded transaction, which must
 // decode: it was just encoded from a valid batch.
-func decodeFrames(raftFrame []byte, tableFrames [4][]byte) Batch {
+func decodeFrames(raftFrame []byte, tableFrames [tableCount][]byte) Batch {
 	var frames []rawFrame
 	for _, f := range append([][]byte{raftFrame}, tableFrames[:]...) {
 		if len(f) == 0 {
@@ -93,7 +93,7 @@ func decodeFrames(raftFrame []byte, tableFrames [4][]byte) Batch {
 // checkDecodesAsInstalled panics, with both values, if what Commit installs
 // differs from what replaying the frames it writes would install: memory
 // must always equal what replay rebuilds.
-func checkDecodesAsInstalled(raftFrame []byte, tableFrames [4][]byte, owned *Batch) {
+func checkDecodesAsInstalled(raftFrame []byte, tableFrames [tableCount][]byte, owned *Batch) {
 	decoded := decodeFrames(raftFrame, tableFrames)
 	if d := sameBatch(owned, &decoded); d != "" {
 		panic(fmt.Sprintf("logstore: Commit installs a batch that differs from what replay decodes (installed against decoded): %s", d))
@@ -103,7 +103,7 @@ func checkDecodesAsInstalled(raftFrame []byte, tableFrames [4][]byte, owned *Bat
 // writeTxn appends the transaction, its commit marker, and fsyncs once.
 // Each table frame is its own write, so a process dying between two of them
 // leaves real partial bytes in the file for recovery to discard.
-func (s *Store) writeTxn(raftFrame []byte, tableFrames [4][]byte) error {
+func (s *Store) writeTxn(raftFrame []byte, tableFrames [tableCount][]byte) error {
 	if s.defects&DefectHookBeforeTxn != 0 {
 		for i := 0; i <= len(tableFrames); i++ {
 			crashHook(i)

@@ -1,14 +1,18 @@
 // Package logstore is a broker node's durable store: the raft log, hard
-// state and snapshot of every raft group the node hosts, and the four
-// applied tables of Felix (log, state, position, outbox), all written by one
-// crash-atomic Commit per batch.
+// state, snapshot and applied index of every raft group the node hosts, the
+// four applied tables of Felix (log, state, position, outbox) and the
+// consumer-group table (each consumer group's position and leases, per
+// scope and group name), all written by one crash-atomic Commit per batch.
+// Every table holds only what its name says: no scope or key is reserved
+// for bookkeeping.
 //
 // # Engine
 //
 // One append-only write-ahead file, "logstore.wal", holds checksummed
 // transactions. A transaction is the batch's writes appended in order (the
-// raft writes, then one frame per applied table: log, state, position,
-// outbox), then a commit marker carrying a checksum over the whole
+// raft frame with each group's writes and applied index, then one frame per
+// table: log, state, position, outbox, consumer group), then a commit
+// marker carrying a checksum over the whole
 // transaction, written twice, then one fsync. Open replays every transaction
 // up to the last complete commit marker into in-memory indexes; an
 // incomplete or torn final transaction never happened and is truncated away;
@@ -17,6 +21,11 @@
 // makes a flipped bit in the last transaction's marker corruption too,
 // instead of a torn write that would silently drop an acknowledged
 // transaction. No file content makes Open panic.
+//
+// The file starts with a header naming its format version (2). Files of
+// version 1, which kept applied indexes and consumer groups as rows of
+// reserved scopes in the position and state tables, are not read: Open
+// reports them as corrupt. Nothing of that layout was ever deployed.
 //
 // Rewrite replaces the file by one holding only the current content (new
 // file, fsync, rename over, directory fsync), so long runs do not replay
@@ -41,11 +50,11 @@
 // The commit path evaluates the failpoint named by FailpointPanicAfterTableWrite
 // with github.com/pingcap/failpoint's run-time Eval (no source rewriting).
 // Armed with the term "return(i)" (failpoint.Enable, or GO_FAILPOINTS in a
-// child process's environment) the commit panics after i of the four table
-// writes, i in 0..4, after their bytes were appended to the file and before
+// child process's environment) the commit panics after i of the five table
+// writes, i in 0..5, after their bytes were appended to the file and before
 // the commit marker. Disarmed, each check costs one read lock and one map
 // lookup, 10-55 ns on the shared 2-core development machine
-// (BenchmarkFailpointDisarmed), five checks per Commit; nothing is compiled
+// (BenchmarkFailpointDisarmed), six checks per Commit; nothing is compiled
 // differently for tests. Options.Defects plants known bugs (a split
 // transaction, a hook before the transaction, no fsync) so that tests and
 // the simulator can show their checkers catch them.

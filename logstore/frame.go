@@ -29,6 +29,7 @@ const (
 	kindState
 	kindPosition
 	kindOutbox
+	kindConsumerGroup
 	kindCommit
 	kindEnd // one past the last kind
 )
@@ -47,6 +48,8 @@ func (k frameKind) String() string {
 		return "position"
 	case kindOutbox:
 		return "outbox"
+	case kindConsumerGroup:
+		return "consumer group"
 	case kindCommit:
 		return "commit"
 	}
@@ -103,10 +106,13 @@ func parseFrame(buf []byte, off int) (frameKind, []byte, int, error) {
 	return kind, buf[off+frameHeaderBytes : end], end, nil
 }
 
-// The file header frame's payload: magic and format version.
+// The file header frame's payload: magic and format version. Version 2
+// added the applied index to the raft frame and the consumer-group frame
+// (kind 7, moving the commit marker's kind to 8); Open refuses a version 1
+// file as corrupt, since no version 1 store was ever deployed.
 const (
 	fileMagic   = "felixsim-logstore"
-	fileVersion = 1
+	fileVersion = 2
 )
 
 func headerFrame() []byte {

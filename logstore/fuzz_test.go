@@ -174,6 +174,8 @@ func FuzzDecodeFrame(f *testing.F) {
 			again = func(b Batch) []byte { return encodePositions(b.Positions) }
 		case kindOutbox:
 			again = func(b Batch) []byte { return encodeOutbox(b.Outbox) }
+		case kindConsumerGroup:
+			again = func(b Batch) []byte { return encodeConsumerGroups(b.ConsumerGroups) }
 		case kindRaft:
 			again = func(b Batch) []byte { return encodeGroups(b.Groups) }
 		}

@@ -20,13 +20,15 @@ func entry(index, term uint64, data string) *raftpb.Entry {
 	return &raftpb.Entry{Index: new(index), Term: new(term), Type: raftpb.EntryNormal.Enum(), Data: []byte(data)}
 }
 
-// fullBatch is one applied record touching all four tables, plus its raft
-// entry and hard state.
+// fullBatch is one applied record touching all five tables (log, state,
+// position, outbox, consumer group), plus its raft entry, hard state and
+// applied index.
 func fullBatch(scope statemachine.Scope, group, offset uint64) *Batch {
 	b := &Batch{Groups: []GroupWrite{{
-		Group:     group,
-		Entries:   []*raftpb.Entry{entry(offset, 1, fmt.Sprintf("rec-%d", offset))},
-		HardState: &raftpb.HardState{Term: new(uint64(1)), Commit: new(offset)},
+		Group:        group,
+		Entries:      []*raftpb.Entry{entry(offset, 1, fmt.Sprintf("rec-%d", offset))},
+		HardState:    &raftpb.HardState{Term: new(uint64(1)), Commit: new(offset)},
+		AppliedIndex: offset,
 	}}}
 	rec := statemachine.Record{
 		Event:   statemachine.EventPublish,
@@ -37,6 +39,10 @@ func fullBatch(scope statemachine.Scope, group, offset uint64) *Batch {
 	}
 	b.AddRecord(scope, offset, rec, &Intent{Event: statemachine.EventPublish, Data: []byte("subs")})
 	b.Positions = append(b.Positions, PositionRow{Scope: scope, Position: Position{AppliedIndex: offset, NextOffset: offset + 1}})
+	b.ConsumerGroups = append(b.ConsumerGroups, ConsumerGroupRow{Scope: scope, Group: statemachine.GroupState{
+		Name: "workers", CommittedOffset: offset, DeliverNextOffset: offset + 1,
+		Leases: []statemachine.Lease{{Offset: offset, ExpiryNs: int64(offset) * 1000}},
+	}})
 	return b
 }
 
@@ -62,7 +68,7 @@ func dump(s *Store) string {
 	var sb strings.Builder
 	for _, id := range s.Groups() {
 		g := s.groups[id]
-		fmt.Fprintf(&sb, "group %d snap %x hs %x\n", id, marshal(g.snapshot), marshal(g.hardState))
+		fmt.Fprintf(&sb, "group %d snap %x hs %x applied %d\n", id, marshal(g.snapshot), marshal(g.hardState), s.AppliedIndex(id))
 		for _, e := range g.ents {
 			fmt.Fprintf(&sb, "  ent %x\n", marshal(e))
 		}
@@ -79,6 +85,9 @@ func dump(s *Store) string {
 		}
 		for _, r := range s.OutboxScan(sc) {
 			fmt.Fprintf(&sb, "outbox %s %d %+v\n", sc, r.Offset, r.Intent)
+		}
+		for _, g := range s.ConsumerGroupScan(sc) {
+			fmt.Fprintf(&sb, "consumer group %s %+v\n", sc, g)
 		}
 	}
 	fmt.Fprintf(&sb, "counts %+v\n", s.Counts())

@@ -3,6 +3,7 @@ package logstore
 import (
 	"fmt"
 	"reflect"
+	"slices"
 
 	"go.etcd.io/raft/v3/raftpb"
 	"google.golang.org/protobuf/proto"
@@ -15,8 +16,9 @@ import (
 // slices as nil), built without encoding or decoding.
 //
 // Every byte slice the tables keep (record payloads, put values, intent
-// data) is copied into one buffer, so the caller may reuse its own (rows
-// are copied by value when installed); a
+// data) is copied into one buffer, and every consumer group's leases into
+// their own slice, so the caller may reuse its own (rows are copied by
+// value when installed); a
 // received snapshot is cloned, as installing it fills its nil fields. Raft
 // entries, hard states and compaction snapshots are shared with the caller,
 // as raft's own MemoryStorage shares them: the store never changes them and
@@ -50,7 +52,7 @@ func ownBatch(b *Batch) Batch {
 		for i := range b.Groups {
 			w := &b.Groups[i]
 			g := &n.Groups[i]
-			*g = GroupWrite{Group: w.Group, HardState: w.HardState, Compact: w.Compact}
+			*g = GroupWrite{Group: w.Group, HardState: w.HardState, Compact: w.Compact, AppliedIndex: w.AppliedIndex}
 			if w.Snapshot != nil {
 				g.Snapshot = proto.Clone(w.Snapshot).(*raftpb.Snapshot)
 			}
@@ -94,6 +96,16 @@ func ownBatch(b *Batch) Batch {
 		for i := range b.Outbox {
 			n.Outbox[i] = b.Outbox[i]
 			n.Outbox[i].Intent.Data = a.copy(b.Outbox[i].Intent.Data)
+		}
+	}
+	if len(b.ConsumerGroups) > 0 {
+		n.ConsumerGroups = make([]ConsumerGroupRow, len(b.ConsumerGroups))
+		for i := range b.ConsumerGroups {
+			n.ConsumerGroups[i] = b.ConsumerGroups[i]
+			n.ConsumerGroups[i].Group.Leases = nil
+			if ls := b.ConsumerGroups[i].Group.Leases; len(ls) > 0 {
+				n.ConsumerGroups[i].Group.Leases = slices.Clone(ls)
+			}
 		}
 	}
 	if len(a.buf) != byteCount || len(ops) != opCount {
@@ -144,7 +156,10 @@ func sameBatch(a, b *Batch) string {
 	if d := sameRows("position", a.Positions, b.Positions); d != "" {
 		return d
 	}
-	return sameRows("outbox", a.Outbox, b.Outbox)
+	if d := sameRows("outbox", a.Outbox, b.Outbox); d != "" {
+		return d
+	}
+	return sameRows("consumer group", a.ConsumerGroups, b.ConsumerGroups)
 }
 
 func sameGroupWrite(a, b *GroupWrite) string {
@@ -171,6 +186,9 @@ func sameGroupWrite(a, b *GroupWrite) string {
 	if a.Compact != nil && !sameMessage(a.Compact.Snapshot, b.Compact.Snapshot) {
 		return fmt.Sprintf("compaction snapshot %v against %v", a.Compact.Snapshot, b.Compact.Snapshot)
 	}
+	if a.AppliedIndex != b.AppliedIndex {
+		return fmt.Sprintf("applied index %d against %d", a.AppliedIndex, b.AppliedIndex)
+	}
 	return ""
 }
 
@@ -187,7 +205,7 @@ func sameMessage[M interface {
 
 // sameRows compares two row slices element by element with
 // reflect.DeepEqual, which tells nil from empty byte slices.
-func sameRows[R LogRow | StateRow | PositionRow | OutboxRow](table string, a, b []R) string {
+func sameRows[R LogRow | StateRow | PositionRow | OutboxRow | ConsumerGroupRow](table string, a, b []R) string {
 	if (a == nil) != (b == nil) || len(a) != len(b) {
 		return fmt.Sprintf("%s table: %d rows (nil %t) against %d (nil %t)", table, len(a), a == nil, len(b), b == nil)
 	}

@@ -57,6 +57,7 @@ func genBatch(t *rapid.T) *Batch {
 		if rapid.Bool().Draw(t, "compaction") {
 			w.Compact = &Compaction{Snapshot: genSnapshot(t, "compaction")}
 		}
+		w.AppliedIndex = rapid.Uint64Range(0, 50).Draw(t, "applied index")
 		b.Groups = append(b.Groups, w)
 	}
 	for i := range uint64(rapid.IntRange(0, 3).Draw(t, "records")) {
@@ -91,6 +92,17 @@ func genBatch(t *rapid.T) *Batch {
 	for range rapid.IntRange(0, 2).Draw(t, "positions") {
 		b.Positions = append(b.Positions, PositionRow{Scope: genScope(t),
 			Position: Position{AppliedIndex: rapid.Uint64().Draw(t, "applied"), NextOffset: rapid.Uint64().Draw(t, "next")}})
+	}
+	for range rapid.IntRange(0, 2).Draw(t, "consumer groups") {
+		g := statemachine.GroupState{Name: rapid.SampledFrom([]string{"g1", "g2"}).Draw(t, "group name"),
+			CommittedOffset: rapid.Uint64().Draw(t, "committed"), DeliverNextOffset: rapid.Uint64().Draw(t, "deliver next")}
+		for range rapid.IntRange(0, 2).Draw(t, "leases") {
+			g.Leases = append(g.Leases, statemachine.Lease{Offset: rapid.Uint64().Draw(t, "lease offset"), ExpiryNs: rapid.Int64().Draw(t, "lease expiry")})
+		}
+		if len(g.Leases) == 0 && rapid.Bool().Draw(t, "empty leases") {
+			g.Leases = []statemachine.Lease{}
+		}
+		b.ConsumerGroups = append(b.ConsumerGroups, ConsumerGroupRow{Scope: genScope(t), Group: g})
 	}
 	return b
 }
@@ -142,6 +154,11 @@ func scribble(b *Batch) {
 	for i := range b.Outbox {
 		fill(b.Outbox[i].Intent.Data)
 	}
+	for i := range b.ConsumerGroups {
+		for j := range b.ConsumerGroups[i].Group.Leases {
+			b.ConsumerGroups[i].Group.Leases[j].Offset ^= 0xff
+		}
+	}
 	for i := range b.Groups {
 		if s := b.Groups[i].Snapshot; s != nil {
 			fill(s.Data)
@@ -160,24 +177,30 @@ func TestSameBatchHasTeeth(t *testing.T) {
 		return b
 	}
 	plants := map[string]func(b *Batch){
-		"entry data":            func(b *Batch) { b.Groups[0].Entries[0].Data = []byte("other") },
-		"entry dropped":         func(b *Batch) { b.Groups[0].Entries = nil },
-		"hard state commit":     func(b *Batch) { b.Groups[0].HardState.Commit = new(uint64(99)) },
-		"hard state dropped":    func(b *Batch) { b.Groups[0].HardState = nil },
-		"snapshot index":        func(b *Batch) { b.Groups[0].Snapshot.Metadata.Index = new(uint64(7)) },
-		"compaction added":      func(b *Batch) { b.Groups[0].Compact = &Compaction{Snapshot: &raftpb.Snapshot{}} },
-		"group id":              func(b *Batch) { b.Groups[0].Group = 9 },
-		"payload byte":          func(b *Batch) { b.Log[0].Record.Payload[0] ^= 1 },
-		"empty payload not nil": func(b *Batch) { b.Log[0].Record.Payload = []byte{} },
-		"op value":              func(b *Batch) { b.Log[0].Record.Ops[0].Value = nil },
-		"empty ops not nil":     func(b *Batch) { b.Log[0].Record.Ops = []statemachine.StateOp{} },
-		"log offset":            func(b *Batch) { b.Log[0].Offset++ },
-		"state value":           func(b *Batch) { b.State[0].Value = []byte("x") },
-		"state version":         func(b *Batch) { b.State[0].Version++ },
-		"position":              func(b *Batch) { b.Positions[0].Position.NextOffset++ },
-		"intent data":           func(b *Batch) { b.Outbox[0].Intent.Data = nil },
-		"outbox row dropped":    func(b *Batch) { b.Outbox = b.Outbox[:1] },
-		"state table dropped":   func(b *Batch) { b.State = nil },
+		"entry data":              func(b *Batch) { b.Groups[0].Entries[0].Data = []byte("other") },
+		"entry dropped":           func(b *Batch) { b.Groups[0].Entries = nil },
+		"hard state commit":       func(b *Batch) { b.Groups[0].HardState.Commit = new(uint64(99)) },
+		"hard state dropped":      func(b *Batch) { b.Groups[0].HardState = nil },
+		"snapshot index":          func(b *Batch) { b.Groups[0].Snapshot.Metadata.Index = new(uint64(7)) },
+		"compaction added":        func(b *Batch) { b.Groups[0].Compact = &Compaction{Snapshot: &raftpb.Snapshot{}} },
+		"group id":                func(b *Batch) { b.Groups[0].Group = 9 },
+		"payload byte":            func(b *Batch) { b.Log[0].Record.Payload[0] ^= 1 },
+		"empty payload not nil":   func(b *Batch) { b.Log[0].Record.Payload = []byte{} },
+		"op value":                func(b *Batch) { b.Log[0].Record.Ops[0].Value = nil },
+		"empty ops not nil":       func(b *Batch) { b.Log[0].Record.Ops = []statemachine.StateOp{} },
+		"log offset":              func(b *Batch) { b.Log[0].Offset++ },
+		"state value":             func(b *Batch) { b.State[0].Value = []byte("x") },
+		"state version":           func(b *Batch) { b.State[0].Version++ },
+		"position":                func(b *Batch) { b.Positions[0].Position.NextOffset++ },
+		"intent data":             func(b *Batch) { b.Outbox[0].Intent.Data = nil },
+		"outbox row dropped":      func(b *Batch) { b.Outbox = b.Outbox[:1] },
+		"state table dropped":     func(b *Batch) { b.State = nil },
+		"applied index":           func(b *Batch) { b.Groups[0].AppliedIndex++ },
+		"consumer group offset":   func(b *Batch) { b.ConsumerGroups[0].Group.CommittedOffset++ },
+		"lease expiry":            func(b *Batch) { b.ConsumerGroups[0].Group.Leases[0].ExpiryNs++ },
+		"lease dropped":           func(b *Batch) { b.ConsumerGroups[0].Group.Leases = nil },
+		"empty leases not nil":    func(b *Batch) { b.ConsumerGroups[0].Group.Leases = []statemachine.Lease{} },
+		"consumer groups dropped": func(b *Batch) { b.ConsumerGroups = nil },
 	}
 	for name, plant := range plants {
 		t.Run(name, func(t *testing.T) {

@@ -121,6 +121,8 @@ func (f cutFile) Truncate(sizeBytes int64) error {
 var (
 	plScopes = []statemachine.Scope{scopeOf("t1", 0), scopeOf("t1", 1), scopeOf("t2", 0)}
 	plKeys   = []string{"a", "b", "c"}
+	// plGroupNames are the consumer groups drawn batches write.
+	plGroupNames = []string{"g1", "g2"}
 )
 
 // drawBatch draws a valid batch for the store's current content.
@@ -157,6 +159,9 @@ func drawBatch(t *rapid.T, s *Store) *Batch {
 			next++
 		}
 		b.Positions = append(b.Positions, PositionRow{Scope: sc, Position: Position{AppliedIndex: next, NextOffset: next}})
+		if rapid.Bool().Draw(t, "consumerGroup") {
+			b.ConsumerGroups = append(b.ConsumerGroups, ConsumerGroupRow{Scope: sc, Group: drawConsumerGroup(t, next)})
+		}
 		for _, o := range s.OutboxScan(sc) {
 			if rapid.IntRange(0, 3).Draw(t, "deliver") == 0 {
 				b.Outbox = append(b.Outbox, OutboxRow{Kind: WriteDelete, Scope: sc, Offset: o.Offset})
@@ -166,12 +171,26 @@ func drawBatch(t *rapid.T, s *Store) *Batch {
 	return b
 }
 
+// drawConsumerGroup draws one consumer group's state over a log ending
+// before next: a position, and leases on offsets from it.
+func drawConsumerGroup(t *rapid.T, next uint64) statemachine.GroupState {
+	g := statemachine.GroupState{Name: rapid.SampledFrom(plGroupNames).Draw(t, "groupName")}
+	g.CommittedOffset = rapid.Uint64Range(0, next).Draw(t, "committed")
+	g.DeliverNextOffset = g.CommittedOffset
+	for i := rapid.IntRange(0, 3).Draw(t, "leases"); i > 0 && g.DeliverNextOffset < next; i-- {
+		g.Leases = append(g.Leases, statemachine.Lease{Offset: g.DeliverNextOffset, ExpiryNs: rapid.Int64Range(0, 1<<40).Draw(t, "expiry")})
+		g.DeliverNextOffset++
+	}
+	return g
+}
+
 func drawGroupWrite(t *rapid.T, s *Store, id uint64) GroupWrite {
 	gs := s.RaftStorage(id)
 	first, _ := gs.FirstIndex()
 	last, _ := gs.LastIndex()
 	w := GroupWrite{Group: id}
-	from := rapid.Uint64Range(first, last+1).Draw(t, "from")
+	// Entries replace a suffix, never an applied entry: raft never cuts one.
+	from := rapid.Uint64Range(max(first, s.AppliedIndex(id)+1), last+1).Draw(t, "from")
 	term := rapid.Uint64Range(1, 5).Draw(t, "term")
 	for i := rapid.IntRange(0, 4).Draw(t, "entries"); i > 0; i-- {
 		w.Entries = append(w.Entries, entry(from, term, rapid.StringN(0, 300, -1).Draw(t, "data")))
@@ -179,6 +198,12 @@ func drawGroupWrite(t *rapid.T, s *Store, id uint64) GroupWrite {
 	}
 	if rapid.Bool().Draw(t, "hardState") {
 		w.HardState = &raftpb.HardState{Term: new(term), Commit: new(rapid.Uint64Range(0, from).Draw(t, "commit"))}
+	}
+	if len(w.Entries) > 0 {
+		last = from - 1
+	}
+	if stored := max(s.AppliedIndex(id), 1); stored <= last && rapid.Bool().Draw(t, "applied") {
+		w.AppliedIndex = rapid.Uint64Range(stored, last).Draw(t, "appliedIndex")
 	}
 	return w
 }

@@ -32,6 +32,15 @@ func (s *Store) Groups() []uint64 {
 	return ids
 }
 
+// AppliedIndex returns the applied index last stored for group id (by a
+// GroupWrite's AppliedIndex), or 0 if none was.
+func (s *Store) AppliedIndex(id uint64) uint64 {
+	if g, ok := s.groups[id]; ok {
+		return g.applied
+	}
+	return 0
+}
+
 func (gs *GroupStorage) group() *group {
 	if g, ok := gs.s.groups[gs.id]; ok {
 		return g

@@ -27,8 +27,7 @@ func (s *Store) RebuildState(scope statemachine.Scope) []StateRow {
 
 // CheckStateMatchesLog returns an error naming the first difference between
 // the stored state table and RebuildState in the given scopes (every scope
-// when none is given), or nil if they are equal. A caller that keeps state
-// rows no log row implies (bookkeeping scopes) names the scopes to check.
+// when none is given), or nil if they are equal.
 func (s *Store) CheckStateMatchesLog(scopes ...statemachine.Scope) error {
 	if len(scopes) == 0 {
 		scopes = s.Scopes()

@@ -80,7 +80,7 @@ func (s *Store) writeRewrite(name string) (vfs.File, uint64, int64, error) {
 	for _, b := range s.contentBatches() {
 		start := len(buf)
 		var raftFrame []byte
-		var tableFrames [4][]byte
+		var tableFrames [tableCount][]byte
 		var err error
 		if buf, raftFrame, tableFrames, err = appendTxn(buf, b); err != nil {
 			return f, 0, 0, err
@@ -117,7 +117,7 @@ func (s *Store) contentBatches() []*Batch {
 		for _, id := range ids {
 			g := s.groups[id]
 			b.Groups = append(b.Groups, GroupWrite{Group: id, Snapshot: g.snapshot,
-				Entries: slices.Clone(g.ents[1:]), HardState: g.hardState})
+				Entries: slices.Clone(g.ents[1:]), HardState: g.hardState, AppliedIndex: g.applied})
 		}
 		out = append(out, b)
 	}
@@ -144,6 +144,10 @@ func (s *Store) contentBatches() []*Batch {
 		for _, r := range s.OutboxScan(sc) {
 			add(len(r.Intent.Data) + 64)
 			cur.Outbox = append(cur.Outbox, r)
+		}
+		for _, g := range s.ConsumerGroupScan(sc) {
+			add(len(g.Name) + 20*len(g.Leases) + 64)
+			cur.ConsumerGroups = append(cur.ConsumerGroups, ConsumerGroupRow{Scope: sc, Group: g})
 		}
 	}
 	if !cur.Empty() {

@@ -14,7 +14,7 @@ import (
 const (
 	scopeBytesMin  = 4
 	rowBytesMin    = 2
-	groupBytesMin  = 10
+	groupBytesMin  = 11
 	entryBytesMin  = 1
 	recordBytesMin = 5
 )
@@ -150,6 +150,7 @@ func (e *enc) groups(gs []GroupWrite) {
 		if g.Compact != nil {
 			e.message(g.Compact.Snapshot)
 		}
+		e.uvar(g.AppliedIndex)
 	}
 }
 
@@ -179,6 +180,7 @@ func decodeGroups(p []byte) ([]GroupWrite, error) {
 			g.Compact = &Compaction{Snapshot: &raftpb.Snapshot{}}
 			d.message("compaction snapshot", g.Compact.Snapshot)
 		}
+		g.AppliedIndex = d.uvar()
 	}
 	return gs, d.done()
 }
@@ -295,6 +297,51 @@ func decodeOutbox(p []byte) ([]OutboxRow, error) {
 		rows[i].Offset = d.uvar()
 		rows[i].Intent.Event = statemachine.EventKind(d.u8())
 		rows[i].Intent.Data = nilIfEmpty(d.bytes("intent data", IntentDataLenMax))
+	}
+	return rows, d.done()
+}
+
+// encodeConsumerGroups encodes the consumer-group frame payload.
+func encodeConsumerGroups(rows []ConsumerGroupRow) []byte {
+	var e enc
+	e.consumerGroupRows(rows)
+	return e.b
+}
+
+func (e *enc) consumerGroupRows(rows []ConsumerGroupRow) {
+	e.uvar(uint64(len(rows)))
+	for i := range rows {
+		g := &rows[i].Group
+		e.scope(rows[i].Scope)
+		e.str(g.Name)
+		e.uvar(g.CommittedOffset)
+		e.uvar(g.DeliverNextOffset)
+		e.uvar(uint64(len(g.Leases)))
+		for _, l := range g.Leases {
+			e.uvar(l.Offset)
+			e.uvar(uint64(l.ExpiryNs))
+		}
+	}
+}
+
+// leaseBytesMin is the smallest encoded lease: two one-byte varints.
+const leaseBytesMin = 2
+
+func decodeConsumerGroups(p []byte) ([]ConsumerGroupRow, error) {
+	d := dec{b: p}
+	rows := make([]ConsumerGroupRow, d.count("consumer group rows", scopeBytesMin+4))
+	for i := range rows {
+		rows[i].Scope = d.scope()
+		g := &rows[i].Group
+		g.Name = d.str("consumer group name", statemachine.GroupNameLenMax)
+		g.CommittedOffset = d.uvar()
+		g.DeliverNextOffset = d.uvar()
+		if n := d.count("leases", leaseBytesMin); n > 0 {
+			g.Leases = make([]statemachine.Lease, n)
+			for j := range g.Leases {
+				g.Leases[j] = statemachine.Lease{Offset: d.uvar(), ExpiryNs: int64(d.uvar())}
+			}
+		}
 	}
 	return rows, d.done()
 }

@@ -2,6 +2,7 @@ package logstore
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -20,7 +21,7 @@ func TestCommitSurvivesReopen(t *testing.T) {
 		mustCommit(t, s, fullBatch(sc, 7, off))
 	}
 	before := dump(s)
-	if got := s.Counts(); got != (RowCounts{Log: 3, State: 1, Position: 1, Outbox: 3}) {
+	if got := s.Counts(); got != (RowCounts{Log: 3, State: 1, Position: 1, Outbox: 3, ConsumerGroup: 1}) {
 		t.Fatalf("counts %+v", got)
 	}
 	fs.Crash(vfs.LoseUnsynced)
@@ -31,6 +32,14 @@ func TestCommitSurvivesReopen(t *testing.T) {
 	v, ok := s2.StateGet(sc, "k")
 	if !ok || string(v.Value) != "v3" || v.Version != 3 {
 		t.Fatalf("state k = %+v %v, want v3@3", v, ok)
+	}
+	if got := s2.AppliedIndex(7); got != 3 {
+		t.Fatalf("group 7 applied index %d after reopen, want 3 (the last commit's)", got)
+	}
+	// The last commit wrote "workers" at position 3, one lease on offset 3.
+	want := []statemachine.GroupState{{Name: "workers", CommittedOffset: 3, DeliverNextOffset: 4, Leases: []statemachine.Lease{{Offset: 3, ExpiryNs: 3000}}}}
+	if got := s2.ConsumerGroupScan(sc); fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("consumer groups after reopen %+v, want %+v", got, want)
 	}
 	if err := s2.CheckStateMatchesLog(); err != nil {
 		t.Fatal(err)
@@ -367,7 +376,7 @@ func TestOpenOnRealDirectoryTree(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := s2.Counts(); n != (RowCounts{Log: 1, State: 1, Position: 1, Outbox: 1}) {
+	if n := s2.Counts(); n != (RowCounts{Log: 1, State: 1, Position: 1, Outbox: 1, ConsumerGroup: 1}) {
 		t.Fatalf("counts after reopen on the real filesystem: %+v", n)
 	}
 }
@@ -424,5 +433,61 @@ func TestFlipInLastMarkerIsCaught(t *testing.T) {
 		if int64(len(raw)) != size || string(raw[size-commitFrameBytes:]) != string(raw[size-2*commitFrameBytes:size-commitFrameBytes]) {
 			t.Fatalf("%s: the damaged copy was not restored", tc.name)
 		}
+	}
+}
+
+// TestAppliedIndexRefusals: an applied index never goes back, never names
+// an index the group's log lacks, and applied entries are never cut; a
+// refused batch changes nothing.
+func TestAppliedIndexRefusals(t *testing.T) {
+	s := openMem(t, vfs.NewMem())
+	mustCommit(t, s, fullBatch(scopeOf("acme", 0), 3, 1))
+	mustCommit(t, s, fullBatch(scopeOf("acme", 0), 3, 2))
+	for _, tc := range []struct {
+		applied uint64
+		want    string
+	}{
+		{1, "below the stored 2"},
+		{3, "would end at index 2, below its applied index 3"},
+	} {
+		err := s.Commit(&Batch{Groups: []GroupWrite{{Group: 3, AppliedIndex: tc.applied}}})
+		if !errors.Is(err, ErrInvalidBatch) || !strings.Contains(err.Error(), tc.want) {
+			t.Fatalf("applied index %d: %v, want ErrInvalidBatch containing %q", tc.applied, err, tc.want)
+		}
+	}
+	// Replacing the applied entry 2 (same index, another term) cuts it.
+	err := s.Commit(&Batch{Groups: []GroupWrite{{Group: 3, Entries: []*raftpb.Entry{entry(2, 5, "other")}}}})
+	if !errors.Is(err, ErrInvalidBatch) || !strings.Contains(err.Error(), "would replace applied entries (applied index 2)") {
+		t.Fatalf("replacing an applied entry: %v, want ErrInvalidBatch", err)
+	}
+	if got := s.AppliedIndex(3); got != 2 {
+		t.Fatalf("applied index %d after refused batches, want 2", got)
+	}
+	mustCommit(t, s, &Batch{Groups: []GroupWrite{{Group: 3, AppliedIndex: 0}}})
+	if got := s.AppliedIndex(3); got != 2 {
+		t.Fatalf("applied index 0 in a write changed the stored one to %d", got)
+	}
+}
+
+// TestConsumerGroupRowRefusals: rows without a name, with an oversized one
+// or too many leases are refused whole.
+func TestConsumerGroupRowRefusals(t *testing.T) {
+	s := openMem(t, vfs.NewMem())
+	sc := scopeOf("acme", 0)
+	for _, tc := range []struct {
+		g    statemachine.GroupState
+		want string
+	}{
+		{statemachine.GroupState{}, "is empty"},
+		{statemachine.GroupState{Name: strings.Repeat("x", statemachine.GroupNameLenMax+1)}, "exceeds"},
+		{statemachine.GroupState{Name: "g", Leases: make([]statemachine.Lease, statemachine.LeasesPerGroupCap+1)}, "leases, more than"},
+	} {
+		err := s.Commit(&Batch{ConsumerGroups: []ConsumerGroupRow{{Scope: sc, Group: tc.g}}})
+		if !errors.Is(err, ErrInvalidBatch) || !strings.Contains(err.Error(), tc.want) {
+			t.Fatalf("group %.20q: %v, want ErrInvalidBatch containing %q", tc.g.Name, err, tc.want)
+		}
+	}
+	if n := s.Counts().ConsumerGroup; n != 0 {
+		t.Fatalf("%d consumer groups after refused batches", n)
 	}
 }

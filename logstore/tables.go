@@ -1,27 +1,30 @@
 package logstore
 
 import (
+	"slices"
 	"sort"
 
 	"github.com/felixsim/felixsim/statemachine"
 )
 
-// tables holds the four applied tables in memory. Only tables.apply, called
-// from Store.install, writes them.
+// tables holds the four applied tables and the consumer-group table in
+// memory. Only tables.apply, called from Store.install, writes them.
 type tables struct {
 	log      map[statemachine.Scope]map[uint64]statemachine.Record
 	state    map[statemachine.Scope]map[string]StateValue
 	position map[statemachine.Scope]Position
 	outbox   map[statemachine.Scope]map[uint64]Intent
+	consumer map[statemachine.Scope]map[string]statemachine.GroupState
 	counts   RowCounts
 }
 
-// RowCounts is how many rows each applied table holds.
+// RowCounts is how many rows each table holds.
 type RowCounts struct {
-	Log      int
-	State    int
-	Position int
-	Outbox   int
+	Log           int
+	State         int
+	Position      int
+	Outbox        int
+	ConsumerGroup int
 }
 
 func newTables() tables {
@@ -30,6 +33,7 @@ func newTables() tables {
 		state:    map[statemachine.Scope]map[string]StateValue{},
 		position: map[statemachine.Scope]Position{},
 		outbox:   map[statemachine.Scope]map[uint64]Intent{},
+		consumer: map[statemachine.Scope]map[string]statemachine.GroupState{},
 	}
 }
 
@@ -59,6 +63,10 @@ func (t *tables) apply(b *Batch) {
 	for i := range b.Outbox {
 		t.applyOutbox(&b.Outbox[i])
 	}
+	for i := range b.ConsumerGroups {
+		r := &b.ConsumerGroups[i]
+		applyKeyed(t.consumer, r.Scope, r.Group.Name, WritePut, r.Group, &t.counts.ConsumerGroup)
+	}
 }
 
 func (t *tables) applyState(r *StateRow) {
@@ -71,7 +79,7 @@ func (t *tables) applyOutbox(r *OutboxRow) {
 
 // applyKeyed puts or deletes key in scope's map of a scoped table, keeping
 // the table's row count and dropping a scope's map when it empties: the one
-// place the state and outbox tables change.
+// place the state, outbox and consumer-group tables change.
 func applyKeyed[K comparable, V any](table map[statemachine.Scope]map[K]V, scope statemachine.Scope, key K, kind WriteKind, value V, rows *int) {
 	m := table[scope]
 	_, had := m[key]
@@ -174,8 +182,24 @@ func (s *Store) OutboxScan(scope statemachine.Scope) []OutboxRow {
 	return out
 }
 
-// Scopes returns every scope with a row in any applied table, in Scope.Less
-// order.
+// ConsumerGroupScan returns the state of every consumer group of scope, in
+// name order.
+func (s *Store) ConsumerGroupScan(scope statemachine.Scope) []statemachine.GroupState {
+	m := s.tab.consumer[scope]
+	names := make([]string, 0, len(m))
+	for n := range m {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	out := make([]statemachine.GroupState, len(names))
+	for i, n := range names {
+		out[i] = m[n]
+		out[i].Leases = slices.Clone(out[i].Leases) // the caller may change its copy
+	}
+	return out
+}
+
+// Scopes returns every scope with a row in any table, in Scope.Less order.
 func (s *Store) Scopes() []statemachine.Scope {
 	seen := map[statemachine.Scope]bool{}
 	for sc := range s.tab.log {
@@ -188,6 +212,9 @@ func (s *Store) Scopes() []statemachine.Scope {
 		seen[sc] = true
 	}
 	for sc := range s.tab.outbox {
+		seen[sc] = true
+	}
+	for sc := range s.tab.consumer {
 		seen[sc] = true
 	}
 	out := make([]statemachine.Scope, 0, len(seen))

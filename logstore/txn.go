@@ -14,14 +14,22 @@ type rawFrame struct {
 
 func crc32Of(p []byte) uint32 { return crc32.Checksum(p, castagnoli) }
 
-// tableKinds are the four applied tables, in the order a transaction writes
-// them.
-var tableKinds = [4]frameKind{kindLog, kindState, kindPosition, kindOutbox}
+// tableCount is how many tables a transaction may write besides the raft
+// frame: the four applied tables and the consumer-group table.
+const tableCount = 5
+
+// tableKinds are the tables, in the order a transaction writes them.
+var tableKinds = [tableCount]frameKind{kindLog, kindState, kindPosition, kindOutbox, kindConsumerGroup}
+
+// tableRowCounts is how many rows b holds for each table of tableKinds.
+func tableRowCounts(b *Batch) [tableCount]int {
+	return [tableCount]int{len(b.Log), len(b.State), len(b.Positions), len(b.Outbox), len(b.ConsumerGroups)}
+}
 
 // encodeTxn encodes a batch as the frames of one transaction: the raft
-// frame (if any groups), then the four table frames (each only if it has
-// rows). tables[i] is table i's frame, empty if absent.
-func encodeTxn(b *Batch) (raftFrame []byte, tables [4][]byte, err error) {
+// frame (if any groups), then the table frames (each only if it has rows).
+// tables[i] is table i's frame, empty if absent.
+func encodeTxn(b *Batch) (raftFrame []byte, tables [tableCount][]byte, err error) {
 	_, raftFrame, tables, err = appendTxn(nil, b)
 	return raftFrame, tables, err
 }
@@ -29,16 +37,16 @@ func encodeTxn(b *Batch) (raftFrame []byte, tables [4][]byte, err error) {
 // appendTxn is encodeTxn appending the frames to dst, each encoded in place
 // (no payload is built apart and copied); the frames are slices of the
 // returned buffer. On error dst is returned unchanged in length.
-func appendTxn(dst []byte, b *Batch) (buf []byte, raftFrame []byte, tables [4][]byte, err error) {
+func appendTxn(dst []byte, b *Batch) (buf []byte, raftFrame []byte, tables [tableCount][]byte, err error) {
 	start := len(dst)
-	var ends [5]int // frame i spans ends[i-1] (or start) to ends[i]
+	var ends [tableCount + 1]int // frame i spans ends[i-1] (or start) to ends[i]
 	if len(b.Groups) > 0 {
 		if dst, err = appendFrameOf(dst, kindRaft, b); err != nil {
 			return dst[:start], nil, tables, err
 		}
 	}
 	ends[0] = len(dst)
-	counts := [4]int{len(b.Log), len(b.State), len(b.Positions), len(b.Outbox)}
+	counts := tableRowCounts(b)
 	for i := range tableKinds {
 		if counts[i] > 0 {
 			if dst, err = appendFrameOf(dst, tableKinds[i], b); err != nil {
@@ -71,6 +79,8 @@ func appendFrameOf(dst []byte, kind frameKind, b *Batch) ([]byte, error) {
 		e.positionRows(b.Positions)
 	case kindOutbox:
 		e.outboxRows(b.Outbox)
+	case kindConsumerGroup:
+		e.consumerGroupRows(b.ConsumerGroups)
 	default:
 		panic(fmt.Sprintf("logstore: no batch frame of kind %s", kind))
 	}
@@ -105,6 +115,8 @@ func decodeTxn(frames []rawFrame) (Batch, error) {
 			b.Positions, err = decodePositions(f.payload)
 		case kindOutbox:
 			b.Outbox, err = decodeOutbox(f.payload)
+		case kindConsumerGroup:
+			b.ConsumerGroups, err = decodeConsumerGroups(f.payload)
 		default:
 			err = fmt.Errorf("unexpected %s frame", f.kind)
 		}

@@ -45,6 +45,11 @@ func validateShape(b *Batch) error {
 			return fmt.Errorf("%w: outbox row %d: %v", ErrInvalidBatch, i, err)
 		}
 	}
+	for i := range b.ConsumerGroups {
+		if err := validateConsumerGroupRow(&b.ConsumerGroups[i]); err != nil {
+			return fmt.Errorf("%w: consumer group row %d: %v", ErrInvalidBatch, i, err)
+		}
+	}
 	return nil
 }
 
@@ -118,6 +123,23 @@ func validateOutboxRow(r *OutboxRow) error {
 		}
 	default:
 		return fmt.Errorf("unknown write kind %d", r.Kind)
+	}
+	return nil
+}
+
+// validateConsumerGroupRow checks a consumer-group row's shape; whether its
+// position and leases make sense for the scope's log is the state
+// machine's to judge when it restores the group.
+func validateConsumerGroupRow(r *ConsumerGroupRow) error {
+	if err := r.Scope.Validate(); err != nil {
+		return err
+	}
+	g := &r.Group
+	if g.Name == "" || len(g.Name) > statemachine.GroupNameLenMax {
+		return fmt.Errorf("consumer group name of %d bytes is empty or exceeds %d", len(g.Name), statemachine.GroupNameLenMax)
+	}
+	if len(g.Leases) > statemachine.LeasesPerGroupCap {
+		return fmt.Errorf("consumer group %q holds %d leases, more than %d", g.Name, len(g.Leases), statemachine.LeasesPerGroupCap)
 	}
 	return nil
 }
