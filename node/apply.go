@@ -3,7 +3,6 @@ package node
 import (
 	"errors"
 	"fmt"
-	"strconv"
 
 	"go.etcd.io/raft/v3/raftpb"
 
@@ -19,24 +18,11 @@ type reply struct {
 	body   wire.AnswerBody
 }
 
-// appliedTenant and appliedNamespace name the reserved scope under which a
-// node keeps each raft group's applied index in the position table.
-// Client requests for tenants starting with ReservedTenantPrefix are refused.
-const (
-	ReservedTenantPrefix = "_"
-	appliedTenant        = "_raft"
-	appliedNamespace     = "_applied"
-)
-
-// appliedScope is the reserved position-table scope of group id.
-func appliedScope(id uint64) statemachine.Scope {
-	return statemachine.Scope{Tenant: appliedTenant, Namespace: appliedNamespace, Stream: "group-" + strconv.FormatUint(id, 10), Shard: uint32(id)}
-}
-
 // applyCommitted applies a group's committed entries to memory and adds
 // their rows to the batch: for every record written, its log, state and
-// outbox rows; for every scope touched, its position; and the group's
-// applied index. Replies to this node's clients are appended to replies.
+// outbox rows; for every scope touched, its position; for every consumer
+// group touched, its state; and the group's applied index, on the group's
+// raft write. Replies to this node's clients are appended to replies.
 func (n *Node) applyCommitted(b *logstore.Batch, gr *groupReady, replies []reply) []reply {
 	g := gr.g
 	if len(gr.rd.CommittedEntries) == 0 {
@@ -62,11 +48,20 @@ func (n *Node) applyCommitted(b *logstore.Batch, gr *groupReady, replies []reply
 			b.Positions = append(b.Positions, logstore.PositionRow{Scope: g.scopeOf(t), Position: logstore.Position{AppliedIndex: g.applied, NextOffset: s.NextOffset()}})
 		}
 	}
-	if g.appliedScope.Tenant == "" {
-		g.appliedScope = appliedScope(g.id)
-	}
-	b.Positions = append(b.Positions, logstore.PositionRow{Scope: g.appliedScope, Position: logstore.Position{AppliedIndex: g.applied}})
+	groupWrite(b, g.id).AppliedIndex = g.applied
 	return replies
+}
+
+// groupWrite returns group id's raft write in b, adding an empty one if the
+// round persisted nothing else for it.
+func groupWrite(b *logstore.Batch, id uint64) *logstore.GroupWrite {
+	for i := range b.Groups {
+		if b.Groups[i].Group == id {
+			return &b.Groups[i]
+		}
+	}
+	b.Groups = append(b.Groups, logstore.GroupWrite{Group: id})
+	return &b.Groups[len(b.Groups)-1]
 }
 
 // tenantSet is the tenants one group's apply touched, in first-touch order:

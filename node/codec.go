@@ -137,5 +137,3 @@ func (d *dec) done() error {
 	}
 	return d.err
 }
-
-func errorf(format string, args ...any) error { return fmt.Errorf(format, args...) }

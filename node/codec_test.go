@@ -167,37 +167,6 @@ func FuzzDecodeMetadata(f *testing.F) {
 	})
 }
 
-// FuzzDecodeGroupState: any bytes give an error or a group state that
-// re-encodes to the same bytes; never a panic.
-func FuzzDecodeGroupState(f *testing.F) {
-	f.Add(encodeGroupState(&statemachine.GroupState{CommittedOffset: 2, DeliverNextOffset: 4, Leases: []statemachine.Lease{{Offset: 2, ExpiryNs: 9}, {Offset: 3, ExpiryNs: 9}}}))
-	f.Add([]byte{})
-	f.Fuzz(func(t *testing.T, b []byte) {
-		st, err := decodeGroupState("g", b)
-		if err != nil {
-			if !errors.Is(err, ErrMalformed) {
-				t.Fatalf("error %v does not wrap ErrMalformed", err)
-			}
-			return
-		}
-		if b2 := encodeGroupState(&st); !bytes.Equal(b, b2) {
-			t.Fatal("decoded group state re-encodes differently")
-		}
-	})
-}
-
-// TestGroupKeySplit: keys split back into tenant and group; malformed ones are refused.
-func TestGroupKeySplit(t *testing.T) {
-	if tn, g, ok := splitGroupKey(groupKey("acme", "fulfilment")); !ok || tn != "acme" || g != "fulfilment" {
-		t.Fatalf("split = %q %q %v", tn, g, ok)
-	}
-	for _, bad := range []string{"", "acme", "\x00g", "acme\x00"} {
-		if _, _, ok := splitGroupKey(bad); ok {
-			t.Fatalf("malformed key %q accepted", bad)
-		}
-	}
-}
-
 // TestPeerBatchDigest: equal batches digest equally, a clone digests like
 // its original, and changing any field changes the digest.
 func TestPeerBatchDigest(t *testing.T) {

@@ -45,11 +45,11 @@
 // # Durable layout
 //
 // Besides raft state and the four tables' rows of every scope, the node
-// keeps two kinds of bookkeeping under reserved tenants (client requests
-// for tenants starting with ReservedTenantPrefix are refused): each shard
-// group's applied raft index in the position table (tenant "_raft"), and
-// each scope's consumer groups (positions and leases) in the state table
-// (tenant "_groups"). Open rebuilds from the store alone: each scope's
+// keeps its bookkeeping in places the store types for it, under no
+// reserved name (any valid tenant is a client's): each shard group's
+// applied raft index on the group's raft write (GroupWrite.AppliedIndex),
+// and each scope's consumer groups (positions and leases) in the store's
+// consumer-group table. Open rebuilds from the store alone: each scope's
 // shard is folded from its retained log rows, checked against its position
 // row and (when retention dropped nothing) its state table rows; its
 // groups are restored; raft resumes after the stored applied index.

@@ -32,8 +32,6 @@ type group struct {
 	// scopes holds each tenant's shard; tenants lists the keys, sorted.
 	scopes  map[string]*statemachine.Shard
 	tenants []string
-	// appliedScope caches appliedScope(id) once first needed.
-	appliedScope statemachine.Scope
 	// early is the AckBeforeQuorum defect's next predicted offset per tenant.
 	early map[string]uint64
 }

@@ -89,7 +89,6 @@ func TestRequestsRefusedWithClearErrors(t *testing.T) {
 	}{
 		{"no body", &wire.Request{Scope: scope(0)}, wire.CodeInvalidRequest},
 		{"empty tenant", &wire.Request{Scope: statemachine.Scope{Namespace: "orders", Stream: "order-events"}, Body: &wire.Publish{Record: pub("x")}}, wire.CodeInvalidRequest},
-		{"reserved tenant", &wire.Request{Scope: statemachine.Scope{Tenant: "_raft", Namespace: "orders", Stream: "order-events"}, Body: &wire.Publish{Record: pub("x")}}, wire.CodeInvalidRequest},
 		{"unknown stream", &wire.Request{Scope: statemachine.Scope{Tenant: "acme", Namespace: "orders", Stream: "nope"}, Body: &wire.Publish{Record: pub("x")}}, wire.CodeUnknownStream},
 		{"shard out of range", &wire.Request{Scope: scope(2), Body: &wire.Publish{Record: pub("x")}}, wire.CodeUnknownStream},
 		{"publish with ops", &wire.Request{Scope: scope(0), Body: &wire.Publish{Record: withOps}}, wire.CodeInvalidRequest},
@@ -298,5 +297,45 @@ func TestHasWork(t *testing.T) {
 	}
 	if w, ok := h.answers[0].Body.(*wire.Written); !ok || w.Offset != 0 {
 		t.Fatalf("answer %+v, want Written{0}", h.answers[0].Body)
+	}
+}
+
+// TestUnderscoreTenantsAreOrdinary: the store keeps no bookkeeping under
+// tenant names any more, so tenants named like the old reserved ones
+// ("_raft", "_groups") are served like any other, and their consumer
+// groups survive a restart in the consumer-group table.
+func TestUnderscoreTenantsAreOrdinary(t *testing.T) {
+	fs := vfs.NewMem()
+	h := &fakeHost{}
+	n := openLeader(t, fs, h)
+	raftScope, groupsScope := scope(0), scope(0)
+	raftScope.Tenant, groupsScope.Tenant = "_raft", "_groups"
+	if w, ok := ask(t, n, h, &wire.Request{ID: 1, Scope: raftScope, Body: &wire.Publish{Record: pub("r0")}}).(*wire.Written); !ok || w.Offset != 0 {
+		t.Fatalf("publish under _raft: %v", w)
+	}
+	for i := uint64(0); i < 2; i++ {
+		rec := statemachine.Record{Event: statemachine.EventEnqueue, Payload: []byte("job")}
+		if w, ok := ask(t, n, h, &wire.Request{ID: 2 + i, Scope: groupsScope, Body: &wire.Enqueue{Record: rec}}).(*wire.Written); !ok || w.Offset != i {
+			t.Fatalf("enqueue %d under _groups: %v", i, w)
+		}
+	}
+	fetch := func(n *Node, h *fakeHost, id uint64) []statemachine.Entry {
+		d, ok := ask(t, n, h, &wire.Request{ID: id, Scope: groupsScope, Body: &wire.GroupFetch{Group: "g", MaxEntries: 1, LeaseNs: 1e12}}).(*wire.Deliveries)
+		if !ok {
+			t.Fatalf("fetch under _groups: %v", d)
+		}
+		return d.Entries
+	}
+	if e := fetch(n, h, 4); len(e) != 1 || e[0].Offset != 0 {
+		t.Fatalf("first fetch delivered %+v, want offset 0", e)
+	}
+	if err := n.Close(); err != nil {
+		t.Fatal(err)
+	}
+	h2 := &fakeHost{nowNs: h.nowNs}
+	n2 := openLeader(t, fs, h2)
+	// Offset 0 is still leased: the restored group delivers offset 1 next.
+	if e := fetch(n2, h2, 5); len(e) != 1 || e[0].Offset != 1 {
+		t.Fatalf("fetch after restart delivered %+v, want offset 1: the consumer group was not restored", e)
 	}
 }

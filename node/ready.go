@@ -126,7 +126,9 @@ func resetBatch(b *logstore.Batch) {
 	clear(b.State)
 	clear(b.Positions)
 	clear(b.Outbox)
-	*b = logstore.Batch{Groups: b.Groups[:0], Log: b.Log[:0], State: b.State[:0], Positions: b.Positions[:0], Outbox: b.Outbox[:0]}
+	clear(b.ConsumerGroups)
+	*b = logstore.Batch{Groups: b.Groups[:0], Log: b.Log[:0], State: b.State[:0], Positions: b.Positions[:0], Outbox: b.Outbox[:0],
+		ConsumerGroups: b.ConsumerGroups[:0]}
 }
 
 // commit makes the round's batch durable in one store commit (in two
@@ -134,7 +136,7 @@ func resetBatch(b *logstore.Batch) {
 func (n *Node) commit(b *logstore.Batch) error {
 	if n.cfg.Defects.PositionApartFromState {
 		first := &logstore.Batch{Groups: b.Groups, Positions: b.Positions}
-		second := &logstore.Batch{Log: b.Log, State: b.State, Outbox: b.Outbox}
+		second := &logstore.Batch{Log: b.Log, State: b.State, Outbox: b.Outbox, ConsumerGroups: b.ConsumerGroups}
 		for _, part := range []*logstore.Batch{first, second} {
 			if !part.Empty() {
 				if err := n.store.Commit(part); err != nil {

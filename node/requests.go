@@ -2,7 +2,6 @@ package node
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/felixsim/felixsim/statemachine"
 	"github.com/felixsim/felixsim/wire"
@@ -54,9 +53,6 @@ func (n *Node) route(req *wire.Request) (*group, wire.AnswerBody) {
 	}
 	if err := req.Scope.Validate(); err != nil {
 		return nil, invalid("%v", err)
-	}
-	if strings.HasPrefix(req.Scope.Tenant, ReservedTenantPrefix) {
-		return nil, invalid("tenant %q refused: names starting with %q are reserved", req.Scope.Tenant, ReservedTenantPrefix)
 	}
 	id := n.topo.groupOf(req.Scope.Namespace, req.Scope.Stream, req.Scope.Shard)
 	if id == 0 {

@@ -11,21 +11,21 @@ import (
 // index and every scope's shard: the shard is folded from the scope's
 // retained log rows, its tail checked against the position row, and its
 // state checked against the state table whenever retention has dropped
-// nothing (then the fold must equal the table exactly).
+// nothing (then the fold must equal the table exactly); its consumer groups
+// come from the consumer-group table.
 func (n *Node) rebuildScopes() error {
-	for _, sc := range n.store.Scopes() {
-		if sc.Tenant == appliedTenant && sc.Namespace == appliedNamespace {
-			g := n.group(uint64(sc.Shard))
-			pos, ok := n.store.PositionGet(sc)
-			if g == nil || g.id == MetaGroup || !ok || sc != appliedScope(g.id) {
-				return fmt.Errorf("node %d: store holds a position row %s for no stream shard group", n.cfg.ID, sc)
-			}
-			g.applied = pos.AppliedIndex
+	for _, id := range n.store.Groups() {
+		applied := n.store.AppliedIndex(id)
+		if applied == 0 {
 			continue
 		}
-		if sc.Tenant == groupsTenant {
-			continue // read per scope by rebuildScope
+		g := n.group(id)
+		if g == nil || g.id == MetaGroup {
+			return fmt.Errorf("node %d: store holds applied index %d for group %d, which is no stream shard group", n.cfg.ID, applied, id)
 		}
+		g.applied = applied
+	}
+	for _, sc := range n.store.Scopes() {
 		g := n.group(n.topo.groupOf(sc.Namespace, sc.Stream, sc.Shard))
 		if g == nil || g.id == MetaGroup {
 			return fmt.Errorf("node %d: store holds rows of %s, which no stream shard owns", n.cfg.ID, sc)
@@ -55,10 +55,7 @@ func (n *Node) rebuildScope(g *group, sc statemachine.Scope) (*statemachine.Shar
 	if len(entries) > 0 {
 		start = entries[0].Offset
 	}
-	groups, err := n.groupStates(g, sc.Tenant)
-	if err != nil {
-		return nil, err
-	}
+	groups := n.store.ConsumerGroupScan(sc)
 	s, err := statemachine.Rebuild(statemachine.RebuildInput{Config: cfg, StartOffset: start, Entries: entries, Groups: groups})
 	if err != nil {
 		return nil, fmt.Errorf("node %d: rebuild %s from its retained log: %w", n.cfg.ID, sc, err)

@@ -3,6 +3,7 @@ package runner
 import (
 	"fmt"
 	"runtime/debug"
+	"slices"
 
 	"github.com/felixsim/felixsim/node"
 	"github.com/felixsim/felixsim/properties"
@@ -145,6 +146,9 @@ func (r *run) build() error {
 	if err != nil {
 		return err
 	}
+	if ts := wl.Config().Tenants; slices.Contains(ts, livenessTenant) {
+		return fmt.Errorf("workload tenants %q refused: %q is the liveness probe's, whose records no history holds", ts, livenessTenant)
+	}
 	probe, probeSpec := cluster.NewProbe("liveness-probe")
 	extra := append(wl.Specs(), probeSpec)
 	c, err := cluster.New(cluster.Config{Seed: o.Seed, Brokers: o.Brokers, Extra: extra, Streams: topology(o), Defects: o.Defects})
@@ -257,7 +261,10 @@ func (r *run) finish() {
 	}
 }
 
-// livenessTenant owns the probe's liveness commits.
+// livenessTenant owns the probe's liveness commits: an ordinary tenant
+// (brokers reserve no names), refused as a workload tenant by build, so the
+// probe's records are the only ones in its scopes and ReplicaViolations
+// knows to expect no history for them.
 const livenessTenant = "liveness"
 
 // livenessScope is where the probe's liveness commits go: a tenant no
