@@ -252,7 +252,7 @@ func TestLayerFindingNamesTheRule(t *testing.T) {
 		t.Fatalf("want one finding, got %v", findings)
 	}
 	s := findings[0].String()
-	for _, want := range []string{"node/node.go:3:8: layer:", "node must not import sim", "it may import only logstore"} {
+	for _, want := range []string{"node/node.go:3:8: layer:", "node must not import sim", "it may import only felix, logstore"} {
 		if !strings.Contains(s, want) {
 			t.Errorf("finding %q does not say %q", s, want)
 		}
