@@ -1,7 +1,7 @@
 package client
 
 import (
-	"github.com/felixsim/felixsim/statemachine"
+	"github.com/felixsim/felixsim/felix"
 	"github.com/felixsim/felixsim/wire"
 )
 
@@ -32,7 +32,7 @@ func (c *Client) CommitIf(nowNs int64, tenant, namespace string, entityKey []byt
 
 // Publish writes one event for subscribers on the shard routingKey routes to.
 func (c *Client) Publish(nowNs int64, tenant, namespace, stream string, routingKey, payload []byte) (*Pending[Receipt], error) {
-	q, err := c.eventRequest(tenant, namespace, stream, routingKey, &wire.Publish{Record: statemachine.Record{Event: statemachine.EventPublish, Payload: payload}})
+	q, err := c.eventRequest(tenant, namespace, stream, routingKey, &wire.Publish{Record: felix.Record{Event: felix.EventPublish, Payload: payload}})
 	if err != nil {
 		return nil, err
 	}
@@ -41,7 +41,7 @@ func (c *Client) Publish(nowNs int64, tenant, namespace, stream string, routingK
 
 // PublishIf is Publish written only at expectedOffset, the shard's next.
 func (c *Client) PublishIf(nowNs int64, tenant, namespace, stream string, routingKey, payload []byte, expectedOffset uint64) (*Pending[ConditionalWrite], error) {
-	rec := statemachine.Record{Event: statemachine.EventPublish, Payload: payload, Conditional: true, ExpectedOffset: expectedOffset}
+	rec := felix.Record{Event: felix.EventPublish, Payload: payload, Conditional: true, ExpectedOffset: expectedOffset}
 	q, err := c.eventRequest(tenant, namespace, stream, routingKey, &wire.PublishIf{Record: rec})
 	if err != nil {
 		return nil, err
@@ -51,7 +51,7 @@ func (c *Client) PublishIf(nowNs int64, tenant, namespace, stream string, routin
 
 // Enqueue writes one event as work for the stream's consumer groups.
 func (c *Client) Enqueue(nowNs int64, tenant, namespace, stream string, routingKey, payload []byte) (*Pending[Receipt], error) {
-	q, err := c.eventRequest(tenant, namespace, stream, routingKey, &wire.Enqueue{Record: statemachine.Record{Event: statemachine.EventEnqueue, Payload: payload}})
+	q, err := c.eventRequest(tenant, namespace, stream, routingKey, &wire.Enqueue{Record: felix.Record{Event: felix.EventEnqueue, Payload: payload}})
 	if err != nil {
 		return nil, err
 	}
@@ -73,18 +73,18 @@ func (c *Client) StateGet(nowNs int64, tenant, namespace, stream string, entityK
 // fromOffset on. A read from before the retained window fails with
 // ErrBeforeWindow (the window's start is in CallError.Broker); an empty
 // result means the reader is caught up.
-func (c *Client) Subscribe(nowNs int64, s statemachine.Scope, fromOffset uint64, maxEntries uint32) (*Pending[[]statemachine.Entry], error) {
+func (c *Client) Subscribe(nowNs int64, s felix.Scope, fromOffset uint64, maxEntries uint32) (*Pending[[]felix.Entry], error) {
 	return readCall(c, nowNs, wire.Request{Scope: s, Body: &wire.SubscribeRead{FromOffset: fromOffset, MaxEntries: maxEntries}}, entries)
 }
 
 // GroupFetch asks for up to maxEntries records of one shard as work for
 // group, leased for leaseNs; unacked work is redelivered after the lease.
-func (c *Client) GroupFetch(nowNs int64, s statemachine.Scope, group string, maxEntries uint32, leaseNs uint64) (*Pending[Deliveries], error) {
+func (c *Client) GroupFetch(nowNs int64, s felix.Scope, group string, maxEntries uint32, leaseNs uint64) (*Pending[Deliveries], error) {
 	return readCall(c, nowNs, wire.Request{Scope: s, Body: &wire.GroupFetch{Group: group, MaxEntries: maxEntries, LeaseNs: leaseNs}}, deliveries)
 }
 
 // GroupAck reports the record at offset done for group.
-func (c *Client) GroupAck(nowNs int64, s statemachine.Scope, group string, offset uint64) (*Pending[struct{}], error) {
+func (c *Client) GroupAck(nowNs int64, s felix.Scope, group string, offset uint64) (*Pending[struct{}], error) {
 	return readCall(c, nowNs, wire.Request{Scope: s, Body: &wire.GroupAck{Group: group, Offset: offset}}, acked)
 }
 
@@ -177,7 +177,7 @@ func stateValue(b wire.AnswerBody) (State, bool) {
 	return State{Found: v.Found, Value: v.Value, Version: v.Version}, true
 }
 
-func entries(b wire.AnswerBody) ([]statemachine.Entry, bool) {
+func entries(b wire.AnswerBody) ([]felix.Entry, bool) {
 	e, ok := b.(*wire.Entries)
 	if !ok {
 		return nil, false

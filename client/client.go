@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/felixsim/felixsim/statemachine"
+	"github.com/felixsim/felixsim/felix"
 	"github.com/felixsim/felixsim/wire"
 )
 
@@ -72,8 +72,8 @@ type Client struct {
 	// leader and cursor hold one entry per scope the caller has used: they
 	// grow with the caller's tenants, streams and shards, not with traffic.
 	// They are only ever looked up, never iterated.
-	leader map[statemachine.Scope]NodeID
-	cursor map[statemachine.Scope]int
+	leader map[felix.Scope]NodeID
+	cursor map[felix.Scope]int
 	// pending holds calls sent and not completed, keyed by request id.
 	// Invariant: len(pending) <= cfg.PendingMax; a completed call is never in it.
 	pending map[uint64]*call
@@ -103,8 +103,8 @@ func New(cfg Config, tr Transport) (*Client, error) {
 	if cfg.PendingMax == 0 {
 		cfg.PendingMax = DefaultPendingMax
 	}
-	c := &Client{cfg: cfg, tr: tr, shards: map[[2]string]uint32{}, leader: map[statemachine.Scope]NodeID{},
-		cursor: map[statemachine.Scope]int{}, pending: map[uint64]*call{}, nextID: 1}
+	c := &Client{cfg: cfg, tr: tr, shards: map[[2]string]uint32{}, leader: map[felix.Scope]NodeID{},
+		cursor: map[felix.Scope]int{}, pending: map[uint64]*call{}, nextID: 1}
 	c.cfg.Brokers = slices.Clone(cfg.Brokers)
 	for _, s := range cfg.Streams {
 		if s.Shards == 0 {
@@ -132,11 +132,11 @@ func (c *Client) ShardCount(namespace, stream string) (uint32, bool) {
 }
 
 // LeaderHint is the broker the client will send the shard's next call to.
-func (c *Client) LeaderHint(s statemachine.Scope) NodeID { return c.target(s) }
+func (c *Client) LeaderHint(s felix.Scope) NodeID { return c.target(s) }
 
 // target picks the broker for a scope: the learned leader, else the
 // broker at the scope's cursor in the configured list.
-func (c *Client) target(s statemachine.Scope) NodeID {
+func (c *Client) target(s felix.Scope) NodeID {
 	if id, ok := c.leader[s]; ok {
 		return id
 	}
@@ -145,7 +145,7 @@ func (c *Client) target(s statemachine.Scope) NodeID {
 
 // forget drops a scope's leader hint and moves its cursor past the broker
 // that failed, so the next call tries another.
-func (c *Client) forget(s statemachine.Scope, failed NodeID) {
+func (c *Client) forget(s felix.Scope, failed NodeID) {
 	delete(c.leader, s)
 	if i := slices.Index(c.cfg.Brokers, failed); i >= 0 {
 		c.cursor[s] = i + 1
@@ -156,7 +156,7 @@ func (c *Client) forget(s statemachine.Scope, failed NodeID) {
 
 // learn records a leader hint from a NotLeader answer; hints naming no
 // configured broker are treated as unknown.
-func (c *Client) learn(s statemachine.Scope, from, hint NodeID) {
+func (c *Client) learn(s felix.Scope, from, hint NodeID) {
 	if hint != 0 && hint != from && slices.Contains(c.cfg.Brokers, hint) {
 		c.leader[s] = hint
 		return

@@ -4,7 +4,7 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/felixsim/felixsim/statemachine"
+	"github.com/felixsim/felixsim/felix"
 	"github.com/felixsim/felixsim/wire"
 	"github.com/stretchr/testify/require"
 )
@@ -26,12 +26,12 @@ func TestCommitSendsOneRecord(t *testing.T) {
 	require.Len(t, tr.sends, 1)
 	body, ok := tr.sends[0].req.Body.(*wire.Commit)
 	require.True(t, ok, "sent %T", tr.sends[0].req.Body)
-	require.Equal(t, statemachine.Record{
-		Event:   statemachine.EventEnqueue,
+	require.Equal(t, felix.Record{
+		Event:   felix.EventEnqueue,
 		Payload: []byte(`{"type":"placed","id":42}`),
-		Ops: []statemachine.StateOp{
-			{Kind: statemachine.OpPut, Key: "order-42", Value: []byte(`{"status":"placed"}`)},
-			{Kind: statemachine.OpDelete, Key: "cart-42"},
+		Ops: []felix.StateOp{
+			{Kind: felix.OpPut, Key: "order-42", Value: []byte(`{"status":"placed"}`)},
+			{Kind: felix.OpDelete, Key: "cart-42"},
 		},
 	}, body.Record)
 	require.False(t, p.Done())
@@ -87,16 +87,16 @@ func TestPublishAndEnqueueShapes(t *testing.T) {
 	c, tr := newTestClient(t, 0)
 	_, err := c.Publish(0, "acme", "orders", "order-events", []byte("rk"), []byte("p"))
 	require.NoError(t, err)
-	require.Equal(t, &wire.Publish{Record: statemachine.Record{Event: statemachine.EventPublish, Payload: []byte("p")}}, tr.last(t).req.Body)
+	require.Equal(t, &wire.Publish{Record: felix.Record{Event: felix.EventPublish, Payload: []byte("p")}}, tr.last(t).req.Body)
 	_, err = c.Enqueue(0, "acme", "orders", "order-events", []byte("rk"), []byte("w"))
 	require.NoError(t, err)
-	require.Equal(t, &wire.Enqueue{Record: statemachine.Record{Event: statemachine.EventEnqueue, Payload: []byte("w")}}, tr.last(t).req.Body)
+	require.Equal(t, &wire.Enqueue{Record: felix.Record{Event: felix.EventEnqueue, Payload: []byte("w")}}, tr.last(t).req.Body)
 	require.Equal(t, scopeOf(ShardOf([]byte("rk"), 4)), tr.last(t).req.Scope)
 }
 
 func TestGroupAndSubscribeCalls(t *testing.T) {
 	c, tr := newTestClient(t, 0)
-	e := []statemachine.Entry{{Offset: 3, Record: statemachine.Record{Event: statemachine.EventEnqueue, Payload: []byte("w")}}}
+	e := []felix.Entry{{Offset: 3, Record: felix.Record{Event: felix.EventEnqueue, Payload: []byte("w")}}}
 	f, err := c.GroupFetch(0, scopeOf(2), "fulfilment", 8, 500)
 	require.NoError(t, err)
 	require.Equal(t, &wire.GroupFetch{Group: "fulfilment", MaxEntries: 8, LeaseNs: 500}, tr.last(t).req.Body)
@@ -306,8 +306,8 @@ func TestMalformedAnswerIsProtocolError(t *testing.T) {
 	c, tr := newTestClient(t, 0)
 	s, err := c.Subscribe(0, scopeOf(1), 0, 10)
 	require.NoError(t, err)
-	rec := statemachine.Record{Event: statemachine.EventPublish}
-	answer(t, c, tr, 1, &wire.Entries{Entries: []statemachine.Entry{{Offset: 5, Record: rec}, {Offset: 4, Record: rec}}})
+	rec := felix.Record{Event: felix.EventPublish}
+	answer(t, c, tr, 1, &wire.Entries{Entries: []felix.Entry{{Offset: 5, Record: rec}, {Offset: 4, Record: rec}}})
 	got, err := s.Result()
 	require.Nil(t, got)
 	require.ErrorIs(t, err, ErrProtocol)

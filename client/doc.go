@@ -14,6 +14,6 @@
 // is the caller's choice. The one automatic re-send is after a NotLeader
 // answer, which guarantees nothing was written.
 //
-// client imports wire and statemachine; it must not import node, sim,
-// logstore or properties.
+// client imports felix and wire; it must not import statemachine, node,
+// sim, logstore or properties.
 package client

@@ -4,7 +4,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/felixsim/felixsim/statemachine"
+	"github.com/felixsim/felixsim/felix"
 	"github.com/felixsim/felixsim/wire"
 )
 
@@ -101,7 +101,7 @@ func (e *ArgumentError) Unwrap() error { return ErrNotSent }
 // CallError is a call that was sent and did not succeed.
 type CallError struct {
 	Op    wire.RequestKind
-	Scope statemachine.Scope
+	Scope felix.Scope
 	// Node is the broker the last attempt went to.
 	Node NodeID
 	// Broker is the broker's error answer, nil when none came (timeout) or

@@ -3,7 +3,7 @@ package client
 import (
 	"testing"
 
-	"github.com/felixsim/felixsim/statemachine"
+	"github.com/felixsim/felixsim/felix"
 	"github.com/felixsim/felixsim/wire"
 	"github.com/stretchr/testify/require"
 )
@@ -47,6 +47,6 @@ func answer(t *testing.T, c *Client, tr *recorder, nowNs int64, body wire.Answer
 	c.Deliver(nowNs, s.to, &wire.Answer{ID: s.req.ID, Body: body})
 }
 
-func scopeOf(shard uint32) statemachine.Scope {
-	return statemachine.Scope{Tenant: "acme", Namespace: "orders", Stream: "order-events", Shard: shard}
+func scopeOf(shard uint32) felix.Scope {
+	return felix.Scope{Tenant: "acme", Namespace: "orders", Stream: "order-events", Shard: shard}
 }

@@ -1,6 +1,6 @@
 package client
 
-import "github.com/felixsim/felixsim/statemachine"
+import "github.com/felixsim/felixsim/felix"
 
 // opKind says what one CommitOp does.
 type opKind uint8
@@ -63,16 +63,16 @@ func (op CommitOp) String() string {
 
 func (op CommitOp) isEvent() bool { return op.kind == opPublish || op.kind == opEnqueue }
 
-func (op CommitOp) eventKind() statemachine.EventKind {
+func (op CommitOp) eventKind() felix.EventKind {
 	if op.kind == opEnqueue {
-		return statemachine.EventEnqueue
+		return felix.EventEnqueue
 	}
-	return statemachine.EventPublish
+	return felix.EventPublish
 }
 
-func (op CommitOp) stateOp() statemachine.StateOp {
+func (op CommitOp) stateOp() felix.StateOp {
 	if op.kind == opPut {
-		return statemachine.StateOp{Kind: statemachine.OpPut, Key: op.key, Value: op.bytes}
+		return felix.StateOp{Kind: felix.OpPut, Key: op.key, Value: op.bytes}
 	}
-	return statemachine.StateOp{Kind: statemachine.OpDelete, Key: op.key}
+	return felix.StateOp{Kind: felix.OpDelete, Key: op.key}
 }

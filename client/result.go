@@ -1,6 +1,6 @@
 package client
 
-import "github.com/felixsim/felixsim/statemachine"
+import "github.com/felixsim/felixsim/felix"
 
 // Receipt is where an unconditional write landed.
 type Receipt struct{ Offset uint64 }
@@ -30,6 +30,6 @@ type State struct {
 // Deliveries is work handed to a consumer group, leased until LeaseExpiryNs
 // on the broker's clock.
 type Deliveries struct {
-	Entries       []statemachine.Entry
+	Entries       []felix.Entry
 	LeaseExpiryNs uint64
 }

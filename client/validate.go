@@ -3,7 +3,7 @@ package client
 import (
 	"fmt"
 
-	"github.com/felixsim/felixsim/statemachine"
+	"github.com/felixsim/felixsim/felix"
 	"github.com/felixsim/felixsim/wire"
 )
 
@@ -11,8 +11,8 @@ import (
 // everything a shard would refuse for its shape: no event or more than one,
 // operations naming different streams, malformed operations, size limits.
 // It returns the stream every operation names.
-func buildRecord(ops []CommitOp) (statemachine.Record, string, error) {
-	var rec statemachine.Record
+func buildRecord(ops []CommitOp) (felix.Record, string, error) {
+	var rec felix.Record
 	if len(ops) == 0 {
 		return rec, "", commitErr(NoEvent, "a commit needs exactly one publish or enqueue; it has no operations")
 	}
@@ -45,8 +45,8 @@ func buildRecord(ops []CommitOp) (statemachine.Record, string, error) {
 }
 
 // writeScope validates names and routes a write by its entity (or routing) key.
-func (c *Client) writeScope(tenant, namespace, stream string, entityKey []byte) (statemachine.Scope, error) {
-	s := statemachine.Scope{Tenant: tenant, Namespace: namespace, Stream: stream}
+func (c *Client) writeScope(tenant, namespace, stream string, entityKey []byte) (felix.Scope, error) {
+	s := felix.Scope{Tenant: tenant, Namespace: namespace, Stream: stream}
 	if err := s.Validate(); err != nil {
 		return s, commitErr(InvalidScope, "%v", err)
 	}
@@ -59,7 +59,7 @@ func (c *Client) writeScope(tenant, namespace, stream string, entityKey []byte) 
 }
 
 // readScope validates names and the shard of a read or group call.
-func (c *Client) readScope(op wire.RequestKind, s statemachine.Scope) error {
+func (c *Client) readScope(op wire.RequestKind, s felix.Scope) error {
 	if err := s.Validate(); err != nil {
 		return argErr(op, "%v", err)
 	}

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/felixsim/felixsim/statemachine"
+	"github.com/felixsim/felixsim/felix"
 	"github.com/stretchr/testify/require"
 )
 
@@ -12,9 +12,9 @@ import (
 // ErrNotSent, returns no handle, and sends nothing at all.
 func TestCommitValidation(t *testing.T) {
 	ev := func() CommitOp { return Publish("order-events", []byte("e")) }
-	bigValue := make([]byte, statemachine.ValueLenMax+1)
+	bigValue := make([]byte, felix.ValueLenMax+1)
 	tooMany := []CommitOp{ev()}
-	for i := 0; i <= statemachine.OpsPerRecordMax; i++ {
+	for i := 0; i <= felix.OpsPerRecordMax; i++ {
 		tooMany = append(tooMany, Delete("order-events", "k"))
 	}
 	cases := []struct {
@@ -31,7 +31,7 @@ func TestCommitValidation(t *testing.T) {
 		{"event on another stream", "acme", []CommitOp{Put("order-events", "k", nil), Publish("audit", nil)}, NotOnOwningShard, `names stream "audit"`},
 		{"zero CommitOp", "acme", []CommitOp{ev(), {}}, InvalidOperation, "zero CommitOp"},
 		{"empty key", "acme", []CommitOp{ev(), Put("order-events", "", []byte("v"))}, InvalidOperation, "empty key"},
-		{"key too long", "acme", []CommitOp{ev(), Delete("order-events", strings.Repeat("k", statemachine.KeyLenMax+1))}, InvalidOperation, "exceeds 1024"},
+		{"key too long", "acme", []CommitOp{ev(), Delete("order-events", strings.Repeat("k", felix.KeyLenMax+1))}, InvalidOperation, "exceeds 1024"},
 		{"value too large", "acme", []CommitOp{ev(), Put("order-events", "k", bigValue)}, InvalidOperation, "exceeds 1048576"},
 		{"payload too large", "acme", []CommitOp{Publish("order-events", bigValue)}, InvalidOperation, "payload of 1048577 bytes"},
 		{"too many operations", "acme", tooMany, InvalidOperation, "1025 state operations"},
@@ -70,7 +70,7 @@ func TestCommitValidation(t *testing.T) {
 // request exceeds the wire's frame-body limit.
 func fullFrame() []CommitOp {
 	ops := []CommitOp{Publish("order-events", nil)}
-	v := make([]byte, statemachine.ValueLenMax)
+	v := make([]byte, felix.ValueLenMax)
 	for i := 0; i < 9; i++ {
 		ops = append(ops, Put("order-events", string(rune('a'+i)), v))
 	}
@@ -79,7 +79,7 @@ func fullFrame() []CommitOp {
 
 // TestEventCallValidation covers publish, publish_if and enqueue refusals.
 func TestEventCallValidation(t *testing.T) {
-	big := make([]byte, statemachine.PayloadLenMax+1)
+	big := make([]byte, felix.PayloadLenMax+1)
 	cases := []struct {
 		name     string
 		call     func(c *Client) error

@@ -8,7 +8,7 @@ import (
 	"go.etcd.io/raft/v3/raftpb"
 	"google.golang.org/protobuf/proto"
 
-	"github.com/felixsim/felixsim/statemachine"
+	"github.com/felixsim/felixsim/felix"
 )
 
 // group is one raft group's persisted state.
@@ -182,7 +182,7 @@ func (s *Store) plan(b *Batch) ([]*group, error) {
 // usual batch (runs of one scope at rising offsets, each scope in one run)
 // is checked without building a set.
 func logRowsDistinct(rows []LogRow) (int, bool) {
-	var runsBuf [8]statemachine.Scope
+	var runsBuf [8]felix.Scope
 	runs, simple := runsBuf[:0], true
 	for i := range rows {
 		if i > 0 && rows[i].Scope == rows[i-1].Scope {
@@ -202,7 +202,7 @@ func logRowsDistinct(rows []LogRow) (int, bool) {
 		return 0, true
 	}
 	type logKey struct {
-		scope  statemachine.Scope
+		scope  felix.Scope
 		offset uint64
 	}
 	seen := make(map[logKey]bool, len(rows))

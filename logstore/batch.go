@@ -5,6 +5,7 @@ import (
 
 	"go.etcd.io/raft/v3/raftpb"
 
+	"github.com/felixsim/felixsim/felix"
 	"github.com/felixsim/felixsim/statemachine"
 )
 
@@ -35,9 +36,9 @@ const IntentDataLenMax = 64 << 10
 // LogRow is one row of the log table: the record at (Scope, Offset), the
 // durable fact.
 type LogRow struct {
-	Scope  statemachine.Scope
+	Scope  felix.Scope
 	Offset uint64
-	Record statemachine.Record
+	Record felix.Record
 }
 
 // StateValue is a state table value and its version (the offset of the
@@ -50,7 +51,7 @@ type StateValue struct {
 // StateRow is one write to the state table at (Scope, Key).
 type StateRow struct {
 	Kind  WriteKind
-	Scope statemachine.Scope
+	Scope felix.Scope
 	Key   string
 	// Value is the new value for WritePut; empty for WriteDelete.
 	Value []byte
@@ -67,14 +68,14 @@ type Position struct {
 
 // PositionRow is one write to the position table at Scope.
 type PositionRow struct {
-	Scope    statemachine.Scope
+	Scope    felix.Scope
 	Position Position
 }
 
 // Intent is a delivery intent: the event at an offset still has to reach
 // subscribers (EventPublish) or consumer groups (EventEnqueue).
 type Intent struct {
-	Event statemachine.EventKind
+	Event felix.EventKind
 	// Data is opaque to logstore (the node's delivery bookkeeping), at most
 	// IntentDataLenMax bytes.
 	Data []byte
@@ -83,7 +84,7 @@ type Intent struct {
 // OutboxRow is one write to the outbox table at (Scope, Offset).
 type OutboxRow struct {
 	Kind   WriteKind
-	Scope  statemachine.Scope
+	Scope  felix.Scope
 	Offset uint64
 	// Intent is the delivery intent for WritePut; zero for WriteDelete.
 	Intent Intent
@@ -117,7 +118,7 @@ type GroupWrite struct {
 // Group.Name): the group's whole state (position and leases) replaces the
 // stored one. Consumer groups are never removed.
 type ConsumerGroupRow struct {
-	Scope statemachine.Scope
+	Scope felix.Scope
 	Group statemachine.GroupState
 }
 
@@ -143,14 +144,14 @@ func (b *Batch) Empty() bool {
 // its log row, one state row per operation with version offset, and, when
 // intent is not nil, its outbox row. The position row is the caller's (one
 // per scope per batch is enough).
-func (b *Batch) AddRecord(scope statemachine.Scope, offset uint64, rec statemachine.Record, intent *Intent) {
+func (b *Batch) AddRecord(scope felix.Scope, offset uint64, rec felix.Record, intent *Intent) {
 	b.Log = append(b.Log, LogRow{Scope: scope, Offset: offset, Record: rec})
 	for _, op := range rec.Ops {
 		row := StateRow{Scope: scope, Key: op.Key}
 		switch op.Kind {
-		case statemachine.OpPut:
+		case felix.OpPut:
 			row.Kind, row.Value, row.Version = WritePut, op.Value, offset
-		case statemachine.OpDelete:
+		case felix.OpDelete:
 			row.Kind = WriteDelete
 		}
 		b.State = append(b.State, row)

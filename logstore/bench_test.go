@@ -6,22 +6,22 @@ import (
 
 	"go.etcd.io/raft/v3/raftpb"
 
-	"github.com/felixsim/felixsim/statemachine"
+	"github.com/felixsim/felixsim/felix"
 	"github.com/felixsim/felixsim/vfs"
 )
 
 // benchBatch is recordsPerBatch applied records (one event, one state put,
 // one outbox intent each), their raft entries and hard state, and the
 // position row: what one raft Ready of a busy shard commits.
-func benchBatch(sc statemachine.Scope, first uint64, recordsPerBatch int) *Batch {
+func benchBatch(sc felix.Scope, first uint64, recordsPerBatch int) *Batch {
 	b := &Batch{Groups: []GroupWrite{{Group: 1}}}
 	payload, value := make([]byte, 100), make([]byte, 100)
 	for i := 0; i < recordsPerBatch; i++ {
 		off := first + uint64(i)
 		b.Groups[0].Entries = append(b.Groups[0].Entries, &raftpb.Entry{Index: new(off), Term: new(uint64(1)), Data: payload})
-		rec := statemachine.Record{Event: statemachine.EventPublish, Payload: payload,
-			Ops: []statemachine.StateOp{{Kind: statemachine.OpPut, Key: fmt.Sprintf("key-%d", off%64), Value: value}}}
-		b.AddRecord(sc, off, rec, &Intent{Event: statemachine.EventPublish})
+		rec := felix.Record{Event: felix.EventPublish, Payload: payload,
+			Ops: []felix.StateOp{{Kind: felix.OpPut, Key: fmt.Sprintf("key-%d", off%64), Value: value}}}
+		b.AddRecord(sc, off, rec, &Intent{Event: felix.EventPublish})
 	}
 	last := first + uint64(recordsPerBatch) - 1
 	b.Groups[0].HardState = &raftpb.HardState{Term: new(uint64(1)), Commit: new(last)}

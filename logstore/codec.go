@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"math/bits"
 
-	"github.com/felixsim/felixsim/statemachine"
+	"github.com/felixsim/felixsim/felix"
 )
 
 // errShort marks a field that runs past the end of its frame payload.
@@ -42,7 +42,7 @@ type dec struct {
 	off int
 	err error
 	// lastScope is the scope decoded last, whose names the next may share.
-	lastScope statemachine.Scope
+	lastScope felix.Scope
 }
 
 func (d *dec) fail(err error) {

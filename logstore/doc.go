@@ -71,6 +71,7 @@
 //
 // Log rows hold records in the canonical wire record codec.
 //
-// logstore imports statemachine (the record vocabulary), wire (the record
-// codec) and vfs; it must not import node, sim, client, properties or tla.
+// logstore imports felix (the record vocabulary), wire (the record codec)
+// and vfs; it must not import statemachine, node, sim, client, properties
+// or tla.
 package logstore

@@ -8,12 +8,13 @@ import (
 	"go.etcd.io/raft/v3/raftpb"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/felixsim/felixsim/felix"
 	"github.com/felixsim/felixsim/statemachine"
 	"github.com/felixsim/felixsim/vfs"
 )
 
-func scopeOf(tenant string, shard uint32) statemachine.Scope {
-	return statemachine.Scope{Tenant: tenant, Namespace: "ns", Stream: "orders", Shard: shard}
+func scopeOf(tenant string, shard uint32) felix.Scope {
+	return felix.Scope{Tenant: tenant, Namespace: "ns", Stream: "orders", Shard: shard}
 }
 
 func entry(index, term uint64, data string) *raftpb.Entry {
@@ -23,21 +24,21 @@ func entry(index, term uint64, data string) *raftpb.Entry {
 // fullBatch is one applied record touching all five tables (log, state,
 // position, outbox, consumer group), plus its raft entry, hard state and
 // applied index.
-func fullBatch(scope statemachine.Scope, group, offset uint64) *Batch {
+func fullBatch(scope felix.Scope, group, offset uint64) *Batch {
 	b := &Batch{Groups: []GroupWrite{{
 		Group:        group,
 		Entries:      []*raftpb.Entry{entry(offset, 1, fmt.Sprintf("rec-%d", offset))},
 		HardState:    &raftpb.HardState{Term: new(uint64(1)), Commit: new(offset)},
 		AppliedIndex: offset,
 	}}}
-	rec := statemachine.Record{
-		Event:   statemachine.EventPublish,
+	rec := felix.Record{
+		Event:   felix.EventPublish,
 		Payload: []byte(fmt.Sprintf("event-%d", offset)),
-		Ops: []statemachine.StateOp{
-			{Kind: statemachine.OpPut, Key: "k", Value: []byte(fmt.Sprintf("v%d", offset))},
+		Ops: []felix.StateOp{
+			{Kind: felix.OpPut, Key: "k", Value: []byte(fmt.Sprintf("v%d", offset))},
 		},
 	}
-	b.AddRecord(scope, offset, rec, &Intent{Event: statemachine.EventPublish, Data: []byte("subs")})
+	b.AddRecord(scope, offset, rec, &Intent{Event: felix.EventPublish, Data: []byte("subs")})
 	b.Positions = append(b.Positions, PositionRow{Scope: scope, Position: Position{AppliedIndex: offset, NextOffset: offset + 1}})
 	b.ConsumerGroups = append(b.ConsumerGroups, ConsumerGroupRow{Scope: scope, Group: statemachine.GroupState{
 		Name: "workers", CommittedOffset: offset, DeliverNextOffset: offset + 1,

@@ -8,7 +8,7 @@ import (
 	"go.etcd.io/raft/v3/raftpb"
 	"google.golang.org/protobuf/proto"
 
-	"github.com/felixsim/felixsim/statemachine"
+	"github.com/felixsim/felixsim/felix"
 )
 
 // ownBatch returns the batch Commit installs for b: exactly what decoding
@@ -45,7 +45,7 @@ func ownBatch(b *Batch) Batch {
 		byteCount += len(b.Outbox[i].Intent.Data)
 	}
 	a := arena{buf: make([]byte, 0, byteCount)}
-	ops := make([]statemachine.StateOp, 0, opCount)
+	ops := make([]felix.StateOp, 0, opCount)
 
 	if len(b.Groups) > 0 {
 		n.Groups = make([]GroupWrite, len(b.Groups))

@@ -7,6 +7,7 @@ import (
 	"go.etcd.io/raft/v3/raftpb"
 	"pgregory.net/rapid"
 
+	"github.com/felixsim/felixsim/felix"
 	"github.com/felixsim/felixsim/statemachine"
 )
 
@@ -22,7 +23,7 @@ func genBytes(t *rapid.T, label string) []byte {
 	return rapid.SliceOfN(rapid.Byte(), 1, 8).Draw(t, label)
 }
 
-func genScope(t *rapid.T) statemachine.Scope {
+func genScope(t *rapid.T) felix.Scope {
 	return scopeOf(rapid.SampledFrom([]string{"a", "b"}).Draw(t, "tenant"), uint32(rapid.IntRange(0, 2).Draw(t, "shard")))
 }
 
@@ -61,24 +62,24 @@ func genBatch(t *rapid.T) *Batch {
 		b.Groups = append(b.Groups, w)
 	}
 	for i := range uint64(rapid.IntRange(0, 3).Draw(t, "records")) {
-		rec := statemachine.Record{Event: statemachine.EventPublish, Payload: genBytes(t, "payload")}
+		rec := felix.Record{Event: felix.EventPublish, Payload: genBytes(t, "payload")}
 		if rapid.Bool().Draw(t, "enqueue") {
-			rec.Event = statemachine.EventEnqueue
+			rec.Event = felix.EventEnqueue
 		}
 		if rapid.Bool().Draw(t, "conditional") {
 			rec.Conditional, rec.ExpectedOffset = true, rapid.Uint64Range(0, 9).Draw(t, "expected")
 		}
 		for range rapid.IntRange(0, 3).Draw(t, "ops") {
-			op := statemachine.StateOp{Kind: statemachine.OpDelete, Key: rapid.SampledFrom([]string{"k", "m"}).Draw(t, "key")}
+			op := felix.StateOp{Kind: felix.OpDelete, Key: rapid.SampledFrom([]string{"k", "m"}).Draw(t, "key")}
 			if rapid.Bool().Draw(t, "put") {
-				op.Kind, op.Value = statemachine.OpPut, genBytes(t, "value")
+				op.Kind, op.Value = felix.OpPut, genBytes(t, "value")
 			} else if rapid.Bool().Draw(t, "empty delete value") {
 				op.Value = []byte{}
 			}
 			rec.Ops = append(rec.Ops, op)
 		}
 		if len(rec.Ops) == 0 && rapid.Bool().Draw(t, "empty ops") {
-			rec.Ops = []statemachine.StateOp{}
+			rec.Ops = []felix.StateOp{}
 		}
 		var intent *Intent
 		if rapid.Bool().Draw(t, "intent") {
@@ -187,7 +188,7 @@ func TestSameBatchHasTeeth(t *testing.T) {
 		"payload byte":            func(b *Batch) { b.Log[0].Record.Payload[0] ^= 1 },
 		"empty payload not nil":   func(b *Batch) { b.Log[0].Record.Payload = []byte{} },
 		"op value":                func(b *Batch) { b.Log[0].Record.Ops[0].Value = nil },
-		"empty ops not nil":       func(b *Batch) { b.Log[0].Record.Ops = []statemachine.StateOp{} },
+		"empty ops not nil":       func(b *Batch) { b.Log[0].Record.Ops = []felix.StateOp{} },
 		"log offset":              func(b *Batch) { b.Log[0].Offset++ },
 		"state value":             func(b *Batch) { b.State[0].Value = []byte("x") },
 		"state version":           func(b *Batch) { b.State[0].Version++ },

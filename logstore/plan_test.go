@@ -6,7 +6,7 @@ import (
 
 	"pgregory.net/rapid"
 
-	"github.com/felixsim/felixsim/statemachine"
+	"github.com/felixsim/felixsim/felix"
 	"github.com/felixsim/felixsim/vfs"
 )
 
@@ -44,7 +44,7 @@ func TestLogRowsDistinctMatchesNaive(t *testing.T) {
 // another scope's run (the fast path's run list), and checks Commit refuses
 // both and writes nothing.
 func TestCommitRefusesRepeatedLogRow(t *testing.T) {
-	rec := statemachine.Record{Event: statemachine.EventPublish, Payload: []byte("p")}
+	rec := felix.Record{Event: felix.EventPublish, Payload: []byte("p")}
 	a, b := scopeOf("a", 0), scopeOf("b", 0)
 	cases := map[string][]LogRow{
 		"adjacent":   {{Scope: a, Offset: 1, Record: rec}, {Scope: a, Offset: 1, Record: rec}},

@@ -16,6 +16,7 @@ import (
 	"go.etcd.io/raft/v3/raftpb"
 	"pgregory.net/rapid"
 
+	"github.com/felixsim/felixsim/felix"
 	"github.com/felixsim/felixsim/statemachine"
 	"github.com/felixsim/felixsim/vfs"
 )
@@ -119,7 +120,7 @@ func (f cutFile) Truncate(sizeBytes int64) error {
 }
 
 var (
-	plScopes = []statemachine.Scope{scopeOf("t1", 0), scopeOf("t1", 1), scopeOf("t2", 0)}
+	plScopes = []felix.Scope{scopeOf("t1", 0), scopeOf("t1", 1), scopeOf("t2", 0)}
 	plKeys   = []string{"a", "b", "c"}
 	// plGroupNames are the consumer groups drawn batches write.
 	plGroupNames = []string{"g1", "g2"}
@@ -143,17 +144,17 @@ func drawBatch(t *rapid.T, s *Store) *Batch {
 		}
 		n := rapid.IntRange(0, 3).Draw(t, "records")
 		for i := 0; i < n; i++ {
-			rec := statemachine.Record{Event: statemachine.EventPublish, Payload: []byte(rapid.StringN(0, 40, -1).Draw(t, "payload"))}
+			rec := felix.Record{Event: felix.EventPublish, Payload: []byte(rapid.StringN(0, 40, -1).Draw(t, "payload"))}
 			for j := rapid.IntRange(0, 3).Draw(t, "ops"); j > 0; j-- {
-				op := statemachine.StateOp{Kind: statemachine.OpDelete, Key: rapid.SampledFrom(plKeys).Draw(t, "key")}
+				op := felix.StateOp{Kind: felix.OpDelete, Key: rapid.SampledFrom(plKeys).Draw(t, "key")}
 				if rapid.IntRange(0, 3).Draw(t, "put") > 0 {
-					op.Kind, op.Value = statemachine.OpPut, []byte(rapid.StringN(1, 600, -1).Draw(t, "value"))
+					op.Kind, op.Value = felix.OpPut, []byte(rapid.StringN(1, 600, -1).Draw(t, "value"))
 				}
 				rec.Ops = append(rec.Ops, op)
 			}
 			var intent *Intent
 			if rapid.Bool().Draw(t, "intent") {
-				intent = &Intent{Event: statemachine.EventEnqueue, Data: []byte("g")}
+				intent = &Intent{Event: felix.EventEnqueue, Data: []byte("g")}
 			}
 			b.AddRecord(sc, next, rec, intent)
 			next++

@@ -12,7 +12,7 @@ import (
 	"go.etcd.io/raft/v3"
 	"go.etcd.io/raft/v3/raftpb"
 
-	"github.com/felixsim/felixsim/statemachine"
+	"github.com/felixsim/felixsim/felix"
 	"github.com/felixsim/felixsim/vfs"
 )
 
@@ -68,8 +68,8 @@ func (h *raftHarness) drain() {
 			if e.GetType() != raftpb.EntryNormal || len(e.Data) == 0 {
 				continue
 			}
-			rec := statemachine.Record{Event: statemachine.EventPublish, Payload: e.Data,
-				Ops: []statemachine.StateOp{{Kind: statemachine.OpPut, Key: "last", Value: e.Data}}}
+			rec := felix.Record{Event: felix.EventPublish, Payload: e.Data,
+				Ops: []felix.StateOp{{Kind: felix.OpPut, Key: "last", Value: e.Data}}}
 			b.AddRecord(raftTestScope, next, rec, nil)
 			next++
 		}

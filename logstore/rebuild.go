@@ -4,20 +4,20 @@ import (
 	"bytes"
 	"fmt"
 
-	"github.com/felixsim/felixsim/statemachine"
+	"github.com/felixsim/felixsim/felix"
 )
 
 // RebuildState folds the retained log of scope, in offset order, into the
 // state table it implies (a put sets the value at version offset, a delete
 // removes the key) and returns it as WritePut rows in key order.
-func (s *Store) RebuildState(scope statemachine.Scope) []StateRow {
+func (s *Store) RebuildState(scope felix.Scope) []StateRow {
 	m := map[string]StateValue{}
 	for _, e := range s.LogScan(scope, 0, 0) {
 		for _, op := range e.Record.Ops {
 			switch op.Kind {
-			case statemachine.OpPut:
+			case felix.OpPut:
 				m[op.Key] = StateValue{Value: op.Value, Version: e.Offset}
-			case statemachine.OpDelete:
+			case felix.OpDelete:
 				delete(m, op.Key)
 			}
 		}
@@ -28,7 +28,7 @@ func (s *Store) RebuildState(scope statemachine.Scope) []StateRow {
 // CheckStateMatchesLog returns an error naming the first difference between
 // the stored state table and RebuildState in the given scopes (every scope
 // when none is given), or nil if they are equal.
-func (s *Store) CheckStateMatchesLog(scopes ...statemachine.Scope) error {
+func (s *Store) CheckStateMatchesLog(scopes ...felix.Scope) error {
 	if len(scopes) == 0 {
 		scopes = s.Scopes()
 	}

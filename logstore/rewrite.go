@@ -7,7 +7,7 @@ import (
 	"slices"
 	"sort"
 
-	"github.com/felixsim/felixsim/statemachine"
+	"github.com/felixsim/felixsim/felix"
 	"github.com/felixsim/felixsim/vfs"
 )
 
@@ -156,7 +156,7 @@ func (s *Store) contentBatches() []*Batch {
 	return out
 }
 
-func wireRecordBytes(r *statemachine.Record) int {
+func wireRecordBytes(r *felix.Record) int {
 	n := len(r.Payload) + 64
 	for _, op := range r.Ops {
 		n += len(op.Key) + len(op.Value) + 16

@@ -6,6 +6,7 @@ import (
 	"go.etcd.io/raft/v3/raftpb"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/felixsim/felixsim/felix"
 	"github.com/felixsim/felixsim/statemachine"
 	"github.com/felixsim/felixsim/wire"
 )
@@ -29,7 +30,7 @@ const protoLenMax = frameLenMax
 
 var marshalOpts = proto.MarshalOptions{Deterministic: true}
 
-func (e *enc) scope(s statemachine.Scope) {
+func (e *enc) scope(s felix.Scope) {
 	e.str(s.Tenant)
 	e.str(s.Namespace)
 	e.str(s.Stream)
@@ -38,8 +39,8 @@ func (e *enc) scope(s statemachine.Scope) {
 
 // scope decodes a scope; names equal to the previous scope's are shared
 // with it rather than allocated again (a frame's rows mostly share one).
-func (d *dec) scope() statemachine.Scope {
-	var s statemachine.Scope
+func (d *dec) scope() felix.Scope {
+	var s felix.Scope
 	s.Tenant = d.name("tenant", d.lastScope.Tenant)
 	s.Namespace = d.name("namespace", d.lastScope.Namespace)
 	s.Stream = d.name("stream", d.lastScope.Stream)
@@ -54,7 +55,7 @@ func (d *dec) scope() statemachine.Scope {
 
 // name decodes a scope name, returning prev itself when the bytes equal it.
 func (d *dec) name(what, prev string) string {
-	p := d.take(d.lenField(what, statemachine.NameLenMax))
+	p := d.take(d.lenField(what, felix.NameLenMax))
 	if string(p) == prev {
 		return prev
 	}
@@ -63,7 +64,7 @@ func (d *dec) name(what, prev string) string {
 
 // record appends r as a wire record frame (the canonical record codec),
 // length-prefixed; validateShape made sure it encodes.
-func (e *enc) record(r *statemachine.Record) {
+func (e *enc) record(r *felix.Record) {
 	n := wire.RecordFrameLen(r)
 	e.uvar(uint64(n))
 	start := len(e.b)
@@ -77,10 +78,10 @@ func (e *enc) record(r *statemachine.Record) {
 	e.b = b
 }
 
-func (d *dec) record() statemachine.Record {
+func (d *dec) record() felix.Record {
 	p := d.bytes("record", recordLenMax)
 	if d.err != nil {
-		return statemachine.Record{}
+		return felix.Record{}
 	}
 	r, err := wire.DecodeRecord(p)
 	if err != nil {
@@ -236,8 +237,8 @@ func decodeState(p []byte) ([]StateRow, error) {
 	for i := range rows {
 		rows[i].Kind = WriteKind(d.u8())
 		rows[i].Scope = d.scope()
-		rows[i].Key = d.str("key", statemachine.KeyLenMax)
-		rows[i].Value = nilIfEmpty(d.bytes("value", statemachine.ValueLenMax))
+		rows[i].Key = d.str("key", felix.KeyLenMax)
+		rows[i].Value = nilIfEmpty(d.bytes("value", felix.ValueLenMax))
 		rows[i].Version = d.uvar()
 	}
 	return rows, d.done()
@@ -295,7 +296,7 @@ func decodeOutbox(p []byte) ([]OutboxRow, error) {
 		rows[i].Kind = WriteKind(d.u8())
 		rows[i].Scope = d.scope()
 		rows[i].Offset = d.uvar()
-		rows[i].Intent.Event = statemachine.EventKind(d.u8())
+		rows[i].Intent.Event = felix.EventKind(d.u8())
 		rows[i].Intent.Data = nilIfEmpty(d.bytes("intent data", IntentDataLenMax))
 	}
 	return rows, d.done()

@@ -9,6 +9,7 @@ import (
 	"go.etcd.io/raft/v3"
 	"go.etcd.io/raft/v3/raftpb"
 
+	"github.com/felixsim/felixsim/felix"
 	"github.com/felixsim/felixsim/statemachine"
 	"github.com/felixsim/felixsim/vfs"
 )
@@ -135,7 +136,7 @@ func TestInvalidBatchWritesNothing(t *testing.T) {
 	size, _ := s.f.Size()
 	cases := map[string]*Batch{
 		"overwrite log row": fullBatch(sc, 1, 1),
-		"empty tenant":      fullBatch(statemachine.Scope{Namespace: "n", Stream: "s"}, 1, 2),
+		"empty tenant":      fullBatch(felix.Scope{Namespace: "n", Stream: "s"}, 1, 2),
 		"gap in raft log":   {Groups: []GroupWrite{{Group: 1, Entries: []*raftpb.Entry{entry(9, 1, "x")}}}},
 		"zero write kind":   {State: []StateRow{{Scope: sc, Key: "k"}}},
 		"bad record":        {Log: []LogRow{{Scope: sc, Offset: 5}}},

@@ -4,17 +4,18 @@ import (
 	"slices"
 	"sort"
 
+	"github.com/felixsim/felixsim/felix"
 	"github.com/felixsim/felixsim/statemachine"
 )
 
 // tables holds the four applied tables and the consumer-group table in
 // memory. Only tables.apply, called from Store.install, writes them.
 type tables struct {
-	log      map[statemachine.Scope]map[uint64]statemachine.Record
-	state    map[statemachine.Scope]map[string]StateValue
-	position map[statemachine.Scope]Position
-	outbox   map[statemachine.Scope]map[uint64]Intent
-	consumer map[statemachine.Scope]map[string]statemachine.GroupState
+	log      map[felix.Scope]map[uint64]felix.Record
+	state    map[felix.Scope]map[string]StateValue
+	position map[felix.Scope]Position
+	outbox   map[felix.Scope]map[uint64]Intent
+	consumer map[felix.Scope]map[string]statemachine.GroupState
 	counts   RowCounts
 }
 
@@ -29,21 +30,21 @@ type RowCounts struct {
 
 func newTables() tables {
 	return tables{
-		log:      map[statemachine.Scope]map[uint64]statemachine.Record{},
-		state:    map[statemachine.Scope]map[string]StateValue{},
-		position: map[statemachine.Scope]Position{},
-		outbox:   map[statemachine.Scope]map[uint64]Intent{},
-		consumer: map[statemachine.Scope]map[string]statemachine.GroupState{},
+		log:      map[felix.Scope]map[uint64]felix.Record{},
+		state:    map[felix.Scope]map[string]StateValue{},
+		position: map[felix.Scope]Position{},
+		outbox:   map[felix.Scope]map[uint64]Intent{},
+		consumer: map[felix.Scope]map[string]statemachine.GroupState{},
 	}
 }
 
 func (t *tables) apply(b *Batch) {
-	var m map[uint64]statemachine.Record // the log table of b.Log[i-1]'s scope
+	var m map[uint64]felix.Record // the log table of b.Log[i-1]'s scope
 	for i := range b.Log {
 		r := &b.Log[i]
 		if i == 0 || r.Scope != b.Log[i-1].Scope {
 			if m = t.log[r.Scope]; m == nil {
-				m = map[uint64]statemachine.Record{}
+				m = map[uint64]felix.Record{}
 				t.log[r.Scope] = m
 			}
 		}
@@ -80,7 +81,7 @@ func (t *tables) applyOutbox(r *OutboxRow) {
 // applyKeyed puts or deletes key in scope's map of a scoped table, keeping
 // the table's row count and dropping a scope's map when it empties: the one
 // place the state, outbox and consumer-group tables change.
-func applyKeyed[K comparable, V any](table map[statemachine.Scope]map[K]V, scope statemachine.Scope, key K, kind WriteKind, value V, rows *int) {
+func applyKeyed[K comparable, V any](table map[felix.Scope]map[K]V, scope felix.Scope, key K, kind WriteKind, value V, rows *int) {
 	m := table[scope]
 	_, had := m[key]
 	switch kind {
@@ -108,14 +109,14 @@ func applyKeyed[K comparable, V any](table map[statemachine.Scope]map[K]V, scope
 func (s *Store) Counts() RowCounts { return s.tab.counts }
 
 // LogGet returns the record at (scope, offset).
-func (s *Store) LogGet(scope statemachine.Scope, offset uint64) (statemachine.Record, bool) {
+func (s *Store) LogGet(scope felix.Scope, offset uint64) (felix.Record, bool) {
 	r, ok := s.tab.log[scope][offset]
 	return r, ok
 }
 
 // LogScan returns up to limit log entries of scope with offset >= from, in
 // offset order; limit <= 0 means all.
-func (s *Store) LogScan(scope statemachine.Scope, from uint64, limit int) []statemachine.Entry {
+func (s *Store) LogScan(scope felix.Scope, from uint64, limit int) []felix.Entry {
 	m := s.tab.log[scope]
 	offsets := make([]uint64, 0, len(m))
 	for o := range m {
@@ -127,27 +128,27 @@ func (s *Store) LogScan(scope statemachine.Scope, from uint64, limit int) []stat
 	if limit > 0 && len(offsets) > limit {
 		offsets = offsets[:limit]
 	}
-	out := make([]statemachine.Entry, len(offsets))
+	out := make([]felix.Entry, len(offsets))
 	for i, o := range offsets {
-		out[i] = statemachine.Entry{Offset: o, Record: m[o]}
+		out[i] = felix.Entry{Offset: o, Record: m[o]}
 	}
 	return out
 }
 
 // StateGet returns the value and version of key in scope.
-func (s *Store) StateGet(scope statemachine.Scope, key string) (StateValue, bool) {
+func (s *Store) StateGet(scope felix.Scope, key string) (StateValue, bool) {
 	v, ok := s.tab.state[scope][key]
 	return v, ok
 }
 
 // StateScan returns every state row of scope as WritePut rows, in key order.
-func (s *Store) StateScan(scope statemachine.Scope) []StateRow {
+func (s *Store) StateScan(scope felix.Scope) []StateRow {
 	return stateRowsSorted(scope, s.tab.state[scope])
 }
 
 // stateRowsSorted lists a scope's key -> value map as WritePut rows in key
 // order: the one place a state map becomes rows.
-func stateRowsSorted(scope statemachine.Scope, m map[string]StateValue) []StateRow {
+func stateRowsSorted(scope felix.Scope, m map[string]StateValue) []StateRow {
 	keys := make([]string, 0, len(m))
 	for k := range m {
 		keys = append(keys, k)
@@ -161,14 +162,14 @@ func stateRowsSorted(scope statemachine.Scope, m map[string]StateValue) []StateR
 }
 
 // PositionGet returns where scope resumes.
-func (s *Store) PositionGet(scope statemachine.Scope) (Position, bool) {
+func (s *Store) PositionGet(scope felix.Scope) (Position, bool) {
 	p, ok := s.tab.position[scope]
 	return p, ok
 }
 
 // OutboxScan returns every outbox row of scope as WritePut rows, in offset
 // order.
-func (s *Store) OutboxScan(scope statemachine.Scope) []OutboxRow {
+func (s *Store) OutboxScan(scope felix.Scope) []OutboxRow {
 	m := s.tab.outbox[scope]
 	offsets := make([]uint64, 0, len(m))
 	for o := range m {
@@ -184,7 +185,7 @@ func (s *Store) OutboxScan(scope statemachine.Scope) []OutboxRow {
 
 // ConsumerGroupScan returns the state of every consumer group of scope, in
 // name order.
-func (s *Store) ConsumerGroupScan(scope statemachine.Scope) []statemachine.GroupState {
+func (s *Store) ConsumerGroupScan(scope felix.Scope) []statemachine.GroupState {
 	m := s.tab.consumer[scope]
 	names := make([]string, 0, len(m))
 	for n := range m {
@@ -200,8 +201,8 @@ func (s *Store) ConsumerGroupScan(scope statemachine.Scope) []statemachine.Group
 }
 
 // Scopes returns every scope with a row in any table, in Scope.Less order.
-func (s *Store) Scopes() []statemachine.Scope {
-	seen := map[statemachine.Scope]bool{}
+func (s *Store) Scopes() []felix.Scope {
+	seen := map[felix.Scope]bool{}
 	for sc := range s.tab.log {
 		seen[sc] = true
 	}
@@ -217,7 +218,7 @@ func (s *Store) Scopes() []statemachine.Scope {
 	for sc := range s.tab.consumer {
 		seen[sc] = true
 	}
-	out := make([]statemachine.Scope, 0, len(seen))
+	out := make([]felix.Scope, 0, len(seen))
 	for sc := range seen {
 		out = append(out, sc)
 	}

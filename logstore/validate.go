@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/felixsim/felixsim/felix"
 	"github.com/felixsim/felixsim/statemachine"
 )
 
@@ -87,13 +88,13 @@ func validateStateRow(r *StateRow) error {
 	if err := r.Scope.Validate(); err != nil {
 		return err
 	}
-	if r.Key == "" || len(r.Key) > statemachine.KeyLenMax {
-		return fmt.Errorf("key of %d bytes is empty or exceeds %d", len(r.Key), statemachine.KeyLenMax)
+	if r.Key == "" || len(r.Key) > felix.KeyLenMax {
+		return fmt.Errorf("key of %d bytes is empty or exceeds %d", len(r.Key), felix.KeyLenMax)
 	}
 	switch r.Kind {
 	case WritePut:
-		if len(r.Value) > statemachine.ValueLenMax {
-			return fmt.Errorf("value of %d bytes exceeds %d", len(r.Value), statemachine.ValueLenMax)
+		if len(r.Value) > felix.ValueLenMax {
+			return fmt.Errorf("value of %d bytes exceeds %d", len(r.Value), felix.ValueLenMax)
 		}
 	case WriteDelete:
 		if len(r.Value) != 0 || r.Version != 0 {
@@ -111,14 +112,14 @@ func validateOutboxRow(r *OutboxRow) error {
 	}
 	switch r.Kind {
 	case WritePut:
-		if r.Intent.Event != statemachine.EventPublish && r.Intent.Event != statemachine.EventEnqueue {
+		if r.Intent.Event != felix.EventPublish && r.Intent.Event != felix.EventEnqueue {
 			return fmt.Errorf("intent at offset %d has event kind %d", r.Offset, r.Intent.Event)
 		}
 		if len(r.Intent.Data) > IntentDataLenMax {
 			return fmt.Errorf("intent data of %d bytes exceeds %d", len(r.Intent.Data), IntentDataLenMax)
 		}
 	case WriteDelete:
-		if r.Intent.Event != statemachine.EventInvalid || len(r.Intent.Data) != 0 {
+		if r.Intent.Event != felix.EventInvalid || len(r.Intent.Data) != 0 {
 			return fmt.Errorf("delete at offset %d carries an intent", r.Offset)
 		}
 	default:

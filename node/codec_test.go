@@ -11,6 +11,7 @@ import (
 	"go.etcd.io/raft/v3/raftpb"
 	"pgregory.net/rapid"
 
+	"github.com/felixsim/felixsim/felix"
 	"github.com/felixsim/felixsim/statemachine"
 )
 
@@ -19,13 +20,13 @@ func genCommand(t *rapid.T) command {
 	name := rapid.StringMatching(`[a-z]{1,8}`)
 	c := command{kind: kind, proposer: rapid.Uint64().Draw(t, "proposer"), incarnation: rapid.Uint64().Draw(t, "inc"), seq: rapid.Uint64().Draw(t, "seq")}
 	if kind == cmdWrite || kind == cmdFetch || kind == cmdAck {
-		c.scope = statemachine.Scope{Tenant: name.Draw(t, "tenant"), Namespace: name.Draw(t, "ns"), Stream: name.Draw(t, "stream"), Shard: rapid.Uint32().Draw(t, "shard")}
+		c.scope = felix.Scope{Tenant: name.Draw(t, "tenant"), Namespace: name.Draw(t, "ns"), Stream: name.Draw(t, "stream"), Shard: rapid.Uint32().Draw(t, "shard")}
 	}
 	switch kind {
 	case cmdWrite:
-		c.record = statemachine.Record{Event: statemachine.EventPublish, Payload: []byte(name.Draw(t, "payload"))}
+		c.record = felix.Record{Event: felix.EventPublish, Payload: []byte(name.Draw(t, "payload"))}
 		if rapid.Bool().Draw(t, "op") {
-			c.record.Ops = []statemachine.StateOp{{Kind: statemachine.OpPut, Key: name.Draw(t, "key"), Value: []byte(name.Draw(t, "value"))}}
+			c.record.Ops = []felix.StateOp{{Kind: felix.OpPut, Key: name.Draw(t, "key"), Value: []byte(name.Draw(t, "value"))}}
 		}
 	case cmdFetch:
 		c.group, c.nowNs, c.leaseNs, c.entriesMax = name.Draw(t, "group"), rapid.Int64().Draw(t, "now"), rapid.Int64().Draw(t, "lease"), rapid.Uint32().Draw(t, "max")
@@ -68,8 +69,8 @@ func TestCommandRoundTrip(t *testing.T) {
 // TestCommandDecodeRefuses: every truncation and a flipped magic, kind or
 // trailing byte is refused with ErrMalformed.
 func TestCommandDecodeRefuses(t *testing.T) {
-	c := command{kind: cmdWrite, proposer: 1, incarnation: 2, seq: 3, scope: statemachine.Scope{Tenant: "a", Namespace: "b", Stream: "c"},
-		record: statemachine.Record{Event: statemachine.EventEnqueue, Payload: []byte("p"), Ops: []statemachine.StateOp{{Kind: statemachine.OpDelete, Key: "k"}}}}
+	c := command{kind: cmdWrite, proposer: 1, incarnation: 2, seq: 3, scope: felix.Scope{Tenant: "a", Namespace: "b", Stream: "c"},
+		record: felix.Record{Event: felix.EventEnqueue, Payload: []byte("p"), Ops: []felix.StateOp{{Kind: felix.OpDelete, Key: "k"}}}}
 	b, err := encodeCommand(&c)
 	if err != nil {
 		t.Fatal(err)
@@ -90,9 +91,9 @@ func TestCommandDecodeRefuses(t *testing.T) {
 // to the same bytes; never a panic.
 func FuzzDecodeCommand(f *testing.F) {
 	for _, c := range []command{
-		{kind: cmdWrite, proposer: 1, scope: statemachine.Scope{Tenant: "t", Namespace: "n", Stream: "s"}, record: statemachine.Record{Event: statemachine.EventPublish}},
-		{kind: cmdFetch, scope: statemachine.Scope{Tenant: "t", Namespace: "n", Stream: "s"}, group: "g", leaseNs: 5, entriesMax: 3},
-		{kind: cmdAck, scope: statemachine.Scope{Tenant: "t", Namespace: "n", Stream: "s"}, group: "g", offset: 9},
+		{kind: cmdWrite, proposer: 1, scope: felix.Scope{Tenant: "t", Namespace: "n", Stream: "s"}, record: felix.Record{Event: felix.EventPublish}},
+		{kind: cmdFetch, scope: felix.Scope{Tenant: "t", Namespace: "n", Stream: "s"}, group: "g", leaseNs: 5, entriesMax: 3},
+		{kind: cmdAck, scope: felix.Scope{Tenant: "t", Namespace: "n", Stream: "s"}, group: "g", offset: 9},
 		{kind: cmdSetVersion, node: 2, version: 3},
 		{kind: cmdFinalize, feature: FeatureAtomicCommit},
 	} {
@@ -128,7 +129,7 @@ var fuzzKnown = knownNames{tenants: []string{"a", "t", "tt"}, namespace: "n", st
 // their memory (the point of sharing), and an unknown tenant is copied
 // out of the entry, never aliasing it.
 func TestDecodeSharesKnownNames(t *testing.T) {
-	c := command{kind: cmdAck, scope: statemachine.Scope{Tenant: "t", Namespace: "n", Stream: "s"}, group: "g", offset: 9}
+	c := command{kind: cmdAck, scope: felix.Scope{Tenant: "t", Namespace: "n", Stream: "s"}, group: "g", offset: 9}
 	b, err := encodeCommand(&c)
 	require.NoError(t, err)
 	got, err := decodeCommandSharing(b, fuzzKnown)

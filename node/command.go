@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 
+	"github.com/felixsim/felixsim/felix"
 	"github.com/felixsim/felixsim/statemachine"
 	"github.com/felixsim/felixsim/wire"
 )
@@ -56,16 +57,16 @@ type command struct {
 	proposer    uint64
 	incarnation uint64
 	seq         uint64
-	scope       statemachine.Scope
-	record      statemachine.Record // cmdWrite
-	group       string              // cmdFetch, cmdAck
-	nowNs       int64               // cmdFetch
-	leaseNs     int64               // cmdFetch
-	entriesMax  uint32              // cmdFetch
-	offset      uint64              // cmdAck
-	node        uint64              // cmdSetVersion
-	version     uint32              // cmdSetVersion
-	feature     string              // cmdFinalize
+	scope       felix.Scope
+	record      felix.Record // cmdWrite
+	group       string       // cmdFetch, cmdAck
+	nowNs       int64        // cmdFetch
+	leaseNs     int64        // cmdFetch
+	entriesMax  uint32       // cmdFetch
+	offset      uint64       // cmdAck
+	node        uint64       // cmdSetVersion
+	version     uint32       // cmdSetVersion
+	feature     string       // cmdFinalize
 }
 
 // encodeCommand encodes c; the record must be valid (checked before proposing).
@@ -173,9 +174,9 @@ func decodeCommandSharing(p []byte, known knownNames) (command, error) {
 	c.seq = d.u64("seq")
 	switch c.kind {
 	case cmdWrite, cmdFetch, cmdAck:
-		c.scope.Tenant = d.strShared("tenant", statemachine.NameLenMax, known.tenants...)
-		c.scope.Namespace = d.strShared("namespace", statemachine.NameLenMax, known.namespace)
-		c.scope.Stream = d.strShared("stream", statemachine.NameLenMax, known.stream)
+		c.scope.Tenant = d.strShared("tenant", felix.NameLenMax, known.tenants...)
+		c.scope.Namespace = d.strShared("namespace", felix.NameLenMax, known.namespace)
+		c.scope.Stream = d.strShared("stream", felix.NameLenMax, known.stream)
 		c.scope.Shard = d.u32("shard")
 		if d.err == nil {
 			if err := c.scope.Validate(); err != nil {

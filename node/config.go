@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 
+	"github.com/felixsim/felixsim/felix"
 	"github.com/felixsim/felixsim/statemachine"
 	"github.com/felixsim/felixsim/vfs"
 )
@@ -161,7 +162,7 @@ func (b *Bootstrap) Validate() error {
 			return fmt.Errorf("%w: stream %s/%s declared twice", ErrInvalidConfig, s.Namespace, s.Stream)
 		}
 		seen[key] = true
-		cfg := s.shardConfig(statemachine.Scope{Tenant: "t", Namespace: s.Namespace, Stream: s.Stream})
+		cfg := s.shardConfig(felix.Scope{Tenant: "t", Namespace: s.Namespace, Stream: s.Stream})
 		if err := cfg.Validate(); err != nil {
 			return fmt.Errorf("%w: stream %s/%s: %v", ErrInvalidConfig, s.Namespace, s.Stream, err)
 		}
@@ -174,7 +175,7 @@ func (b *Bootstrap) Validate() error {
 }
 
 // shardConfig is the statemachine config of one scope of this stream.
-func (s *StreamSpec) shardConfig(scope statemachine.Scope) statemachine.Config {
+func (s *StreamSpec) shardConfig(scope felix.Scope) statemachine.Config {
 	return statemachine.Config{
 		Scope:              scope,
 		Kind:               s.Kind,

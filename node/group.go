@@ -6,6 +6,7 @@ import (
 
 	"go.etcd.io/raft/v3"
 
+	"github.com/felixsim/felixsim/felix"
 	"github.com/felixsim/felixsim/statemachine"
 )
 
@@ -37,8 +38,8 @@ type group struct {
 }
 
 // scopeOf is the scope of tenant inside this stream shard.
-func (g *group) scopeOf(tenant string) statemachine.Scope {
-	return statemachine.Scope{Tenant: tenant, Namespace: g.spec.Namespace, Stream: g.spec.Stream, Shard: g.shard}
+func (g *group) scopeOf(tenant string) felix.Scope {
+	return felix.Scope{Tenant: tenant, Namespace: g.spec.Namespace, Stream: g.spec.Stream, Shard: g.shard}
 }
 
 // lookup returns tenant's shard, or nil if it never wrote here.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 
+	"github.com/felixsim/felixsim/felix"
 	"github.com/felixsim/felixsim/statemachine"
 )
 
@@ -128,8 +129,8 @@ func decodeMetadata(p []byte) (*Metadata, error) {
 	m.Streams = make([]StreamSpec, d.count("streams", StreamsMax, 29))
 	for i := range m.Streams {
 		s := &m.Streams[i]
-		s.Namespace = d.str("namespace", statemachine.NameLenMax)
-		s.Stream = d.str("stream", statemachine.NameLenMax)
+		s.Namespace = d.str("namespace", felix.NameLenMax)
+		s.Stream = d.str("stream", felix.NameLenMax)
 		s.Shards = d.u32("shards")
 		s.Kind = statemachine.StreamKind(d.u8("kind"))
 		for _, v := range []*int{&s.RetainedLenMax, &s.ReplayWindowLenMax, &s.GroupsMax, &s.LeasesPerGroupMax} {

@@ -1,10 +1,12 @@
 package node
 
 import (
-	"go.etcd.io/raft/v3/raftpb"
 	"testing"
 	"testing/cryptotest"
 
+	"go.etcd.io/raft/v3/raftpb"
+
+	"github.com/felixsim/felixsim/felix"
 	"github.com/felixsim/felixsim/statemachine"
 	"github.com/felixsim/felixsim/vfs"
 	"github.com/felixsim/felixsim/wire"
@@ -65,12 +67,12 @@ func ask(t *testing.T, n *Node, h *fakeHost, req *wire.Request) wire.AnswerBody 
 	return h.answers[before].Body
 }
 
-func scope(shard uint32) statemachine.Scope {
-	return statemachine.Scope{Tenant: "acme", Namespace: "orders", Stream: "order-events", Shard: shard}
+func scope(shard uint32) felix.Scope {
+	return felix.Scope{Tenant: "acme", Namespace: "orders", Stream: "order-events", Shard: shard}
 }
 
-func pub(payload string) statemachine.Record {
-	return statemachine.Record{Event: statemachine.EventPublish, Payload: []byte(payload)}
+func pub(payload string) felix.Record {
+	return felix.Record{Event: felix.EventPublish, Payload: []byte(payload)}
 }
 
 // TestRequestsRefusedWithClearErrors: malformed or misrouted requests get
@@ -79,7 +81,7 @@ func TestRequestsRefusedWithClearErrors(t *testing.T) {
 	h := &fakeHost{}
 	n := openLeader(t, vfs.NewMem(), h)
 	withOps := pub("x")
-	withOps.Ops = []statemachine.StateOp{{Kind: statemachine.OpPut, Key: "k", Value: []byte("v")}}
+	withOps.Ops = []felix.StateOp{{Kind: felix.OpPut, Key: "k", Value: []byte("v")}}
 	cond := pub("x")
 	cond.Conditional, cond.ExpectedOffset = true, 3
 	cases := []struct {
@@ -88,14 +90,14 @@ func TestRequestsRefusedWithClearErrors(t *testing.T) {
 		code wire.ErrorCode
 	}{
 		{"no body", &wire.Request{Scope: scope(0)}, wire.CodeInvalidRequest},
-		{"empty tenant", &wire.Request{Scope: statemachine.Scope{Namespace: "orders", Stream: "order-events"}, Body: &wire.Publish{Record: pub("x")}}, wire.CodeInvalidRequest},
-		{"unknown stream", &wire.Request{Scope: statemachine.Scope{Tenant: "acme", Namespace: "orders", Stream: "nope"}, Body: &wire.Publish{Record: pub("x")}}, wire.CodeUnknownStream},
+		{"empty tenant", &wire.Request{Scope: felix.Scope{Namespace: "orders", Stream: "order-events"}, Body: &wire.Publish{Record: pub("x")}}, wire.CodeInvalidRequest},
+		{"unknown stream", &wire.Request{Scope: felix.Scope{Tenant: "acme", Namespace: "orders", Stream: "nope"}, Body: &wire.Publish{Record: pub("x")}}, wire.CodeUnknownStream},
 		{"shard out of range", &wire.Request{Scope: scope(2), Body: &wire.Publish{Record: pub("x")}}, wire.CodeUnknownStream},
 		{"publish with ops", &wire.Request{Scope: scope(0), Body: &wire.Publish{Record: withOps}}, wire.CodeInvalidRequest},
 		{"publish carrying a condition", &wire.Request{Scope: scope(0), Body: &wire.Publish{Record: cond}}, wire.CodeInvalidRequest},
 		{"enqueue with a publish event", &wire.Request{Scope: scope(0), Body: &wire.Enqueue{Record: pub("x")}}, wire.CodeInvalidRequest},
 		{"commit_if without a condition", &wire.Request{Scope: scope(0), Body: &wire.CommitIf{Record: withOps}}, wire.CodeInvalidRequest},
-		{"invalid event", &wire.Request{Scope: scope(0), Body: &wire.Commit{Record: statemachine.Record{}}}, wire.CodeInvalidRequest},
+		{"invalid event", &wire.Request{Scope: scope(0), Body: &wire.Commit{Record: felix.Record{}}}, wire.CodeInvalidRequest},
 		{"empty state key", &wire.Request{Scope: scope(0), Body: &wire.StateGet{}}, wire.CodeInvalidRequest},
 		{"zero-entry read", &wire.Request{Scope: scope(0), Body: &wire.SubscribeRead{}}, wire.CodeInvalidRequest},
 		{"zero lease", &wire.Request{Scope: scope(0), Body: &wire.GroupFetch{Group: "g", MaxEntries: 1}}, wire.CodeInvalidRequest},
@@ -131,7 +133,7 @@ func TestSingleNodeWriteReadRestart(t *testing.T) {
 	h := &fakeHost{}
 	n := openLeader(t, fs, h)
 	rec := pub("e0")
-	rec.Ops = []statemachine.StateOp{{Kind: statemachine.OpPut, Key: "k", Value: []byte("v")}}
+	rec.Ops = []felix.StateOp{{Kind: felix.OpPut, Key: "k", Value: []byte("v")}}
 	if w, ok := ask(t, n, h, &wire.Request{ID: 1, Scope: scope(1), Body: &wire.Commit{Record: rec}}).(*wire.Written); !ok || w.Offset != 0 {
 		t.Fatalf("commit: %v", w)
 	}
@@ -314,12 +316,12 @@ func TestUnderscoreTenantsAreOrdinary(t *testing.T) {
 		t.Fatalf("publish under _raft: %v", w)
 	}
 	for i := uint64(0); i < 2; i++ {
-		rec := statemachine.Record{Event: statemachine.EventEnqueue, Payload: []byte("job")}
+		rec := felix.Record{Event: felix.EventEnqueue, Payload: []byte("job")}
 		if w, ok := ask(t, n, h, &wire.Request{ID: 2 + i, Scope: groupsScope, Body: &wire.Enqueue{Record: rec}}).(*wire.Written); !ok || w.Offset != i {
 			t.Fatalf("enqueue %d under _groups: %v", i, w)
 		}
 	}
-	fetch := func(n *Node, h *fakeHost, id uint64) []statemachine.Entry {
+	fetch := func(n *Node, h *fakeHost, id uint64) []felix.Entry {
 		d, ok := ask(t, n, h, &wire.Request{ID: id, Scope: groupsScope, Body: &wire.GroupFetch{Group: "g", MaxEntries: 1, LeaseNs: 1e12}}).(*wire.Deliveries)
 		if !ok {
 			t.Fatalf("fetch under _groups: %v", d)

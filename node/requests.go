@@ -3,7 +3,7 @@ package node
 import (
 	"fmt"
 
-	"github.com/felixsim/felixsim/statemachine"
+	"github.com/felixsim/felixsim/felix"
 	"github.com/felixsim/felixsim/wire"
 )
 
@@ -78,8 +78,8 @@ func checkBody(body wire.RequestBody) string {
 	case nil:
 		return "no body"
 	case *wire.StateGet:
-		if b.Key == "" || len(b.Key) > statemachine.KeyLenMax {
-			return fmt.Sprintf("key of %d bytes, want 1..%d", len(b.Key), statemachine.KeyLenMax)
+		if b.Key == "" || len(b.Key) > felix.KeyLenMax {
+			return fmt.Sprintf("key of %d bytes, want 1..%d", len(b.Key), felix.KeyLenMax)
 		}
 		return ""
 	case *wire.SubscribeRead:
@@ -102,12 +102,12 @@ func checkBody(body wire.RequestBody) string {
 	if err := rec.Validate(); err != nil {
 		return err.Error()
 	}
-	wantEvent, conditional, opsAllowed := statemachine.EventPublish, false, false
+	wantEvent, conditional, opsAllowed := felix.EventPublish, false, false
 	switch body.(type) {
 	case *wire.PublishIf:
 		conditional = true
 	case *wire.Enqueue:
-		wantEvent = statemachine.EventEnqueue
+		wantEvent = felix.EventEnqueue
 	case *wire.Commit:
 		wantEvent, opsAllowed = rec.Event, true
 	case *wire.CommitIf:
@@ -128,7 +128,7 @@ func checkBody(body wire.RequestBody) string {
 
 // proposeWrite proposes a record write (with the planted defects that
 // change how, when they are on).
-func (n *Node) proposeWrite(client uint64, req *wire.Request, g *group, rec statemachine.Record) {
+func (n *Node) proposeWrite(client uint64, req *wire.Request, g *group, rec felix.Record) {
 	d := &n.cfg.Defects
 	if d.CommitIfCheckedAtProposal && rec.Conditional {
 		tail := uint64(0)
@@ -142,9 +142,9 @@ func (n *Node) proposeWrite(client uint64, req *wire.Request, g *group, rec stat
 		rec.Conditional, rec.ExpectedOffset = false, 0
 	}
 	if d.CommitAsTwoRecords && len(rec.Ops) > 0 {
-		event := statemachine.Record{Event: rec.Event, Payload: rec.Payload, Conditional: rec.Conditional, ExpectedOffset: rec.ExpectedOffset}
+		event := felix.Record{Event: rec.Event, Payload: rec.Payload, Conditional: rec.Conditional, ExpectedOffset: rec.ExpectedOffset}
 		n.proposeSilently(g, &command{kind: cmdWrite, scope: req.Scope, record: event})
-		rec = statemachine.Record{Event: rec.Event, Ops: rec.Ops}
+		rec = felix.Record{Event: rec.Event, Ops: rec.Ops}
 	}
 	if d.AckBeforeQuorum && !rec.Conditional {
 		n.proposeAndAckEarly(client, req, g, rec)
@@ -164,7 +164,7 @@ func (n *Node) proposeSilently(g *group, c *command) {
 
 // proposeAndAckEarly is the AckBeforeQuorum defect: propose, then answer
 // at once with the offset this leader predicts for the record.
-func (n *Node) proposeAndAckEarly(client uint64, req *wire.Request, g *group, rec statemachine.Record) {
+func (n *Node) proposeAndAckEarly(client uint64, req *wire.Request, g *group, rec felix.Record) {
 	next := uint64(0)
 	if s := g.lookup(req.Scope.Tenant); s != nil {
 		next = s.NextOffset()

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 
+	"github.com/felixsim/felixsim/felix"
 	"github.com/felixsim/felixsim/statemachine"
 )
 
@@ -40,7 +41,7 @@ func (n *Node) rebuildScopes() error {
 }
 
 // rebuildScope folds one scope's retained log into a shard.
-func (n *Node) rebuildScope(g *group, sc statemachine.Scope) (*statemachine.Shard, error) {
+func (n *Node) rebuildScope(g *group, sc felix.Scope) (*statemachine.Shard, error) {
 	pos, ok := n.store.PositionGet(sc)
 	if !ok {
 		return nil, fmt.Errorf("node %d: scope %s has rows but no position row", n.cfg.ID, sc)
@@ -72,7 +73,7 @@ func (n *Node) rebuildScope(g *group, sc statemachine.Scope) (*statemachine.Shar
 }
 
 // checkStateTable compares a rebuilt shard's state with the state table.
-func (n *Node) checkStateTable(sc statemachine.Scope, s *statemachine.Shard) error {
+func (n *Node) checkStateTable(sc felix.Scope, s *statemachine.Shard) error {
 	rows := n.store.StateScan(sc)
 	kvs := s.State()
 	if len(rows) != len(kvs) {

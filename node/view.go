@@ -3,12 +3,13 @@ package node
 import (
 	"go.etcd.io/raft/v3"
 
+	"github.com/felixsim/felixsim/felix"
 	"github.com/felixsim/felixsim/statemachine"
 )
 
 // ScopeView is one scope's replica state: everything its shard holds.
 type ScopeView struct {
-	Scope statemachine.Scope
+	Scope felix.Scope
 	// Shard is the shard's offsets, state, retained log and consumer
 	// groups; its buffers are shared with the node: do not modify them.
 	Shard statemachine.Snapshot
@@ -111,7 +112,7 @@ func (n *Node) LeaderTerm(group uint64) (term uint64, isLeader bool) {
 
 // ScopeGroups is one scope's consumer groups.
 type ScopeGroups struct {
-	Scope  statemachine.Scope
+	Scope  felix.Scope
 	Groups []statemachine.GroupState
 }
 

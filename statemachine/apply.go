@@ -1,6 +1,10 @@
 package statemachine
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/felixsim/felixsim/felix"
+)
 
 // Apply applies one committed record under feat, in three phases: check
 // (shape, stream kind, feature gate), condition (publish_if/commit_if) and
@@ -15,7 +19,7 @@ import "fmt"
 //
 // Apply takes ownership of rec's payload, operations and values: the caller
 // must not modify them afterwards.
-func (s *Shard) Apply(rec *Record, feat Features) (Result, error) {
+func (s *Shard) Apply(rec *felix.Record, feat Features) (Result, error) {
 	if err := s.check(rec, feat); err != nil {
 		return Result{}, err
 	}
@@ -26,7 +30,7 @@ func (s *Shard) Apply(rec *Record, feat Features) (Result, error) {
 }
 
 // check refuses a record the shard must not write, whatever its offset.
-func (s *Shard) check(rec *Record, feat Features) error {
+func (s *Shard) check(rec *felix.Record, feat Features) error {
 	if err := rec.Validate(); err != nil {
 		return err
 	}
@@ -45,7 +49,7 @@ func (s *Shard) check(rec *Record, feat Features) error {
 // write appends rec to the log and applies its state operations, all at
 // one offset, and returns that offset. Nothing in it can fail: every
 // refusal happened in check.
-func (s *Shard) write(rec *Record) uint64 {
+func (s *Shard) write(rec *felix.Record) uint64 {
 	offset := s.log.append(rec)
 	s.state.applyOps(rec.Ops, offset)
 	return offset

@@ -3,6 +3,8 @@ package statemachine
 import (
 	"strconv"
 	"testing"
+
+	"github.com/felixsim/felixsim/felix"
 )
 
 // BenchmarkApplyCommit measures one commit apply (one event + 4 puts) in
@@ -11,7 +13,7 @@ import (
 func BenchmarkApplyCommit(b *testing.B) {
 	const keysLen, recsLen = 1024, 256
 	cfg := Config{
-		Scope:              Scope{Tenant: "acme", Namespace: "orders", Stream: "order-events"},
+		Scope:              felix.Scope{Tenant: "acme", Namespace: "orders", Stream: "order-events"},
 		Kind:               StreamQuorum,
 		RetainedLenMax:     4096,
 		ReplayWindowLenMax: 1024,
@@ -26,11 +28,11 @@ func BenchmarkApplyCommit(b *testing.B) {
 	for i := range keys {
 		keys[i] = "order-" + strconv.Itoa(i)
 	}
-	recs := make([]Record, recsLen)
+	recs := make([]felix.Record, recsLen)
 	for i := range recs {
-		recs[i] = Record{Event: EventEnqueue, Payload: []byte(`{"type":"placed","id":42}`)}
+		recs[i] = felix.Record{Event: felix.EventEnqueue, Payload: []byte(`{"type":"placed","id":42}`)}
 		for j := 0; j < 4; j++ {
-			recs[i].Ops = append(recs[i].Ops, StateOp{Kind: OpPut, Key: keys[(i*4+j)%keysLen], Value: []byte(`{"status":"placed"}`)})
+			recs[i].Ops = append(recs[i].Ops, felix.StateOp{Kind: felix.OpPut, Key: keys[(i*4+j)%keysLen], Value: []byte(`{"status":"placed"}`)})
 		}
 	}
 	feat := Features{AtomicCommitFinalized: true}
@@ -54,7 +56,7 @@ func BenchmarkApplyCommit(b *testing.B) {
 // of 8 records followed by their 8 acks, over a log kept full.
 func BenchmarkGroupFetchAck(b *testing.B) {
 	cfg := Config{
-		Scope:              Scope{Tenant: "acme", Namespace: "orders", Stream: "order-events"},
+		Scope:              felix.Scope{Tenant: "acme", Namespace: "orders", Stream: "order-events"},
 		Kind:               StreamQuorum,
 		RetainedLenMax:     4096,
 		ReplayWindowLenMax: 1024,
@@ -65,7 +67,7 @@ func BenchmarkGroupFetchAck(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	rec := Record{Event: EventEnqueue, Payload: []byte(`{"type":"placed","id":42}`)}
+	rec := felix.Record{Event: felix.EventEnqueue, Payload: []byte(`{"type":"placed","id":42}`)}
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {

@@ -2,6 +2,8 @@ package statemachine
 
 import (
 	"fmt"
+
+	"github.com/felixsim/felixsim/felix"
 )
 
 // StreamKind says how a stream's records are kept.
@@ -37,13 +39,13 @@ const (
 	// LeasesPerGroupCap is the largest LeasesPerGroupMax a Config may ask for.
 	LeasesPerGroupCap = 1 << 16
 	// GroupNameLenMax is the longest consumer-group name, in bytes.
-	GroupNameLenMax = NameLenMax
+	GroupNameLenMax = felix.NameLenMax
 )
 
 // Config describes one shard; build it by field name.
 type Config struct {
 	// Scope names the shard.
-	Scope Scope
+	Scope felix.Scope
 	// Kind is quorum or ephemeral; the zero value is refused.
 	Kind StreamKind
 	// RetainedLenMax bounds the retained log, in records. When a write would

@@ -1,17 +1,16 @@
 // Package statemachine is the pure, deterministic Felix stream-shard state
-// machine: the record vocabulary, apply with conditional writes, keyed state
-// with versions equal to offsets, the replay ring, consumer groups, feature
-// gates and retention.
+// machine: apply with conditional writes, keyed state with versions equal to
+// offsets, the replay ring, consumer groups, feature gates and retention.
+// The records it applies, the scope naming a shard and their size limits are
+// package felix's (felix.Record, felix.Scope).
 //
 // It does no I/O, reads no clock (time is passed in as nanoseconds) and
-// starts no goroutines. It must not import any other felixsim package.
+// starts no goroutines. It must not import any felixsim package but felix.
 // sim/detcheck (layers.go) scans the sources and fails on a clock, ambient
 // randomness, I/O, a goroutine, a channel or a felixsim import.
 //
 // # One concept per file
 //
-//	record.go      Record, StateOp, EventKind, OpKind, Entry, Validate, size limits
-//	scope.go       Scope: which stream shard
 //	config.go      Config, StreamKind, Features, the caps a Config may ask for
 //	errors.go      sentinel errors and OffsetError
 //	result.go      Result: Written{Offset} or Refused{Tail}

@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"errors"
 	"testing"
+
+	"github.com/felixsim/felixsim/felix"
 )
 
 // FuzzCommands decodes arbitrary bytes into a sequence of shard commands
@@ -73,10 +75,10 @@ func (c *cursor) str() string {
 	return string(out)
 }
 
-func (c *cursor) record(tail uint64) Record {
-	r := Record{Event: EventKind(c.byte() % 4), Payload: []byte(c.str())}
+func (c *cursor) record(tail uint64) felix.Record {
+	r := felix.Record{Event: felix.EventKind(c.byte() % 4), Payload: []byte(c.str())}
 	for n := int(c.byte() % 4); n > 0; n-- {
-		r.Ops = append(r.Ops, StateOp{Kind: OpKind(c.byte() % 4), Key: c.str(), Value: []byte(c.str())})
+		r.Ops = append(r.Ops, felix.StateOp{Kind: felix.OpKind(c.byte() % 4), Key: c.str(), Value: []byte(c.str())})
 	}
 	if r.Conditional = c.byte()%2 == 1; r.Conditional {
 		r.ExpectedOffset = tail + uint64(int8(c.byte()))
@@ -131,7 +133,7 @@ func checkVersions(t *testing.T, s *Shard, sn *Snapshot) {
 		ok := false
 		for _, op := range sn.Entries[kv.Version-sn.FirstOffset].Record.Ops {
 			if op.Key == kv.Key {
-				ok = op.Kind == OpPut && string(op.Value) == string(kv.Value)
+				ok = op.Kind == felix.OpPut && string(op.Value) == string(kv.Value)
 			}
 		}
 		if !ok {

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"sort"
+
+	"github.com/felixsim/felixsim/felix"
 )
 
 // GroupFetch asks for work for a consumer group. The proposer chooses
@@ -32,7 +34,7 @@ type Lease struct {
 
 // Delivery is one record handed out by a fetch, with its lease.
 type Delivery struct {
-	Entry    Entry
+	Entry    felix.Entry
 	ExpiryNs int64
 	// Redelivered is true when the record's previous lease had expired.
 	Redelivered bool

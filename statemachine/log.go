@@ -1,6 +1,10 @@
 package statemachine
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/felixsim/felixsim/felix"
+)
 
 // retainedLog is the shard's retained log: a ring of the entries from
 // firstOffset up to (not including) nextOffset.
@@ -8,7 +12,7 @@ import "fmt"
 // Invariant: nextOffset - firstOffset == count <= lenMax.
 // Invariant: the entry at ring[(head+i)%len(ring)] has offset firstOffset+i.
 type retainedLog struct {
-	ring        []Entry
+	ring        []felix.Entry
 	head        int
 	count       int
 	lenMax      int
@@ -25,7 +29,7 @@ func newRetainedLog(lenMax int, startOffset uint64) retainedLog {
 }
 
 // at returns the retained entry at offset; the caller has checked the range.
-func (l *retainedLog) at(offset uint64) *Entry {
+func (l *retainedLog) at(offset uint64) *felix.Entry {
 	if offset < l.firstOffset || offset >= l.nextOffset {
 		panic(fmt.Sprintf("retainedLog.at(%d) outside [%d, %d)", offset, l.firstOffset, l.nextOffset))
 	}
@@ -38,7 +42,7 @@ func (l *retainedLog) at(offset uint64) *Entry {
 
 // append adds rec at nextOffset, dropping the oldest entry first when the
 // log holds lenMax entries (retention by count).
-func (l *retainedLog) append(rec *Record) uint64 {
+func (l *retainedLog) append(rec *felix.Record) uint64 {
 	if l.count == l.lenMax {
 		l.dropOldest()
 	}
@@ -50,7 +54,7 @@ func (l *retainedLog) append(rec *Record) uint64 {
 		i -= len(l.ring)
 	}
 	offset := l.nextOffset
-	l.ring[i] = Entry{Offset: offset, Record: *rec}
+	l.ring[i] = felix.Entry{Offset: offset, Record: *rec}
 	l.count++
 	l.nextOffset++
 	l.check()
@@ -66,7 +70,7 @@ func (l *retainedLog) grow() {
 	if n > l.lenMax {
 		n = l.lenMax
 	}
-	ring := make([]Entry, n)
+	ring := make([]felix.Entry, n)
 	for i := 0; i < l.count; i++ {
 		ring[i] = *l.at(l.firstOffset + uint64(i))
 	}
@@ -74,7 +78,7 @@ func (l *retainedLog) grow() {
 }
 
 func (l *retainedLog) dropOldest() {
-	l.ring[l.head] = Entry{} // release the record's buffers
+	l.ring[l.head] = felix.Entry{} // release the record's buffers
 	l.head++
 	if l.head == len(l.ring) {
 		l.head = 0

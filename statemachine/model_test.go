@@ -8,6 +8,8 @@ package statemachine
 import (
 	"errors"
 	"sort"
+
+	"github.com/felixsim/felixsim/felix"
 )
 
 type modelValue struct {
@@ -25,7 +27,7 @@ type modelGroup struct {
 type model struct {
 	cfg       Config
 	feat      bool
-	recs      []Record
+	recs      []felix.Record
 	first     uint64 // offsets below are dropped
 	stateFrom uint64 // the state view folds recs[stateFrom:] (the last rebuild point)
 	groups    map[string]*modelGroup
@@ -42,7 +44,7 @@ func (m *model) fold(from uint64) map[string]modelValue {
 	st := map[string]modelValue{}
 	for off := from; off < m.tail(); off++ {
 		for _, op := range m.recs[off].Ops {
-			if op.Kind == OpPut {
+			if op.Kind == felix.OpPut {
 				st[op.Key] = modelValue{string(op.Value), off}
 			} else {
 				delete(st, op.Key)
@@ -52,12 +54,12 @@ func (m *model) fold(from uint64) map[string]modelValue {
 	return st
 }
 
-func modelValid(r *Record) bool {
-	if r.Event != EventPublish && r.Event != EventEnqueue {
+func modelValid(r *felix.Record) bool {
+	if r.Event != felix.EventPublish && r.Event != felix.EventEnqueue {
 		return false
 	}
 	for _, op := range r.Ops {
-		if op.Key == "" || (op.Kind != OpPut && op.Kind != OpDelete) || (op.Kind == OpDelete && len(op.Value) > 0) {
+		if op.Key == "" || (op.Kind != felix.OpPut && op.Kind != felix.OpDelete) || (op.Kind == felix.OpDelete && len(op.Value) > 0) {
 			return false
 		}
 	}
@@ -65,10 +67,10 @@ func modelValid(r *Record) bool {
 }
 
 // apply returns the expected result, or the expected sentinel error.
-func (m *model) apply(r Record) (Result, error) {
+func (m *model) apply(r felix.Record) (Result, error) {
 	switch {
 	case !modelValid(&r):
-		return Result{}, ErrInvalidRecord
+		return Result{}, felix.ErrInvalidRecord
 	case len(r.Ops) > 0 && m.cfg.Kind == StreamEphemeral:
 		return Result{}, ErrEphemeralRefusesCommit
 	case len(r.Ops) > 0 && !m.feat:

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"testing"
 
+	"github.com/felixsim/felixsim/felix"
 	"pgregory.net/rapid"
 )
 
@@ -30,7 +31,7 @@ func drawConfig(t *rapid.T) Config {
 		kind = StreamEphemeral
 	}
 	return Config{
-		Scope:              Scope{Tenant: "t", Namespace: "n", Stream: "s"},
+		Scope:              felix.Scope{Tenant: "t", Namespace: "n", Stream: "s"},
 		Kind:               kind,
 		RetainedLenMax:     rapid.IntRange(1, 24).Draw(t, "retainedLenMax"),
 		ReplayWindowLenMax: rapid.IntRange(1, 12).Draw(t, "replayWindowLenMax"),
@@ -39,25 +40,25 @@ func drawConfig(t *rapid.T) Config {
 	}
 }
 
-func drawOp(t *rapid.T) StateOp {
+func drawOp(t *rapid.T) felix.StateOp {
 	key := rapid.SampledFrom(testKeys).Draw(t, "key")
 	switch rapid.IntRange(0, 9).Draw(t, "opShape") {
 	case 0, 1, 2:
-		return StateOp{Kind: OpDelete, Key: key}
+		return felix.StateOp{Kind: felix.OpDelete, Key: key}
 	case 3:
 		// Invalid on purpose: one of the shapes Validate refuses.
-		return rapid.SampledFrom([]StateOp{
-			{Kind: OpPut, Key: ""},
-			{Kind: OpInvalid, Key: key},
-			{Kind: OpDelete, Key: key, Value: []byte("x")},
+		return rapid.SampledFrom([]felix.StateOp{
+			{Kind: felix.OpPut, Key: ""},
+			{Kind: felix.OpInvalid, Key: key},
+			{Kind: felix.OpDelete, Key: key, Value: []byte("x")},
 		}).Draw(t, "badOp")
 	}
-	return StateOp{Kind: OpPut, Key: key, Value: []byte(rapid.StringN(0, 3, 3).Draw(t, "value"))}
+	return felix.StateOp{Kind: felix.OpPut, Key: key, Value: []byte(rapid.StringN(0, 3, 3).Draw(t, "value"))}
 }
 
-func (h *harness) drawRecord(t *rapid.T) Record {
-	r := Record{
-		Event:   rapid.SampledFrom([]EventKind{EventPublish, EventEnqueue, EventPublish, EventEnqueue, EventInvalid}).Draw(t, "event"),
+func (h *harness) drawRecord(t *rapid.T) felix.Record {
+	r := felix.Record{
+		Event:   rapid.SampledFrom([]felix.EventKind{felix.EventPublish, felix.EventEnqueue, felix.EventPublish, felix.EventEnqueue, felix.EventInvalid}).Draw(t, "event"),
 		Payload: []byte(rapid.StringN(0, 4, 4).Draw(t, "payload")),
 	}
 	if rapid.Bool().Draw(t, "commit") {
@@ -106,7 +107,7 @@ func (h *harness) read(t *rapid.T) {
 	}
 }
 
-func (h *harness) checkEntry(t *rapid.T, e Entry, off uint64) {
+func (h *harness) checkEntry(t *rapid.T, e felix.Entry, off uint64) {
 	if e.Offset != off || fmt.Sprint(e.Record) != fmt.Sprint(h.m.recs[off]) {
 		t.Fatalf("entry at %d is %+v, model has offset %d: %+v", e.Offset, e.Record, off, h.m.recs[off])
 	}
@@ -234,20 +235,20 @@ func (h *harness) checkState(t *rapid.T) {
 			t.Fatalf("state key %q = (%q, v%d); model fold (%+v, %v)", kv.Key, kv.Value, kv.Version, w, ok)
 		}
 		if kv.Version >= h.m.first {
-			var last *StateOp
+			var last *felix.StateOp
 			for j, op := range ret(h, kv.Version).Ops {
 				if op.Key == kv.Key {
 					last = &ret(h, kv.Version).Ops[j]
 				}
 			}
-			if last == nil || last.Kind != OpPut || string(last.Value) != string(kv.Value) {
+			if last == nil || last.Kind != felix.OpPut || string(last.Value) != string(kv.Value) {
 				t.Fatalf("VersionIsOffset: key %q = %q at version %d, but that record's last op on it is %+v", kv.Key, kv.Value, kv.Version, last)
 			}
 		}
 	}
 }
 
-func ret(h *harness, off uint64) *Record { return &h.s.Retained()[off-h.s.FirstOffset()].Record }
+func ret(h *harness, off uint64) *felix.Record { return &h.s.Retained()[off-h.s.FirstOffset()].Record }
 
 func (h *harness) checkGroups(t *rapid.T) {
 	got := h.s.Groups()

@@ -1,6 +1,10 @@
 package statemachine
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/felixsim/felixsim/felix"
+)
 
 // WindowStart is the first offset a subscriber may read: the start of the
 // replay window, which holds the most recent ReplayWindowLenMax retained
@@ -21,7 +25,7 @@ func (s *Shard) WindowStart() uint64 {
 // result), and past the tail with ErrBeyondTail, both as an *OffsetError
 // carrying the readable range. The records share their buffers with the
 // shard: do not modify them.
-func (s *Shard) ReadFrom(offset uint64, entriesMax int) ([]Entry, error) {
+func (s *Shard) ReadFrom(offset uint64, entriesMax int) ([]felix.Entry, error) {
 	if entriesMax < 1 {
 		return nil, fmt.Errorf("%w: read of %d entries from offset %d, want at least 1", ErrInvalidCommand, entriesMax, offset)
 	}
@@ -36,7 +40,7 @@ func (s *Shard) ReadFrom(offset uint64, entriesMax int) ([]Entry, error) {
 	if n > uint64(entriesMax) {
 		n = uint64(entriesMax)
 	}
-	out := make([]Entry, n)
+	out := make([]felix.Entry, n)
 	for i := range out {
 		out[i] = *s.log.at(offset + uint64(i))
 	}

@@ -3,6 +3,8 @@ package statemachine
 import (
 	"errors"
 	"fmt"
+
+	"github.com/felixsim/felixsim/felix"
 )
 
 // ErrInvalidSnapshot marks rebuild input refused for its shape.
@@ -30,7 +32,7 @@ type RebuildInput struct {
 	StartOffset uint64
 	// Entries is the retained log, contiguous from StartOffset. Rebuild takes
 	// ownership of the records' buffers.
-	Entries []Entry
+	Entries []felix.Entry
 	// Groups are the consumer-group states kept beside the log (optional).
 	Groups []GroupState
 }

@@ -3,10 +3,11 @@ package statemachine
 import (
 	"testing"
 
+	"github.com/felixsim/felixsim/felix"
 	"github.com/stretchr/testify/require"
 )
 
-func applyAll(t *testing.T, s *Shard, recs ...*Record) {
+func applyAll(t *testing.T, s *Shard, recs ...*felix.Record) {
 	t.Helper()
 	for _, r := range recs {
 		_, err := s.Apply(r, finalized)
@@ -63,7 +64,7 @@ func TestRetentionByCountDropsOldest(t *testing.T) {
 	s, err := New(c)
 	require.NoError(t, err)
 	for i := 0; i < 5; i++ {
-		applyAll(t, s, &Record{Event: EventPublish})
+		applyAll(t, s, &felix.Record{Event: felix.EventPublish})
 	}
 	require.Equal(t, uint64(2), s.FirstOffset())
 	require.Len(t, s.Retained(), 3)
@@ -76,18 +77,18 @@ func TestRetentionByCountDropsOldest(t *testing.T) {
 
 func TestRebuildRefusesBadInput(t *testing.T) {
 	cfg := testConfig(StreamQuorum)
-	pub := Record{Event: EventPublish}
-	good := []Entry{{Offset: 5, Record: pub}, {Offset: 6, Record: pub}}
+	pub := felix.Record{Event: felix.EventPublish}
+	good := []felix.Entry{{Offset: 5, Record: pub}, {Offset: 6, Record: pub}}
 	for _, tc := range []struct {
 		name string
 		in   RebuildInput
 		want string
 	}{
 		{"bad config", RebuildInput{Config: Config{}}, "invalid shard config"},
-		{"gap", RebuildInput{Config: cfg, StartOffset: 5, Entries: []Entry{{Offset: 5, Record: pub}, {Offset: 7, Record: pub}}}, "entry 1 has offset 7, want 6"},
+		{"gap", RebuildInput{Config: cfg, StartOffset: 5, Entries: []felix.Entry{{Offset: 5, Record: pub}, {Offset: 7, Record: pub}}}, "entry 1 has offset 7, want 6"},
 		{"wrong start", RebuildInput{Config: cfg, StartOffset: 4, Entries: good}, "entry 0 has offset 5, want 4"},
-		{"invalid record", RebuildInput{Config: cfg, StartOffset: 0, Entries: []Entry{{Offset: 0}}}, "entry at offset 0: invalid record"},
-		{"commit on ephemeral", RebuildInput{Config: testConfig(StreamEphemeral), Entries: []Entry{{Record: *commitRec("x", put("k", "v"))}}}, "ephemeral stream refuses commits"},
+		{"invalid record", RebuildInput{Config: cfg, StartOffset: 0, Entries: []felix.Entry{{Offset: 0}}}, "entry at offset 0: invalid record"},
+		{"commit on ephemeral", RebuildInput{Config: testConfig(StreamEphemeral), Entries: []felix.Entry{{Record: *commitRec("x", put("k", "v"))}}}, "ephemeral stream refuses commits"},
 		{"group beyond tail", RebuildInput{Config: cfg, StartOffset: 5, Entries: good, Groups: []GroupState{{Name: "g", CommittedOffset: 8, DeliverNextOffset: 8}}}, "deliver-next offset 8 beyond tail 7"},
 		{"group committed wrong", RebuildInput{Config: cfg, StartOffset: 5, Entries: good, Groups: []GroupState{{Name: "g", CommittedOffset: 5, DeliverNextOffset: 7, Leases: []Lease{{Offset: 6}}}}}, "committed offset 5, want 6"},
 		{"leases unordered", RebuildInput{Config: cfg, StartOffset: 5, Entries: good, Groups: []GroupState{{Name: "g", CommittedOffset: 6, DeliverNextOffset: 7, Leases: []Lease{{Offset: 6}, {Offset: 5}}}}}, "lease 1 at offset 5 out of order"},
@@ -139,7 +140,7 @@ func TestGroupCommandsRefusedForShape(t *testing.T) {
 
 func TestDigestSeesEveryField(t *testing.T) {
 	s := newTestShard(t, StreamQuorum)
-	applyAll(t, s, commitRec("e", put("k", "v")), &Record{Event: EventPublish, Payload: []byte("p")})
+	applyAll(t, s, commitRec("e", put("k", "v")), &felix.Record{Event: felix.EventPublish, Payload: []byte("p")})
 	_, err := s.Fetch(GroupFetch{Group: "g", NowNs: 1, LeaseNs: 1, EntriesMax: 1})
 	require.NoError(t, err)
 	base := s.Snapshot()
@@ -150,8 +151,8 @@ func TestDigestSeesEveryField(t *testing.T) {
 		"value":     func(sn *Snapshot) { sn.State[0].Value = []byte("w") },
 		"version":   func(sn *Snapshot) { sn.State[0].Version++ },
 		"payload":   func(sn *Snapshot) { sn.Entries[1].Record.Payload = []byte("q") },
-		"event":     func(sn *Snapshot) { sn.Entries[1].Record.Event = EventEnqueue },
-		"op key":    func(sn *Snapshot) { sn.Entries[0].Record.Ops = []StateOp{put("j", "v")} },
+		"event":     func(sn *Snapshot) { sn.Entries[1].Record.Event = felix.EventEnqueue },
+		"op key":    func(sn *Snapshot) { sn.Entries[0].Record.Ops = []felix.StateOp{put("j", "v")} },
 		"lease":     func(sn *Snapshot) { sn.Groups[0].Leases[0].ExpiryNs++ },
 		"committed": func(sn *Snapshot) { sn.Groups[0].CommittedOffset++ },
 		"key/value boundary": func(sn *Snapshot) {

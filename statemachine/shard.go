@@ -1,5 +1,7 @@
 package statemachine
 
+import "github.com/felixsim/felixsim/felix"
+
 // Shard is one stream shard's state: the retained log (whose newest
 // records form the replay window), the keyed state view and the consumer
 // groups. Every method is a deterministic function of the shard and its
@@ -54,8 +56,8 @@ func (s *Shard) State() []KeyValue { return s.state.list() }
 
 // Retained returns the retained log, oldest first. The records share their
 // buffers with the shard: do not modify them.
-func (s *Shard) Retained() []Entry {
-	out := make([]Entry, 0, s.log.count)
+func (s *Shard) Retained() []felix.Entry {
+	out := make([]felix.Entry, 0, s.log.count)
 	for o := s.log.firstOffset; o < s.log.nextOffset; o++ {
 		out = append(out, *s.log.at(o))
 	}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/felixsim/felixsim/felix"
 	"github.com/stretchr/testify/require"
 )
 
@@ -11,7 +12,7 @@ var finalized = Features{AtomicCommitFinalized: true}
 
 func testConfig(kind StreamKind) Config {
 	return Config{
-		Scope:              Scope{Tenant: "acme", Namespace: "orders", Stream: "order-events", Shard: 1},
+		Scope:              felix.Scope{Tenant: "acme", Namespace: "orders", Stream: "order-events", Shard: 1},
 		Kind:               kind,
 		RetainedLenMax:     64,
 		ReplayWindowLenMax: 8,
@@ -27,16 +28,18 @@ func newTestShard(t *testing.T, kind StreamKind) *Shard {
 	return s
 }
 
-func commitRec(payload string, ops ...StateOp) *Record {
-	return &Record{Event: EventEnqueue, Payload: []byte(payload), Ops: ops}
+func commitRec(payload string, ops ...felix.StateOp) *felix.Record {
+	return &felix.Record{Event: felix.EventEnqueue, Payload: []byte(payload), Ops: ops}
 }
 
-func put(k, v string) StateOp { return StateOp{Kind: OpPut, Key: k, Value: []byte(v)} }
-func del(k string) StateOp    { return StateOp{Kind: OpDelete, Key: k} }
+func put(k, v string) felix.StateOp {
+	return felix.StateOp{Kind: felix.OpPut, Key: k, Value: []byte(v)}
+}
+func del(k string) felix.StateOp { return felix.StateOp{Kind: felix.OpDelete, Key: k} }
 
 func TestCommitWritesEventAndStateAtOneOffset(t *testing.T) {
 	s := newTestShard(t, StreamQuorum)
-	res, err := s.Apply(&Record{Event: EventPublish, Payload: []byte("p0")}, Features{})
+	res, err := s.Apply(&felix.Record{Event: felix.EventPublish, Payload: []byte("p0")}, Features{})
 	require.NoError(t, err)
 	require.Equal(t, Written(0), res)
 	res, err = s.Apply(commitRec("placed", put("order-42", "placed"), put("cart-42", "x"), del("cart-42")), finalized)
@@ -70,16 +73,16 @@ func TestRefusalsChangeNothing(t *testing.T) {
 	_, err := eph.Apply(commitRec("e", put("k", "v")), finalized)
 	require.ErrorIs(t, err, ErrEphemeralRefusesCommit)
 	require.Equal(t, uint64(0), eph.NextOffset())
-	res, err := eph.Apply(&Record{Event: EventPublish}, finalized)
+	res, err := eph.Apply(&felix.Record{Event: felix.EventPublish}, finalized)
 	require.NoError(t, err, "an ephemeral stream still takes plain publishes")
 	require.Equal(t, Written(0), res)
 
 	q := newTestShard(t, StreamQuorum)
 	_, err = q.Apply(commitRec("e", put("k", "v")), Features{})
 	require.ErrorIs(t, err, ErrFeatureNotFinalized)
-	_, err = q.Apply(&Record{Event: EventInvalid}, finalized)
-	require.ErrorIs(t, err, ErrInvalidRecord)
-	res, err = q.Apply(&Record{Event: EventPublish, Conditional: true, ExpectedOffset: 3, Ops: []StateOp{put("k", "v")}}, finalized)
+	_, err = q.Apply(&felix.Record{Event: felix.EventInvalid}, finalized)
+	require.ErrorIs(t, err, felix.ErrInvalidRecord)
+	res, err = q.Apply(&felix.Record{Event: felix.EventPublish, Conditional: true, ExpectedOffset: 3, Ops: []felix.StateOp{put("k", "v")}}, finalized)
 	require.NoError(t, err)
 	require.Equal(t, Refused(0), res)
 	require.Equal(t, uint64(0), q.NextOffset())
@@ -89,7 +92,7 @@ func TestRefusalsChangeNothing(t *testing.T) {
 func TestReadFromWindow(t *testing.T) {
 	s := newTestShard(t, StreamQuorum)
 	for i := 0; i < 20; i++ {
-		_, err := s.Apply(&Record{Event: EventPublish}, Features{})
+		_, err := s.Apply(&felix.Record{Event: felix.EventPublish}, Features{})
 		require.NoError(t, err)
 	}
 	require.Equal(t, uint64(12), s.WindowStart())
@@ -112,7 +115,7 @@ func TestReadFromWindow(t *testing.T) {
 func TestGroupLeaseRedeliveryAndAck(t *testing.T) {
 	s := newTestShard(t, StreamQuorum)
 	for i := 0; i < 6; i++ {
-		_, err := s.Apply(&Record{Event: EventEnqueue}, Features{})
+		_, err := s.Apply(&felix.Record{Event: felix.EventEnqueue}, Features{})
 		require.NoError(t, err)
 	}
 	d, err := s.Fetch(GroupFetch{Group: "ful", NowNs: 0, LeaseNs: 10, EntriesMax: 3})
@@ -144,14 +147,14 @@ func TestGroupLeaseRedeliveryAndAck(t *testing.T) {
 }
 
 func TestScopeValidateRefusesSeparator(t *testing.T) {
-	ok := Scope{Tenant: "acme", Namespace: "orders", Stream: "order-events", Shard: 3}
+	ok := felix.Scope{Tenant: "acme", Namespace: "orders", Stream: "order-events", Shard: 3}
 	if err := ok.Validate(); err != nil {
 		t.Fatalf("valid scope refused: %v", err)
 	}
 	bad := ok
 	bad.Namespace = "a/b"
 	err := bad.Validate()
-	if !errors.Is(err, ErrInvalidScope) {
+	if !errors.Is(err, felix.ErrInvalidScope) {
 		t.Fatalf("scope with '/' in a name: got %v, want ErrInvalidScope", err)
 	}
 	if ok.String() != "acme/orders/order-events/3" {

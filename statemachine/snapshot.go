@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"hash"
 	"hash/fnv"
+
+	"github.com/felixsim/felixsim/felix"
 )
 
 // Snapshot is everything a replica's shard holds, in a deterministic order:
@@ -14,7 +16,7 @@ type Snapshot struct {
 	// State is the state view in ascending key order.
 	State []KeyValue
 	// Entries is the retained log, oldest first.
-	Entries []Entry
+	Entries []felix.Entry
 	// Groups are the consumer groups in ascending name order.
 	Groups []GroupState
 }
@@ -83,7 +85,7 @@ func (d *digester) bytes(b []byte) {
 	d.h.Write(b)
 }
 
-func (d *digester) entry(e *Entry) {
+func (d *digester) entry(e *felix.Entry) {
 	d.u64(e.Offset)
 	d.u64(uint64(e.Record.Event))
 	d.bytes(e.Record.Payload)

@@ -3,6 +3,8 @@ package statemachine
 import (
 	"fmt"
 	"sort"
+
+	"github.com/felixsim/felixsim/felix"
 )
 
 // Versioned is a keyed-state value with its version: the offset of the
@@ -30,13 +32,13 @@ type keyedState struct {
 func newKeyedState() keyedState { return keyedState{m: make(map[string]Versioned)} }
 
 // applyOps applies ops in order, at version offset.
-func (s *keyedState) applyOps(ops []StateOp, offset uint64) {
+func (s *keyedState) applyOps(ops []felix.StateOp, offset uint64) {
 	for i := range ops {
 		op := &ops[i]
 		switch op.Kind {
-		case OpPut:
+		case felix.OpPut:
 			s.m[op.Key] = Versioned{Value: op.Value, Version: offset}
-		case OpDelete:
+		case felix.OpDelete:
 			delete(s.m, op.Key)
 		default:
 			panic(fmt.Sprintf("applyOps: op %d kind %d on key %q at offset %d passed validation", i, op.Kind, op.Key, offset))

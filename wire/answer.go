@@ -4,7 +4,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/felixsim/felixsim/statemachine"
+	"github.com/felixsim/felixsim/felix"
 )
 
 // AnswerKind names what a broker answered.
@@ -74,11 +74,11 @@ type StateValue struct {
 }
 
 // Entries answers a subscribe read with committed entries in ascending offset order; empty means caught up.
-type Entries struct{ Entries []statemachine.Entry }
+type Entries struct{ Entries []felix.Entry }
 
 // Deliveries answers a group fetch with entries handed out as work, leased until LeaseExpiryNs (broker clock).
 type Deliveries struct {
-	Entries       []statemachine.Entry
+	Entries       []felix.Entry
 	LeaseExpiryNs uint64
 }
 
@@ -143,8 +143,8 @@ func (a *Answer) Validate() error {
 		if !b.Found && (len(b.Value) != 0 || b.Version != 0) {
 			return fmt.Errorf("state_value answer: absent key carries a %d-byte value and version %d", len(b.Value), b.Version)
 		}
-		if len(b.Value) > statemachine.ValueLenMax {
-			return fmt.Errorf("state_value answer: value of %d bytes exceeds %d", len(b.Value), statemachine.ValueLenMax)
+		if len(b.Value) > felix.ValueLenMax {
+			return fmt.Errorf("state_value answer: value of %d bytes exceeds %d", len(b.Value), felix.ValueLenMax)
 		}
 	case *Entries:
 		return checkEntries("entries", b.Entries)
@@ -158,7 +158,7 @@ func (a *Answer) Validate() error {
 	return nil
 }
 
-func checkEntries(what string, es []statemachine.Entry) error {
+func checkEntries(what string, es []felix.Entry) error {
 	if len(es) > ReadEntriesMax {
 		return fmt.Errorf("%s answer: %d entries exceed %d", what, len(es), ReadEntriesMax)
 	}

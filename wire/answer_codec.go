@@ -3,7 +3,7 @@ package wire
 import (
 	"fmt"
 
-	"github.com/felixsim/felixsim/statemachine"
+	"github.com/felixsim/felixsim/felix"
 )
 
 // entryLenMin is offset(8) + the smallest record body.
@@ -48,7 +48,7 @@ func AppendAnswer(dst []byte, a *Answer) ([]byte, error) {
 	return finishFrame(dst, start, bodyStart)
 }
 
-func appendEntries(b []byte, es []statemachine.Entry) []byte {
+func appendEntries(b []byte, es []felix.Entry) []byte {
 	b = appendU32(b, uint32(len(es)))
 	for i := range es {
 		b = appendU64(b, es[i].Offset)
@@ -57,12 +57,12 @@ func appendEntries(b []byte, es []statemachine.Entry) []byte {
 	return b
 }
 
-func readEntries(r *reader, what string) []statemachine.Entry {
+func readEntries(r *reader, what string) []felix.Entry {
 	n := r.count(what, ReadEntriesMax, entryLenMin)
 	if r.err != nil || n == 0 {
 		return nil
 	}
-	es := make([]statemachine.Entry, n)
+	es := make([]felix.Entry, n)
 	for i := range es {
 		es[i].Offset = r.u64("entry offset")
 		es[i].Record = readRecord(r)
@@ -109,7 +109,7 @@ func readAnswerBody(r *reader, kind AnswerKind) AnswerBody {
 		return &StateValue{
 			Found:   r.boolean("state_value found flag"),
 			Version: r.u64("state_value version"),
-			Value:   r.bytesField("state_value value", statemachine.ValueLenMax),
+			Value:   r.bytesField("state_value value", felix.ValueLenMax),
 		}
 	case AnswerEntries:
 		return &Entries{Entries: readEntries(r, "entries")}

@@ -3,14 +3,14 @@ package wire
 import (
 	"testing"
 
-	"github.com/felixsim/felixsim/statemachine"
+	"github.com/felixsim/felixsim/felix"
 )
 
 // benchRecord is the issue's reference commit: one event and four puts.
-func benchRecord() statemachine.Record {
-	r := statemachine.Record{Event: statemachine.EventEnqueue, Payload: []byte(`{"type":"placed","id":42,"lines":3}`)}
+func benchRecord() felix.Record {
+	r := felix.Record{Event: felix.EventEnqueue, Payload: []byte(`{"type":"placed","id":42,"lines":3}`)}
 	for _, k := range []string{"order-42", "order-42/lines", "customer-7/last-order", "cart-42"} {
-		r.Ops = append(r.Ops, statemachine.StateOp{Kind: statemachine.OpPut, Key: k, Value: []byte(`{"status":"placed","total":1299}`)})
+		r.Ops = append(r.Ops, felix.StateOp{Kind: felix.OpPut, Key: k, Value: []byte(`{"status":"placed","total":1299}`)})
 	}
 	return r
 }

@@ -9,6 +9,6 @@
 // ErrMalformed, never a panic and never a wrong value. docs/atomic-commit.md
 // describes the format byte by byte.
 //
-// wire imports statemachine for the record vocabulary and must not import any
+// wire imports felix for the record vocabulary and must not import any
 // other felixsim package. It does no I/O and reads no clock.
 package wire

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/felixsim/felixsim/statemachine"
+	"github.com/felixsim/felixsim/felix"
 	"github.com/stretchr/testify/require"
 )
 
@@ -44,8 +44,8 @@ func TestDocRecordExample(t *testing.T) {
 	b := docHex(t, readDoc(t), "record-example")
 	got, err := DecodeRecord(b)
 	require.NoError(t, err)
-	want := statemachine.Record{Event: statemachine.EventEnqueue, Payload: []byte("placed"), Conditional: true, ExpectedOffset: 41,
-		Ops: []statemachine.StateOp{{Kind: statemachine.OpPut, Key: "order-42", Value: []byte("placed")}, {Kind: statemachine.OpDelete, Key: "cart-42"}}}
+	want := felix.Record{Event: felix.EventEnqueue, Payload: []byte("placed"), Conditional: true, ExpectedOffset: 41,
+		Ops: []felix.StateOp{{Kind: felix.OpPut, Key: "order-42", Value: []byte("placed")}, {Kind: felix.OpDelete, Key: "cart-42"}}}
 	require.Equal(t, want, got)
 	again, err := EncodeRecord(&want)
 	require.NoError(t, err)
@@ -65,10 +65,10 @@ var docConstants = map[string]uint64{
 	"Magic0": Magic0, "Magic1": Magic1, "Version": Version, "FrameHeaderLen": FrameHeaderLen,
 	"FrameTrailerLen": FrameTrailerLen, "FrameBodyLenMax": FrameBodyLenMax,
 	"FrameRecord": uint64(FrameRecord), "FrameRequest": uint64(FrameRequest), "FrameAnswer": uint64(FrameAnswer),
-	"EventPublish": uint64(statemachine.EventPublish), "EventEnqueue": uint64(statemachine.EventEnqueue),
-	"OpPut": uint64(statemachine.OpPut), "OpDelete": uint64(statemachine.OpDelete),
-	"KeyLenMax": statemachine.KeyLenMax, "ValueLenMax": statemachine.ValueLenMax, "PayloadLenMax": statemachine.PayloadLenMax,
-	"OpsPerRecordMax": statemachine.OpsPerRecordMax, "NameLenMax": statemachine.NameLenMax,
+	"EventPublish": uint64(felix.EventPublish), "EventEnqueue": uint64(felix.EventEnqueue),
+	"OpPut": uint64(felix.OpPut), "OpDelete": uint64(felix.OpDelete),
+	"KeyLenMax": felix.KeyLenMax, "ValueLenMax": felix.ValueLenMax, "PayloadLenMax": felix.PayloadLenMax,
+	"OpsPerRecordMax": felix.OpsPerRecordMax, "NameLenMax": felix.NameLenMax,
 	"RequestPublish": uint64(RequestPublish), "RequestPublishIf": uint64(RequestPublishIf), "RequestEnqueue": uint64(RequestEnqueue),
 	"RequestCommit": uint64(RequestCommit), "RequestCommitIf": uint64(RequestCommitIf), "RequestStateGet": uint64(RequestStateGet),
 	"RequestSubscribeRead": uint64(RequestSubscribeRead), "RequestGroupFetch": uint64(RequestGroupFetch), "RequestGroupAck": uint64(RequestGroupAck),

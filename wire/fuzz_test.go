@@ -5,7 +5,7 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/felixsim/felixsim/statemachine"
+	"github.com/felixsim/felixsim/felix"
 )
 
 // The fuzz targets hold every decoder to one rule: any input either decodes
@@ -14,15 +14,15 @@ import (
 // Interesting inputs found by `go test -fuzz` are kept in testdata/fuzz.
 
 func seedFrames() [][]byte {
-	rec := statemachine.Record{Event: statemachine.EventEnqueue, Payload: []byte(`{"type":"placed","id":42}`), Ops: []statemachine.StateOp{
-		{Kind: statemachine.OpPut, Key: "order-42", Value: []byte(`{"status":"placed"}`)},
-		{Kind: statemachine.OpDelete, Key: "cart-42"},
+	rec := felix.Record{Event: felix.EventEnqueue, Payload: []byte(`{"type":"placed","id":42}`), Ops: []felix.StateOp{
+		{Kind: felix.OpPut, Key: "order-42", Value: []byte(`{"status":"placed"}`)},
+		{Kind: felix.OpDelete, Key: "cart-42"},
 	}}
 	cond := rec
 	cond.Conditional, cond.ExpectedOffset = true, 17
-	scope := statemachine.Scope{Tenant: "acme", Namespace: "orders", Stream: "order-events", Shard: 3}
+	scope := felix.Scope{Tenant: "acme", Namespace: "orders", Stream: "order-events", Shard: 3}
 	var out [][]byte
-	for _, r := range []statemachine.Record{rec, cond} {
+	for _, r := range []felix.Record{rec, cond} {
 		b, _ := EncodeRecord(&r)
 		out = append(out, b)
 	}
@@ -32,7 +32,7 @@ func seedFrames() [][]byte {
 		out = append(out, b)
 	}
 	for _, body := range []AnswerBody{&Written{Offset: 17}, &Refused{Tail: 18}, &StateValue{Found: true, Value: []byte("v"), Version: 17},
-		&Entries{Entries: []statemachine.Entry{{Offset: 17, Record: rec}}}, &Deliveries{Entries: []statemachine.Entry{{Offset: 17, Record: rec}}, LeaseExpiryNs: 5},
+		&Entries{Entries: []felix.Entry{{Offset: 17, Record: rec}}}, &Deliveries{Entries: []felix.Entry{{Offset: 17, Record: rec}}, LeaseExpiryNs: 5},
 		&Acked{}, &Error{Code: CodeNotLeader, LeaderHint: 2, Message: "not leader"}} {
 		b, _ := EncodeAnswer(&Answer{ID: 7, Body: body})
 		out = append(out, b)
@@ -79,7 +79,7 @@ func FuzzDecodeBody(f *testing.F) {
 		var again []byte
 		switch FrameKind(kind%3 + 1) {
 		case FrameRecord:
-			var v statemachine.Record
+			var v felix.Record
 			if v, err = DecodeRecord(b); err == nil {
 				again, err = EncodeRecord(&v)
 			}

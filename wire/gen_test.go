@@ -4,7 +4,7 @@ import (
 	"reflect"
 	"strings"
 
-	"github.com/felixsim/felixsim/statemachine"
+	"github.com/felixsim/felixsim/felix"
 	"pgregory.net/rapid"
 )
 
@@ -25,14 +25,14 @@ func genScopeName() *rapid.Generator[string] {
 	return rapid.Map(genName(), func(s string) string { return strings.ReplaceAll(s, "/", "_") })
 }
 
-func genOp() *rapid.Generator[statemachine.StateOp] {
-	return rapid.Custom(func(t *rapid.T) statemachine.StateOp {
-		op := statemachine.StateOp{Key: genName().Draw(t, "key")}
+func genOp() *rapid.Generator[felix.StateOp] {
+	return rapid.Custom(func(t *rapid.T) felix.StateOp {
+		op := felix.StateOp{Key: genName().Draw(t, "key")}
 		if rapid.Bool().Draw(t, "put") {
-			op.Kind = statemachine.OpPut
+			op.Kind = felix.OpPut
 			op.Value = genBytes(0, 24).Draw(t, "value")
 		} else {
-			op.Kind = statemachine.OpDelete
+			op.Kind = felix.OpDelete
 		}
 		return op
 	})
@@ -40,11 +40,11 @@ func genOp() *rapid.Generator[statemachine.StateOp] {
 
 // genRecord draws a valid record; event < 0 means any event, ops says whether
 // state operations may appear, and conditional fixes the flag.
-func genRecord(event statemachine.EventKind, ops bool, conditional bool) *rapid.Generator[statemachine.Record] {
-	return rapid.Custom(func(t *rapid.T) statemachine.Record {
-		r := statemachine.Record{Event: event, Conditional: conditional}
-		if event == statemachine.EventInvalid {
-			r.Event = rapid.SampledFrom([]statemachine.EventKind{statemachine.EventPublish, statemachine.EventEnqueue}).Draw(t, "event")
+func genRecord(event felix.EventKind, ops bool, conditional bool) *rapid.Generator[felix.Record] {
+	return rapid.Custom(func(t *rapid.T) felix.Record {
+		r := felix.Record{Event: event, Conditional: conditional}
+		if event == felix.EventInvalid {
+			r.Event = rapid.SampledFrom([]felix.EventKind{felix.EventPublish, felix.EventEnqueue}).Draw(t, "event")
 		}
 		r.Payload = genBytes(0, 32).Draw(t, "payload")
 		if ops {
@@ -57,15 +57,15 @@ func genRecord(event statemachine.EventKind, ops bool, conditional bool) *rapid.
 	})
 }
 
-func genAnyRecord() *rapid.Generator[statemachine.Record] {
-	return rapid.Custom(func(t *rapid.T) statemachine.Record {
-		return genRecord(statemachine.EventInvalid, true, rapid.Bool().Draw(t, "conditional")).Draw(t, "record")
+func genAnyRecord() *rapid.Generator[felix.Record] {
+	return rapid.Custom(func(t *rapid.T) felix.Record {
+		return genRecord(felix.EventInvalid, true, rapid.Bool().Draw(t, "conditional")).Draw(t, "record")
 	})
 }
 
-func genScope() *rapid.Generator[statemachine.Scope] {
-	return rapid.Custom(func(t *rapid.T) statemachine.Scope {
-		return statemachine.Scope{
+func genScope() *rapid.Generator[felix.Scope] {
+	return rapid.Custom(func(t *rapid.T) felix.Scope {
+		return felix.Scope{
 			Tenant:    genScopeName().Draw(t, "tenant"),
 			Namespace: genScopeName().Draw(t, "namespace"),
 			Stream:    genScopeName().Draw(t, "stream"),
@@ -75,14 +75,14 @@ func genScope() *rapid.Generator[statemachine.Scope] {
 }
 
 func genRequestBody(t *rapid.T) RequestBody {
-	anyEvent := statemachine.EventInvalid
+	anyEvent := felix.EventInvalid
 	switch kind := RequestKind(rapid.IntRange(int(RequestPublish), int(requestKindEnd)-1).Draw(t, "kind")); kind {
 	case RequestPublish:
-		return &Publish{Record: genRecord(statemachine.EventPublish, false, false).Draw(t, "record")}
+		return &Publish{Record: genRecord(felix.EventPublish, false, false).Draw(t, "record")}
 	case RequestPublishIf:
-		return &PublishIf{Record: genRecord(statemachine.EventPublish, false, true).Draw(t, "record")}
+		return &PublishIf{Record: genRecord(felix.EventPublish, false, true).Draw(t, "record")}
 	case RequestEnqueue:
-		return &Enqueue{Record: genRecord(statemachine.EventEnqueue, false, false).Draw(t, "record")}
+		return &Enqueue{Record: genRecord(felix.EventEnqueue, false, false).Draw(t, "record")}
 	case RequestCommit:
 		return &Commit{Record: genRecord(anyEvent, true, false).Draw(t, "record")}
 	case RequestCommitIf:
@@ -106,12 +106,12 @@ func genRequest() *rapid.Generator[Request] {
 	})
 }
 
-func genEntries(t *rapid.T) []statemachine.Entry {
+func genEntries(t *rapid.T) []felix.Entry {
 	n := rapid.IntRange(0, 4).Draw(t, "entries")
-	es := make([]statemachine.Entry, n)
+	es := make([]felix.Entry, n)
 	off := rapid.Uint64Max(1<<40).Draw(t, "first")
 	for i := range es {
-		es[i] = statemachine.Entry{Offset: off, Record: genAnyRecord().Draw(t, "record")}
+		es[i] = felix.Entry{Offset: off, Record: genAnyRecord().Draw(t, "record")}
 		off += rapid.Uint64Range(1, 3).Draw(t, "gap")
 	}
 	return es
@@ -158,7 +158,7 @@ func genAnswer() *rapid.Generator[Answer] {
 // produce, so values compare with reflect.DeepEqual.
 func normalize(v any) any {
 	switch x := v.(type) {
-	case statemachine.Record:
+	case felix.Record:
 		return normRecord(x)
 	case Request:
 		if rec := RecordOf(x.Body); rec != nil {
@@ -186,7 +186,7 @@ func nilIfEmpty(b []byte) []byte {
 	return b
 }
 
-func normRecord(r statemachine.Record) statemachine.Record {
+func normRecord(r felix.Record) felix.Record {
 	r.Payload = nilIfEmpty(r.Payload)
 	if len(r.Ops) == 0 {
 		r.Ops = nil
@@ -197,7 +197,7 @@ func normRecord(r statemachine.Record) statemachine.Record {
 	return r
 }
 
-func normEntries(es []statemachine.Entry) []statemachine.Entry {
+func normEntries(es []felix.Entry) []felix.Entry {
 	if len(es) == 0 {
 		return nil
 	}

@@ -3,7 +3,7 @@ package wire
 import (
 	"fmt"
 
-	"github.com/felixsim/felixsim/statemachine"
+	"github.com/felixsim/felixsim/felix"
 )
 
 // RequestKind names the operation a request asks a broker for.
@@ -52,7 +52,7 @@ func (k RequestKind) String() string {
 // Limits on request fields beyond the statemachine's record limits.
 const (
 	// GroupNameLenMax is the longest consumer-group name, in bytes.
-	GroupNameLenMax = statemachine.NameLenMax
+	GroupNameLenMax = felix.NameLenMax
 	// ReadEntriesMax is the most entries one subscribe read or group fetch
 	// may ask for; a broker answers with at most this many.
 	ReadEntriesMax = 1024
@@ -62,7 +62,7 @@ const (
 // echoes, the stream shard it concerns, and the operation.
 type Request struct {
 	ID    uint64
-	Scope statemachine.Scope
+	Scope felix.Scope
 	// Body is one of *Publish, *PublishIf, *Enqueue, *Commit, *CommitIf,
 	// *StateGet, *SubscribeRead, *GroupFetch, *GroupAck.
 	Body RequestBody
@@ -75,19 +75,19 @@ type RequestBody interface {
 }
 
 // Publish asks for an unconditional publish: a record with a publish event and no state operations.
-type Publish struct{ Record statemachine.Record }
+type Publish struct{ Record felix.Record }
 
 // PublishIf asks for a publish written only at Record.ExpectedOffset.
-type PublishIf struct{ Record statemachine.Record }
+type PublishIf struct{ Record felix.Record }
 
 // Enqueue asks for an unconditional enqueue: a record with an enqueue event and no state operations.
-type Enqueue struct{ Record statemachine.Record }
+type Enqueue struct{ Record felix.Record }
 
 // Commit asks for an unconditional commit: one event plus zero or more state operations.
-type Commit struct{ Record statemachine.Record }
+type Commit struct{ Record felix.Record }
 
 // CommitIf asks for a commit written only at Record.ExpectedOffset.
-type CommitIf struct{ Record statemachine.Record }
+type CommitIf struct{ Record felix.Record }
 
 // StateGet asks for the value and version of one key of the stream's keyed state.
 type StateGet struct{ Key string }
@@ -139,7 +139,7 @@ func (*GroupFetch) Kind() RequestKind { return RequestGroupFetch }
 func (*GroupAck) Kind() RequestKind { return RequestGroupAck }
 
 // RecordOf returns the record a write request carries, or nil for reads.
-func RecordOf(body RequestBody) *statemachine.Record {
+func RecordOf(body RequestBody) *felix.Record {
 	switch b := body.(type) {
 	case *Publish:
 		return &b.Record

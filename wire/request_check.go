@@ -4,7 +4,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/felixsim/felixsim/statemachine"
+	"github.com/felixsim/felixsim/felix"
 )
 
 // Validate checks the request the way both the encoder and the decoder do:
@@ -24,7 +24,7 @@ func (q *Request) Validate() error {
 	return checkReadBody(q.Body)
 }
 
-func checkWriteRecord(kind RequestKind, rec *statemachine.Record) error {
+func checkWriteRecord(kind RequestKind, rec *felix.Record) error {
 	if err := rec.Validate(); err != nil {
 		return fmt.Errorf("%s request: %w", kind, err)
 	}
@@ -35,12 +35,12 @@ func checkWriteRecord(kind RequestKind, rec *statemachine.Record) error {
 	if !rec.Conditional && rec.ExpectedOffset != 0 {
 		return fmt.Errorf("%s request: unconditional record carries expected offset %d", kind, rec.ExpectedOffset)
 	}
-	var wantEvent statemachine.EventKind
+	var wantEvent felix.EventKind
 	switch kind {
 	case RequestPublish, RequestPublishIf:
-		wantEvent = statemachine.EventPublish
+		wantEvent = felix.EventPublish
 	case RequestEnqueue:
-		wantEvent = statemachine.EventEnqueue
+		wantEvent = felix.EventEnqueue
 	default:
 		return nil // commit and commit_if take either event and any operations
 	}
@@ -59,8 +59,8 @@ func checkReadBody(body RequestBody) error {
 		if b.Key == "" {
 			return errors.New("state_get request: empty key")
 		}
-		if len(b.Key) > statemachine.KeyLenMax {
-			return fmt.Errorf("state_get request: key of %d bytes exceeds %d", len(b.Key), statemachine.KeyLenMax)
+		if len(b.Key) > felix.KeyLenMax {
+			return fmt.Errorf("state_get request: key of %d bytes exceeds %d", len(b.Key), felix.KeyLenMax)
 		}
 	case *SubscribeRead:
 		return checkMaxEntries("subscribe_read", b.MaxEntries)

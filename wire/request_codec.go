@@ -3,7 +3,7 @@ package wire
 import (
 	"fmt"
 
-	"github.com/felixsim/felixsim/statemachine"
+	"github.com/felixsim/felixsim/felix"
 )
 
 // EncodeRequest returns the request as a request frame.
@@ -41,18 +41,18 @@ func AppendRequest(dst []byte, q *Request) ([]byte, error) {
 	return finishFrame(dst, start, bodyStart)
 }
 
-func appendScope(b []byte, s statemachine.Scope) []byte {
+func appendScope(b []byte, s felix.Scope) []byte {
 	b = appendString(b, s.Tenant)
 	b = appendString(b, s.Namespace)
 	b = appendString(b, s.Stream)
 	return appendU32(b, s.Shard)
 }
 
-func readScope(r *reader) statemachine.Scope {
-	var s statemachine.Scope
-	s.Tenant = r.stringField("scope tenant", statemachine.NameLenMax)
-	s.Namespace = r.stringField("scope namespace", statemachine.NameLenMax)
-	s.Stream = r.stringField("scope stream", statemachine.NameLenMax)
+func readScope(r *reader) felix.Scope {
+	var s felix.Scope
+	s.Tenant = r.stringField("scope tenant", felix.NameLenMax)
+	s.Namespace = r.stringField("scope namespace", felix.NameLenMax)
+	s.Stream = r.stringField("scope stream", felix.NameLenMax)
 	s.Shard = r.u32("scope shard")
 	return s
 }
@@ -97,7 +97,7 @@ func readRequestBody(r *reader, kind RequestKind) RequestBody {
 	case RequestCommitIf:
 		return &CommitIf{Record: readRecord(r)}
 	case RequestStateGet:
-		return &StateGet{Key: r.stringField("state_get key", statemachine.KeyLenMax)}
+		return &StateGet{Key: r.stringField("state_get key", felix.KeyLenMax)}
 	case RequestSubscribeRead:
 		return &SubscribeRead{FromOffset: r.u64("subscribe_read from offset"), MaxEntries: r.u32("subscribe_read max entries")}
 	case RequestGroupFetch:

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/felixsim/felixsim/statemachine"
+	"github.com/felixsim/felixsim/felix"
 	"github.com/stretchr/testify/require"
 )
 
@@ -70,9 +70,9 @@ func TestDecodeRecordRefuses(t *testing.T) {
 		{"event kind three", "event kind 3", frameOf(FrameRecord, body(uint8(3), uint8(0), uint64(0), str(""), uint32(0)))},
 		{"conditional byte two", "must be 0 or 1", frameOf(FrameRecord, body(pub, uint8(2), uint64(0), str(""), uint32(0)))},
 		{"unconditional with expected offset", "unconditional record carries expected offset 7", frameOf(FrameRecord, body(pub, uint8(0), uint64(7), str(""), uint32(0)))},
-		{"payload over limit", "exceeds the limit", frameOf(FrameRecord, body(pub, uint8(0), uint64(0), uint32(statemachine.PayloadLenMax+1)))},
+		{"payload over limit", "exceeds the limit", frameOf(FrameRecord, body(pub, uint8(0), uint64(0), uint32(felix.PayloadLenMax+1)))},
 		{"payload longer than body", "exceeds the 4 bytes that remain", frameOf(FrameRecord, body(pub, uint8(0), uint64(0), uint32(10), "abcd"))},
-		{"op count over limit", "count 1025 exceeds the limit", frameOf(FrameRecord, body(pub, uint8(0), uint64(0), str(""), uint32(statemachine.OpsPerRecordMax+1)))},
+		{"op count over limit", "count 1025 exceeds the limit", frameOf(FrameRecord, body(pub, uint8(0), uint64(0), str(""), uint32(felix.OpsPerRecordMax+1)))},
 		{"forged op count", "needs at least", frameOf(FrameRecord, body(pub, uint8(0), uint64(0), str(""), uint32(1000), put))},
 		{"op kind zero", "unknown kind 0", frameOf(FrameRecord, body(pub, uint8(0), uint64(0), str(""), uint32(1), uint8(0), str("k")))},
 		{"empty key", "empty key", frameOf(FrameRecord, body(pub, uint8(0), uint64(0), str(""), uint32(1), put, str(""), str("v")))},
@@ -171,28 +171,28 @@ func TestDecodeAnswerRefuses(t *testing.T) {
 }
 
 func TestEncodeRefuses(t *testing.T) {
-	scope := statemachine.Scope{Tenant: "acme", Namespace: "orders", Stream: "order-events"}
+	scope := felix.Scope{Tenant: "acme", Namespace: "orders", Stream: "order-events"}
 	cases := []struct {
 		name, want string
 		enc        func() ([]byte, error)
 	}{
 		{"record without event", "neither publish nor enqueue", func() ([]byte, error) {
-			return EncodeRecord(&statemachine.Record{})
+			return EncodeRecord(&felix.Record{})
 		}},
 		{"unconditional with expected offset", "carries expected offset 3", func() ([]byte, error) {
-			return EncodeRecord(&statemachine.Record{Event: statemachine.EventPublish, ExpectedOffset: 3})
+			return EncodeRecord(&felix.Record{Event: felix.EventPublish, ExpectedOffset: 3})
 		}},
 		{"request without body", "no body", func() ([]byte, error) { return EncodeRequest(&Request{Scope: scope}) }},
 		{"request without scope", "empty tenant", func() ([]byte, error) { return EncodeRequest(&Request{Body: &StateGet{Key: "k"}}) }},
 		{"answer without body", "no body", func() ([]byte, error) { return EncodeAnswer(&Answer{}) }},
 		{"error without code", "unknown error code 0", func() ([]byte, error) { return EncodeAnswer(&Answer{Body: &Error{}}) }},
 		{"body over frame limit", "exceeds FrameBodyLenMax", func() ([]byte, error) {
-			big := make([]byte, statemachine.ValueLenMax)
-			ops := make([]statemachine.StateOp, 9)
+			big := make([]byte, felix.ValueLenMax)
+			ops := make([]felix.StateOp, 9)
 			for i := range ops {
-				ops[i] = statemachine.StateOp{Kind: statemachine.OpPut, Key: string(rune('a' + i)), Value: big}
+				ops[i] = felix.StateOp{Kind: felix.OpPut, Key: string(rune('a' + i)), Value: big}
 			}
-			return EncodeRecord(&statemachine.Record{Event: statemachine.EventPublish, Ops: ops})
+			return EncodeRecord(&felix.Record{Event: felix.EventPublish, Ops: ops})
 		}},
 	}
 	for _, c := range cases {
@@ -207,14 +207,14 @@ func TestEncodeRefuses(t *testing.T) {
 
 func TestAppendLeavesPrefixOnError(t *testing.T) {
 	prefix := []byte("keep")
-	out, err := AppendRecord(prefix, &statemachine.Record{})
+	out, err := AppendRecord(prefix, &felix.Record{})
 	require.Error(t, err)
 	require.Equal(t, "keep", string(out))
 	require.False(t, errors.Is(err, ErrMalformed), "an encode refusal is not a decode error")
 }
 
 func TestFrameLen(t *testing.T) {
-	r := statemachine.Record{Event: statemachine.EventPublish, Payload: []byte("p")}
+	r := felix.Record{Event: felix.EventPublish, Payload: []byte("p")}
 	b, err := EncodeRecord(&r)
 	require.NoError(t, err)
 	n, err := FrameLen(b[:FrameHeaderLen])

@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/felixsim/felixsim/felix"
 	"github.com/felixsim/felixsim/node"
 	"github.com/felixsim/felixsim/sim"
-	"github.com/felixsim/felixsim/statemachine"
 	"github.com/felixsim/felixsim/wire"
 )
 
@@ -39,7 +39,7 @@ func staleReadScenario(t *testing.T, defects node.Defects) error {
 	sc := acmeScope(2)
 	group := c.GroupOf(sc.Namespace, sc.Stream, sc.Shard)
 	commit := func(v string) uint64 {
-		rec := statemachine.Record{Event: statemachine.EventPublish, Payload: []byte(v), Ops: []statemachine.StateOp{{Kind: statemachine.OpPut, Key: "k", Value: []byte(v)}}}
+		rec := felix.Record{Event: felix.EventPublish, Payload: []byte(v), Ops: []felix.StateOp{{Kind: felix.OpPut, Key: "k", Value: []byte(v)}}}
 		w, ok := call(t, c, p, &wire.Request{Scope: sc, Body: &wire.Commit{Record: rec}}).(*wire.Written)
 		if !ok {
 			t.Fatal("commit not written")
@@ -103,8 +103,8 @@ func racingCommitIfs(t *testing.T, defects node.Defects) error {
 	lead, _ := c.Leader(c.GroupOf(sc.Namespace, sc.Stream, sc.Shard))
 	var ids []uint64
 	for _, v := range []string{"a", "b"} {
-		rec := statemachine.Record{Event: statemachine.EventPublish, Payload: []byte(v), Conditional: true, ExpectedOffset: 0,
-			Ops: []statemachine.StateOp{{Kind: statemachine.OpPut, Key: "owner", Value: []byte(v)}}}
+		rec := felix.Record{Event: felix.EventPublish, Payload: []byte(v), Conditional: true, ExpectedOffset: 0,
+			Ops: []felix.StateOp{{Kind: felix.OpPut, Key: "owner", Value: []byte(v)}}}
 		ids = append(ids, p.Send(lead, &wire.Request{Scope: sc, Body: &wire.CommitIf{Record: rec}}))
 	}
 	written := 0

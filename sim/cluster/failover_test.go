@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/felixsim/felixsim/felix"
 	"github.com/felixsim/felixsim/statemachine"
 	"github.com/felixsim/felixsim/wire"
 )
@@ -15,12 +16,12 @@ type acked struct {
 }
 
 // commitN commits i = from..to-1 to sc: event "e<i>", put "k<i>" = "v<i>".
-func commitN(t *testing.T, c *Cluster, p *Probe, sc statemachine.Scope, from, to int, out []acked) []acked {
+func commitN(t *testing.T, c *Cluster, p *Probe, sc felix.Scope, from, to int, out []acked) []acked {
 	t.Helper()
 	for i := from; i < to; i++ {
-		ans := call(t, c, p, &wire.Request{Scope: sc, Body: &wire.Commit{Record: statemachine.Record{
-			Event: statemachine.EventPublish, Payload: []byte(fmt.Sprintf("e%d", i)),
-			Ops: []statemachine.StateOp{{Kind: statemachine.OpPut, Key: fmt.Sprintf("k%d", i), Value: []byte(fmt.Sprintf("v%d", i))}}}}})
+		ans := call(t, c, p, &wire.Request{Scope: sc, Body: &wire.Commit{Record: felix.Record{
+			Event: felix.EventPublish, Payload: []byte(fmt.Sprintf("e%d", i)),
+			Ops: []felix.StateOp{{Kind: felix.OpPut, Key: fmt.Sprintf("k%d", i), Value: []byte(fmt.Sprintf("v%d", i))}}}}})
 		if w, ok := ans.(*wire.Written); ok {
 			out = append(out, acked{offset: w.Offset, i: i})
 		} else {

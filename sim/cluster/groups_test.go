@@ -4,6 +4,7 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/felixsim/felixsim/felix"
 	"github.com/felixsim/felixsim/statemachine"
 	"github.com/felixsim/felixsim/wire"
 )
@@ -32,11 +33,11 @@ func TestConsumerGroupSurvivesRestart(t *testing.T) {
 	sc := acmeScope(0)
 	group := c.GroupOf(sc.Namespace, sc.Stream, sc.Shard)
 	for i := 0; i < 10; i++ {
-		if _, ok := call(t, c, p, &wire.Request{Scope: sc, Body: &wire.Enqueue{Record: statemachine.Record{Event: statemachine.EventEnqueue, Payload: []byte{byte(i)}}}}).(*wire.Written); !ok {
+		if _, ok := call(t, c, p, &wire.Request{Scope: sc, Body: &wire.Enqueue{Record: felix.Record{Event: felix.EventEnqueue, Payload: []byte{byte(i)}}}}).(*wire.Written); !ok {
 			t.Fatal("enqueue not written")
 		}
 	}
-	fetch := func() []statemachine.Entry {
+	fetch := func() []felix.Entry {
 		d, ok := call(t, c, p, &wire.Request{Scope: sc, Body: &wire.GroupFetch{Group: "fulfilment", MaxEntries: 4, LeaseNs: 1000 * secondNs}}).(*wire.Deliveries)
 		if !ok {
 			t.Fatal("fetch refused")

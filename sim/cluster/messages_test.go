@@ -6,7 +6,7 @@ import (
 
 	"pgregory.net/rapid"
 
-	"github.com/felixsim/felixsim/statemachine"
+	"github.com/felixsim/felixsim/felix"
 	"github.com/felixsim/felixsim/wire"
 )
 
@@ -42,8 +42,8 @@ func TestHashBytesSeparates(t *testing.T) {
 // is the hash of its canonical encoding, whatever the pooled scratch
 // buffer held before (a long message digested first, then a short one).
 func TestMessageDigestsAreOfTheEncoding(t *testing.T) {
-	scope := statemachine.Scope{Tenant: "t", Namespace: "orders", Stream: "order-events", Shard: 1}
-	long := &wire.Request{ID: 7, Scope: scope, Body: &wire.Publish{Record: statemachine.Record{Event: statemachine.EventPublish, Payload: make([]byte, 300)}}}
+	scope := felix.Scope{Tenant: "t", Namespace: "orders", Stream: "order-events", Shard: 1}
+	long := &wire.Request{ID: 7, Scope: scope, Body: &wire.Publish{Record: felix.Record{Event: felix.EventPublish, Payload: make([]byte, 300)}}}
 	short := &wire.Request{ID: 8, Scope: scope, Body: &wire.StateGet{Key: "k"}}
 	for _, q := range []*wire.Request{long, short, long} {
 		enc, err := wire.EncodeRequest(q)

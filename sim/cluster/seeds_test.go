@@ -1,10 +1,11 @@
 package cluster
 
 import (
-	"github.com/felixsim/felixsim/sim"
 	"testing"
 
-	"github.com/felixsim/felixsim/statemachine"
+	"github.com/felixsim/felixsim/sim"
+
+	"github.com/felixsim/felixsim/felix"
 	"github.com/felixsim/felixsim/wire"
 )
 
@@ -26,8 +27,8 @@ func newTestCluster(t *testing.T, seed uint64) (*Cluster, *Probe) {
 	return c, p
 }
 
-func acmeScope(shard uint32) statemachine.Scope {
-	return statemachine.Scope{Tenant: "acme", Namespace: "orders", Stream: "order-events", Shard: shard}
+func acmeScope(shard uint32) felix.Scope {
+	return felix.Scope{Tenant: "acme", Namespace: "orders", Stream: "order-events", Shard: shard}
 }
 
 func call(t *testing.T, c *Cluster, p *Probe, req *wire.Request) wire.AnswerBody {
@@ -49,17 +50,17 @@ func call(t *testing.T, c *Cluster, p *Probe, req *wire.Request) wire.AnswerBody
 func TestSeedOrder42(t *testing.T) {
 	c, p := newTestCluster(t, 42)
 	sc := acmeScope(1)
-	put := call(t, c, p, &wire.Request{Scope: sc, Body: &wire.Commit{Record: statemachine.Record{
-		Event: statemachine.EventPublish, Payload: []byte("cart"),
-		Ops: []statemachine.StateOp{{Kind: statemachine.OpPut, Key: "cart-42", Value: []byte(`{"items":1}`)}}}}})
+	put := call(t, c, p, &wire.Request{Scope: sc, Body: &wire.Commit{Record: felix.Record{
+		Event: felix.EventPublish, Payload: []byte("cart"),
+		Ops: []felix.StateOp{{Kind: felix.OpPut, Key: "cart-42", Value: []byte(`{"items":1}`)}}}}})
 	if _, ok := put.(*wire.Written); !ok {
 		t.Fatalf("cart commit: %v", put)
 	}
-	ans := call(t, c, p, &wire.Request{Scope: sc, Body: &wire.Commit{Record: statemachine.Record{
-		Event: statemachine.EventEnqueue, Payload: []byte(`{"type":"placed","id":42}`),
-		Ops: []statemachine.StateOp{
-			{Kind: statemachine.OpPut, Key: "order-42", Value: []byte(`{"status":"placed"}`)},
-			{Kind: statemachine.OpDelete, Key: "cart-42"},
+	ans := call(t, c, p, &wire.Request{Scope: sc, Body: &wire.Commit{Record: felix.Record{
+		Event: felix.EventEnqueue, Payload: []byte(`{"type":"placed","id":42}`),
+		Ops: []felix.StateOp{
+			{Kind: felix.OpPut, Key: "order-42", Value: []byte(`{"status":"placed"}`)},
+			{Kind: felix.OpDelete, Key: "cart-42"},
 		}}}})
 	w, ok := ans.(*wire.Written)
 	if !ok {
@@ -77,7 +78,7 @@ func TestSeedOrder42(t *testing.T) {
 		t.Fatalf("state_get cart-42 = %+v, want absent after the delete", cart)
 	}
 	es, ok := call(t, c, p, &wire.Request{Scope: sc, Body: &wire.SubscribeRead{FromOffset: w.Offset, MaxEntries: 10}}).(*wire.Entries)
-	if !ok || len(es.Entries) != 1 || es.Entries[0].Offset != w.Offset || es.Entries[0].Record.Event != statemachine.EventEnqueue {
+	if !ok || len(es.Entries) != 1 || es.Entries[0].Offset != w.Offset || es.Entries[0].Record.Event != felix.EventEnqueue {
 		t.Fatalf("subscribe from %d = %+v", w.Offset, es)
 	}
 	// Every broker holds the commit whole: event and state at one offset.
@@ -96,7 +97,7 @@ func TestSeedCommitIfRefused(t *testing.T) {
 	c, p := newTestCluster(t, 7)
 	sc := acmeScope(2)
 	pub := func() *wire.Written {
-		w, ok := call(t, c, p, &wire.Request{Scope: sc, Body: &wire.Publish{Record: statemachine.Record{Event: statemachine.EventPublish, Payload: []byte("tick")}}}).(*wire.Written)
+		w, ok := call(t, c, p, &wire.Request{Scope: sc, Body: &wire.Publish{Record: felix.Record{Event: felix.EventPublish, Payload: []byte("tick")}}}).(*wire.Written)
 		if !ok {
 			t.Fatal("publish not written")
 		}
@@ -105,9 +106,9 @@ func TestSeedCommitIfRefused(t *testing.T) {
 	first := pub()
 	next := first.Offset + 1
 	pub() // the concurrent publish moves the tail
-	ans := call(t, c, p, &wire.Request{Scope: sc, Body: &wire.CommitIf{Record: statemachine.Record{
-		Event: statemachine.EventPublish, Payload: []byte(`{"tick":120}`), Conditional: true, ExpectedOffset: next,
-		Ops: []statemachine.StateOp{{Kind: statemachine.OpPut, Key: "score", Value: []byte(`{"red":3}`)}}}}})
+	ans := call(t, c, p, &wire.Request{Scope: sc, Body: &wire.CommitIf{Record: felix.Record{
+		Event: felix.EventPublish, Payload: []byte(`{"tick":120}`), Conditional: true, ExpectedOffset: next,
+		Ops: []felix.StateOp{{Kind: felix.OpPut, Key: "score", Value: []byte(`{"red":3}`)}}}}})
 	r, ok := ans.(*wire.Refused)
 	if !ok || r.Tail != next+1 {
 		t.Fatalf("commit_if at %d = %v, want Refused{%d}", next, ans, next+1)
@@ -116,9 +117,9 @@ func TestSeedCommitIfRefused(t *testing.T) {
 	if sv.Found {
 		t.Fatalf("refused commit_if wrote state: %+v", sv)
 	}
-	ok2 := call(t, c, p, &wire.Request{Scope: sc, Body: &wire.CommitIf{Record: statemachine.Record{
-		Event: statemachine.EventPublish, Payload: []byte(`{"tick":121}`), Conditional: true, ExpectedOffset: r.Tail,
-		Ops: []statemachine.StateOp{{Kind: statemachine.OpPut, Key: "score", Value: []byte(`{"red":4}`)}}}}})
+	ok2 := call(t, c, p, &wire.Request{Scope: sc, Body: &wire.CommitIf{Record: felix.Record{
+		Event: felix.EventPublish, Payload: []byte(`{"tick":121}`), Conditional: true, ExpectedOffset: r.Tail,
+		Ops: []felix.StateOp{{Kind: felix.OpPut, Key: "score", Value: []byte(`{"red":4}`)}}}}})
 	if w, ok := ok2.(*wire.Written); !ok || w.Offset != r.Tail {
 		t.Fatalf("commit_if at the true tail %d = %v", r.Tail, ok2)
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/felixsim/felixsim/node"
 
+	"github.com/felixsim/felixsim/felix"
 	"github.com/felixsim/felixsim/sim"
 	"github.com/felixsim/felixsim/sim/simapi"
 	"github.com/felixsim/felixsim/statemachine"
@@ -26,7 +27,7 @@ type loader struct {
 	shards     uint32
 	hint       []uint64
 	sent       map[uint64]int // request id -> commit number
-	acks       map[statemachine.Scope][]acked
+	acks       map[felix.Scope][]acked
 	next       int
 	intervalNs int64
 	stopNs     int64
@@ -59,15 +60,15 @@ func (l *loader) fire() {
 	i := l.next
 	l.next++
 	shard := uint32(i) % l.shards
-	sc := statemachine.Scope{Tenant: []string{"acme", "globex"}[i%2], Namespace: "orders", Stream: "order-events", Shard: shard}
+	sc := felix.Scope{Tenant: []string{"acme", "globex"}[i%2], Namespace: "orders", Stream: "order-events", Shard: shard}
 	if i%5 == 4 {
 		l.groups.fetch(l, sc, l.target(shard))
 		l.env.AfterNs(l.intervalNs, l.fire)
 		return
 	}
-	req := &wire.Request{ID: uint64(i + 1), Scope: sc, Body: &wire.Commit{Record: statemachine.Record{
-		Event: statemachine.EventPublish, Payload: []byte(fmt.Sprintf("e%d", i)),
-		Ops: []statemachine.StateOp{{Kind: statemachine.OpPut, Key: fmt.Sprintf("k%d", i), Value: []byte(fmt.Sprintf("v%d", i))}}}}}
+	req := &wire.Request{ID: uint64(i + 1), Scope: sc, Body: &wire.Commit{Record: felix.Record{
+		Event: felix.EventPublish, Payload: []byte(fmt.Sprintf("e%d", i)),
+		Ops: []felix.StateOp{{Kind: felix.OpPut, Key: fmt.Sprintf("k%d", i), Value: []byte(fmt.Sprintf("v%d", i))}}}}}
 	if len(l.sent) < loaderSentMax {
 		l.sent[req.ID] = i
 	}
@@ -85,7 +86,7 @@ func (l *loader) target(shard uint32) uint64 {
 
 // readBack reads commit a's key, from its acknowledging leader or from a
 // random broker.
-func (l *loader) readBack(sc statemachine.Scope, a acked, leader uint64) {
+func (l *loader) readBack(sc felix.Scope, a acked, leader uint64) {
 	if len(l.reads) >= loaderSentMax {
 		return
 	}
@@ -131,7 +132,7 @@ func (l *loader) Receive(from int, msg simapi.Message) {
 	shard := uint32(i) % l.shards
 	switch b := a.Body.(type) {
 	case *wire.Written:
-		sc := statemachine.Scope{Tenant: []string{"acme", "globex"}[i%2], Namespace: "orders", Stream: "order-events", Shard: shard}
+		sc := felix.Scope{Tenant: []string{"acme", "globex"}[i%2], Namespace: "orders", Stream: "order-events", Shard: shard}
 		l.acks[sc] = append(l.acks[sc], acked{offset: b.Offset, i: i})
 		l.hint[shard] = RaftID(from)
 		l.readBack(sc, acked{offset: b.Offset, i: i}, RaftID(from))
@@ -178,7 +179,7 @@ func soakWith(seed uint64, durNs int64, kinds []sim.FaultKind, defects node.Defe
 
 // soakConfig is soak on a cluster built from base (Seed and Extra are set here).
 func soakConfig(seed uint64, durNs int64, kinds []sim.FaultKind, base Config) soakResult {
-	l := &loader{shards: 4, hint: make([]uint64, 4), sent: map[uint64]int{}, reads: map[uint64]acked{}, groups: newGroupLoad(), acks: map[statemachine.Scope][]acked{}, intervalNs: 5_000_000, stopNs: durNs}
+	l := &loader{shards: 4, hint: make([]uint64, 4), sent: map[uint64]int{}, reads: map[uint64]acked{}, groups: newGroupLoad(), acks: map[felix.Scope][]acked{}, intervalNs: 5_000_000, stopNs: durNs}
 	spec := sim.NodeSpec{Name: "loader", New: func() simapi.Process { return l }, FaultExempt: true}
 	base.Seed, base.Extra = seed, []sim.NodeSpec{spec}
 	c, err := New(base)

@@ -3,7 +3,7 @@ package cluster
 import (
 	"fmt"
 
-	"github.com/felixsim/felixsim/statemachine"
+	"github.com/felixsim/felixsim/felix"
 	"github.com/felixsim/felixsim/wire"
 )
 
@@ -22,8 +22,8 @@ const (
 // replica, that a group's committed position never moves backwards,
 // across failovers and restarts.
 type groupLoad struct {
-	fetches    map[uint64]statemachine.Scope
-	delivered  map[statemachine.Scope]map[uint64]bool
+	fetches    map[uint64]felix.Scope
+	delivered  map[felix.Scope]map[uint64]bool
 	deliveredN int
 	nextID     uint64
 	// posMax is the highest committed position seen per (broker, scope).
@@ -33,14 +33,14 @@ type groupLoad struct {
 
 type posKey struct {
 	broker uint64
-	scope  statemachine.Scope
+	scope  felix.Scope
 }
 
 func newGroupLoad() groupLoad {
-	return groupLoad{fetches: map[uint64]statemachine.Scope{}, delivered: map[statemachine.Scope]map[uint64]bool{}, posMax: map[posKey]uint64{}}
+	return groupLoad{fetches: map[uint64]felix.Scope{}, delivered: map[felix.Scope]map[uint64]bool{}, posMax: map[posKey]uint64{}}
 }
 
-func (g *groupLoad) fetch(l *loader, sc statemachine.Scope, to uint64) {
+func (g *groupLoad) fetch(l *loader, sc felix.Scope, to uint64) {
 	if len(g.fetches) >= loaderSentMax {
 		return
 	}

@@ -29,15 +29,26 @@ var _, _, _, _, _ = os.Args, reflect.TypeOf, sort.Ints, wire.X, raft.X
 
 func Dur() time.Duration { return 0 }
 `,
+	"felix/record.go": `package felix
+
+import (
+	"errors"
+	"time" // want:import
+	"example.com/fx/statemachine" // want:layer
+)
+
+var _, _, _ = errors.New, time.Duration(0), statemachine.X
+`,
 	"wire/codec.go": `package wire
 
 import (
 	"sync" // want:import
 	"unsafe" //det:ok wire may read bytes in place; unsafe is only banned for statemachine
-	"example.com/fx/statemachine"
+	"example.com/fx/felix"
+	"example.com/fx/statemachine" // want:layer
 )
 
-var X = statemachine.X
+var X, _ = felix.X, statemachine.X
 
 func each(m map[string]int) {
 	for k := range m { // want:maprange
@@ -98,13 +109,13 @@ func wait(ch chan int) { // want:chan
 	"logstore/store.go": `package logstore
 
 import (
-	"example.com/fx/statemachine"
+	"example.com/fx/felix"
 	"example.com/fx/cmd/felixsim" // want:layer
 	"example.com/fx/properties" // want:layer
 	"github.com/pingcap/failpoint"
 )
 
-var _, _, _, _ = statemachine.X, felixsim.X, properties.X, failpoint.X
+var _, _, _, _ = felix.X, felixsim.X, properties.X, failpoint.X
 `,
 	"properties/check.go": `package properties
 

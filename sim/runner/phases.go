@@ -3,9 +3,9 @@ package runner
 import (
 	"fmt"
 
+	"github.com/felixsim/felixsim/felix"
 	"github.com/felixsim/felixsim/properties"
 	"github.com/felixsim/felixsim/sim/cluster"
-	"github.com/felixsim/felixsim/statemachine"
 	"github.com/felixsim/felixsim/wire"
 )
 
@@ -69,8 +69,8 @@ func (r *run) livenessCommit(stream string, shard uint32, endNs int64) error {
 	if left <= 0 {
 		return fmt.Errorf("shard %s: liveness budget %d ns spent before its commit", sc, r.opts.LivenessBudgetNs)
 	}
-	req := &wire.Request{Scope: sc, Body: &wire.Commit{Record: statemachine.Record{Event: statemachine.EventPublish,
-		Payload: []byte("liveness"), Ops: []statemachine.StateOp{{Kind: statemachine.OpPut, Key: "live", Value: []byte("1")}}}}}
+	req := &wire.Request{Scope: sc, Body: &wire.Commit{Record: felix.Record{Event: felix.EventPublish,
+		Payload: []byte("liveness"), Ops: []felix.StateOp{{Kind: felix.OpPut, Key: "live", Value: []byte("1")}}}}}
 	ans, err := r.probe.Call(r.c, g, req, left)
 	if err != nil {
 		return fmt.Errorf("shard %s (group %d) accepted no commit within %d ns of heal: %w", sc, g, r.opts.LivenessBudgetNs, err)

@@ -5,12 +5,12 @@ import (
 	"runtime/debug"
 	"slices"
 
+	"github.com/felixsim/felixsim/felix"
 	"github.com/felixsim/felixsim/node"
 	"github.com/felixsim/felixsim/properties"
 	"github.com/felixsim/felixsim/sim"
 	"github.com/felixsim/felixsim/sim/cluster"
 	"github.com/felixsim/felixsim/sim/workload"
-	"github.com/felixsim/felixsim/statemachine"
 )
 
 // Namespace and StreamPrefix name the run's streams: orders/order-events,
@@ -269,6 +269,6 @@ const livenessTenant = "liveness"
 
 // livenessScope is where the probe's liveness commits go: a tenant no
 // workload client uses, so the history checks never see them.
-func livenessScope(stream string, shard uint32) statemachine.Scope {
-	return statemachine.Scope{Tenant: livenessTenant, Namespace: Namespace, Stream: stream, Shard: shard}
+func livenessScope(stream string, shard uint32) felix.Scope {
+	return felix.Scope{Tenant: livenessTenant, Namespace: Namespace, Stream: stream, Shard: shard}
 }

@@ -3,27 +3,28 @@ package workload
 import (
 	"bytes"
 
+	"github.com/felixsim/felixsim/felix"
 	"github.com/felixsim/felixsim/properties"
 	"github.com/felixsim/felixsim/statemachine"
 )
 
 // HistoryScopeOf converts a statemachine scope to the history's neutral one.
-func HistoryScopeOf(s statemachine.Scope) properties.HistoryScope {
+func HistoryScopeOf(s felix.Scope) properties.HistoryScope {
 	return properties.HistoryScope{Tenant: s.Tenant, Namespace: s.Namespace, Stream: s.Stream, Shard: s.Shard}
 }
 
 // HistoryRecordOf converts a record to the history's neutral form,
 // copying its bytes (answers may share buffers with a broker).
-func HistoryRecordOf(r *statemachine.Record) properties.HistoryRecord {
-	h := properties.HistoryRecord{Enqueue: r.Event == statemachine.EventEnqueue, Payload: bytes.Clone(r.Payload)}
+func HistoryRecordOf(r *felix.Record) properties.HistoryRecord {
+	h := properties.HistoryRecord{Enqueue: r.Event == felix.EventEnqueue, Payload: bytes.Clone(r.Payload)}
 	for _, op := range r.Ops {
-		h.Ops = append(h.Ops, properties.HistoryStateOp{Delete: op.Kind == statemachine.OpDelete, Key: op.Key, Value: cloneNonEmpty(op.Value)})
+		h.Ops = append(h.Ops, properties.HistoryStateOp{Delete: op.Kind == felix.OpDelete, Key: op.Key, Value: cloneNonEmpty(op.Value)})
 	}
 	return h
 }
 
 // HistoryEntriesOf converts log entries to the history's neutral form.
-func HistoryEntriesOf(es []statemachine.Entry) []properties.HistoryEntry {
+func HistoryEntriesOf(es []felix.Entry) []properties.HistoryEntry {
 	if len(es) == 0 {
 		return nil
 	}
@@ -38,18 +39,18 @@ func HistoryEntriesOf(es []statemachine.Entry) []properties.HistoryEntry {
 // replica and history check reads, named name: the retained window and
 // log (events named by payload) and the state view. It is the one
 // conversion of a statemachine log to properties' form.
-func ReplicaViewOf(name string, scope statemachine.Scope, sn *statemachine.Snapshot) properties.ReplicaView {
+func ReplicaViewOf(name string, scope felix.Scope, sn *statemachine.Snapshot) properties.ReplicaView {
 	v := properties.ReplicaView{Name: name, Scope: HistoryScopeOf(scope), FirstOffset: sn.FirstOffset, NextOffset: sn.NextOffset,
 		Log: make([]properties.ViewEntry, 0, len(sn.Entries)), State: make([]properties.ViewSlot, 0, len(sn.State))}
 	for i := range sn.Entries {
 		e := &sn.Entries[i]
-		ve := properties.ViewEntry{Offset: e.Offset, HasEvent: e.Record.Event == statemachine.EventPublish || e.Record.Event == statemachine.EventEnqueue,
-			Enqueue: e.Record.Event == statemachine.EventEnqueue, Event: string(e.Record.Payload),
+		ve := properties.ViewEntry{Offset: e.Offset, HasEvent: e.Record.Event == felix.EventPublish || e.Record.Event == felix.EventEnqueue,
+			Enqueue: e.Record.Event == felix.EventEnqueue, Event: string(e.Record.Payload),
 			Conditional: e.Record.Conditional, ExpectedOffset: e.Record.ExpectedOffset}
 		if len(e.Record.Ops) > 0 {
 			ve.Ops = make([]properties.ViewOp, len(e.Record.Ops))
 			for j, op := range e.Record.Ops {
-				ve.Ops[j] = properties.ViewOp{Delete: op.Kind == statemachine.OpDelete, Key: op.Key, Value: string(op.Value)}
+				ve.Ops[j] = properties.ViewOp{Delete: op.Kind == felix.OpDelete, Key: op.Key, Value: string(op.Value)}
 			}
 		}
 		v.Log = append(v.Log, ve)

@@ -5,9 +5,9 @@ import (
 	"fmt"
 
 	"github.com/felixsim/felixsim/client"
+	"github.com/felixsim/felixsim/felix"
 	"github.com/felixsim/felixsim/properties"
 	"github.com/felixsim/felixsim/sim/prng"
-	"github.com/felixsim/felixsim/statemachine"
 )
 
 // writeSpec is one unconditional or conditional write as generated: what
@@ -120,14 +120,14 @@ func (p *proc) stream(r *prng.Rand) string {
 }
 
 // scopeOf is the scope entity routes to in stream, for this client's tenant.
-func (p *proc) scopeOf(stream, entity string) statemachine.Scope {
-	return statemachine.Scope{Tenant: p.tenant, Namespace: p.w.cfg.Namespace, Stream: stream,
+func (p *proc) scopeOf(stream, entity string) felix.Scope {
+	return felix.Scope{Tenant: p.tenant, Namespace: p.w.cfg.Namespace, Stream: stream,
 		Shard: client.ShardOf([]byte(entity), p.w.cfg.Shards)}
 }
 
 // shardScope draws one shard of one stream for this client's tenant.
-func (p *proc) shardScope(r *prng.Rand) statemachine.Scope {
-	return statemachine.Scope{Tenant: p.tenant, Namespace: p.w.cfg.Namespace, Stream: p.stream(r), Shard: uint32(r.Intn(int(p.w.cfg.Shards)))}
+func (p *proc) shardScope(r *prng.Rand) felix.Scope {
+	return felix.Scope{Tenant: p.tenant, Namespace: p.w.cfg.Namespace, Stream: p.stream(r), Shard: uint32(r.Intn(int(p.w.cfg.Shards)))}
 }
 
 // begin records an invocation; it returns -1 (and invokes nothing) when
@@ -164,9 +164,9 @@ func classify(err error) (properties.HistoryOutcome, string) {
 }
 
 // sawTail notes that scope's next offset is at least next.
-func (p *proc) sawTail(s statemachine.Scope, next uint64) {
+func (p *proc) sawTail(s felix.Scope, next uint64) {
 	p.tails[s] = max(p.tails[s], next)
 }
 
 // learnTail sets scope's next offset to a refusal's true tail.
-func (p *proc) learnTail(s statemachine.Scope, tail uint64) { p.tails[s] = tail }
+func (p *proc) learnTail(s felix.Scope, tail uint64) { p.tails[s] = tail }

@@ -4,9 +4,9 @@ import (
 	"fmt"
 
 	"github.com/felixsim/felixsim/client"
+	"github.com/felixsim/felixsim/felix"
 	"github.com/felixsim/felixsim/sim/cluster"
 	"github.com/felixsim/felixsim/sim/simapi"
-	"github.com/felixsim/felixsim/statemachine"
 	"github.com/felixsim/felixsim/wire"
 )
 
@@ -22,9 +22,9 @@ type proc struct {
 	// tails is the next offset this client last saw per scope (from a
 	// write's offset, a refusal's tail or a subscribe read): commit_if and
 	// publish_if expect it.
-	tails map[statemachine.Scope]uint64
+	tails map[felix.Scope]uint64
 	// cursors is each scope's next subscribe offset.
-	cursors map[statemachine.Scope]uint64
+	cursors map[felix.Scope]uint64
 	// retries are writes whose outcome was unknown, waiting to be re-sent.
 	retries []retry
 	// open counts this client's operations invoked and not completed.

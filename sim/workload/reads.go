@@ -5,9 +5,9 @@ import (
 	"fmt"
 
 	"github.com/felixsim/felixsim/client"
+	"github.com/felixsim/felixsim/felix"
 	"github.com/felixsim/felixsim/properties"
 	"github.com/felixsim/felixsim/sim/prng"
-	"github.com/felixsim/felixsim/statemachine"
 )
 
 // stateGet reads an entity's status or its cart, keys both tenants share.
@@ -49,7 +49,7 @@ func (p *proc) subscribe(now int64, r *prng.Rand) {
 		p.finish(i, err)
 		return
 	}
-	pd.OnDone(func(es []statemachine.Entry, err error) {
+	pd.OnDone(func(es []felix.Entry, err error) {
 		done := p.finish(i, err)
 		if err == nil {
 			done.Entries = HistoryEntriesOf(es)
@@ -98,7 +98,7 @@ func (p *proc) groupFetch(now int64, r *prng.Rand) {
 }
 
 // groupAck reports one delivered record done.
-func (p *proc) groupAck(now int64, sc statemachine.Scope, group string, offset uint64) {
+func (p *proc) groupAck(now int64, sc felix.Scope, group string, offset uint64) {
 	i := p.begin(properties.HistoryOp{Kind: properties.HistoryGroupAck, Scope: HistoryScopeOf(sc), Group: group, AckOffset: offset}, now)
 	if i < 0 {
 		return

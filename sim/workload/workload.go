@@ -3,10 +3,10 @@ package workload
 import (
 	"fmt"
 
+	"github.com/felixsim/felixsim/felix"
 	"github.com/felixsim/felixsim/properties"
 	"github.com/felixsim/felixsim/sim"
 	"github.com/felixsim/felixsim/sim/simapi"
-	"github.com/felixsim/felixsim/statemachine"
 )
 
 // Workload is a set of simulated Felix clients sharing one history.
@@ -28,7 +28,7 @@ func New(cfg Config) (*Workload, error) {
 	w.rec.ops = make([]properties.HistoryOp, 0, expectedOps(&d))
 	for i := 0; i < d.Clients; i++ {
 		w.procs = append(w.procs, &proc{w: w, index: i, tenant: d.Tenants[i%len(d.Tenants)],
-			tails: map[statemachine.Scope]uint64{}, cursors: map[statemachine.Scope]uint64{}})
+			tails: map[felix.Scope]uint64{}, cursors: map[felix.Scope]uint64{}})
 	}
 	return w, nil
 }

@@ -2,8 +2,8 @@ package workload
 
 import (
 	"github.com/felixsim/felixsim/client"
+	"github.com/felixsim/felixsim/felix"
 	"github.com/felixsim/felixsim/properties"
-	"github.com/felixsim/felixsim/statemachine"
 )
 
 // write invokes ws (retryOf links a re-send to the op it repeats) and
@@ -54,7 +54,7 @@ func (p *proc) sendUnconditional(now int64, ws *writeSpec) (*client.Pending[clie
 	panic("workload: sendUnconditional of " + ws.kind.String())
 }
 
-func (p *proc) sendConditional(now int64, i int, sc statemachine.Scope, ws *writeSpec, expected uint64) {
+func (p *proc) sendConditional(now int64, i int, sc felix.Scope, ws *writeSpec, expected uint64) {
 	cfg := &p.w.cfg
 	var pd *client.Pending[client.ConditionalWrite]
 	var err error
