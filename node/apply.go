@@ -65,7 +65,7 @@ func groupWrite(b *logstore.Batch, id uint64) *logstore.GroupWrite {
 }
 
 // tenantSet is the tenants one group's apply touched, in first-touch order:
-// a slice, since a round touches few (at most ScopesPerGroupMax).
+// a slice, since a round touches few (at most ScopesPerRaftGroupMax).
 type tenantSet []string
 
 func (s *tenantSet) add(t string) {
@@ -84,7 +84,7 @@ func (s tenantSet) has(t string) bool {
 }
 
 // applyEntry applies one committed entry.
-func (n *Node) applyEntry(b *logstore.Batch, g *group, e *raftpb.Entry, touched *tenantSet, groupsTouched *[]groupTouch, replies []reply) []reply {
+func (n *Node) applyEntry(b *logstore.Batch, g *raftGroup, e *raftpb.Entry, touched *tenantSet, groupsTouched *[]groupTouch, replies []reply) []reply {
 	if e.GetType() != raftpb.EntryType_EntryNormal {
 		panic(fmt.Sprintf("node %d: group %d index %d: %s entry, but membership is static", n.cfg.ID, g.id, e.GetIndex(), e.GetType()))
 	}
@@ -113,7 +113,7 @@ func (n *Node) applyEntry(b *logstore.Batch, g *group, e *raftpb.Entry, touched 
 
 // applyCommand applies a decoded command and returns the answer for its
 // proposer's client.
-func (n *Node) applyCommand(b *logstore.Batch, g *group, c *command, touched *tenantSet) wire.AnswerBody {
+func (n *Node) applyCommand(b *logstore.Batch, g *raftGroup, c *command, touched *tenantSet) wire.AnswerBody {
 	if g.id == MetaGroup {
 		if err := n.meta.apply(c); err != nil {
 			return &wire.Error{Code: wire.CodeInvalidRequest, Message: err.Error()}
@@ -158,7 +158,7 @@ func (n *Node) applyCommand(b *logstore.Batch, g *group, c *command, touched *te
 // applyWrite applies a record and, when written, adds its log, state and
 // outbox rows: the event and its state changes reach memory and the batch
 // in one step.
-func (n *Node) applyWrite(b *logstore.Batch, g *group, s *statemachine.Shard, c *command) wire.AnswerBody {
+func (n *Node) applyWrite(b *logstore.Batch, g *raftGroup, s *statemachine.Shard, c *command) wire.AnswerBody {
 	rec := c.record
 	res, err := s.Apply(&rec, n.meta.Features())
 	if err != nil {

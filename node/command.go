@@ -149,7 +149,7 @@ type knownNames struct {
 }
 
 // knownNamesOf returns g's names (none for the metadata group).
-func knownNamesOf(g *group) knownNames {
+func knownNamesOf(g *raftGroup) knownNames {
 	if g.spec == nil {
 		return knownNames{}
 	}

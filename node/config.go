@@ -11,7 +11,7 @@ import (
 )
 
 // MetaGroup is the raft group id of the metadata group; stream shards get
-// the ids after it, in bootstrap order (see Topology.GroupOf).
+// the ids after it, in bootstrap order (see RaftGroupOf).
 const MetaGroup uint64 = 1
 
 // Limits every Config must respect.

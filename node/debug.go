@@ -10,7 +10,7 @@ import (
 // DebugProgress describes group's raft progress on this node, one line
 // per peer (leader only), for diagnosing stuck replication.
 func (n *Node) DebugProgress(group uint64) []string {
-	g := n.group(group)
+	g := n.raftGroup(group)
 	if g == nil {
 		return nil
 	}

@@ -18,17 +18,25 @@
 // commit); HasWork tells it whether an input left anything to process. The node never blocks, starts no goroutine and reads no wall
 // clock.
 //
-// # Groups and scopes
+// # Raft groups, consumer groups and scopes
+//
+// "Group" alone is avoided: a raft group (raftGroup, raftgroup.go) is one
+// replicated log, the metadata group or one stream shard's; a consumer
+// group (consumergroup.go, statemachine.GroupState) is a named reader of
+// one scope's log. A scope (felix.Scope) is one tenant's part of a stream
+// shard; a stream shard's raft group holds many scopes. ReplicaState
+// (replicastate.go) is what the simulator reads of a node at one instant;
+// properties.ReplicaView is the checks' form of one scope's replica.
 //
 // Membership is static: every broker replicates every group, bootstrapped
 // from a snapshot at index 1, term 1, all peers voting (PreVote and
 // CheckQuorum on). The metadata group's snapshot carries the bootstrap
 // Metadata (streams, broker versions, finalized fleet features); its few
 // commands are re-applied from that snapshot at every boot. Stream shards
-// get the next group ids in bootstrap order (GroupOf). Any tenant may write
-// to a stream: each tenant's records live in their own scope (tenant,
-// namespace, stream, shard), a statemachine.Shard inside the shard's group,
-// created by its first write or fetch (at most ScopesPerGroupMax).
+// get the next group ids in bootstrap order (RaftGroupOf). Any tenant may
+// write to a stream: each tenant's records live in their own scope (tenant,
+// namespace, stream, shard), a statemachine.Shard inside the shard's raft group,
+// created by its first write or fetch (at most ScopesPerRaftGroupMax).
 //
 // # The processing cycle (ready.go)
 //
@@ -71,6 +79,6 @@
 // Defects holds switchable bugs, all off by default, each the shape of a
 // real mistake, for proving that the simulator's checks catch them.
 //
-// node imports raft, logstore, statemachine, wire and vfs. It must not
+// node imports raft, felix, logstore, statemachine, wire and vfs. It must not
 // import sim, client, properties, tla or cmd.
 package node

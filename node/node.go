@@ -22,7 +22,7 @@ type Node struct {
 	meta   *Metadata
 	topo   topology
 	// groups[i] is group MetaGroup+i.
-	groups []*group
+	raftGroups []*raftGroup
 	// ticks counts Tick calls since boot; pending timeouts are measured in it.
 	ticks uint64
 	// seq numbers this incarnation's proposals and reads.
@@ -116,16 +116,16 @@ func (n *Node) recover() error {
 	n.meta = meta
 	n.topo = newTopology(meta.Streams)
 	for i := 0; i < n.topo.groups; i++ {
-		g := &group{id: MetaGroup + uint64(i), scopes: map[string]*statemachine.Shard{}}
+		g := &raftGroup{id: MetaGroup + uint64(i), scopes: map[string]*statemachine.Shard{}}
 		if g.id != MetaGroup {
 			g.spec, g.shard = n.topo.specOf(g.id)
 		}
-		n.groups = append(n.groups, g)
+		n.raftGroups = append(n.raftGroups, g)
 	}
 	if err := n.rebuildScopes(); err != nil {
 		return err
 	}
-	for _, g := range n.groups {
+	for _, g := range n.raftGroups {
 		snap, err := n.store.RaftStorage(g.id).Snapshot()
 		if err != nil {
 			return fmt.Errorf("node %d: group %d snapshot: %w", n.cfg.ID, g.id, err)
@@ -139,7 +139,7 @@ func (n *Node) recover() error {
 }
 
 // startRaft creates g's RawNode over the store, resuming after g.applied.
-func (n *Node) startRaft(g *group) error {
+func (n *Node) startRaft(g *raftGroup) error {
 	rc := &raft.Config{
 		ID:                        n.cfg.ID,
 		ElectionTick:              n.cfg.ElectionTicks,
@@ -169,7 +169,7 @@ func (n *Node) Tick() {
 		return
 	}
 	n.ticks++
-	for _, g := range n.groups {
+	for _, g := range n.raftGroups {
 		g.rn.Tick()
 	}
 	timeoutTicks := uint64((n.cfg.PendingTimeoutNs + n.cfg.TickNs - 1) / n.cfg.TickNs)
@@ -184,7 +184,7 @@ func (n *Node) HandlePeer(b *PeerBatch) {
 		return
 	}
 	for _, gm := range b.Msgs {
-		g := n.group(gm.Group)
+		g := n.raftGroup(gm.Group)
 		switch {
 		case gm.Msg == nil:
 			n.logger.Warningf("dropped an empty message for group %d from %d", gm.Group, b.From)
@@ -204,11 +204,11 @@ func (n *Node) HandlePeer(b *PeerBatch) {
 }
 
 // group returns the group with id, or nil.
-func (n *Node) group(id uint64) *group {
-	if id < MetaGroup || id >= MetaGroup+uint64(len(n.groups)) {
+func (n *Node) raftGroup(id uint64) *raftGroup {
+	if id < MetaGroup || id >= MetaGroup+uint64(len(n.raftGroups)) {
 		return nil
 	}
-	return n.groups[id-MetaGroup]
+	return n.raftGroups[id-MetaGroup]
 }
 
 // fail stops the node for good: its in-memory state may be ahead of its

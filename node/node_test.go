@@ -48,7 +48,7 @@ func openLeader(t *testing.T, fs vfs.FS, h *fakeHost) *Node {
 		h.nowNs += 10_000_000
 		n.Tick()
 	}
-	for g := uint64(1); g <= uint64(n.Groups()); g++ {
+	for g := uint64(1); g <= uint64(n.RaftGroups()); g++ {
 		if _, leader := n.Leader(g); !leader {
 			t.Fatalf("group %d has no leader after 100 ticks", g)
 		}
@@ -116,7 +116,7 @@ func TestRequestsRefusedWithClearErrors(t *testing.T) {
 			t.Errorf("%s: answer %#v, want %s with a message", tc.name, body, tc.code)
 		}
 	}
-	for _, v := range n.View().Groups {
+	for _, v := range n.ReplicaState().RaftGroups {
 		for _, s := range v.Scopes {
 			if s.Shard.NextOffset != 0 {
 				t.Fatalf("a refused request wrote to %s", s.Scope)
@@ -141,19 +141,19 @@ func TestSingleNodeWriteReadRestart(t *testing.T) {
 	if !ok || !sv.Found || sv.Version != 0 || string(sv.Value) != "v" {
 		t.Fatalf("state_get: %+v", sv)
 	}
-	before := n.View()
+	before := n.ReplicaState()
 	if err := n.Close(); err != nil {
 		t.Fatal(err)
 	}
 	h2 := &fakeHost{nowNs: h.nowNs}
 	n2 := openLeader(t, fs, h2)
-	after := n2.View()
-	b, a := before.Groups[2].Scopes, after.Groups[2].Scopes
+	after := n2.ReplicaState()
+	b, a := before.RaftGroups[2].Scopes, after.RaftGroups[2].Scopes
 	if len(a) != 1 || len(b) != 1 || a[0].Shard.Digest() != b[0].Shard.Digest() {
 		t.Fatalf("rebuilt scopes %+v differ from %+v", a, b)
 	}
-	if after.Groups[2].Applied < before.Groups[2].Applied {
-		t.Fatalf("applied index went back from %d to %d", before.Groups[2].Applied, after.Groups[2].Applied)
+	if after.RaftGroups[2].Applied < before.RaftGroups[2].Applied {
+		t.Fatalf("applied index went back from %d to %d", before.RaftGroups[2].Applied, after.RaftGroups[2].Applied)
 	}
 }
 
@@ -263,7 +263,7 @@ func TestHasWork(t *testing.T) {
 		n.Tick()
 		n.Process()
 	}
-	if _, leader := n.Leader(GroupOf(testStreams(), "orders", "order-events", 0)); !leader {
+	if _, leader := n.Leader(RaftGroupOf(testStreams(), "orders", "order-events", 0)); !leader {
 		t.Fatal("no leader after 100 ticks")
 	}
 	if n.HasWork() {

@@ -78,7 +78,7 @@ func (o *outbound) flush(n *Node) {
 		o.msgs[i], o.bufs[i] = nil, nil
 	}
 	for _, s := range o.snaps {
-		if g := n.group(s.Group); g != nil {
+		if g := n.raftGroup(s.Group); g != nil {
 			g.rn.ReportSnapshot(s.Msg.GetTo(), raft.SnapshotFinish)
 		}
 	}

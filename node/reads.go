@@ -9,7 +9,7 @@ import (
 // startRead begins a linearizable state read: raft's ReadIndex confirms
 // this node still leads (a heartbeat round with a quorum) and returns the
 // commit index; the read is answered once that index is applied.
-func (n *Node) startRead(client uint64, req *wire.Request, g *group, body *wire.StateGet) {
+func (n *Node) startRead(client uint64, req *wire.Request, g *raftGroup, body *wire.StateGet) {
 	if n.reads.len() >= n.cfg.PendingReadsMax {
 		n.answer(client, req.ID, &wire.Error{Code: wire.CodeUnavailable, Message: fmt.Sprintf("node %d has %d reads pending, the cap", n.cfg.ID, n.reads.len())})
 		return
@@ -20,14 +20,14 @@ func (n *Node) startRead(client uint64, req *wire.Request, g *group, body *wire.
 }
 
 // serveReads answers g's reads whose read index is applied.
-func (n *Node) serveReads(g *group) {
+func (n *Node) serveReads(g *raftGroup) {
 	for _, r := range n.reads.takeReady(g.id, g.applied) {
 		n.answer(r.client, r.reqID, n.stateValue(g, r.tenant, r.key))
 	}
 }
 
 // stateValue reads key from the tenant's applied state.
-func (n *Node) stateValue(g *group, tenant, key string) *wire.StateValue {
+func (n *Node) stateValue(g *raftGroup, tenant, key string) *wire.StateValue {
 	s := g.lookup(tenant)
 	if s == nil {
 		return &wire.StateValue{}
@@ -42,7 +42,7 @@ func (n *Node) stateValue(g *group, tenant, key string) *wire.StateValue {
 // dropReads answers every read pending on g with NotLeader when this node
 // stops leading it: a read has no effect, so the client may retry at once
 // with the new leader instead of waiting for its timeout.
-func (n *Node) dropReads(g *group) {
+func (n *Node) dropReads(g *raftGroup) {
 	for _, r := range n.reads.takeGroup(g.id) {
 		n.answer(r.client, r.reqID, &wire.Error{Code: wire.CodeNotLeader, Message: fmt.Sprintf("node %d lost the lead of group %d", n.cfg.ID, g.id), LeaderHint: g.lead})
 	}

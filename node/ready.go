@@ -15,7 +15,7 @@ const readyRoundsMax = 10000
 
 // groupReady is one group's Ready within a round.
 type groupReady struct {
-	g  *group
+	g  *raftGroup
 	rd raft.Ready
 }
 
@@ -56,7 +56,7 @@ func (n *Node) process() {
 func (n *Node) HasWork() bool { return n.failed == nil && n.anyReady() }
 
 func (n *Node) anyReady() bool {
-	for _, g := range n.groups {
+	for _, g := range n.raftGroups {
 		if g.rn.HasReady() {
 			return true
 		}
@@ -71,7 +71,7 @@ func (n *Node) anyReady() bool {
 // group had a Ready.
 func (n *Node) round() bool {
 	rds := n.rdsBuf[:0]
-	for _, g := range n.groups {
+	for _, g := range n.raftGroups {
 		if g.rn.HasReady() {
 			rds = append(rds, groupReady{g: g, rd: g.rn.Ready()})
 		}

@@ -47,21 +47,21 @@ func (n *Node) HandleRequest(client uint64, req *wire.Request) {
 
 // route finds the request's raft group and checks the request's shape; it
 // returns an error answer instead when the request cannot be served.
-func (n *Node) route(req *wire.Request) (*group, wire.AnswerBody) {
+func (n *Node) route(req *wire.Request) (*raftGroup, wire.AnswerBody) {
 	invalid := func(format string, args ...any) wire.AnswerBody {
 		return &wire.Error{Code: wire.CodeInvalidRequest, Message: truncate(fmt.Sprintf(format, args...))}
 	}
 	if err := req.Scope.Validate(); err != nil {
 		return nil, invalid("%v", err)
 	}
-	id := n.topo.groupOf(req.Scope.Namespace, req.Scope.Stream, req.Scope.Shard)
+	id := n.topo.raftGroupOf(req.Scope.Namespace, req.Scope.Stream, req.Scope.Shard)
 	if id == 0 {
 		return nil, &wire.Error{Code: wire.CodeUnknownStream, Message: truncate(fmt.Sprintf("no stream shard %s", req.Scope))}
 	}
 	if msg := checkBody(req.Body); msg != "" {
 		return nil, invalid("%s request refused: %s", kindName(req.Body), msg)
 	}
-	return n.group(id), nil
+	return n.raftGroup(id), nil
 }
 
 func kindName(b wire.RequestBody) string {
@@ -128,7 +128,7 @@ func checkBody(body wire.RequestBody) string {
 
 // proposeWrite proposes a record write (with the planted defects that
 // change how, when they are on).
-func (n *Node) proposeWrite(client uint64, req *wire.Request, g *group, rec felix.Record) {
+func (n *Node) proposeWrite(client uint64, req *wire.Request, g *raftGroup, rec felix.Record) {
 	d := &n.cfg.Defects
 	if d.CommitIfCheckedAtProposal && rec.Conditional {
 		tail := uint64(0)
@@ -154,7 +154,7 @@ func (n *Node) proposeWrite(client uint64, req *wire.Request, g *group, rec feli
 }
 
 // proposeSilently proposes c with no client to answer (planted defects only).
-func (n *Node) proposeSilently(g *group, c *command) {
+func (n *Node) proposeSilently(g *raftGroup, c *command) {
 	n.seq++
 	c.proposer, c.incarnation, c.seq = n.cfg.ID, n.writes.incarnation, n.seq
 	if data, err := encodeCommand(c); err == nil {
@@ -164,7 +164,7 @@ func (n *Node) proposeSilently(g *group, c *command) {
 
 // proposeAndAckEarly is the AckBeforeQuorum defect: propose, then answer
 // at once with the offset this leader predicts for the record.
-func (n *Node) proposeAndAckEarly(client uint64, req *wire.Request, g *group, rec felix.Record) {
+func (n *Node) proposeAndAckEarly(client uint64, req *wire.Request, g *raftGroup, rec felix.Record) {
 	next := uint64(0)
 	if s := g.lookup(req.Scope.Tenant); s != nil {
 		next = s.NextOffset()
@@ -180,7 +180,7 @@ func (n *Node) proposeAndAckEarly(client uint64, req *wire.Request, g *group, re
 
 // propose proposes c for the client, or answers Unavailable if the pending
 // table is full or raft drops the proposal (nothing was proposed).
-func (n *Node) propose(client uint64, req *wire.Request, g *group, c *command) {
+func (n *Node) propose(client uint64, req *wire.Request, g *raftGroup, c *command) {
 	if n.writes.len() >= n.cfg.PendingWritesMax {
 		n.answer(client, req.ID, &wire.Error{Code: wire.CodeUnavailable, Message: fmt.Sprintf("node %d has %d writes pending, the cap", n.cfg.ID, n.writes.len())})
 		return
@@ -200,7 +200,7 @@ func (n *Node) propose(client uint64, req *wire.Request, g *group, c *command) {
 }
 
 // subscribeRead serves committed, applied entries from the tenant's shard.
-func (n *Node) subscribeRead(g *group, tenant string, b *wire.SubscribeRead) wire.AnswerBody {
+func (n *Node) subscribeRead(g *raftGroup, tenant string, b *wire.SubscribeRead) wire.AnswerBody {
 	s := g.lookup(tenant)
 	if s == nil {
 		if b.FromOffset == 0 {

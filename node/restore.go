@@ -20,14 +20,14 @@ func (n *Node) rebuildScopes() error {
 		if applied == 0 {
 			continue
 		}
-		g := n.group(id)
+		g := n.raftGroup(id)
 		if g == nil || g.id == MetaGroup {
 			return fmt.Errorf("node %d: store holds applied index %d for group %d, which is no stream shard group", n.cfg.ID, applied, id)
 		}
 		g.applied = applied
 	}
 	for _, sc := range n.store.Scopes() {
-		g := n.group(n.topo.groupOf(sc.Namespace, sc.Stream, sc.Shard))
+		g := n.raftGroup(n.topo.raftGroupOf(sc.Namespace, sc.Stream, sc.Shard))
 		if g == nil || g.id == MetaGroup {
 			return fmt.Errorf("node %d: store holds rows of %s, which no stream shard owns", n.cfg.ID, sc)
 		}
@@ -41,7 +41,7 @@ func (n *Node) rebuildScopes() error {
 }
 
 // rebuildScope folds one scope's retained log into a shard.
-func (n *Node) rebuildScope(g *group, sc felix.Scope) (*statemachine.Shard, error) {
+func (n *Node) rebuildScope(g *raftGroup, sc felix.Scope) (*statemachine.Shard, error) {
 	pos, ok := n.store.PositionGet(sc)
 	if !ok {
 		return nil, fmt.Errorf("node %d: scope %s has rows but no position row", n.cfg.ID, sc)

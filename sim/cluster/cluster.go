@@ -149,9 +149,9 @@ func (c *Cluster) Groups() int {
 	return n
 }
 
-// GroupOf returns the raft group id of a stream shard, or 0 if unknown.
-func (c *Cluster) GroupOf(namespace, stream string, shard uint32) uint64 {
-	return node.GroupOf(c.cfg.Streams, namespace, stream, shard)
+// RaftGroupOf returns the raft group id of a stream shard, or 0 if unknown.
+func (c *Cluster) RaftGroupOf(namespace, stream string, shard uint32) uint64 {
+	return node.RaftGroupOf(c.cfg.Streams, namespace, stream, shard)
 }
 
 // Running is the number of brokers whose node is up and has not failed.

@@ -37,7 +37,7 @@ func staleReadScenario(t *testing.T, defects node.Defects) error {
 		t.Fatal(err)
 	}
 	sc := acmeScope(2)
-	group := c.GroupOf(sc.Namespace, sc.Stream, sc.Shard)
+	group := c.RaftGroupOf(sc.Namespace, sc.Stream, sc.Shard)
 	commit := func(v string) uint64 {
 		rec := felix.Record{Event: felix.EventPublish, Payload: []byte(v), Ops: []felix.StateOp{{Kind: felix.OpPut, Key: "k", Value: []byte(v)}}}
 		w, ok := call(t, c, p, &wire.Request{Scope: sc, Body: &wire.Commit{Record: rec}}).(*wire.Written)
@@ -100,7 +100,7 @@ func racingCommitIfs(t *testing.T, defects node.Defects) error {
 		t.Fatal(err)
 	}
 	sc := acmeScope(1)
-	lead, _ := c.Leader(c.GroupOf(sc.Namespace, sc.Stream, sc.Shard))
+	lead, _ := c.Leader(c.RaftGroupOf(sc.Namespace, sc.Stream, sc.Shard))
 	var ids []uint64
 	for _, v := range []string{"a", "b"} {
 		rec := felix.Record{Event: felix.EventPublish, Payload: []byte(v), Conditional: true, ExpectedOffset: 0,

@@ -42,7 +42,7 @@ func checkAcked(t *testing.T, c *Cluster, group uint64, tenant string, acks []ac
 	}
 	var ref *statemachine.Snapshot
 	for _, r := range snap.Replicas {
-		gv := r.Groups[group-1]
+		gv := r.RaftGroups[group-1]
 		var sh *statemachine.Snapshot
 		for i := range gv.Scopes {
 			if gv.Scopes[i].Scope.Tenant == tenant {
@@ -89,7 +89,7 @@ func stateHas(sh *statemachine.Snapshot, key, value string, version uint64) bool
 func TestFailoverThenSecondPromotion(t *testing.T) {
 	c, p := newTestCluster(t, 11)
 	sc := acmeScope(3)
-	group := c.GroupOf(sc.Namespace, sc.Stream, sc.Shard)
+	group := c.RaftGroupOf(sc.Namespace, sc.Stream, sc.Shard)
 	acks := commitN(t, c, p, sc, 0, 20, nil)
 	first := c.Failover(group, secondNs)
 	if first == 0 {
@@ -116,7 +116,7 @@ func TestFailoverThenSecondPromotion(t *testing.T) {
 func TestLeadershipTransfer(t *testing.T) {
 	c, p := newTestCluster(t, 12)
 	sc := acmeScope(0)
-	group := c.GroupOf(sc.Namespace, sc.Stream, sc.Shard)
+	group := c.RaftGroupOf(sc.Namespace, sc.Stream, sc.Shard)
 	acks := commitN(t, c, p, sc, 0, 10, nil)
 	lead, _ := c.Leader(group)
 	to := lead%uint64(c.Brokers()) + 1
@@ -137,7 +137,7 @@ func TestLeadershipTransfer(t *testing.T) {
 func TestWholeClusterRestart(t *testing.T) {
 	c, p := newTestCluster(t, 13)
 	sc := acmeScope(1)
-	group := c.GroupOf(sc.Namespace, sc.Stream, sc.Shard)
+	group := c.RaftGroupOf(sc.Namespace, sc.Stream, sc.Shard)
 	acks := commitN(t, c, p, sc, 0, 15, nil)
 	for i := 0; i < c.Brokers(); i++ {
 		c.World.Kill(i, true, secondNs/2)
@@ -161,7 +161,7 @@ func TestWholeClusterRestart(t *testing.T) {
 func TestCorruptStoreLeavesBrokerInert(t *testing.T) {
 	c, p := newTestCluster(t, 14)
 	sc := acmeScope(2)
-	group := c.GroupOf(sc.Namespace, sc.Stream, sc.Shard)
+	group := c.RaftGroupOf(sc.Namespace, sc.Stream, sc.Shard)
 	acks := commitN(t, c, p, sc, 0, 20, nil)
 	c.World.RunFor(secondNs)
 	c.World.Kill(2, false, 0)
@@ -187,7 +187,7 @@ func TestCorruptStoreLeavesBrokerInert(t *testing.T) {
 	snap := c.Snapshot()
 	for _, r := range snap.Replicas {
 		for _, a := range acks {
-			if err := checkWhole(scopeOf(r.Groups[group-1].Scopes, "acme"), a); err != nil {
+			if err := checkWhole(scopeOf(r.RaftGroups[group-1].Scopes, "acme"), a); err != nil {
 				t.Fatalf("broker %d: %v", r.Node, err)
 			}
 		}

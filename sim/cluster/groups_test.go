@@ -15,7 +15,7 @@ func groupStates(t *testing.T, c *Cluster, group uint64, tenant string) [][]stat
 	t.Helper()
 	var out [][]statemachine.GroupState
 	for _, r := range c.Snapshot().Replicas {
-		sh := scopeOf(r.Groups[group-1].Scopes, tenant)
+		sh := scopeOf(r.RaftGroups[group-1].Scopes, tenant)
 		if sh == nil {
 			t.Fatalf("broker %d lacks %s's scope", r.Node, tenant)
 		}
@@ -31,7 +31,7 @@ func groupStates(t *testing.T, c *Cluster, group uint64, tenant string) [][]stat
 func TestConsumerGroupSurvivesRestart(t *testing.T) {
 	c, p := newTestCluster(t, 21)
 	sc := acmeScope(0)
-	group := c.GroupOf(sc.Namespace, sc.Stream, sc.Shard)
+	group := c.RaftGroupOf(sc.Namespace, sc.Stream, sc.Shard)
 	for i := 0; i < 10; i++ {
 		if _, ok := call(t, c, p, &wire.Request{Scope: sc, Body: &wire.Enqueue{Record: felix.Record{Event: felix.EventEnqueue, Payload: []byte{byte(i)}}}}).(*wire.Written); !ok {
 			t.Fatal("enqueue not written")

@@ -33,7 +33,7 @@ func acmeScope(shard uint32) felix.Scope {
 
 func call(t *testing.T, c *Cluster, p *Probe, req *wire.Request) wire.AnswerBody {
 	t.Helper()
-	g := c.GroupOf(req.Scope.Namespace, req.Scope.Stream, req.Scope.Shard)
+	g := c.RaftGroupOf(req.Scope.Namespace, req.Scope.Stream, req.Scope.Shard)
 	if g == 0 {
 		t.Fatalf("no group for %s", req.Scope)
 	}
@@ -84,7 +84,7 @@ func TestSeedOrder42(t *testing.T) {
 	// Every broker holds the commit whole: event and state at one offset.
 	c.World.RunFor(secondNs)
 	for _, r := range c.Snapshot().Replicas {
-		sv := r.Groups[2].Scopes[0].Shard
+		sv := r.RaftGroups[2].Scopes[0].Shard
 		if sv.NextOffset != 2 || len(sv.State) != 1 || sv.State[0].Key != "order-42" || sv.State[0].Version != 1 {
 			t.Fatalf("broker %d shard = next %d state %+v", r.Node, sv.NextOffset, sv.State)
 		}

@@ -7,7 +7,7 @@ import "github.com/felixsim/felixsim/node"
 type Snapshot struct {
 	AtNs int64
 	// Replicas are the running brokers' views, ascending by raft id.
-	Replicas []node.ReplicaView
+	Replicas []node.ReplicaState
 	// Down are the raft ids of brokers that are down, paused or failed.
 	Down []uint64
 }
@@ -21,7 +21,7 @@ func (c *Cluster) Snapshot() Snapshot {
 			s.Down = append(s.Down, RaftID(i))
 			continue
 		}
-		s.Replicas = append(s.Replicas, n.View())
+		s.Replicas = append(s.Replicas, n.ReplicaState())
 	}
 	return s
 }

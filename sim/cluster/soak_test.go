@@ -247,10 +247,10 @@ func soakConfig(seed uint64, durNs int64, kinds []sim.FaultKind, base Config) so
 func checkSoak(c *Cluster, l *loader) error {
 	snap := c.Snapshot()
 	for sc, acks := range l.acks {
-		g := c.GroupOf(sc.Namespace, sc.Stream, sc.Shard)
+		g := c.RaftGroupOf(sc.Namespace, sc.Stream, sc.Shard)
 		var ref uint64
 		for _, r := range snap.Replicas {
-			sh := scopeOf(r.Groups[g-1].Scopes, sc.Tenant)
+			sh := scopeOf(r.RaftGroups[g-1].Scopes, sc.Tenant)
 			if sh == nil {
 				return fmt.Errorf("broker %d lacks scope %s holding %d acknowledged commits", r.Node, sc, len(acks))
 			}
@@ -264,7 +264,7 @@ func checkSoak(c *Cluster, l *loader) error {
 			} else if sh.Digest() != ref {
 				var desc string
 				for _, r2 := range snap.Replicas {
-					gv := r2.Groups[g-1]
+					gv := r2.RaftGroups[g-1]
 					s2 := scopeOf(gv.Scopes, sc.Tenant)
 					desc += fmt.Sprintf(" [broker %d term %d commit %d applied %d lead %d: first %d next %d state %d]", r2.Node, gv.Term, gv.Commit, gv.Applied, gv.Lead, s2.FirstOffset, s2.NextOffset, len(s2.State))
 				}
@@ -275,7 +275,7 @@ func checkSoak(c *Cluster, l *loader) error {
 	return nil
 }
 
-func scopeOf(scopes []node.ScopeView, tenant string) *statemachine.Snapshot {
+func scopeOf(scopes []node.ScopeState, tenant string) *statemachine.Snapshot {
 	for i := range scopes {
 		if scopes[i].Scope.Tenant == tenant {
 			return &scopes[i].Shard

@@ -118,7 +118,7 @@ func (g *groupLoad) check(c *Cluster) error {
 		return fmt.Errorf("%d position regressions, first: %s", len(g.violations), g.violations[0])
 	}
 	for _, r := range c.Snapshot().Replicas {
-		for _, gv := range r.Groups {
+		for _, gv := range r.RaftGroups {
 			for _, sv := range gv.Scopes {
 				for _, gs := range sv.Shard.Groups {
 					for o := sv.Shard.FirstOffset; o < gs.CommittedOffset; o++ {

@@ -21,12 +21,12 @@ func ReplicaLogsOf(s cluster.Snapshot) []properties.ReplicaLog {
 	return out
 }
 
-func replicaLogOf(v *node.ReplicaView) properties.ReplicaLog {
+func replicaLogOf(v *node.ReplicaState) properties.ReplicaLog {
 	name := fmt.Sprintf("broker-%d", v.Node)
 	rl := properties.ReplicaLog{Node: v.Node}
-	for gi := range v.Groups {
-		for si := range v.Groups[gi].Scopes {
-			sv := &v.Groups[gi].Scopes[si]
+	for gi := range v.RaftGroups {
+		for si := range v.RaftGroups[gi].Scopes {
+			sv := &v.RaftGroups[gi].Scopes[si]
 			rl.Scopes = append(rl.Scopes, workload.ReplicaViewOf(name, sv.Scope, &sv.Shard))
 		}
 	}

@@ -52,7 +52,7 @@ func failoverRun(t *testing.T, d node.Defects) (*Result, []uint64) {
 	defer r.c.Close()
 	r.res = &Result{Options: r.opts, Seed: r.opts.Seed, Plan: r.plan}
 	w := r.c.World
-	g := r.c.GroupOf(Namespace, StreamPrefix, 0)
+	g := r.c.RaftGroupOf(Namespace, StreamPrefix, 0)
 	var killed []uint64
 	for _, atNs := range []int64{3e9, 6e9} {
 		w.RunFor(atNs - w.NowNs())

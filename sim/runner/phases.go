@@ -61,7 +61,7 @@ func (r *run) withLastFailure(err error) error {
 func (r *run) livenessCommit(stream string, shard uint32, endNs int64) error {
 	w := r.c.World
 	sc := livenessScope(stream, shard)
-	g := r.c.GroupOf(sc.Namespace, sc.Stream, sc.Shard)
+	g := r.c.RaftGroupOf(sc.Namespace, sc.Stream, sc.Shard)
 	if g == 0 {
 		return fmt.Errorf("shard %s has no raft group", sc)
 	}
@@ -118,14 +118,14 @@ func (r *run) lagging() string {
 		if n == nil {
 			return fmt.Sprintf("broker %d not running", cluster.RaftID(i))
 		}
-		for _, g := range n.View().Groups {
+		for _, g := range n.ReplicaState().RaftGroups {
 			if g.Applied != g.Commit {
-				return fmt.Sprintf("broker %d group %d applied %d of commit %d", cluster.RaftID(i), g.Group, g.Applied, g.Commit)
+				return fmt.Sprintf("broker %d group %d applied %d of commit %d", cluster.RaftID(i), g.ID, g.Applied, g.Commit)
 			}
-			if c, ok := commit[g.Group]; ok && c != g.Commit {
-				return fmt.Sprintf("group %d commit index %d on broker %d, %d on an earlier one", g.Group, g.Commit, cluster.RaftID(i), c)
+			if c, ok := commit[g.ID]; ok && c != g.Commit {
+				return fmt.Sprintf("group %d commit index %d on broker %d, %d on an earlier one", g.ID, g.Commit, cluster.RaftID(i), c)
 			}
-			commit[g.Group] = g.Commit
+			commit[g.ID] = g.Commit
 		}
 	}
 	return ""

@@ -105,7 +105,7 @@ func TestWorkloadCleanRun(t *testing.T) {
 	var logs []properties.ReplicaLog
 	for _, r := range snap.Replicas {
 		rl := properties.ReplicaLog{Node: r.Node}
-		for _, g := range r.Groups {
+		for _, g := range r.RaftGroups {
 			for _, s := range g.Scopes {
 				rl.Scopes = append(rl.Scopes, ReplicaViewOf("broker", s.Scope, &s.Shard))
 			}
@@ -142,7 +142,7 @@ func payloadCounts(c *cluster.Cluster) map[string]int {
 	if len(snap.Replicas) == 0 {
 		return out
 	}
-	for _, g := range snap.Replicas[0].Groups {
+	for _, g := range snap.Replicas[0].RaftGroups {
 		for _, s := range g.Scopes {
 			for _, e := range s.Shard.Entries {
 				out[string(e.Record.Payload)]++

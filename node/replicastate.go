@@ -7,17 +7,17 @@ import (
 	"github.com/felixsim/felixsim/statemachine"
 )
 
-// ScopeView is one scope's replica state: everything its shard holds.
-type ScopeView struct {
+// ScopeState is one scope's replica state: everything its shard holds.
+type ScopeState struct {
 	Scope felix.Scope
 	// Shard is the shard's offsets, state, retained log and consumer
 	// groups; its buffers are shared with the node: do not modify them.
 	Shard statemachine.Snapshot
 }
 
-// GroupView is one raft group's replica state on one node.
-type GroupView struct {
-	Group uint64
+// RaftGroupState is one raft group's replica state on one node.
+type RaftGroupState struct {
+	ID uint64
 	// Term, Commit and Applied are raft's term, commit index and this
 	// node's applied index.
 	Term, Commit, Applied uint64
@@ -27,45 +27,46 @@ type GroupView struct {
 	Leader bool
 	// Scopes are the group's scopes in ascending tenant order (empty for
 	// the metadata group).
-	Scopes []ScopeView
+	Scopes []ScopeState
 }
 
-// ReplicaView is everything a checker needs from one node at one instant.
-type ReplicaView struct {
+// ReplicaState is everything a checker needs from one node at one instant.
+type ReplicaState struct {
 	Node uint64
 	// Metadata is the applied metadata-group state.
 	Metadata Metadata
-	// Groups are every group, ascending by id.
-	Groups []GroupView
+	// RaftGroups are every raft group, ascending by id.
+	RaftGroups []RaftGroupState
 }
 
-// View captures the node's replica state. The simulator calls it between
-// events, so views of all nodes taken together are a consistent cut.
-func (n *Node) View() ReplicaView {
-	v := ReplicaView{Node: n.cfg.ID, Metadata: *n.meta}
-	for _, g := range n.groups {
+// ReplicaState captures the node's replica state. The simulator calls it
+// between events, so the states of all nodes taken together are a
+// consistent cut.
+func (n *Node) ReplicaState() ReplicaState {
+	v := ReplicaState{Node: n.cfg.ID, Metadata: *n.meta}
+	for _, g := range n.raftGroups {
 		st := g.rn.BasicStatus()
-		gv := GroupView{Group: g.id, Term: st.GetTerm(), Commit: st.GetCommit(), Applied: g.applied, Lead: st.Lead, Leader: st.RaftState == raft.StateLeader}
+		gv := RaftGroupState{ID: g.id, Term: st.GetTerm(), Commit: st.GetCommit(), Applied: g.applied, Lead: st.Lead, Leader: st.RaftState == raft.StateLeader}
 		for _, t := range g.tenants {
-			gv.Scopes = append(gv.Scopes, ScopeView{Scope: g.scopeOf(t), Shard: g.scopes[t].Snapshot()})
+			gv.Scopes = append(gv.Scopes, ScopeState{Scope: g.scopeOf(t), Shard: g.scopes[t].Snapshot()})
 		}
-		v.Groups = append(v.Groups, gv)
+		v.RaftGroups = append(v.RaftGroups, gv)
 	}
 	return v
 }
 
-// Groups is the number of raft groups the node hosts (metadata included).
-func (n *Node) Groups() int { return len(n.groups) }
+// RaftGroups is the number of raft groups the node hosts (metadata included).
+func (n *Node) RaftGroups() int { return len(n.raftGroups) }
 
-// GroupOf returns the raft group id of a stream shard, or 0 if unknown.
-func (n *Node) GroupOf(namespace, stream string, shard uint32) uint64 {
-	return n.topo.groupOf(namespace, stream, shard)
+// RaftGroupOf returns the raft group id of a stream shard, or 0 if unknown.
+func (n *Node) RaftGroupOf(namespace, stream string, shard uint32) uint64 {
+	return n.topo.raftGroupOf(namespace, stream, shard)
 }
 
 // Leader reports the leader node id that group's raft on this node
 // believes in (0 = none known) and whether that is this node.
 func (n *Node) Leader(group uint64) (lead uint64, isLeader bool) {
-	g := n.group(group)
+	g := n.raftGroup(group)
 	if g == nil {
 		return 0, false
 	}
@@ -76,7 +77,7 @@ func (n *Node) Leader(group uint64) (lead uint64, isLeader bool) {
 // TransferLeadership asks group's raft, on this node (which should lead
 // it), to hand leadership to node to; it reports whether the group exists.
 func (n *Node) TransferLeadership(group, to uint64) bool {
-	g := n.group(group)
+	g := n.raftGroup(group)
 	if g == nil || n.failed != nil {
 		return false
 	}
@@ -88,7 +89,7 @@ func (n *Node) TransferLeadership(group, to uint64) bool {
 // Campaign makes this node's raft for group start an election now (a
 // forced promotion); it reports whether the group exists.
 func (n *Node) Campaign(group uint64) bool {
-	g := n.group(group)
+	g := n.raftGroup(group)
 	if g == nil || n.failed != nil {
 		return false
 	}
@@ -102,7 +103,7 @@ func (n *Node) Campaign(group uint64) bool {
 // LeaderTerm reports group's raft term on this node and whether this node
 // leads it (cheap: no replica state is copied).
 func (n *Node) LeaderTerm(group uint64) (term uint64, isLeader bool) {
-	g := n.group(group)
+	g := n.raftGroup(group)
 	if g == nil {
 		return 0, false
 	}
@@ -110,20 +111,20 @@ func (n *Node) LeaderTerm(group uint64) (term uint64, isLeader bool) {
 	return st.GetTerm(), st.RaftState == raft.StateLeader
 }
 
-// ScopeGroups is one scope's consumer groups.
-type ScopeGroups struct {
+// ScopeConsumerGroups is one scope's consumer groups.
+type ScopeConsumerGroups struct {
 	Scope  felix.Scope
 	Groups []statemachine.GroupState
 }
 
 // ConsumerGroups lists every scope's consumer groups, by group id then
 // tenant (cheap next to View: no log or state is copied).
-func (n *Node) ConsumerGroups() []ScopeGroups {
-	var out []ScopeGroups
-	for _, g := range n.groups {
+func (n *Node) ConsumerGroups() []ScopeConsumerGroups {
+	var out []ScopeConsumerGroups
+	for _, g := range n.raftGroups {
 		for _, t := range g.tenants {
 			if gs := g.scopes[t].Groups(); len(gs) > 0 {
-				out = append(out, ScopeGroups{Scope: g.scopeOf(t), Groups: gs})
+				out = append(out, ScopeConsumerGroups{Scope: g.scopeOf(t), Groups: gs})
 			}
 		}
 	}

@@ -10,16 +10,16 @@ import (
 	"github.com/felixsim/felixsim/statemachine"
 )
 
-// ScopesPerGroupMax caps the tenants (scopes) one stream shard's raft group
-// holds; a write for one more tenant is refused at apply, identically on
-// every replica.
-const ScopesPerGroupMax = 64
+// ScopesPerRaftGroupMax caps the tenants (scopes) one stream shard's raft
+// group holds; a write for one more tenant is refused at apply, identically
+// on every replica.
+const ScopesPerRaftGroupMax = 64
 
-// group is one raft group this node hosts: the metadata group or one
+// raftGroup is one raft group this node hosts: the metadata group or one
 // stream shard, whose scopes (one per tenant) are statemachine shards.
 //
 // Invariant: applied only grows, and applied <= the group's commit index.
-type group struct {
+type raftGroup struct {
 	id uint64
 	rn *raft.RawNode
 	// applied is the raft index applied last.
@@ -38,20 +38,20 @@ type group struct {
 }
 
 // scopeOf is the scope of tenant inside this stream shard.
-func (g *group) scopeOf(tenant string) felix.Scope {
+func (g *raftGroup) scopeOf(tenant string) felix.Scope {
 	return felix.Scope{Tenant: tenant, Namespace: g.spec.Namespace, Stream: g.spec.Stream, Shard: g.shard}
 }
 
 // lookup returns tenant's shard, or nil if it never wrote here.
-func (g *group) lookup(tenant string) *statemachine.Shard { return g.scopes[tenant] }
+func (g *raftGroup) lookup(tenant string) *statemachine.Shard { return g.scopes[tenant] }
 
 // open returns tenant's shard, creating it empty if it has none; it
-// refuses a tenant past ScopesPerGroupMax.
-func (g *group) open(tenant string) (*statemachine.Shard, error) {
+// refuses a tenant past ScopesPerRaftGroupMax.
+func (g *raftGroup) open(tenant string) (*statemachine.Shard, error) {
 	if s := g.scopes[tenant]; s != nil {
 		return s, nil
 	}
-	if len(g.tenants) >= ScopesPerGroupMax {
+	if len(g.tenants) >= ScopesPerRaftGroupMax {
 		return nil, fmt.Errorf("%w: group %d already holds %d tenants, the cap", statemachine.ErrInvalidCommand, g.id, len(g.tenants))
 	}
 	s, err := statemachine.New(g.spec.shardConfig(g.scopeOf(tenant)))
@@ -63,7 +63,7 @@ func (g *group) open(tenant string) (*statemachine.Shard, error) {
 }
 
 // install adds tenant's shard, keeping tenants sorted.
-func (g *group) install(tenant string, s *statemachine.Shard) {
+func (g *raftGroup) install(tenant string, s *statemachine.Shard) {
 	if _, ok := g.scopes[tenant]; ok {
 		panic(fmt.Sprintf("group %d: tenant %q installed twice", g.id, tenant))
 	}
@@ -95,7 +95,7 @@ func newTopology(streams []StreamSpec) topology {
 }
 
 // groupOf returns the group id of (namespace, stream, shard), or 0.
-func (t *topology) groupOf(namespace, stream string, shard uint32) uint64 {
+func (t *topology) raftGroupOf(namespace, stream string, shard uint32) uint64 {
 	for i := range t.streams {
 		s := &t.streams[i]
 		if s.Namespace == namespace && s.Stream == stream {
@@ -118,9 +118,9 @@ func (t *topology) specOf(id uint64) (*StreamSpec, uint32) {
 	panic(fmt.Sprintf("topology: group %d is not a stream shard", id))
 }
 
-// GroupOf returns the raft group id that a cluster bootstrapped with
+// RaftGroupOf returns the raft group id that a cluster bootstrapped with
 // streams gives to (namespace, stream, shard), or 0 if there is none.
-func GroupOf(streams []StreamSpec, namespace, stream string, shard uint32) uint64 {
+func RaftGroupOf(streams []StreamSpec, namespace, stream string, shard uint32) uint64 {
 	t := newTopology(streams)
-	return t.groupOf(namespace, stream, shard)
+	return t.raftGroupOf(namespace, stream, shard)
 }

@@ -14,7 +14,7 @@ import (
 type groupTouch struct{ tenant, name string }
 
 // addGroupRows writes the current state of every touched group of g.
-func (n *Node) addGroupRows(b *logstore.Batch, g *group, touched []groupTouch) {
+func (n *Node) addGroupRows(b *logstore.Batch, g *raftGroup, touched []groupTouch) {
 	for i, t := range touched {
 		if dupBefore(touched[:i], t) {
 			continue
