@@ -3,13 +3,15 @@ package properties
 import (
 	"fmt"
 	"sort"
+
+	"github.com/felixsim/felixsim/felix"
 )
 
 // ClusterScope is one scope (tenant, namespace, stream, shard) as every
 // running broker holds it after heal and quiesce: one ReplicaView per
 // broker, named after it.
 type ClusterScope struct {
-	Scope HistoryScope
+	Scope felix.Scope
 	// FromStart is true when every replica still retains the scope's log
 	// from offset 0, so that folding the log must give the state view.
 	FromStart bool
@@ -20,7 +22,7 @@ type ClusterScope struct {
 // each scope's replicas in the order of replicas. The views are shared,
 // not copied: a ClusterScope's Replicas alias the ReplicaLogs' arrays.
 func ClusterScopes(replicas []ReplicaLog) []ClusterScope {
-	byScope := map[HistoryScope]int{}
+	byScope := map[felix.Scope]int{}
 	var out []ClusterScope
 	for ri := range replicas {
 		for si := range replicas[ri].Scopes {
@@ -85,8 +87,8 @@ func CheckClusterScope(cs *ClusterScope, acks []AckedWrite, written []Conditiona
 
 // HistoryAcks lists, per scope, the writes the history shows acknowledged,
 // each named by its payload (the event CommittedNeverLost compares).
-func HistoryAcks(h *History) map[HistoryScope][]AckedWrite {
-	out := map[HistoryScope][]AckedWrite{}
+func HistoryAcks(h *History) map[felix.Scope][]AckedWrite {
+	out := map[felix.Scope][]AckedWrite{}
 	for i := range h.Ops {
 		op := &h.Ops[i]
 		if op.Kind.IsWrite() && op.Outcome == OutcomeOK {
@@ -98,12 +100,12 @@ func HistoryAcks(h *History) map[HistoryScope][]AckedWrite {
 
 // HistoryWrittenConditionals lists, per scope, the conditional writes the
 // history shows written, as ConditionalWrites reads them.
-func HistoryWrittenConditionals(h *History) map[HistoryScope][]ConditionalOutcome {
-	out := map[HistoryScope][]ConditionalOutcome{}
+func HistoryWrittenConditionals(h *History) map[felix.Scope][]ConditionalOutcome {
+	out := map[felix.Scope][]ConditionalOutcome{}
 	for i := range h.Ops {
 		op := &h.Ops[i]
 		if op.Kind.IsConditional() && op.Outcome == OutcomeOK {
-			out[op.Scope] = append(out[op.Scope], ConditionalOutcome{Event: string(op.Record.Payload), ExpectedOffset: op.ExpectedOffset, Written: true, Offset: op.Offset})
+			out[op.Scope] = append(out[op.Scope], ConditionalOutcome{Event: string(op.Record.Payload), ExpectedOffset: op.Record.ExpectedOffset, Written: true, Offset: op.Offset})
 		}
 	}
 	return out

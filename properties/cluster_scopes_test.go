@@ -3,6 +3,8 @@ package properties
 import (
 	"strings"
 	"testing"
+
+	"github.com/felixsim/felixsim/felix"
 )
 
 // clusterFixture is one scope on three brokers, all holding the same log:
@@ -79,8 +81,8 @@ func TestCheckClusterScope(t *testing.T) {
 func TestHistoryAcksAndConditionals(t *testing.T) {
 	h := fixtureHistory()
 	r := rec("cond")
-	addOp(h, HistoryOp{Kind: HistoryPublishIf, Record: &r, ExpectedOffset: 4, InvokeNs: 50, CompleteNs: 60, Offset: 4})
-	addOp(h, HistoryOp{Kind: HistoryCommitIf, Record: &r, ExpectedOffset: 2, InvokeNs: 50, CompleteNs: 60, Outcome: OutcomeRefused, Tail: 5})
+	addOp(h, HistoryOp{Kind: HistoryPublishIf, Record: cond(r, 4), InvokeNs: 50, CompleteNs: 60, Offset: 4})
+	addOp(h, HistoryOp{Kind: HistoryCommitIf, Record: cond(r, 2), InvokeNs: 50, CompleteNs: 60, Outcome: OutcomeRefused, Tail: 5})
 	acks := HistoryAcks(h)[testScope]
 	if len(acks) != 5 || acks[0] != (AckedWrite{Event: "e0", Offset: 0}) || acks[4] != (AckedWrite{Event: "cond", Offset: 4}) {
 		t.Fatalf("acks %v", acks)
@@ -98,10 +100,10 @@ func TestClusterNoPartialCommitAgainstIntent(t *testing.T) {
 	h := &History{}
 	for _, w := range []struct {
 		payload string
-		ops     []HistoryStateOp
+		ops     []felix.StateOp
 	}{
-		{"e0", []HistoryStateOp{put("order-1", "placed")}},
-		{"e1", []HistoryStateOp{put("order-1", "paid"), put("cart-1", "items")}},
+		{"e0", []felix.StateOp{put("order-1", "placed")}},
+		{"e1", []felix.StateOp{put("order-1", "paid"), put("cart-1", "items")}},
 		{"e2", nil},
 	} {
 		r := rec(w.payload, w.ops...)
@@ -134,7 +136,7 @@ func TestClusterNoPartialCommitAgainstIntent(t *testing.T) {
 func TestClusterScopesRegroupsByScope(t *testing.T) {
 	other := testScope
 	other.Shard = 0 // sorts before testScope
-	view := func(name string, s HistoryScope, first uint64) ReplicaView {
+	view := func(name string, s felix.Scope, first uint64) ReplicaView {
 		return ReplicaView{Name: name, Scope: s, FirstOffset: first, NextOffset: first}
 	}
 	rs := []ReplicaLog{

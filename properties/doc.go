@@ -11,10 +11,11 @@
 // (replica_*.go, reader.go, cluster_scopes.go) read one view, or one
 // scope's views across brokers (ClusterScope), or what one reader saw
 // (ReaderView). The history checks (history_*.go) read a recorded client
-// history against each broker's views (ReplicaLog). The history keeps its
-// own record type (HistoryRecord: bytes and JSON names, the encoding's
-// format) for what clients sent and read; ViewEntryOf is the one
-// conversion from it to the log's form.
+// history against each broker's views (ReplicaLog). A history speaks
+// package felix's nouns (felix.Scope, felix.Record, felix.Entry) for what
+// clients sent and read; the JSON names of its encoding live only in the
+// codec (history_codec.go), and ViewEntryOf is the one conversion from a
+// felix.Record to the log's form.
 //
 // The invariants are one registry (invariants.go): each has a typed name
 // (InvariantName; every violation, here, in the runner and in the TLA+
@@ -22,7 +23,7 @@
 // or crash: the CLI's exit code follows it) and the checks that report it.
 // `felixsim run --list-invariants` prints it.
 //
-// properties must not import any other felixsim package, nor anything with
-// a wall clock, randomness or I/O: it is pure, so a test, the model
-// explorer and the simulator can all call it.
+// properties must not import any felixsim package but felix (the leaf of
+// the import graph), nor anything with a wall clock, randomness or I/O: it
+// is pure, so a test, the model explorer and the simulator can all call it.
 package properties

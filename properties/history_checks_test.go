@@ -3,30 +3,40 @@ package properties
 import (
 	"strings"
 	"testing"
+
+	"github.com/felixsim/felixsim/felix"
 )
 
-var testScope = HistoryScope{Tenant: "acme", Namespace: "orders", Stream: "order-events", Shard: 1}
+var testScope = felix.Scope{Tenant: "acme", Namespace: "orders", Stream: "order-events", Shard: 1}
 
-func put(k, v string) HistoryStateOp { return HistoryStateOp{Key: k, Value: []byte(v)} }
-func del(k string) HistoryStateOp    { return HistoryStateOp{Delete: true, Key: k} }
+func put(k, v string) felix.StateOp {
+	return felix.StateOp{Kind: felix.OpPut, Key: k, Value: []byte(v)}
+}
+func del(k string) felix.StateOp { return felix.StateOp{Kind: felix.OpDelete, Key: k} }
 
-func rec(payload string, ops ...HistoryStateOp) HistoryRecord {
-	return HistoryRecord{Payload: []byte(payload), Ops: ops}
+func rec(payload string, ops ...felix.StateOp) felix.Record {
+	return felix.Record{Event: felix.EventPublish, Payload: []byte(payload), Ops: ops}
+}
+
+// cond is r as a conditional write's record expecting offset expected.
+func cond(r felix.Record, expected uint64) *felix.Record {
+	r.Conditional, r.ExpectedOffset = true, expected
+	return &r
 }
 
 // fixtureEntries are one scope's records as clients saw them: order-1
 // placed at 0, cart-1 put at 1, order-1 shipped and cart-1 deleted at 2,
 // a plain publish at 3.
-func fixtureEntries() []HistoryEntry {
-	es := []HistoryRecord{
+func fixtureEntries() []felix.Entry {
+	es := []felix.Record{
 		rec("e0", put("order-1", "placed")),
 		rec("e1", put("cart-1", "items")),
 		rec("e2", put("order-1", "shipped"), del("cart-1")),
 		rec("e3"),
 	}
-	var out []HistoryEntry
+	var out []felix.Entry
 	for i, r := range es {
-		out = append(out, HistoryEntry{Offset: uint64(i), Record: r})
+		out = append(out, felix.Entry{Offset: uint64(i), Record: r})
 	}
 	return out
 }
@@ -171,33 +181,33 @@ func TestHistoryReadersSeeWholeRecords(t *testing.T) {
 	eventOnly := addOp(fixtureHistory(), HistoryOp{Kind: HistorySubscribe, MaxEntries: 8, InvokeNs: 50, CompleteNs: 60, Entries: noState})
 	mustFail(t, "event without its state", HistoryReadersSeeWholeRecords(eventOnly, ref), "0 state ops vs 1")
 
-	gap := addOp(fixtureHistory(), HistoryOp{Kind: HistorySubscribe, FromOffset: 0, MaxEntries: 8, InvokeNs: 50, CompleteNs: 60, Entries: []HistoryEntry{l[0], l[2]}})
+	gap := addOp(fixtureHistory(), HistoryOp{Kind: HistorySubscribe, FromOffset: 0, MaxEntries: 8, InvokeNs: 50, CompleteNs: 60, Entries: []felix.Entry{l[0], l[2]}})
 	mustFail(t, "subscriber gap", HistoryReadersSeeWholeRecords(gap, ref), "gap")
 }
 
 func TestHistoryConditionalWrites(t *testing.T) {
 	ref := &ReplicaLog{Scopes: []ReplicaView{fixtureLog()}}
 	other := rec("never-written", put("order-1", "x"))
-	h := addOp(fixtureHistory(), HistoryOp{Kind: HistoryCommitIf, Record: &other, ExpectedOffset: 2, InvokeNs: 50, CompleteNs: 60, Outcome: OutcomeRefused, Tail: 4})
+	h := addOp(fixtureHistory(), HistoryOp{Kind: HistoryCommitIf, Record: cond(other, 2), InvokeNs: 50, CompleteNs: 60, Outcome: OutcomeRefused, Tail: 4})
 	mustHold(t, "refusal with the true tail, nothing written", HistoryConditionalWrites(h, ref))
 
 	written := fixtureEntries()[3].Record
-	leaked := addOp(fixtureHistory(), HistoryOp{Kind: HistoryPublishIf, Record: &written, ExpectedOffset: 1, InvokeNs: 50, CompleteNs: 60, Outcome: OutcomeRefused, Tail: 4})
+	leaked := addOp(fixtureHistory(), HistoryOp{Kind: HistoryPublishIf, Record: cond(written, 1), InvokeNs: 50, CompleteNs: 60, Outcome: OutcomeRefused, Tail: 4})
 	mustFail(t, "refused but written", HistoryConditionalWrites(leaked, ref), "its record is in the log at offset 3")
 
-	twin := addOp(fixtureHistory(), HistoryOp{Kind: HistoryPublishIf, Record: &written, ExpectedOffset: 3, InvokeNs: 50, CompleteNs: 60, Outcome: OutcomeRefused, Tail: 4})
+	twin := addOp(fixtureHistory(), HistoryOp{Kind: HistoryPublishIf, Record: cond(written, 3), InvokeNs: 50, CompleteNs: 60, Outcome: OutcomeRefused, Tail: 4})
 	mustHold(t, "refusal answering a duplicated request's twin", HistoryConditionalWrites(twin, ref))
 
-	lying := addOp(fixtureHistory(), HistoryOp{Kind: HistoryCommitIf, Record: &other, ExpectedOffset: 4, InvokeNs: 50, CompleteNs: 60, Outcome: OutcomeRefused, Tail: 4})
+	lying := addOp(fixtureHistory(), HistoryOp{Kind: HistoryCommitIf, Record: cond(other, 4), InvokeNs: 50, CompleteNs: 60, Outcome: OutcomeRefused, Tail: 4})
 	mustFail(t, "refused at the true tail", HistoryConditionalWrites(lying, ref), "equal to its expected offset")
 
-	beyond := addOp(fixtureHistory(), HistoryOp{Kind: HistoryCommitIf, Record: &other, ExpectedOffset: 1, InvokeNs: 50, CompleteNs: 60, Outcome: OutcomeRefused, Tail: 9})
+	beyond := addOp(fixtureHistory(), HistoryOp{Kind: HistoryCommitIf, Record: cond(other, 1), InvokeNs: 50, CompleteNs: 60, Outcome: OutcomeRefused, Tail: 9})
 	mustFail(t, "tail beyond the log", HistoryConditionalWrites(beyond, ref), "beyond the log's end")
 
-	stale := addOp(fixtureHistory(), HistoryOp{Kind: HistoryCommitIf, Record: &other, ExpectedOffset: 1, InvokeNs: 50, CompleteNs: 60, Outcome: OutcomeRefused, Tail: 2})
+	stale := addOp(fixtureHistory(), HistoryOp{Kind: HistoryCommitIf, Record: cond(other, 1), InvokeNs: 50, CompleteNs: 60, Outcome: OutcomeRefused, Tail: 2})
 	mustFail(t, "refused with a tail older than an acknowledged write", HistoryConditionalWrites(stale, ref), "offset 3 was acknowledged before")
 
-	misplaced := addOp(fixtureHistory(), HistoryOp{Kind: HistoryCommitIf, Record: &written, ExpectedOffset: 2, InvokeNs: 50, CompleteNs: 60, Offset: 3})
+	misplaced := addOp(fixtureHistory(), HistoryOp{Kind: HistoryCommitIf, Record: cond(written, 2), InvokeNs: 50, CompleteNs: 60, Offset: 3})
 	mustFail(t, "written away from its expected offset", HistoryConditionalWrites(misplaced, ref), "written at 3, expected 2")
 }
 

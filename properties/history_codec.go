@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+
+	"github.com/felixsim/felixsim/felix"
 )
 
 // historyHeader opens every encoded history; the version changes with the format.
@@ -29,7 +31,7 @@ func EncodeHistory(w io.Writer, h *History) error {
 		if err := h.Ops[i].Validate(); err != nil {
 			return fmt.Errorf("history encode: op %d refused: %w", i, err)
 		}
-		b, err := json.Marshal(&h.Ops[i])
+		b, err := json.Marshal(opJSONOf(&h.Ops[i]))
 		if err != nil {
 			return fmt.Errorf("history encode: op %d: %w", i, err)
 		}
@@ -76,15 +78,19 @@ func ParseHistory(r io.Reader) (*History, error) {
 }
 
 func parseHistoryLine(b []byte) (HistoryOp, error) {
-	var op HistoryOp
+	var j opJSON
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
-	if err := dec.Decode(&op); err != nil {
+	if err := dec.Decode(&j); err != nil {
 		return HistoryOp{}, err
 	}
 	if dec.More() {
 		return HistoryOp{}, fmt.Errorf("trailing data after the operation")
 	}
+	if j.Record == nil && j.ExpectedOffset != 0 {
+		return HistoryOp{}, fmt.Errorf("op %d: expected offset %d without a record", j.ID, j.ExpectedOffset)
+	}
+	op := j.historyOp()
 	return op, op.Validate()
 }
 
@@ -100,6 +106,10 @@ func (op *HistoryOp) Validate() error {
 		return fmt.Errorf("op %d: outcome %d is invalid", op.ID, uint8(op.Outcome))
 	case op.Kind.IsWrite() != (op.Record != nil):
 		return fmt.Errorf("op %d: %s with record present=%t", op.ID, op.Kind, op.Record != nil)
+	case op.Record != nil && op.Record.Conditional != op.Kind.IsConditional():
+		return fmt.Errorf("op %d: %s with a record whose conditional=%t", op.ID, op.Kind, op.Record.Conditional)
+	case op.Record != nil && !op.Record.Conditional && op.Record.ExpectedOffset != 0:
+		return fmt.Errorf("op %d: unconditional %s expects offset %d", op.ID, op.Kind, op.Record.ExpectedOffset)
 	case op.RetryOf >= op.ID:
 		return fmt.Errorf("op %d: retry of op %d, which is not earlier", op.ID, op.RetryOf)
 	case op.InvokeNs < 0:
@@ -113,5 +123,161 @@ func (op *HistoryOp) Validate() error {
 	case op.Outcome == OutcomeRefused && !op.Kind.IsConditional():
 		return fmt.Errorf("op %d: %s cannot be refused", op.ID, op.Kind)
 	}
+	if op.Record != nil {
+		if err := checkRecordKinds(op.Record); err != nil {
+			return fmt.Errorf("op %d: record: %w", op.ID, err)
+		}
+	}
+	for i := range op.Entries {
+		e := &op.Entries[i].Record
+		if err := checkRecordKinds(e); err != nil {
+			return fmt.Errorf("op %d: entry %d: %w", op.ID, i, err)
+		}
+		if e.Conditional || e.ExpectedOffset != 0 {
+			return fmt.Errorf("op %d: entry %d carries a condition, which the encoding cannot", op.ID, i)
+		}
+	}
 	return nil
+}
+
+// checkRecordKinds refuses an event or operation kind the encoding cannot
+// spell (it has one flag for each: enqueue, delete). Sizes are not checked:
+// a history records what a client tried, refused calls included.
+func checkRecordKinds(r *felix.Record) error {
+	if r.Event != felix.EventPublish && r.Event != felix.EventEnqueue {
+		return fmt.Errorf("event kind %s is neither publish nor enqueue", r.Event)
+	}
+	for i := range r.Ops {
+		if k := r.Ops[i].Kind; k != felix.OpPut && k != felix.OpDelete {
+			return fmt.Errorf("operation %d: kind %s is neither put nor delete", i, k)
+		}
+	}
+	return nil
+}
+
+// The v1 JSON form of an operation. These types exist only to keep the
+// encoding's field names and shapes, which predate package felix: a
+// history written before must still decode (testdata/history-v1.jsonl).
+
+type scopeJSON struct {
+	Tenant    string `json:"tenant"`
+	Namespace string `json:"namespace"`
+	Stream    string `json:"stream"`
+	Shard     uint32 `json:"shard"`
+}
+
+type stateOpJSON struct {
+	Delete bool   `json:"delete,omitempty"`
+	Key    string `json:"key"`
+	Value  []byte `json:"value,omitempty"`
+}
+
+type recordJSON struct {
+	Enqueue bool          `json:"enqueue,omitempty"`
+	Payload []byte        `json:"payload"`
+	Ops     []stateOpJSON `json:"ops,omitempty"`
+}
+
+type entryJSON struct {
+	Offset uint64     `json:"offset"`
+	Record recordJSON `json:"record"`
+}
+
+type opJSON struct {
+	ID             uint64         `json:"id"`
+	Client         int            `json:"client"`
+	RetryOf        uint64         `json:"retry_of,omitempty"`
+	Kind           HistoryKind    `json:"kind"`
+	Scope          scopeJSON      `json:"scope"`
+	EntityKey      string         `json:"entity_key,omitempty"`
+	Record         *recordJSON    `json:"record,omitempty"`
+	ExpectedOffset uint64         `json:"expected_offset,omitempty"`
+	Key            string         `json:"key,omitempty"`
+	FromOffset     uint64         `json:"from_offset,omitempty"`
+	MaxEntries     uint32         `json:"max_entries,omitempty"`
+	Group          string         `json:"group,omitempty"`
+	AckOffset      uint64         `json:"ack_offset,omitempty"`
+	InvokeNs       int64          `json:"invoke_ns"`
+	CompleteNs     int64          `json:"complete_ns,omitempty"`
+	Outcome        HistoryOutcome `json:"outcome"`
+	Offset         uint64         `json:"offset,omitempty"`
+	Tail           uint64         `json:"tail,omitempty"`
+	Found          bool           `json:"found,omitempty"`
+	Value          []byte         `json:"value,omitempty"`
+	Version        uint64         `json:"version,omitempty"`
+	Entries        []entryJSON    `json:"entries,omitempty"`
+	Error          string         `json:"error,omitempty"`
+	NotSent        bool           `json:"not_sent,omitempty"`
+}
+
+// opJSONOf is op in its JSON form; a conditional record's expected offset
+// is the operation's expected_offset.
+func opJSONOf(op *HistoryOp) *opJSON {
+	j := &opJSON{ID: op.ID, Client: op.Client, RetryOf: op.RetryOf, Kind: op.Kind,
+		Scope:     scopeJSON{Tenant: op.Scope.Tenant, Namespace: op.Scope.Namespace, Stream: op.Scope.Stream, Shard: op.Scope.Shard},
+		EntityKey: op.EntityKey, Key: op.Key, FromOffset: op.FromOffset, MaxEntries: op.MaxEntries,
+		Group: op.Group, AckOffset: op.AckOffset, InvokeNs: op.InvokeNs, CompleteNs: op.CompleteNs,
+		Outcome: op.Outcome, Offset: op.Offset, Tail: op.Tail, Found: op.Found, Value: op.Value,
+		Version: op.Version, Error: op.Error, NotSent: op.NotSent}
+	if op.Record != nil {
+		r := recordJSONOf(op.Record)
+		j.Record, j.ExpectedOffset = &r, op.Record.ExpectedOffset
+	}
+	if len(op.Entries) > 0 {
+		j.Entries = make([]entryJSON, len(op.Entries))
+		for i := range op.Entries {
+			j.Entries[i] = entryJSON{Offset: op.Entries[i].Offset, Record: recordJSONOf(&op.Entries[i].Record)}
+		}
+	}
+	return j
+}
+
+// historyOp is j in memory; a record's condition follows the kind.
+func (j *opJSON) historyOp() HistoryOp {
+	op := HistoryOp{ID: j.ID, Client: j.Client, RetryOf: j.RetryOf, Kind: j.Kind,
+		Scope:     felix.Scope{Tenant: j.Scope.Tenant, Namespace: j.Scope.Namespace, Stream: j.Scope.Stream, Shard: j.Scope.Shard},
+		EntityKey: j.EntityKey, Key: j.Key, FromOffset: j.FromOffset, MaxEntries: j.MaxEntries,
+		Group: j.Group, AckOffset: j.AckOffset, InvokeNs: j.InvokeNs, CompleteNs: j.CompleteNs,
+		Outcome: j.Outcome, Offset: j.Offset, Tail: j.Tail, Found: j.Found, Value: j.Value,
+		Version: j.Version, Error: j.Error, NotSent: j.NotSent}
+	if j.Record != nil {
+		r := j.Record.record()
+		r.Conditional, r.ExpectedOffset = j.Kind.IsConditional(), j.ExpectedOffset
+		op.Record = &r
+	}
+	if len(j.Entries) > 0 {
+		op.Entries = make([]felix.Entry, len(j.Entries))
+		for i := range j.Entries {
+			op.Entries[i] = felix.Entry{Offset: j.Entries[i].Offset, Record: j.Entries[i].Record.record()}
+		}
+	}
+	return op
+}
+
+func recordJSONOf(r *felix.Record) recordJSON {
+	j := recordJSON{Enqueue: r.Event == felix.EventEnqueue, Payload: r.Payload}
+	if len(r.Ops) > 0 {
+		j.Ops = make([]stateOpJSON, len(r.Ops))
+		for i, o := range r.Ops {
+			j.Ops[i] = stateOpJSON{Delete: o.Kind == felix.OpDelete, Key: o.Key, Value: o.Value}
+		}
+	}
+	return j
+}
+
+func (j *recordJSON) record() felix.Record {
+	r := felix.Record{Event: felix.EventPublish, Payload: j.Payload}
+	if j.Enqueue {
+		r.Event = felix.EventEnqueue
+	}
+	if len(j.Ops) > 0 {
+		r.Ops = make([]felix.StateOp, len(j.Ops))
+		for i, o := range j.Ops {
+			r.Ops[i] = felix.StateOp{Kind: felix.OpPut, Key: o.Key, Value: o.Value}
+			if o.Delete {
+				r.Ops[i].Kind = felix.OpDelete
+			}
+		}
+	}
+	return r
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/felixsim/felixsim/felix"
 	"pgregory.net/rapid"
 )
 
@@ -17,11 +18,13 @@ func drawBytes(t *rapid.T, label string) []byte {
 	return b
 }
 
-func drawRecord(t *rapid.T) *HistoryRecord {
-	r := &HistoryRecord{Enqueue: rapid.Bool().Draw(t, "enqueue"), Payload: drawBytes(t, "payload")}
+func drawRecord(t *rapid.T) *felix.Record {
+	r := &felix.Record{Event: rapid.SampledFrom([]felix.EventKind{felix.EventPublish, felix.EventEnqueue}).Draw(t, "event"),
+		Payload: drawBytes(t, "payload")}
 	for i, n := 0, rapid.IntRange(0, 3).Draw(t, "ops"); i < n; i++ {
-		op := HistoryStateOp{Delete: rapid.Bool().Draw(t, "delete"), Key: rapid.StringN(1, 8, -1).Draw(t, "key")}
-		if !op.Delete {
+		op := felix.StateOp{Kind: rapid.SampledFrom([]felix.OpKind{felix.OpPut, felix.OpDelete}).Draw(t, "opkind"),
+			Key: rapid.StringN(1, 8, -1).Draw(t, "key")}
+		if op.Kind == felix.OpPut {
 			op.Value = drawBytes(t, "value")
 		}
 		r.Ops = append(r.Ops, op)
@@ -38,7 +41,7 @@ func drawHistory(t *rapid.T) *History {
 		id += rapid.Uint64Range(1, 5).Draw(t, "idgap")
 		op := HistoryOp{ID: id, Client: rapid.IntRange(0, 7).Draw(t, "client"),
 			Kind:     HistoryKind(rapid.IntRange(1, int(historyKindEnd)-1).Draw(t, "kind")),
-			Scope:    HistoryScope{Tenant: rapid.String().Draw(t, "tenant"), Namespace: "orders", Stream: "s", Shard: rapid.Uint32Range(0, 9).Draw(t, "shard")},
+			Scope:    felix.Scope{Tenant: rapid.String().Draw(t, "tenant"), Namespace: "orders", Stream: "s", Shard: rapid.Uint32Range(0, 9).Draw(t, "shard")},
 			Outcome:  HistoryOutcome(rapid.IntRange(1, int(outcomeEnd)-1).Draw(t, "outcome")),
 			InvokeNs: rapid.Int64Range(0, 1e12).Draw(t, "invoke")}
 		if op.Outcome == OutcomeRefused && !op.Kind.IsConditional() {
@@ -50,7 +53,9 @@ func drawHistory(t *rapid.T) *History {
 		if op.Kind.IsWrite() {
 			op.Record = drawRecord(t)
 			op.Offset = rapid.Uint64().Draw(t, "offset")
-			op.ExpectedOffset = rapid.Uint64().Draw(t, "expected")
+			if op.Kind.IsConditional() {
+				op.Record.Conditional, op.Record.ExpectedOffset = true, rapid.Uint64().Draw(t, "expected")
+			}
 			if id > 1 && rapid.Bool().Draw(t, "retry") {
 				op.RetryOf = rapid.Uint64Range(1, id-1).Draw(t, "retryOf")
 			}
@@ -60,7 +65,7 @@ func drawHistory(t *rapid.T) *History {
 		op.Value = drawBytes(t, "rvalue")
 		op.Version = rapid.Uint64().Draw(t, "version")
 		for j, m := 0, rapid.IntRange(0, 2).Draw(t, "entries"); j < m; j++ {
-			op.Entries = append(op.Entries, HistoryEntry{Offset: rapid.Uint64().Draw(t, "eoff"), Record: *drawRecord(t)})
+			op.Entries = append(op.Entries, felix.Entry{Offset: rapid.Uint64().Draw(t, "eoff"), Record: *drawRecord(t)})
 		}
 		op.Error = rapid.String().Draw(t, "err")
 		h.Ops = append(h.Ops, op)
@@ -94,19 +99,22 @@ func TestHistoryRoundTrip(t *testing.T) {
 func TestParseHistoryRefuses(t *testing.T) {
 	ok := `{"id":1,"client":0,"kind":"state_get","scope":{"tenant":"a","namespace":"n","stream":"s","shard":0},"invoke_ns":5,"complete_ns":6,"outcome":"ok"}`
 	cases := map[string]string{
-		"empty":          "",
-		"bad header":     "felixsim-history v0\n",
-		"bad json":       historyHeader + "\n{",
-		"unknown field":  historyHeader + "\n" + strings.Replace(ok, `"client":0`, `"client":0,"extra":1`, 1),
-		"bad kind":       historyHeader + "\n" + strings.Replace(ok, "state_get", "steal", 1),
-		"missing kind":   historyHeader + "\n" + strings.Replace(ok, `"kind":"state_get",`, "", 1),
-		"bad outcome":    historyHeader + "\n" + strings.Replace(ok, `"ok"`, `"fine"`, 1),
-		"id zero":        historyHeader + "\n" + strings.Replace(ok, `"id":1`, `"id":0`, 1),
-		"ids descending": historyHeader + "\n" + ok + "\n" + ok,
-		"write no rec":   historyHeader + "\n" + strings.Replace(ok, "state_get", "commit", 1),
-		"time reversed":  historyHeader + "\n" + strings.Replace(ok, `"complete_ns":6`, `"complete_ns":4`, 1),
-		"refused read":   historyHeader + "\n" + strings.Replace(ok, `"ok"`, `"refused"`, 1),
-		"trailing":       historyHeader + "\n" + ok + " {}",
+		"empty":               "",
+		"bad header":          "felixsim-history v0\n",
+		"bad json":            historyHeader + "\n{",
+		"unknown field":       historyHeader + "\n" + strings.Replace(ok, `"client":0`, `"client":0,"extra":1`, 1),
+		"bad kind":            historyHeader + "\n" + strings.Replace(ok, "state_get", "steal", 1),
+		"missing kind":        historyHeader + "\n" + strings.Replace(ok, `"kind":"state_get",`, "", 1),
+		"bad outcome":         historyHeader + "\n" + strings.Replace(ok, `"ok"`, `"fine"`, 1),
+		"id zero":             historyHeader + "\n" + strings.Replace(ok, `"id":1`, `"id":0`, 1),
+		"ids descending":      historyHeader + "\n" + ok + "\n" + ok,
+		"write no rec":        historyHeader + "\n" + strings.Replace(ok, "state_get", "commit", 1),
+		"time reversed":       historyHeader + "\n" + strings.Replace(ok, `"complete_ns":6`, `"complete_ns":4`, 1),
+		"refused read":        historyHeader + "\n" + strings.Replace(ok, `"ok"`, `"refused"`, 1),
+		"trailing":            historyHeader + "\n" + ok + " {}",
+		"expected, no record": historyHeader + "\n" + strings.Replace(ok, `"invoke_ns"`, `"expected_offset":3,"invoke_ns"`, 1),
+		"unconditional expects": historyHeader + "\n" + strings.Replace(strings.Replace(ok, "state_get", "commit", 1),
+			`"invoke_ns"`, `"record":{"payload":"eA=="},"expected_offset":3,"invoke_ns"`, 1),
 	}
 	for name, in := range cases {
 		if _, err := ParseHistory(strings.NewReader(in)); err == nil {

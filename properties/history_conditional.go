@@ -23,8 +23,8 @@ func HistoryConditionalWrites(h *History, ref *ReplicaLog) error {
 		l := ref.Scope(op.Scope)
 		switch op.Outcome {
 		case OutcomeOK:
-			if op.Offset != op.ExpectedOffset {
-				v.add("op %d (%s on %s) written at %d, expected %d", op.ID, op.Kind, op.Scope, op.Offset, op.ExpectedOffset)
+			if op.Offset != op.Record.ExpectedOffset {
+				v.add("op %d (%s on %s) written at %d, expected %d", op.ID, op.Kind, op.Scope, op.Offset, op.Record.ExpectedOffset)
 			}
 		case OutcomeRefused:
 			checkRefused(&v, op, l)
@@ -37,7 +37,7 @@ func HistoryConditionalWrites(h *History, ref *ReplicaLog) error {
 }
 
 func checkRefused(v *violations, op *HistoryOp, l *ReplicaView) {
-	if op.Tail == op.ExpectedOffset {
+	if op.Tail == op.Record.ExpectedOffset {
 		v.add("op %d (%s on %s) refused with tail %d equal to its expected offset", op.ID, op.Kind, op.Scope, op.Tail)
 	}
 	if l == nil {
@@ -51,9 +51,9 @@ func checkRefused(v *violations, op *HistoryOp, l *ReplicaView) {
 		if e.Event != string(op.Record.Payload) {
 			continue
 		}
-		if e.Offset == op.ExpectedOffset && op.Tail > op.ExpectedOffset {
+		if e.Offset == op.Record.ExpectedOffset && op.Tail > op.Record.ExpectedOffset {
 			continue // a duplicated request landed; this refusal answers the twin
 		}
-		v.add("op %d (%s on %s) refused (tail %d, expected %d) but its record is in the log at offset %d", op.ID, op.Kind, op.Scope, op.Tail, op.ExpectedOffset, e.Offset)
+		v.add("op %d (%s on %s) refused (tail %d, expected %d) but its record is in the log at offset %d", op.ID, op.Kind, op.Scope, op.Tail, op.Record.ExpectedOffset, e.Offset)
 	}
 }

@@ -22,8 +22,8 @@ func HistoryAckedOnEveryReplica(h *History, replicas []ReplicaLog) error {
 		if !op.Kind.IsWrite() || op.Outcome != OutcomeOK {
 			continue
 		}
-		if op.Kind.IsConditional() && op.Offset != op.ExpectedOffset {
-			v.add("op %d (%s on %s) written at offset %d, expected offset %d", op.ID, op.Kind, op.Scope, op.Offset, op.ExpectedOffset)
+		if op.Kind.IsConditional() && op.Offset != op.Record.ExpectedOffset {
+			v.add("op %d (%s on %s) written at offset %d, expected offset %d", op.ID, op.Kind, op.Scope, op.Offset, op.Record.ExpectedOffset)
 		}
 		want := ViewEntryOf(op.Offset, op.Record)
 		for r := range replicas {

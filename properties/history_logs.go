@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/felixsim/felixsim/felix"
 )
 
 // ReplicaLog is one broker's replicas of every scope it holds, scopes in
@@ -16,7 +18,7 @@ type ReplicaLog struct {
 }
 
 // Scope returns the replica's view of scope s, or nil if it has none.
-func (r *ReplicaLog) Scope(s HistoryScope) *ReplicaView {
+func (r *ReplicaLog) Scope(s felix.Scope) *ReplicaView {
 	i := sort.Search(len(r.Scopes), func(i int) bool { return !r.Scopes[i].Scope.Less(s) })
 	if i < len(r.Scopes) && r.Scopes[i].Scope == s {
 		return &r.Scopes[i]
@@ -28,8 +30,8 @@ func (r *ReplicaLog) Scope(s HistoryScope) *ReplicaView {
 // reference the read checks compare against. It is meaningful once
 // CommittedPrefixAgreement holds (replicas differ only in length).
 func LongestLogs(replicas []ReplicaLog) ReplicaLog {
-	best := map[HistoryScope]*ReplicaView{}
-	var keys []HistoryScope
+	best := map[felix.Scope]*ReplicaView{}
+	var keys []felix.Scope
 	for r := range replicas {
 		for i := range replicas[r].Scopes {
 			l := &replicas[r].Scopes[i]
@@ -50,18 +52,17 @@ func LongestLogs(replicas []ReplicaLog) ReplicaLog {
 	return out
 }
 
-// ViewEntryOf converts a record as a client wrote or read it to the log's
-// form, at offset: the one conversion between the history's record
-// (HistoryRecord, which keeps bytes and JSON names for the history
-// encoding) and the log entry every check reads. A client's record
-// always has its event and says nothing of conditions, so HasEvent is
-// true and Conditional false.
-func ViewEntryOf(offset uint64, r *HistoryRecord) ViewEntry {
-	e := ViewEntry{Offset: offset, HasEvent: true, Enqueue: r.Enqueue, Event: string(r.Payload)}
+// ViewEntryOf converts a record (felix.Record: what a client wrote or
+// read) to the log's form, at offset: the one conversion between the
+// records of a history and the log entry every check reads.
+func ViewEntryOf(offset uint64, r *felix.Record) ViewEntry {
+	e := ViewEntry{Offset: offset, HasEvent: r.Event == felix.EventPublish || r.Event == felix.EventEnqueue,
+		Enqueue: r.Event == felix.EventEnqueue, Event: string(r.Payload),
+		Conditional: r.Conditional, ExpectedOffset: r.ExpectedOffset}
 	if len(r.Ops) > 0 {
 		e.Ops = make([]ViewOp, len(r.Ops))
 		for i, o := range r.Ops {
-			e.Ops[i] = ViewOp{Delete: o.Delete, Key: o.Key, Value: string(o.Value)}
+			e.Ops[i] = ViewOp{Delete: o.Kind == felix.OpDelete, Key: o.Key, Value: string(o.Value)}
 		}
 	}
 	return e

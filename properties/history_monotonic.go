@@ -1,10 +1,14 @@
 package properties
 
-import "sort"
+import (
+	"sort"
+
+	"github.com/felixsim/felixsim/felix"
+)
 
 // readKey names one key of one scope.
 type readKey struct {
-	scope HistoryScope
+	scope felix.Scope
 	key   string
 }
 

@@ -1,6 +1,10 @@
 package properties
 
-import "sort"
+import (
+	"sort"
+
+	"github.com/felixsim/felixsim/felix"
+)
 
 // timedOffset is one write's place in the log and its call's times.
 type timedOffset struct {
@@ -18,9 +22,9 @@ type timedOffset struct {
 // carrying that payload (a retry's copy may be its original's).
 func HistoryWritesRespectRealTime(h *History, ref *ReplicaLog) error {
 	v := violations{what: InvariantLinearizableWrite}
-	per := map[HistoryScope][]timedOffset{}
-	var scopes []HistoryScope
-	add := func(s HistoryScope, t timedOffset) {
+	per := map[felix.Scope][]timedOffset{}
+	var scopes []felix.Scope
+	add := func(s felix.Scope, t timedOffset) {
 		if _, ok := per[s]; !ok {
 			scopes = append(scopes, s)
 		}
@@ -54,7 +58,7 @@ func HistoryWritesRespectRealTime(h *History, ref *ReplicaLog) error {
 
 // checkWriteOrder scans one scope's writes from the highest offset down,
 // keeping the earliest completion among higher offsets.
-func checkWriteOrder(v *violations, s HistoryScope, ws []timedOffset) {
+func checkWriteOrder(v *violations, s felix.Scope, ws []timedOffset) {
 	sort.Slice(ws, func(i, j int) bool {
 		return ws[i].offset < ws[j].offset || ws[i].offset == ws[j].offset && ws[i].id < ws[j].id
 	})
@@ -78,7 +82,7 @@ func checkWriteOrder(v *violations, s HistoryScope, ws []timedOffset) {
 // highest offset is the lenient choice for a write that only ever plays
 // the later write in the ordering check, so no false alarm comes of it.
 func landedOffsets(h *History, ref *ReplicaLog) map[uint64]uint64 {
-	byPayload := map[HistoryScope]map[string]uint64{}
+	byPayload := map[felix.Scope]map[string]uint64{}
 	out := map[uint64]uint64{}
 	for i := range h.Ops {
 		op := &h.Ops[i]

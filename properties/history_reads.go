@@ -1,6 +1,10 @@
 package properties
 
-import "sort"
+import (
+	"sort"
+
+	"github.com/felixsim/felixsim/felix"
+)
 
 // keyTouch is one record's effect on one key: the last operation on the
 // key in the record at offset.
@@ -39,19 +43,19 @@ type scopeAcks struct {
 	maxOffset  []uint64
 }
 
-func collectAcks(h *History) map[HistoryScope]*scopeAcks {
+func collectAcks(h *History) map[felix.Scope]*scopeAcks {
 	type ack struct {
 		at  int64
 		off uint64
 	}
-	per := map[HistoryScope][]ack{}
+	per := map[felix.Scope][]ack{}
 	for i := range h.Ops {
 		op := &h.Ops[i]
 		if op.Kind.IsWrite() && op.Outcome == OutcomeOK {
 			per[op.Scope] = append(per[op.Scope], ack{op.CompleteNs, op.Offset})
 		}
 	}
-	out := map[HistoryScope]*scopeAcks{}
+	out := map[felix.Scope]*scopeAcks{}
 	for s, acks := range per { //det:ok each scope's entry is built alone; the result is a map read by key
 		sort.Slice(acks, func(i, j int) bool {
 			return acks[i].at < acks[j].at || acks[i].at == acks[j].at && acks[i].off < acks[j].off
@@ -96,7 +100,7 @@ func HistoryReadsLinearizable(h *History, ref *ReplicaLog) error {
 	v := violations{what: InvariantLinearizableRead}
 	acks := collectAcks(h)
 	firstInvoke := firstInvokes(h)
-	idx := map[HistoryScope]keyIndex{}
+	idx := map[felix.Scope]keyIndex{}
 	for i := range h.Ops {
 		op := &h.Ops[i]
 		if op.Kind != HistoryStateGet || op.Outcome != OutcomeOK {

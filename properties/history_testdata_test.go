@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"os"
 	"testing"
+
+	"github.com/felixsim/felixsim/felix"
 )
 
 // historyV1Path is a history written by `felixsim run --seed 3 --duration 1s
@@ -46,6 +48,9 @@ func TestHistoryV1StillDecodes(t *testing.T) {
 		op.InvokeNs != 8415973 || op.CompleteNs != 18619222 {
 		t.Fatalf("op 1 decoded as %+v", op)
 	}
+	if !op.Record.Conditional || op.Record.ExpectedOffset != 0 {
+		t.Fatalf("op 1 (commit_if, no expected_offset field) decoded with conditional=%t expected %d", op.Record.Conditional, op.Record.ExpectedOffset)
+	}
 	assertV1Record(t, "op 1", op.Record, false, `{"event":"globex/c1/1","entity":"order-5"}`,
 		[]v1Op{{key: "order-5", value: `{"status":"globex/c1/1"}`}, {key: "cart-5", delete: true}})
 
@@ -71,17 +76,17 @@ type v1Op struct {
 	delete     bool
 }
 
-func assertV1Record(t *testing.T, what string, r *HistoryRecord, enqueue bool, payload string, ops []v1Op) {
+func assertV1Record(t *testing.T, what string, r *felix.Record, enqueue bool, payload string, ops []v1Op) {
 	t.Helper()
 	if r == nil {
 		t.Fatalf("%s: no record", what)
 	}
-	if r.Enqueue != enqueue || string(r.Payload) != payload || len(r.Ops) != len(ops) {
+	if (r.Event == felix.EventEnqueue) != enqueue || string(r.Payload) != payload || len(r.Ops) != len(ops) {
 		t.Fatalf("%s: record %+v, want enqueue=%t payload %s and %d ops", what, r, enqueue, payload, len(ops))
 	}
 	for i, w := range ops {
 		got := r.Ops[i]
-		if got.Key != w.key || got.Delete != w.delete || string(got.Value) != w.value {
+		if got.Key != w.key || (got.Kind == felix.OpDelete) != w.delete || string(got.Value) != w.value {
 			t.Fatalf("%s: op %d is %+v, want %+v", what, i, got, w)
 		}
 	}

@@ -1,6 +1,10 @@
 package properties
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/felixsim/felixsim/felix"
+)
 
 // HistoryKind is the kind of one client operation in a history; the zero
 // value is invalid.
@@ -113,100 +117,55 @@ func (o *HistoryOutcome) UnmarshalText(b []byte) error {
 	return fmt.Errorf("history outcome %q refused: unknown", b)
 }
 
-// HistoryScope names one stream shard of one tenant, where offsets live.
-type HistoryScope struct {
-	Tenant    string `json:"tenant"`
-	Namespace string `json:"namespace"`
-	Stream    string `json:"stream"`
-	Shard     uint32 `json:"shard"`
-}
-
-// String renders the scope as tenant/namespace/stream/shard.
-func (s HistoryScope) String() string {
-	return fmt.Sprintf("%s/%s/%s/%d", s.Tenant, s.Namespace, s.Stream, s.Shard)
-}
-
-// Less orders scopes by tenant, namespace, stream, then shard.
-func (s HistoryScope) Less(o HistoryScope) bool {
-	if s.Tenant != o.Tenant {
-		return s.Tenant < o.Tenant
-	}
-	if s.Namespace != o.Namespace {
-		return s.Namespace < o.Namespace
-	}
-	if s.Stream != o.Stream {
-		return s.Stream < o.Stream
-	}
-	return s.Shard < o.Shard
-}
-
-// HistoryStateOp is one put (Delete false) or delete of a state key.
-type HistoryStateOp struct {
-	Delete bool   `json:"delete,omitempty"`
-	Key    string `json:"key"`
-	Value  []byte `json:"value,omitempty"`
-}
-
-// HistoryRecord is a record as a client wrote or read it: one event
-// (Enqueue false means publish) and its state operations, in order. It is
-// the history encoding's form (bytes, JSON names); the checks compare it
-// with a replica's log after converting it with ViewEntryOf.
-type HistoryRecord struct {
-	Enqueue bool             `json:"enqueue,omitempty"`
-	Payload []byte           `json:"payload"`
-	Ops     []HistoryStateOp `json:"ops,omitempty"`
-}
-
-// HistoryEntry is a record at its offset, as a reader saw it (a
-// replica's log entry is a ViewEntry).
-type HistoryEntry struct {
-	Offset uint64        `json:"offset"`
-	Record HistoryRecord `json:"record"`
-}
-
 // HistoryOp is one client operation: what was asked, when, and how it
-// ended. Fields a kind does not use stay zero.
+// ended. Fields a kind does not use stay zero. Its scope, record and read
+// entries are felix's types; the history's JSON form (field names, an
+// enqueue flag for the event kind, a delete flag for the operation kind)
+// lives in the codec (history_codec.go).
 type HistoryOp struct {
 	// ID is unique in the history, ascending in invocation order.
-	ID uint64 `json:"id"`
+	ID uint64
 	// Client is the workload client that issued the call.
-	Client int `json:"client"`
+	Client int
 	// RetryOf links a re-sent write to the operation whose outcome was
 	// unknown (0: not a retry); both may land.
-	RetryOf   uint64       `json:"retry_of,omitempty"`
-	Kind      HistoryKind  `json:"kind"`
-	Scope     HistoryScope `json:"scope"`
-	EntityKey string       `json:"entity_key,omitempty"`
-	// Record is a write's record.
-	Record *HistoryRecord `json:"record,omitempty"`
-	// ExpectedOffset is a conditional write's expected offset.
-	ExpectedOffset uint64 `json:"expected_offset,omitempty"`
+	RetryOf   uint64
+	Kind      HistoryKind
+	Scope     felix.Scope
+	EntityKey string
+	// Record is a write's record: one event and its state operations; a
+	// conditional write's record is Conditional and carries its
+	// ExpectedOffset, an unconditional one carries neither.
+	Record *felix.Record
 	// Key is a state_get's key.
-	Key string `json:"key,omitempty"`
+	Key string
 	// FromOffset and MaxEntries are a subscribe read's window.
-	FromOffset uint64 `json:"from_offset,omitempty"`
-	MaxEntries uint32 `json:"max_entries,omitempty"`
+	FromOffset uint64
+	MaxEntries uint32
 	// Group names a consumer group; AckOffset is a group ack's offset.
-	Group     string `json:"group,omitempty"`
-	AckOffset uint64 `json:"ack_offset,omitempty"`
+	Group     string
+	AckOffset uint64
 	// InvokeNs and CompleteNs are simulated times; CompleteNs is 0 while pending.
-	InvokeNs   int64          `json:"invoke_ns"`
-	CompleteNs int64          `json:"complete_ns,omitempty"`
-	Outcome    HistoryOutcome `json:"outcome"`
+	InvokeNs   int64
+	CompleteNs int64
+	Outcome    HistoryOutcome
 	// Offset is where an ok write landed; Tail is a refusal's true tail.
-	Offset uint64 `json:"offset,omitempty"`
-	Tail   uint64 `json:"tail,omitempty"`
+	Offset uint64
+	Tail   uint64
 	// Found, Value and Version are a state_get's answer.
-	Found   bool   `json:"found,omitempty"`
-	Value   []byte `json:"value,omitempty"`
-	Version uint64 `json:"version,omitempty"`
-	// Entries are what a subscribe read or group fetch returned.
-	Entries []HistoryEntry `json:"entries,omitempty"`
+	Found   bool
+	Value   []byte
+	Version uint64
+	// Entries are what a subscribe read or group fetch returned, each a
+	// record at its offset without its condition (Conditional false,
+	// ExpectedOffset 0: the encoding does not carry a read record's
+	// condition). A replica's log entry is a ViewEntry.
+	Entries []felix.Entry
 	// Error is the failure's message for failed and unknown outcomes.
-	Error string `json:"error,omitempty"`
+	Error string
 	// NotSent marks a call the client refused before sending anything
 	// (validation, such as NotOnOwningShard, or a full pending table).
-	NotSent bool `json:"not_sent,omitempty"`
+	NotSent bool
 }
 
 // History is every operation of a run, in invocation order.

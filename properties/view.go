@@ -3,6 +3,8 @@ package properties
 import (
 	"fmt"
 	"strings"
+
+	"github.com/felixsim/felixsim/felix"
 )
 
 // ViewOp is one state operation of a record: a put of Value, or a delete.
@@ -58,7 +60,7 @@ type ReplicaView struct {
 	Name string
 	// Scope names the shard; the TLA+ mirror, which models one shard,
 	// leaves it zero.
-	Scope HistoryScope
+	Scope felix.Scope
 	// FirstOffset and NextOffset bound the retained window: Log holds
 	// exactly the offsets FirstOffset..NextOffset-1 (retention may have
 	// dropped the ones below FirstOffset).

@@ -18,7 +18,7 @@ type writeSpec struct {
 	entity  string
 	ops     []client.CommitOp // commit and commit_if
 	payload []byte            // publish, publish_if and enqueue
-	rec     properties.HistoryRecord
+	rec     felix.Record
 }
 
 // invokeRandom invokes one operation drawn from the mix.
@@ -71,19 +71,20 @@ func (p *proc) newCommit(r *prng.Rand, kind properties.HistoryKind) *writeSpec {
 	ws.rec.Payload = payload
 	if r.Intn(2) == 0 {
 		ws.ops = append(ws.ops, client.Enqueue(stream, payload))
-		ws.rec.Enqueue = true
+		ws.rec.Event = felix.EventEnqueue
 	} else {
 		ws.ops = append(ws.ops, client.Publish(stream, payload))
+		ws.rec.Event = felix.EventPublish
 	}
 	ws.ops = append(ws.ops, client.Put(stream, ent, status))
-	ws.rec.Ops = append(ws.rec.Ops, properties.HistoryStateOp{Key: ent, Value: status})
+	ws.rec.Ops = append(ws.rec.Ops, felix.StateOp{Kind: felix.OpPut, Key: ent, Value: status})
 	if r.Intn(3) == 0 {
 		ws.ops = append(ws.ops, client.Delete(stream, cart))
-		ws.rec.Ops = append(ws.rec.Ops, properties.HistoryStateOp{Delete: true, Key: cart})
+		ws.rec.Ops = append(ws.rec.Ops, felix.StateOp{Kind: felix.OpDelete, Key: cart})
 	} else {
 		items := []byte(fmt.Sprintf(`{"items":%d,"by":%q}`, 1+r.Intn(9), tag))
 		ws.ops = append(ws.ops, client.Put(stream, cart, items))
-		ws.rec.Ops = append(ws.rec.Ops, properties.HistoryStateOp{Key: cart, Value: items})
+		ws.rec.Ops = append(ws.rec.Ops, felix.StateOp{Kind: felix.OpPut, Key: cart, Value: items})
 	}
 	return ws
 }
@@ -99,7 +100,7 @@ func (p *proc) newCrossStreamCommit(r *prng.Rand) *writeSpec {
 	ws := p.newCommit(r, properties.HistoryCommit)
 	audit := []byte(fmt.Sprintf(`{"audit":%q}`, ws.rec.Payload))
 	ws.ops = append(ws.ops, client.Put(AuditStream, ws.entity, audit))
-	ws.rec.Ops = append(ws.rec.Ops, properties.HistoryStateOp{Key: ws.entity, Value: audit})
+	ws.rec.Ops = append(ws.rec.Ops, felix.StateOp{Kind: felix.OpPut, Key: ws.entity, Value: audit})
 	return ws
 }
 
@@ -107,8 +108,12 @@ func (p *proc) newCrossStreamCommit(r *prng.Rand) *writeSpec {
 func (p *proc) newEvent(r *prng.Rand, kind properties.HistoryKind) *writeSpec {
 	ent, _ := p.entity(r)
 	payload := []byte(fmt.Sprintf(`{"event":%q,"entity":%q}`, p.tag(), ent))
+	ev := felix.EventPublish
+	if kind == properties.HistoryEnqueue {
+		ev = felix.EventEnqueue
+	}
 	return &writeSpec{kind: kind, stream: p.stream(r), entity: ent, payload: payload,
-		rec: properties.HistoryRecord{Enqueue: kind == properties.HistoryEnqueue, Payload: payload}}
+		rec: felix.Record{Event: ev, Payload: payload}}
 }
 
 // stream draws one of the workload's streams.

@@ -19,7 +19,7 @@ func (p *proc) stateGet(now int64, r *prng.Rand) {
 	}
 	stream := p.stream(r)
 	sc := p.scopeOf(stream, ent)
-	i := p.begin(properties.HistoryOp{Kind: properties.HistoryStateGet, Scope: HistoryScopeOf(sc), EntityKey: ent, Key: key}, now)
+	i := p.begin(properties.HistoryOp{Kind: properties.HistoryStateGet, Scope: sc, EntityKey: ent, Key: key}, now)
 	if i < 0 {
 		return
 	}
@@ -40,7 +40,7 @@ func (p *proc) stateGet(now int64, r *prng.Rand) {
 func (p *proc) subscribe(now int64, r *prng.Rand) {
 	sc := p.shardScope(r)
 	from := p.cursors[sc]
-	i := p.begin(properties.HistoryOp{Kind: properties.HistorySubscribe, Scope: HistoryScopeOf(sc), FromOffset: from, MaxEntries: SubscribeMaxDefault}, now)
+	i := p.begin(properties.HistoryOp{Kind: properties.HistorySubscribe, Scope: sc, FromOffset: from, MaxEntries: SubscribeMaxDefault}, now)
 	if i < 0 {
 		return
 	}
@@ -52,7 +52,7 @@ func (p *proc) subscribe(now int64, r *prng.Rand) {
 	pd.OnDone(func(es []felix.Entry, err error) {
 		done := p.finish(i, err)
 		if err == nil {
-			done.Entries = HistoryEntriesOf(es)
+			done.Entries = historyEntriesOf(es)
 			if len(es) > 0 {
 				next := es[len(es)-1].Offset + 1
 				p.cursors[sc] = max(p.cursors[sc], next)
@@ -72,7 +72,7 @@ func (p *proc) subscribe(now int64, r *prng.Rand) {
 func (p *proc) groupFetch(now int64, r *prng.Rand) {
 	sc := p.shardScope(r)
 	group := GroupNameDefault
-	i := p.begin(properties.HistoryOp{Kind: properties.HistoryGroupFetch, Scope: HistoryScopeOf(sc), Group: group, MaxEntries: FetchMaxDefault}, now)
+	i := p.begin(properties.HistoryOp{Kind: properties.HistoryGroupFetch, Scope: sc, Group: group, MaxEntries: FetchMaxDefault}, now)
 	if i < 0 {
 		return
 	}
@@ -86,7 +86,7 @@ func (p *proc) groupFetch(now int64, r *prng.Rand) {
 		if err != nil {
 			return
 		}
-		done.Entries = HistoryEntriesOf(d.Entries)
+		done.Entries = historyEntriesOf(d.Entries)
 		offsets := make([]uint64, len(d.Entries))
 		for j := range d.Entries {
 			offsets[j] = d.Entries[j].Offset
@@ -99,7 +99,7 @@ func (p *proc) groupFetch(now int64, r *prng.Rand) {
 
 // groupAck reports one delivered record done.
 func (p *proc) groupAck(now int64, sc felix.Scope, group string, offset uint64) {
-	i := p.begin(properties.HistoryOp{Kind: properties.HistoryGroupAck, Scope: HistoryScopeOf(sc), Group: group, AckOffset: offset}, now)
+	i := p.begin(properties.HistoryOp{Kind: properties.HistoryGroupAck, Scope: sc, Group: group, AckOffset: offset}, now)
 	if i < 0 {
 		return
 	}

@@ -12,16 +12,16 @@ import (
 func (p *proc) write(now int64, ws *writeSpec, retryOf uint64) {
 	sc := p.scopeOf(ws.stream, ws.entity)
 	rec := ws.rec
-	op := properties.HistoryOp{RetryOf: retryOf, Kind: ws.kind, Scope: HistoryScopeOf(sc), EntityKey: ws.entity, Record: &rec}
 	if ws.kind.IsConditional() {
-		op.ExpectedOffset = p.tails[sc]
+		rec.Conditional, rec.ExpectedOffset = true, p.tails[sc]
 	}
+	op := properties.HistoryOp{RetryOf: retryOf, Kind: ws.kind, Scope: sc, EntityKey: ws.entity, Record: &rec}
 	i := p.begin(op, now)
 	if i < 0 {
 		return
 	}
 	if ws.kind.IsConditional() {
-		p.sendConditional(now, i, sc, ws, op.ExpectedOffset)
+		p.sendConditional(now, i, sc, ws, rec.ExpectedOffset)
 		return
 	}
 	pd, err := p.sendUnconditional(now, ws)
