@@ -145,19 +145,3 @@ func TestGroupLeaseRedeliveryAndAck(t *testing.T) {
 	require.ErrorIs(t, err, ErrDropped, "the expired lease of offset 2 was dropped")
 	require.Equal(t, uint64(2), s.Groups()[0].CommittedOffset, "refused fetch changed nothing")
 }
-
-func TestScopeValidateRefusesSeparator(t *testing.T) {
-	ok := felix.Scope{Tenant: "acme", Namespace: "orders", Stream: "order-events", Shard: 3}
-	if err := ok.Validate(); err != nil {
-		t.Fatalf("valid scope refused: %v", err)
-	}
-	bad := ok
-	bad.Namespace = "a/b"
-	err := bad.Validate()
-	if !errors.Is(err, felix.ErrInvalidScope) {
-		t.Fatalf("scope with '/' in a name: got %v, want ErrInvalidScope", err)
-	}
-	if ok.String() != "acme/orders/order-events/3" {
-		t.Fatalf("String = %q", ok.String())
-	}
-}
