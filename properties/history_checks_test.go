@@ -139,6 +139,18 @@ func TestHistoryReadsLinearizable(t *testing.T) {
 	staleAbsent := addOp(fixtureHistory(), HistoryOp{Kind: HistoryStateGet, Key: "order-1", InvokeNs: 50, CompleteNs: 60})
 	mustFail(t, "absent after an acknowledged put", HistoryReadsLinearizable(staleAbsent, ref), "found nothing")
 
+	// cart-1 was put at offset 1 (acknowledged at 20 ns) and is deleted at
+	// offset 2, by a commit invoked at 25 ns. An absent read over 21..22 ns
+	// is stale: the delete cannot have been applied before it completed
+	// (the shape of --defects stale-read --seed 11). Over 21..30 ns the
+	// read is concurrent with the delete and may see it.
+	lateDelete := addOp(fixtureHistory(), HistoryOp{Kind: HistoryStateGet, Key: "cart-1", InvokeNs: 21, CompleteNs: 22})
+	lateDelete.Ops[2].InvokeNs = 25
+	mustFail(t, "absent before the delete was invoked", HistoryReadsLinearizable(lateDelete, ref), "after the read completed")
+	concDelete := addOp(fixtureHistory(), HistoryOp{Kind: HistoryStateGet, Key: "cart-1", InvokeNs: 21, CompleteNs: 30})
+	concDelete.Ops[2].InvokeNs = 25
+	mustHold(t, "absent concurrent with the delete", HistoryReadsLinearizable(concDelete, ref))
+
 	future := addOp(fixtureHistory(), HistoryOp{Kind: HistoryStateGet, Key: "order-1", InvokeNs: 2, CompleteNs: 5, Found: true, Value: []byte("shipped"), Version: 2})
 	mustFail(t, "value of a write invoked after the read completed", HistoryReadsLinearizable(future, ref), "from the future")
 

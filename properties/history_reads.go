@@ -91,8 +91,10 @@ func (a *scopeAcks) floor(invokeNs int64) uint64 {
 // after some log prefix that includes every write to the scope
 // acknowledged before the read was invoked. A found value at version v is
 // stale if a record after v but inside that floor touched the key; an
-// absent answer is stale if the key was present at the floor and no later
-// record deletes it. Reads whose scope's log is not retained from its
+// absent answer is stale if the key was present at the floor and no
+// delete of it could have been applied before the read completed (one
+// whose record, and every record between the floor and it, was written by
+// a write invoked before then). Reads whose scope's log is not retained from its
 // first offset are skipped. A found value must also not come from the
 // future: the write that carried the record at its version (by payload)
 // must have been invoked before the read completed.
@@ -122,7 +124,11 @@ func HistoryReadsLinearizable(h *History, ref *ReplicaLog) error {
 			ki = indexKeys(l)
 			idx[op.Scope] = ki
 		}
-		checkRead(&v, op, ki[op.Key], floor)
+		if op.Found {
+			checkFoundRead(&v, op, ki[op.Key], floor)
+		} else {
+			checkAbsentRead(&v, op, l, ki[op.Key], floor, firstInvoke)
+		}
 		checkNotFuture(&v, op, l, firstInvoke)
 	}
 	return v.err()
@@ -161,29 +167,58 @@ func checkNotFuture(v *violations, op *HistoryOp, l *ReplicaView, firstInvoke ma
 	}
 }
 
-func checkRead(v *violations, op *HistoryOp, touches []keyTouch, floor uint64) {
-	// before: touches below the floor; the last of them is the key's state there.
+// checkFoundRead refuses a found value that a record inside the floor
+// overwrote.
+func checkFoundRead(v *violations, op *HistoryOp, touches []keyTouch, floor uint64) {
 	n := sort.Search(len(touches), func(i int) bool { return touches[i].offset >= floor })
-	if op.Found {
-		for _, t := range touches[:n] {
-			if t.offset > op.Version {
-				v.add("op %d (state_get %s on %s at %d ns) returned version %d, but offset %d (below %d, acknowledged before the read) rewrote the key",
-					op.ID, op.Key, op.Scope, op.InvokeNs, op.Version, t.offset, floor)
-				return
-			}
+	for _, t := range touches[:n] {
+		if t.offset > op.Version {
+			v.add("op %d (state_get %s on %s at %d ns) returned version %d, but offset %d (below %d, acknowledged before the read) rewrote the key",
+				op.ID, op.Key, op.Scope, op.InvokeNs, op.Version, t.offset, floor)
+			return
 		}
-		return
 	}
+}
+
+// checkAbsentRead refuses an absent answer when the key was present at
+// the floor and no delete could have been applied before the read
+// completed. A delete at offset d excuses the read only if the read's log
+// prefix could have reached d: every record from the floor through d was
+// written by a write invoked before the read completed (a log prefix
+// holds a record only after its write was invoked). Records whose write
+// the history does not name are given the benefit of the doubt.
+func checkAbsentRead(v *violations, op *HistoryOp, l *ReplicaView, touches []keyTouch, floor uint64, firstInvoke map[string]int64) {
+	n := sort.Search(len(touches), func(i int) bool { return touches[i].offset >= floor })
 	if n == 0 || touches[n-1].del {
 		return
 	}
-	for _, t := range touches[n:] {
-		if t.del {
+	put := touches[n-1].offset
+	for off := floor; off < l.NextOffset; off++ {
+		e, ok := l.At(off)
+		if !ok {
+			return // not retained: nothing more to say
+		}
+		if t, ok := firstInvoke[e.Event]; ok && t > op.CompleteNs {
+			v.add("op %d (state_get %s on %s, %d..%d ns) found nothing, but offset %d put the key below the acknowledged floor %d, and no delete of it comes before offset %d, whose write was first invoked at %d ns, after the read completed",
+				op.ID, op.Key, op.Scope, op.InvokeNs, op.CompleteNs, put, floor, off, t)
+			return
+		}
+		if deletesLast(e, op.Key) {
 			return
 		}
 	}
 	v.add("op %d (state_get %s on %s at %d ns) found nothing, but offset %d put the key before the acknowledged floor %d and nothing deletes it later",
-		op.ID, op.Key, op.Scope, op.InvokeNs, touches[n-1].offset, floor)
+		op.ID, op.Key, op.Scope, op.InvokeNs, put, floor)
+}
+
+// deletesLast reports whether e's last operation on key is a delete.
+func deletesLast(e *ViewEntry, key string) bool {
+	for j := len(e.Ops) - 1; j >= 0; j-- {
+		if e.Ops[j].Key == key {
+			return e.Ops[j].Delete
+		}
+	}
+	return false
 }
 
 // HistoryReadVersionIsOffset is VersionIsOffset from the reader's side:
