@@ -195,7 +195,12 @@ func TestNotLeaderWithoutRedirectsFailsDefinitely(t *testing.T) {
 	answer(t, c, tr, 1, &wire.Error{Code: wire.CodeNotLeader})
 	_, err := p.Result()
 	require.ErrorIs(t, err, ErrNotLeader)
-	require.NotErrorIs(t, err, ErrUnknownOutcome, "NotLeader is a definite refusal")
+	// NotLeader refuses this copy only: a duplicate of the request may have
+	// been proposed while the broker still led, so the outcome is unknown.
+	require.ErrorIs(t, err, ErrUnknownOutcome, "NotLeader refuses one copy, not the request")
+	var ce *CallError
+	require.ErrorAs(t, err, &ce)
+	require.True(t, ce.CopyRefused)
 	require.Len(t, tr.sends, 1)
 }
 
@@ -215,11 +220,15 @@ func TestRedirectsAreBounded(t *testing.T) {
 func TestBrokerErrorsAndOutcome(t *testing.T) {
 	for _, tc := range []struct {
 		code    wire.ErrorCode
-		unknown bool
+		unknown bool // the write may have landed (another copy of it may have)
+		refused bool // the broker refused this copy before proposing it
 	}{
-		{wire.CodeFeatureNotFinalized, false}, {wire.CodeEphemeralStream, false}, {wire.CodeNotOnOwningShard, false},
-		{wire.CodeUnavailable, false}, {wire.CodeInvalidRequest, false}, {wire.CodeUnknownStream, false},
-		{wire.CodeTimeout, true}, {wire.CodeInternal, true},
+		// Only a refusal that follows from the request alone rules out
+		// every copy; the spec's table (docs/atomic-commit.md §1) says so.
+		{wire.CodeNotOnOwningShard, false, true}, {wire.CodeInvalidRequest, false, true},
+		{wire.CodeFeatureNotFinalized, true, true}, {wire.CodeEphemeralStream, true, true},
+		{wire.CodeUnavailable, true, true}, {wire.CodeUnknownStream, true, true},
+		{wire.CodeTimeout, true, false}, {wire.CodeInternal, true, false},
 	} {
 		t.Run(tc.code.String(), func(t *testing.T) {
 			c, tr := newTestClient(t, 3)
@@ -230,6 +239,7 @@ func TestBrokerErrorsAndOutcome(t *testing.T) {
 			require.ErrorAs(t, err, &ce)
 			require.Equal(t, tc.code, ce.Broker.Code)
 			require.Equal(t, tc.unknown, errors.Is(err, ErrUnknownOutcome), "error: %v", err)
+			require.Equal(t, tc.refused, ce.CopyRefused, "error: %v", err)
 			require.ErrorContains(t, err, "because")
 			require.Len(t, tr.sends, 1, "only NotLeader is redirected")
 		})

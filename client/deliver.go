@@ -58,7 +58,11 @@ func (c *Client) redirect(nowNs int64, cl *call) {
 // brokerError turns a broker's error answer into the call's error.
 func brokerError(cl *call, e *wire.Error) *CallError {
 	ce := &CallError{Op: cl.req.Body.Kind(), Scope: cl.req.Scope, Node: cl.node, Broker: e}
-	ce.Unknown = isWrite(ce.Op) && !e.Code.WriteNotApplied()
+	// Only a refusal every copy of the request meets proves a sent write
+	// had no effect; another copy (a duplicate on the network, an attempt
+	// before a NotLeader redirect) may have landed.
+	ce.Unknown = isWrite(ce.Op) && !e.Code.RefusedForEveryCopy()
+	ce.CopyRefused = isWrite(ce.Op) && e.Code.WriteNotApplied()
 	switch e.Code {
 	case wire.CodeNotLeader:
 		ce.Cause = ErrNotLeader

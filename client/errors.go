@@ -107,8 +107,16 @@ type CallError struct {
 	// Broker is the broker's error answer, nil when none came (timeout) or
 	// the answer did not fit the request.
 	Broker *wire.Error
-	// Unknown is true when a write may or may not have been applied.
+	// Unknown is true when a write may or may not have been applied: no
+	// answer came, or the broker's answer does not rule out that a copy of
+	// the request (a network duplicate, an attempt before a redirect) was
+	// applied (see wire.ErrorCode.RefusedForEveryCopy).
 	Unknown bool
+	// CopyRefused is true when the broker refused the copy of a write this
+	// answer is for before proposing it (wire.ErrorCode.WriteNotApplied):
+	// the outcome may still be unknown, but this broker did not say
+	// "maybe" and there is no lost answer to wait for.
+	CopyRefused bool
 	// Cause is ErrTimeout, ErrProtocol, ErrNotLeader, ErrBeforeWindow or nil.
 	Cause  error
 	Detail string

@@ -79,7 +79,8 @@ const (
 	// OutcomeRefused: a conditional write was refused with the true tail.
 	OutcomeRefused
 	// OutcomeFailed: the call certainly had no effect (refused before
-	// sending, or a broker error that guarantees nothing was written).
+	// sending, or a broker refusal that every copy of the request meets;
+	// FailedWriteLeftNoTrace checks it).
 	OutcomeFailed
 	// OutcomeUnknown: no usable answer came; a write may have landed.
 	OutcomeUnknown

@@ -21,6 +21,7 @@ const (
 	InvariantCommittedPrefixAgreement InvariantName = "CommittedPrefixAgreement"
 	InvariantConditionalWrites        InvariantName = "ConditionalWrites"
 	InvariantRefusedBeforeSending     InvariantName = "RefusedBeforeSending"
+	InvariantFailedWriteLeftNoTrace   InvariantName = "FailedWriteLeftNoTrace"
 	InvariantLinearizableRead         InvariantName = "LinearizableRead"
 	InvariantMonotonicRead            InvariantName = "MonotonicRead"
 	InvariantLinearizableWrite        InvariantName = "LinearizableWrite"
@@ -117,6 +118,12 @@ var registry = mustRegistry([]Invariant{
 		Statement: "a write the client refused before sending anything leaves no record on any replica",
 		Family:    FamilySafety,
 		Checks:    []string{"properties.HistoryNotSentWroteNothing"},
+	},
+	{
+		Name:      InvariantFailedWriteLeftNoTrace,
+		Statement: "a sent write recorded failed (a refusal every copy of the request meets) leaves no record on any replica",
+		Family:    FamilySafety,
+		Checks:    []string{"properties.HistoryFailedWroteNothing"},
 	},
 	{
 		Name:      InvariantLinearizableRead,

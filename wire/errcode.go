@@ -66,13 +66,26 @@ func (c ErrorCode) String() string {
 // Valid reports whether c is a known, non-zero code.
 func (c ErrorCode) Valid() bool { return c > CodeInvalid && c < errorCodeEnd }
 
-// WriteNotApplied reports whether a write answered with this code certainly
-// did not take effect, so the caller may retry it without risking a duplicate.
-// Timeout and Internal leave the outcome unknown.
+// WriteNotApplied reports whether the one copy of a write request this
+// answer is for was refused before it was proposed. Timeout and Internal
+// leave even that copy's outcome unknown. It says nothing of other copies
+// of the same request (the network may duplicate a request, and a client
+// re-sends after NotLeader): a NotLeader answer to one copy is consistent
+// with another copy having been proposed while the broker still led. Only
+// RefusedForEveryCopy codes say a request certainly had no effect.
 func (c ErrorCode) WriteNotApplied() bool {
 	switch c {
 	case CodeTimeout, CodeInternal:
 		return false
 	}
 	return c.Valid()
+}
+
+// RefusedForEveryCopy reports whether the refusal follows from the request
+// alone (malformed, or addressed to a shard its stream does not route it
+// to), so every copy and every re-send of it is refused alike and a write
+// answered with it certainly had no effect. Every other answer leaves a
+// sent write's outcome unknown.
+func (c ErrorCode) RefusedForEveryCopy() bool {
+	return c == CodeInvalidRequest || c == CodeNotOnOwningShard
 }

@@ -21,6 +21,7 @@ var wantInvariants = []struct{ name, family string }{
 	{"CommittedPrefixAgreement", "safety"},
 	{"ConditionalWrites", "safety"},
 	{"RefusedBeforeSending", "safety"},
+	{"FailedWriteLeftNoTrace", "safety"},
 	{"LinearizableRead", "safety"},
 	{"MonotonicRead", "safety"},
 	{"LinearizableWrite", "safety"},

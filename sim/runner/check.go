@@ -65,6 +65,9 @@ var historyChecks = []historyCheck{
 	{properties.InvariantRefusedBeforeSending, func(h *properties.History, rs []properties.ReplicaLog, _ *properties.ReplicaLog) error {
 		return properties.HistoryNotSentWroteNothing(h, rs)
 	}},
+	{properties.InvariantFailedWriteLeftNoTrace, func(h *properties.History, rs []properties.ReplicaLog, _ *properties.ReplicaLog) error {
+		return properties.HistoryFailedWroteNothing(h, rs)
+	}},
 	{properties.InvariantConditionalWrites, func(h *properties.History, _ []properties.ReplicaLog, ref *properties.ReplicaLog) error {
 		return properties.HistoryConditionalWrites(h, ref)
 	}},

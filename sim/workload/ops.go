@@ -156,8 +156,9 @@ func (p *proc) finish(i int, err error) *properties.HistoryOp {
 }
 
 // classify maps a call's error to its outcome: nil is ok; a write the
-// client cannot vouch for, or any call that timed out, is unknown;
-// everything else certainly had no effect.
+// client cannot vouch for (any sent write but one refused for every copy
+// of it, see client.CallError.Unknown), or any call that timed out, is
+// unknown; everything else certainly had no effect.
 func classify(err error) (properties.HistoryOutcome, string) {
 	switch {
 	case err == nil:

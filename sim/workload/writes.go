@@ -1,6 +1,8 @@
 package workload
 
 import (
+	"errors"
+
 	"github.com/felixsim/felixsim/client"
 	"github.com/felixsim/felixsim/felix"
 	"github.com/felixsim/felixsim/properties"
@@ -36,7 +38,9 @@ func (p *proc) write(now int64, ws *writeSpec, retryOf uint64) {
 			done.Offset = rc.Offset
 			p.sawTail(sc, rc.Offset+1)
 		case properties.OutcomeUnknown:
-			p.maybeRetry(done.ID, ws)
+			if !copyRefused(err) {
+				p.maybeRetry(done.ID, ws)
+			}
 		}
 	})
 }
@@ -78,6 +82,18 @@ func (p *proc) sendConditional(now int64, i int, sc felix.Scope, ws *writeSpec, 
 			p.learnTail(sc, a.Tail)
 		}
 	})
+}
+
+// copyRefused reports whether a broker refused the copy of the write the
+// call last sent (NotLeader after the client's redirects ran out,
+// Unavailable, ...). Such a write is recorded unknown — an earlier or
+// duplicated copy may have landed — but the workload re-sends only writes
+// whose answer was lost or that a broker could not resolve (timeouts,
+// Timeout, Internal): a refused one already went through the client's
+// redirects, and re-sending it would only add load to a cluster in flux.
+func copyRefused(err error) bool {
+	var ce *client.CallError
+	return errors.As(err, &ce) && ce.CopyRefused
 }
 
 // maybeRetry queues a re-send of an unknown write with the configured chance.
