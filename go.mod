@@ -3,6 +3,7 @@ module github.com/felixsim/felixsim
 go 1.26
 
 require (
+	github.com/anishathalye/porcupine v1.3.1
 	github.com/pingcap/failpoint v0.0.0-20240528011301-b51a646c7c86
 	github.com/stretchr/testify v1.12.1
 	go.etcd.io/raft/v3 v3.7.0

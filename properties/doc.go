@@ -23,7 +23,21 @@
 // or crash: the CLI's exit code follows it) and the checks that report it.
 // `felixsim run --list-invariants` prints it.
 //
+// The per-scope linearizability check (linearizable*.go) states a shard's
+// semantics a second time, as a sequential specification over a log of
+// records (linearizable_model.go), and searches each scope's history with
+// porcupine: writes, refused conditional writes, writes of unknown outcome
+// (which may take effect at any point after their invocation, or never),
+// state_get, subscribe and group-fetch reads, and the reference log read
+// after every answer. Its search cuts are proved verdict-preserving
+// against porcupine's plain search on random histories
+// (linearizable_test.go); a search out of budget is unknown, never a pass.
+// The specific read and write checks (history_*.go) stay: their messages
+// say more.
+//
 // properties must not import any felixsim package but felix (the leaf of
 // the import graph), nor anything with a wall clock, randomness or I/O: it
-// is pure, so a test, the model explorer and the simulator can all call it.
+// is pure, so a test, the model explorer and the simulator can all call it. (porcupine is imported for
+// its search only; its wall-clock timeout is never used: budgets count
+// model steps, so a verdict is the same on every machine.)
 package properties

@@ -285,7 +285,7 @@ func TestHistoryFailedWroteNothing(t *testing.T) {
 	// answered NotLeader was recorded failed, yet a duplicated copy landed.
 	leaked := fixtureEntries()[2].Record
 	bad := addOp(fixtureHistory(), HistoryOp{Kind: HistoryCommit, Record: &leaked, InvokeNs: 50, CompleteNs: 60, Outcome: OutcomeFailed, Error: "NotLeader"})
-	bad.Ops[2].Record = &HistoryRecord{Payload: []byte("other")} // the log's record at 2 is now only the failed write's
+	bad.Ops[2].Record = &felix.Record{Event: felix.EventPublish, Payload: []byte("other")} // the log's record at 2 is now only the failed write's
 	mustFail(t, "failed write in the log", HistoryFailedWroteNothing(bad, replicas(2)), "recorded failed")
 
 	// A retry shares its original's payload: the original (unknown) may be
@@ -295,6 +295,6 @@ func TestHistoryFailedWroteNothing(t *testing.T) {
 
 	notSent := addOp(fixtureHistory(), HistoryOp{Kind: HistoryCommit, Record: &r, InvokeNs: 50, CompleteNs: 50, Outcome: OutcomeFailed, NotSent: true})
 	notSent.Ops[len(notSent.Ops)-1].Record = &leaked
-	notSent.Ops[2].Record = &HistoryRecord{Payload: []byte("other")}
+	notSent.Ops[2].Record = &felix.Record{Event: felix.EventPublish, Payload: []byte("other")}
 	mustHold(t, "not-sent writes are RefusedBeforeSending's", HistoryFailedWroteNothing(notSent, replicas(1)))
 }

@@ -25,6 +25,7 @@ const (
 	InvariantLinearizableRead         InvariantName = "LinearizableRead"
 	InvariantMonotonicRead            InvariantName = "MonotonicRead"
 	InvariantLinearizableWrite        InvariantName = "LinearizableWrite"
+	InvariantLinearizable             InvariantName = "Linearizable"
 	InvariantLiveness                 InvariantName = "Liveness"
 	InvariantQuiesce                  InvariantName = "Quiesce"
 	InvariantCrash                    InvariantName = "Crash"
@@ -142,6 +143,12 @@ var registry = mustRegistry([]Invariant{
 		Statement: "a write acknowledged before another write was invoked sits at a lower offset in its shard's log",
 		Family:    FamilySafety,
 		Checks:    []string{"properties.HistoryWritesRespectRealTime"},
+	},
+	{
+		Name:      InvariantLinearizable,
+		Statement: "per shard, writes, state reads, subscribe and group-fetch reads and the final log have a linearization; a write of unknown outcome lands any time after its invocation, or never",
+		Family:    FamilySafety,
+		Checks:    []string{"properties.HistoryLinearizable"},
 	},
 	{
 		Name:      InvariantLiveness,

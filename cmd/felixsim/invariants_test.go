@@ -25,6 +25,7 @@ var wantInvariants = []struct{ name, family string }{
 	{"LinearizableRead", "safety"},
 	{"MonotonicRead", "safety"},
 	{"LinearizableWrite", "safety"},
+	{"Linearizable", "safety"},
 	{"Liveness", "liveness"},
 	{"Quiesce", "liveness"},
 	{"Crash", "crash"},

@@ -20,8 +20,11 @@ type runJSON struct {
 	Violations []runner.Violation `json:"violations"`
 	Ops        runOpsJSON         `json:"ops"`
 	Retries    int                `json:"retries"`
-	Faults     int                `json:"faults"`
-	Events     uint64             `json:"events"`
+	// Linearizable counts the scopes by linearizability verdict; unknown
+	// (search budget spent) is neither a pass nor a violation.
+	Linearizable runner.LinearizableCounts `json:"linearizable"`
+	Faults       int                       `json:"faults"`
+	Events       uint64                    `json:"events"`
 	// LostBrokers are brokers lost for good to a corrupt store (a casualty
 	// the cluster survives while a quorum remains).
 	LostBrokers []uint64 `json:"lost_brokers"`
@@ -195,7 +198,7 @@ func withPlan(opts *runner.Options, path string, seedGiven bool) error {
 func printRunJSON(w io.Writer, res *runner.Result, wall time.Duration) {
 	out := runJSON{Seed: res.Seed, TraceHash: fmt.Sprintf("%016x", res.TraceHash), Violations: res.Violations,
 		Ops:     runOpsJSON{Total: res.Ops.Total, OK: res.Ops.OK, Refused: res.Ops.Refused, Failed: res.Ops.Failed, Unknown: res.Ops.Unknown, Pending: res.Ops.Pending},
-		Retries: res.Retries, Faults: len(res.Plan.Faults), Events: res.Events, LostBrokers: res.Inert,
+		Retries: res.Retries, Linearizable: res.Linearizable, Faults: len(res.Plan.Faults), Events: res.Events, LostBrokers: res.Inert,
 		SimSeconds: float64(res.SimNs) / 1e9, WallSeconds: wall.Seconds(), Reproduce: res.ReproduceCommand()}
 	if out.Violations == nil {
 		out.Violations = []runner.Violation{}

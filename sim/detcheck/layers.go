@@ -27,6 +27,9 @@ const (
 	raftModule      = "go.etcd.io/raft/v3"
 	protobufModule  = "google.golang.org/protobuf"
 	failpointModule = "github.com/pingcap/failpoint"
+	// porcupineModule is the linearizability checker's search (properties
+	// only; its wall-clock timeout is never used: budgets count steps).
+	porcupineModule = "github.com/anishathalye/porcupine"
 )
 
 // pureStd is what a package that is handed time as nanoseconds and driven by
@@ -63,7 +66,7 @@ var layers = map[string]layer{
 		external: []string{raftModule, protobufModule, failpointModule}, simulated: true},
 	"node": {may: []string{"felix", "logstore", "statemachine", "wire", "vfs", "sim/simapi", "sim/prng", "coverage"},
 		external: []string{raftModule, protobufModule}, simulated: true},
-	"properties": {may: []string{"felix"}, forbidStd: pureStd, simulated: true},
+	"properties": {may: []string{"felix"}, external: []string{porcupineModule}, forbidStd: pureStd, simulated: true},
 	"tla":        {may: []string{"felix", "properties"}, forbidStd: pureStd, simulated: true},
 	"sim/prng": {simulated: true, forbidStd: map[string]string{
 		"time":         "prng is seeded by the run, never by the clock",

@@ -1,8 +1,11 @@
 package runner
 
 import (
+	"slices"
 	"testing"
 	"time"
+
+	"github.com/felixsim/felixsim/properties"
 )
 
 // BenchmarkDefaultRun is `felixsim run` with default options (3 brokers,
@@ -29,4 +32,43 @@ func BenchmarkDefaultRun(b *testing.B) {
 	}
 	b.ReportMetric(float64(simNs)/float64(wallNs), "sim-s/wall-s")
 	b.ReportMetric(float64(ops)/float64(b.N), "ops/run")
+}
+
+// BenchmarkLinearizableCheck times the per-scope linearizability check
+// alone on the histories of seeds 1..b.N (default options, correct
+// brokers): each iteration runs a seed, then checks its history against
+// its replicas once more under the wall clock. It reports the median and
+// maximum check time per history and the most model steps any scope took.
+// Run it as `-benchtime 40x` for seeds 1..40.
+func BenchmarkLinearizableCheck(b *testing.B) {
+	var perRunNs []int64
+	stepsMax, opsMax := 0, 0
+	for i := 0; i < b.N; i++ {
+		r := &run{opts: Options{Seed: uint64(i + 1)}.withDefaults()}
+		if err := r.build(); err != nil {
+			b.Fatal(err)
+		}
+		r.execute()
+		if !r.res.OK() {
+			r.c.Close()
+			b.Fatalf("seed %d: %v", i+1, r.res.Violations)
+		}
+		logs := ReplicaLogsOf(r.c.Snapshot())
+		ref := properties.LongestLogs(logs)
+		start := time.Now()
+		rep := properties.HistoryLinearizable(r.hist, &ref, 0)
+		perRunNs = append(perRunNs, time.Since(start).Nanoseconds())
+		r.c.Close()
+		if rep.OK != len(rep.Scopes) {
+			b.Fatalf("seed %d: %+v", i+1, rep)
+		}
+		for _, s := range rep.Scopes {
+			stepsMax, opsMax = max(stepsMax, s.Steps), max(opsMax, s.Ops)
+		}
+	}
+	slices.Sort(perRunNs)
+	b.ReportMetric(float64(perRunNs[len(perRunNs)/2])/1e6, "ms-median/history")
+	b.ReportMetric(float64(perRunNs[len(perRunNs)-1])/1e6, "ms-max/history")
+	b.ReportMetric(float64(stepsMax), "steps-max/scope")
+	b.ReportMetric(float64(opsMax), "ops-max/scope")
 }

@@ -18,6 +18,7 @@ func (r *run) check() {
 	for _, c := range historyChecks {
 		r.violate(c.name, c.fn(h, logs, &ref))
 	}
+	r.checkLinearizable(h, &ref)
 }
 
 // ReplicaViolations runs the replica properties on every scope and folds

@@ -54,6 +54,10 @@ type Options struct {
 	Defects node.Defects
 	// KeepHistory keeps the workload's history in the Result.
 	KeepHistory bool
+	// LinearizableStepsMax bounds the linearizability search per scope, in
+	// model steps (0: properties.LinearizableStepsMax); a scope that runs
+	// out is counted unknown.
+	LinearizableStepsMax int
 	// Plan, when set, replaces the plan drawn from the seed (a saved plan
 	// replayed, or a scenario written by hand); its node count must be the
 	// world's (brokers + clients + the liveness probe) and its faults may

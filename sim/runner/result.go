@@ -26,6 +26,8 @@ type Result struct {
 	Violations []Violation
 	// Ops tallies the workload's operations by outcome.
 	Ops properties.HistoryCounts
+	// Linearizable counts the per-scope linearizability verdicts.
+	Linearizable LinearizableCounts
 	// Retries counts writes re-sent after an unknown outcome.
 	Retries int
 	// SimNs is the simulated time at the end of the run.
@@ -117,6 +119,10 @@ func (r *Result) Summary() string {
 	fmt.Fprintf(&b, "faults: %d drawn from %s: %s\n", len(r.Plan.Faults), r.Options.Faults, faultTally(r.Plan))
 	fmt.Fprintf(&b, "ops: %d total, %d ok, %d refused, %d failed, %d unknown, %d pending; %d retries; %d broker fail-stops\n",
 		r.Ops.Total, r.Ops.OK, r.Ops.Refused, r.Ops.Failed, r.Ops.Unknown, r.Ops.Pending, r.Retries, r.BrokerFailures)
+	if l := r.Linearizable; l.Unknown+l.Skipped > 0 {
+		fmt.Fprintf(&b, "linearizability: %d scope(s) ok, %d illegal, %d unknown (search budget spent: not a pass), %d skipped (unobserved offsets lost to retention)\n",
+			l.OK, l.Illegal, l.Unknown, l.Skipped)
+	}
 	if len(r.Inert) > 0 {
 		fmt.Fprintf(&b, "lost for good to a corrupt store: brokers %v\n", r.Inert)
 	}
