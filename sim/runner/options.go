@@ -58,6 +58,10 @@ type Options struct {
 	// model steps (0: properties.LinearizableStepsMax); a scope that runs
 	// out is counted unknown.
 	LinearizableStepsMax int
+	// RecordTrace keeps every executed event in Result.Trace (up to
+	// sim.TraceEventsMaxDefault), so two runs can be compared event by
+	// event; the trace hash is computed either way.
+	RecordTrace bool
 	// Plan, when set, replaces the plan drawn from the seed (a saved plan
 	// replayed, or a scenario written by hand); its node count must be the
 	// world's (brokers + clients + the liveness probe) and its faults may

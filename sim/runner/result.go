@@ -43,6 +43,10 @@ type Result struct {
 	Inert []uint64
 	// History is the workload's history when Options.KeepHistory.
 	History *properties.History
+	// Trace is every executed event when Options.RecordTrace (cut at the
+	// world's cap, then TraceTruncated is set).
+	Trace          []sim.TraceEvent
+	TraceTruncated bool
 }
 
 // OK reports whether no check failed.

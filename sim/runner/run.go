@@ -41,7 +41,11 @@ type run struct {
 // escape: the run ends there and the Result carries a Crash
 // violation with the panic and its stack, so a sweep goes on and the
 // failing seed is reported like any other.
-func Run(opts Options) (*Result, error) {
+func Run(opts Options) (*Result, error) { return runWith(opts, nil) }
+
+// runWith is Run with a hook called once the run is built, before its
+// first event: tests use it to plant what a run must not contain.
+func runWith(opts Options, built func(*run)) (*Result, error) {
 	if err := opts.Validate(); err != nil {
 		return nil, err
 	}
@@ -50,6 +54,9 @@ func Run(opts Options) (*Result, error) {
 		return nil, err
 	}
 	defer r.c.Close()
+	if built != nil {
+		built(r)
+	}
 	r.execute()
 	return r.res, nil
 }
@@ -151,7 +158,8 @@ func (r *run) build() error {
 	}
 	probe, probeSpec := cluster.NewProbe("liveness-probe")
 	extra := append(wl.Specs(), probeSpec)
-	c, err := cluster.New(cluster.Config{Seed: o.Seed, Brokers: o.Brokers, Extra: extra, Streams: topology(o), Defects: o.Defects})
+	c, err := cluster.New(cluster.Config{Seed: o.Seed, Brokers: o.Brokers, Extra: extra, Streams: topology(o), Defects: o.Defects,
+		RecordTrace: o.RecordTrace})
 	if err != nil {
 		return err
 	}
@@ -258,6 +266,9 @@ func (r *run) finish() {
 	r.res.Inert = r.c.Inert()
 	if r.opts.KeepHistory {
 		r.res.History = h
+	}
+	if r.opts.RecordTrace {
+		r.res.Trace, r.res.TraceTruncated = r.c.World.Trace()
 	}
 }
 
