@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -11,34 +10,29 @@ import (
 	"github.com/felixsim/felixsim/tla"
 )
 
+// checkModelHelp is `felixsim check-model --help` besides the flags.
+var checkModelHelp = help{
+	usage: "check-model [--config NAME] [--variant NAME] [--json]",
+	examples: []string{
+		"felixsim check-model                          # the main config: every invariant holds",
+		"felixsim check-model --variant SplitRecords   # a broken variant: prints the counterexample, exits 1",
+	},
+	exits: "0 invariants hold, 1 an invariant is violated (the model's invariants are all safety), 2 bad usage, 3 exploration incomplete",
+}
+
 // checkModelCommand is `felixsim check-model`: it selects a config,
 // explores it with package tla, and prints the report.
 func checkModelCommand(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("check-model", flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	config := fs.String("config", "", "config to explore: "+strings.Join(tla.ConfigNames(), ", ")+" (default: the main one, or the variant's own)")
 	variant := fs.String("variant", "", "model variant: Atomic, SplitRecords or PartialApply (alone, it picks that variant's config)")
 	asJSON := fs.Bool("json", false, "print one JSON object instead of the text report")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: felixsim check-model [--config NAME] [--variant NAME] [--json]")
-		fmt.Fprintln(stderr, "exit codes: 0 invariants hold, 1 an invariant is violated (the model's invariants are all safety), 2 bad usage, 3 exploration incomplete")
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitPass
-		}
-		return exitUsage
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "check-model: unexpected argument %q\n", fs.Arg(0))
-		fs.Usage()
-		return exitUsage
+	if code, done := parseFlags(fs, args, checkModelHelp, stdout, stderr); done {
+		return code
 	}
 	cfg, err := tla.Select(*config, *variant)
 	if err != nil {
-		fmt.Fprintf(stderr, "check-model: %v\n", err)
-		return exitUsage
+		return usageError(stderr, "check-model", err)
 	}
 	start := time.Now()
 	res, err := tla.Explore(cfg)

@@ -112,10 +112,10 @@ func TestRunCommandLivenessOnlyExits4(t *testing.T) {
 // TestHelpNamesExitCodes: the top-level and run help spell out codes 1 to 4
 // and point at --list-invariants.
 func TestHelpNamesExitCodes(t *testing.T) {
-	var out, errOut bytes.Buffer
-	dispatch([]string{"help"}, &out, &errOut)
-	runCommand([]string{"-h"}, &out, &errOut)
-	for _, text := range []string{out.String(), errOut.String()} {
+	var top, run, errOut bytes.Buffer
+	dispatch([]string{"help"}, &top, &errOut)
+	runCommand([]string{"-h"}, &run, &errOut) // --help is asked for, so it goes to stdout
+	for _, text := range []string{top.String(), run.String()} {
 		for _, want := range []string{"1 a safety invariant", "3 no verdict", "4 only liveness invariants", "--list-invariants"} {
 			if !strings.Contains(text, want) {
 				t.Errorf("help lacks %q:\n%s", want, text)

@@ -63,8 +63,7 @@ func dispatch(args []string, stdout, stderr io.Writer) int {
 			return c.run(args[1:], stdout, stderr)
 		}
 	}
-	fmt.Fprintf(stderr, "felixsim: unknown command %q\n", args[0])
-	writeUsage(stderr)
+	fmt.Fprintf(stderr, "felixsim: unknown command %q (see 'felixsim help')\n", args[0])
 	return exitUsage
 }
 

@@ -44,11 +44,23 @@ type runOpsJSON struct {
 	Pending int `json:"pending"`
 }
 
+// runHelp is `felixsim run --help` besides the flags.
+var runHelp = help{
+	usage: "run --seed N [--nodes 3] [--streams 1] [--shards 4] [--duration 60s] [--faults LIST|all|none] [--defects LIST] [--plan FILE] [--history FILE] [--check-determinism] [--json]\n       felixsim run --list-invariants | --list-faults",
+	examples: []string{
+		"felixsim run --seed 42                         # one seed, every fault kind, 60 s of faults",
+		"felixsim run --seed 3 --duration 10s --defects commit-as-two-records --json",
+		"felixsim run --seed 42 --check-determinism     # twice in one process, hashes compared",
+		"felixsim run --list-invariants                 # every invariant, its family and its statement",
+		"felixsim run --list-faults                     # every fault kind a plan may hold",
+	},
+	exits: "0 every check held, 1 a safety invariant failed (liveness ones may have failed too), 2 bad usage,\n3 no verdict: the simulated system panicked, or --check-determinism found the two runs differ, 4 only liveness invariants failed\n('felixsim run --list-invariants' lists every invariant and its family)",
+}
+
 // runCommand is `felixsim run`: it parses flags into runner.Options, runs,
 // and prints a summary (or one JSON object); it returns the exit code.
 func runCommand(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	seed := fs.Uint64("seed", 0, "the run's seed (required unless --plan): faults, workload, network and raft timeouts all derive from it")
 	nodes := fs.Int("nodes", runner.BrokersDefault, "brokers in the cluster")
 	streams := fs.Int("streams", runner.StreamsDefault, "streams in the cluster")
@@ -61,20 +73,9 @@ func runCommand(args []string, stdout, stderr io.Writer) int {
 	asJSON := fs.Bool("json", false, "print one JSON object instead of the summary")
 	listInvariants := fs.Bool("list-invariants", false, "print every invariant the run checks, its family and what it states, then exit")
 	listFaults := fs.Bool("list-faults", false, "print the fault kinds (name, meaning, fields with units) and exit")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: felixsim run --seed N [--nodes 3] [--streams 1] [--shards 4] [--duration 60s] [--faults LIST|all|none] [--defects LIST] [--plan FILE] [--history FILE] [--json]")
-		fmt.Fprintln(stderr, "       felixsim run --list-invariants | --list-faults")
-		fs.PrintDefaults()
-		fmt.Fprintln(stderr, "exit codes: 0 every check held, 1 a safety invariant failed (liveness ones may have failed too),")
-		fmt.Fprintln(stderr, "2 bad usage, 3 no verdict: the simulated system panicked, 4 only liveness invariants failed")
-	}
-	if err := fs.Parse(args); err != nil {
-		return exitUsage
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "felixsim run: unexpected argument %q\n", fs.Arg(0))
-		fs.Usage()
-		return exitUsage
+	checkDet := fs.Bool("check-determinism", false, "run the seed twice in this process and compare the trace hashes; a mismatch names the first diverging event and exits 3")
+	if code, done := parseFlags(fs, args, runHelp, stdout, stderr); done {
+		return code
 	}
 	if *listInvariants {
 		writeInvariants(stdout)
@@ -95,17 +96,17 @@ func runCommand(args []string, stdout, stderr io.Writer) int {
 		err = opts.Validate()
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "felixsim run: %v\n", err)
-		fs.Usage()
-		return exitUsage
+		return usageError(stderr, "run", err)
+	}
+	if *checkDet {
+		return checkDeterminism(opts, *asJSON, stdout, stderr)
 	}
 	opts.KeepHistory = *historyFile != ""
 	start := time.Now()
 	res, err := runner.Run(opts)
 	wall := time.Since(start)
 	if err != nil {
-		fmt.Fprintf(stderr, "felixsim run: %v\n", err)
-		return exitUsage
+		return usageError(stderr, "run", err)
 	}
 	if *historyFile != "" {
 		if err := writeHistory(*historyFile, res.History); err != nil {
@@ -196,6 +197,11 @@ func withPlan(opts *runner.Options, path string, seedGiven bool) error {
 }
 
 func printRunJSON(w io.Writer, res *runner.Result, wall time.Duration) {
+	writeJSONLine(w, runJSONOf(res, wall))
+}
+
+// runJSONOf is the JSON form of one run's result.
+func runJSONOf(res *runner.Result, wall time.Duration) runJSON {
 	out := runJSON{Seed: res.Seed, TraceHash: fmt.Sprintf("%016x", res.TraceHash), Violations: res.Violations,
 		Ops:     runOpsJSON{Total: res.Ops.Total, OK: res.Ops.OK, Refused: res.Ops.Refused, Failed: res.Ops.Failed, Unknown: res.Ops.Unknown, Pending: res.Ops.Pending},
 		Retries: res.Retries, Linearizable: res.Linearizable, Faults: len(res.Plan.Faults), Events: res.Events, LostBrokers: res.Inert,
@@ -206,9 +212,15 @@ func printRunJSON(w io.Writer, res *runner.Result, wall time.Duration) {
 	if out.LostBrokers == nil {
 		out.LostBrokers = []uint64{}
 	}
-	b, err := json.Marshal(out)
+	return out
+}
+
+// writeJSONLine prints v as one line of JSON; v is a type of this package,
+// so a failure to marshal it is a programming error.
+func writeJSONLine(w io.Writer, v any) {
+	b, err := json.Marshal(v)
 	if err != nil {
-		panic(fmt.Sprintf("felixsim run: result does not marshal: %v", err))
+		panic(fmt.Sprintf("felixsim: %T does not marshal: %v", v, err))
 	}
 	fmt.Fprintf(w, "%s\n", b)
 }

@@ -90,7 +90,8 @@ func writeStaleLeaderPlan(t *testing.T, b int) string {
 	return path
 }
 
-// TestRunCommandUsage: bad flags exit 2 with a message and the usage, never a panic.
+// TestRunCommandUsage: bad flags exit 2 with one line naming the problem
+// and a pointer to --help (not the flag list), never a panic.
 func TestRunCommandUsage(t *testing.T) {
 	for _, args := range [][]string{
 		{}, {"--duration", "1s"}, {"--seed", "x"}, {"--nodes", "0"}, {"--nodes", "9"}, {"--shards", "0"}, {"--duration", "-1s"},
@@ -102,8 +103,8 @@ func TestRunCommandUsage(t *testing.T) {
 		if code := runCommand(args, &out, &errOut); code != exitUsage {
 			t.Errorf("%v: exit %d, want %d", args, code, exitUsage)
 		}
-		if !strings.Contains(errOut.String(), "usage: felixsim run") {
-			t.Errorf("%v: no usage on stderr: %q", args, errOut.String())
+		if e := errOut.String(); strings.Count(e, "\n") != 1 || !strings.HasPrefix(e, "felixsim run: ") || !strings.Contains(e, "'felixsim run --help'") {
+			t.Errorf("%v: stderr is not one line pointing to --help: %q", args, e)
 		}
 	}
 }
