@@ -38,6 +38,8 @@ const gcPercentDefault = 400
 var commands = []command{
 	{name: "check-model", summary: "explore the Go mirror of the FelixAtomicCommit TLA+ model", run: checkModelCommand},
 	{name: "run", summary: "run one seed on a simulated cluster under faults, then heal, check every property, print the trace hash", run: runCommand},
+	{name: "sweep", summary: "run many seeds in worker processes and list the failing ones with the command that reproduces each", run: sweepCommand},
+	{name: "merge", summary: "combine the reports of a sharded sweep (sweep --shard i/n --json) into the report of the whole", run: mergeCommand},
 }
 
 func main() {

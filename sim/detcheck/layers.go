@@ -30,6 +30,10 @@ const (
 	// porcupineModule is the linearizability checker's search (properties
 	// only; its wall-clock timeout is never used: budgets count steps).
 	porcupineModule = "github.com/anishathalye/porcupine"
+	// progressbarModule draws `felixsim sweep`'s live progress bar and
+	// termModule tells whether stderr is a terminal; cmd only.
+	progressbarModule = "github.com/schollz/progressbar/v3"
+	termModule        = "golang.org/x/term"
 )
 
 // pureStd is what a package that is handed time as nanoseconds and driven by
@@ -84,7 +88,12 @@ var layers = map[string]layer{
 	"sim/runner": {may: []string{"felix", "sim", "sim/cluster", "sim/workload", "node", "properties", "wire", "coverage"},
 		simulated: true},
 	"sim/detcheck": {}, // a test-time tool: it reads source files and imports no felixsim package
-	"cmd/felixsim": {may: []string{"sim", "sim/runner", "properties", "tla", "coverage"}},
+	// sim/sweep drives worker processes from outside the simulated path
+	// (goroutines, wall clock, os/exec) and speaks to runs only through
+	// the CLI; it reads the invariants' families from properties' registry.
+	"sim/sweep": {may: []string{"properties"}},
+	"cmd/felixsim": {may: []string{"sim", "sim/runner", "sim/sweep", "properties", "tla", "coverage"},
+		external: []string{progressbarModule, termModule}},
 }
 
 func merge(a, b map[string]string) map[string]string {

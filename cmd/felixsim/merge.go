@@ -1,0 +1,71 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/felixsim/felixsim/sim/sweep"
+)
+
+// mergeHelp is `felixsim merge --help` besides the flags.
+var mergeHelp = help{
+	usage: "merge [--json] [--junit FILE] [--out DIR] SHARD-REPORT...",
+	examples: []string{
+		"felixsim merge shard-1.json shard-2.json        # the reports of --shard 1/2 and --shard 2/2",
+		"felixsim merge --json --junit sweep.xml reports/*.json > sweep.json",
+	},
+	exits:      "0 no seed failed, 1 a seed failed, 2 bad usage or a report refused (the file and line are named), 3 an output file could not be written",
+	positional: true,
+}
+
+// mergeCommand is `felixsim merge`: it reads the shard reports of one
+// sweep (`felixsim sweep --shard i/n --json`), strictly, and prints the
+// report of the whole sweep.
+func mergeCommand(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("merge", flag.ContinueOnError)
+	asJSON := fs.Bool("json", false, "print the merged report as one JSON object instead of the table")
+	junit := fs.String("junit", "", "also write the merged report as JUnit XML to this file")
+	outDir := fs.String("out", "", "write report.json and report.xml of the merged report to this directory")
+	if code, done := parseFlags(fs, args, mergeHelp, stdout, stderr); done {
+		return code
+	}
+	if fs.NArg() == 0 {
+		return usageError(stderr, "merge", fmt.Errorf("no shard reports given"))
+	}
+	var in []sweep.NamedReport
+	for _, path := range fs.Args() {
+		rep, err := readReportFile(path)
+		if err != nil {
+			return usageError(stderr, "merge", err)
+		}
+		in = append(in, sweep.NamedReport{Name: path, Report: rep})
+	}
+	merged, err := sweep.Merge(in)
+	if err != nil {
+		return usageError(stderr, "merge", err)
+	}
+	if *outDir != "" {
+		if err := os.MkdirAll(*outDir, 0o755); err != nil {
+			return usageError(stderr, "merge", fmt.Errorf("--out: %w", err))
+		}
+	}
+	if code := writeReport(merged, *asJSON, *junit, *outDir, stdout, stderr, "merge"); code != exitPass {
+		return code
+	}
+	if !merged.OK() {
+		return exitSafety // a seed failed; each failure names its family
+	}
+	return exitPass
+}
+
+// readReportFile reads one sweep report file strictly.
+func readReportFile(path string) (*sweep.Report, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return sweep.ReadReport(path, f)
+}

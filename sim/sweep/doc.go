@@ -1,0 +1,26 @@
+// Package sweep runs many seeds of `felixsim run` in worker processes and
+// reports the failing ones, each with the exact command that reproduces it.
+// It holds the library behind `felixsim sweep` and `felixsim merge`: seed
+// ranges and shards (every n-th seed, so a CI matrix or a Kubernetes
+// Indexed Job splits one sweep), the worker protocol, the Report with its
+// JSON and JUnit encoders and a strict reader, and the merge of shard
+// reports.
+//
+// Workers are processes, never goroutines running simulations: the
+// simulator's determinism guards (the raft entropy source, failpoints) are
+// process-global, so a process runs one simulation at a time. Each seed
+// is one fresh process, `felixsim run --seed N --json ...` of the same
+// binary: a seed that crashes the process, leaks memory or corrupts a
+// global takes only itself down, and nothing a seed leaves behind can
+// reach the next one. A process start costs milliseconds against a run of
+// tenths of seconds to seconds, so a long-lived worker reading seeds on
+// stdin would buy little and share exactly the state a sweep must not. A
+// fraction of the seeds (chosen by the seed, so shards agree) runs with
+// --check-determinism: twice in its process, trace hashes compared.
+//
+// The sweep itself is outside the simulated path: it uses goroutines, the
+// wall clock and os/exec. It speaks to the runs only through the CLI's
+// flags, JSON and exit codes, imports only properties (a failing seed's
+// family is its invariant's, from the registry), and must not be imported
+// by any simulated package (sim/detcheck/layers.go).
+package sweep

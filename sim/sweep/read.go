@@ -1,0 +1,316 @@
+package sweep
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strings"
+	"time"
+)
+
+// ReportBytesMax bounds a report file the reader accepts.
+const ReportBytesMax = 64 << 20
+
+// ReadReport reads a report as WriteJSON wrote it, strictly: one JSON
+// object with every field, no unknown or repeated field, nothing after it,
+// and contents that agree with themselves (failures inside the shard's
+// seeds and in seed order, counts that add up). A refusal names the file
+// (name) and the line.
+func ReadReport(name string, r io.Reader) (*Report, error) {
+	data, err := io.ReadAll(io.LimitReader(r, ReportBytesMax+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if len(data) > ReportBytesMax {
+		return nil, fmt.Errorf("%s: report refused: larger than %d bytes", name, ReportBytesMax)
+	}
+	p := &reportParser{name: name, data: data, dec: json.NewDecoder(bytes.NewReader(data)), lines: map[string]int{}}
+	rep, err := p.parse()
+	if err != nil {
+		return nil, err
+	}
+	return rep, nil
+}
+
+// reportParser walks a report's JSON token by token, so that each field's
+// line is known for the error that refuses it.
+type reportParser struct {
+	name  string
+	data  []byte
+	dec   *json.Decoder
+	lines map[string]int // field (or failures[i]) -> line
+}
+
+// line is the 1-based line of byte offset off.
+func (p *reportParser) line(off int64) int {
+	off = min(max(off, 0), int64(len(p.data)))
+	return 1 + bytes.Count(p.data[:off], []byte("\n"))
+}
+
+// nextLine is the line of the next value: past the decoder's offset,
+// whitespace and a separating comma.
+func (p *reportParser) nextLine() int {
+	off := p.dec.InputOffset()
+	for off < int64(len(p.data)) && strings.IndexByte(" \t\r\n,", p.data[off]) >= 0 {
+		off++
+	}
+	return p.line(off)
+}
+
+// errorAt refuses the report at line.
+func (p *reportParser) errorAt(line int, format string, args ...any) error {
+	return fmt.Errorf("%s:%d: report refused: %s", p.name, line, fmt.Sprintf(format, args...))
+}
+
+// tokenError turns an error reading a token (a brace, a bracket, a key)
+// into a refusal with its line.
+func (p *reportParser) tokenError(err error) error {
+	var syn *json.SyntaxError
+	switch {
+	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+		return p.truncated()
+	case errors.As(err, &syn):
+		return p.errorAt(p.line(syn.Offset), "not JSON: %v", syn)
+	}
+	return p.errorAt(p.nextLine(), "%v", err)
+}
+
+// valueError turns an error decoding the value of field, which starts on
+// line, into a refusal naming the field and the line.
+func (p *reportParser) valueError(field string, line int, err error) error {
+	var syn *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+		return p.truncated()
+	case errors.As(err, &syn):
+		return p.errorAt(line, "%s: not JSON: %v", field, syn)
+	case errors.As(err, &typ):
+		return p.errorAt(line, "%s: a %s where a %s belongs", field, typ.Value, typ.Type)
+	}
+	return p.errorAt(line, "%s: %v", field, err)
+}
+
+// truncated refuses a report that ends before its closing brace.
+func (p *reportParser) truncated() error {
+	return p.errorAt(p.line(int64(len(p.data))), "truncated: the JSON ends early")
+}
+
+// reportFields are the report's fields in the order WriteJSON writes them.
+var reportFields = []string{"format", "seeds", "shard", "duration", "faults", "defects", "repeat_fraction",
+	"seeds_run", "seeds_repeated", "last_seed", "complete", "failures", "seconds"}
+
+func (p *reportParser) parse() (*Report, error) {
+	if err := p.delim('{'); err != nil {
+		return nil, err
+	}
+	rep := &Report{}
+	for p.dec.More() {
+		tok, err := p.dec.Token()
+		if err != nil {
+			return nil, p.tokenError(err)
+		}
+		key, ok := tok.(string)
+		if !ok { // Token refuses a non-string key; this keeps the reader panic-free regardless
+			return nil, p.errorAt(p.line(p.dec.InputOffset()), "found %v where a field name belongs", tok)
+		}
+		line := p.line(p.dec.InputOffset())
+		if _, dup := p.lines[key]; dup {
+			return nil, p.errorAt(line, "field %q appears twice", key)
+		}
+		p.lines[key] = line
+		if err := p.field(rep, key, line); err != nil {
+			return nil, err
+		}
+	}
+	if err := p.delim('}'); err != nil {
+		return nil, err
+	}
+	if rest := bytes.TrimSpace(p.data[p.dec.InputOffset():]); len(rest) > 0 {
+		return nil, p.errorAt(p.nextLine(), "more after the report's closing brace")
+	}
+	for _, f := range reportFields {
+		if _, ok := p.lines[f]; !ok {
+			return nil, p.errorAt(p.line(int64(len(p.data))), "field %q is missing", f)
+		}
+	}
+	if err := p.check(rep); err != nil {
+		return nil, err
+	}
+	return rep, nil
+}
+
+// delim reads the delimiter want.
+func (p *reportParser) delim(want json.Delim) error {
+	tok, err := p.dec.Token()
+	if err != nil {
+		return p.tokenError(err)
+	}
+	if d, ok := tok.(json.Delim); !ok || d != want {
+		return p.errorAt(p.line(p.dec.InputOffset()), "found %v where %q belongs", tok, string(want))
+	}
+	return nil
+}
+
+// field decodes the value of key into rep.
+func (p *reportParser) field(rep *Report, key string, line int) error {
+	var dst any
+	switch key {
+	case "format":
+		dst = &rep.Format
+	case "seeds":
+		dst = &rep.Seeds
+	case "shard":
+		dst = &rep.Shard
+	case "duration":
+		dst = &rep.Duration
+	case "faults":
+		dst = &rep.Faults
+	case "defects":
+		dst = &rep.Defects
+	case "repeat_fraction":
+		dst = &rep.RepeatFraction
+	case "seeds_run":
+		dst = &rep.SeedsRun
+	case "seeds_repeated":
+		dst = &rep.SeedsRepeated
+	case "last_seed":
+		dst = &rep.LastSeed
+	case "complete":
+		dst = &rep.Complete
+	case "seconds":
+		dst = &rep.Seconds
+	case "failures":
+		return p.failures(rep)
+	default:
+		return p.errorAt(line, "unknown field %q", key)
+	}
+	if err := p.dec.Decode(dst); err != nil {
+		return p.valueError(fmt.Sprintf("field %q", key), line, err)
+	}
+	return nil
+}
+
+// failures decodes the failures array, one strict object at a time.
+func (p *reportParser) failures(rep *Report) error {
+	if err := p.delim('['); err != nil {
+		return err
+	}
+	rep.Failures = []Failure{}
+	for i := 0; p.dec.More(); i++ {
+		line := p.nextLine()
+		raw := json.RawMessage{}
+		if err := p.dec.Decode(&raw); err != nil {
+			return p.valueError(fmt.Sprintf("failures[%d]", i), line, err)
+		}
+		f, err := decodeFailure(raw)
+		if err != nil {
+			return p.errorAt(line, "failures[%d]: %v", i, err)
+		}
+		p.lines[fmt.Sprintf("failures[%d]", i)] = line
+		rep.Failures = append(rep.Failures, f)
+	}
+	return p.delim(']')
+}
+
+// failureFieldCount is how many fields a Failure has in JSON.
+const failureFieldCount = 6
+
+// decodeFailure reads one failure object: every field, nothing unknown.
+func decodeFailure(raw json.RawMessage) (Failure, error) {
+	var f Failure
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&f); err != nil {
+		return Failure{}, err
+	}
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &fields); err != nil {
+		return Failure{}, err
+	}
+	if len(fields) != failureFieldCount {
+		return Failure{}, fmt.Errorf("has %d fields, want %d (seed, invariant, family, exit_code, message, reproduce)", len(fields), failureFieldCount)
+	}
+	return f, nil
+}
+
+// check refuses a report whose contents contradict themselves.
+func (p *reportParser) check(rep *Report) error {
+	at := func(field string) int { return p.lines[field] }
+	if rep.Format != ReportFormat {
+		return p.errorAt(at("format"), "format %q, want %q", rep.Format, ReportFormat)
+	}
+	rg, err := ParseRange(rep.Seeds)
+	if err != nil {
+		return p.errorAt(at("seeds"), "%v", err)
+	}
+	sh, err := ParseShard(rep.Shard)
+	if err != nil {
+		return p.errorAt(at("shard"), "%v", err)
+	}
+	sched := Schedule{Range: rg, Shard: sh}
+	if d, err := time.ParseDuration(rep.Duration); err != nil || d <= 0 {
+		return p.errorAt(at("duration"), "duration %q is not a positive duration", rep.Duration)
+	}
+	if rep.Faults == "" || rep.Defects == "" || strings.ContainsAny(rep.Faults+rep.Defects, " \t\n") {
+		return p.errorAt(at("faults"), "faults %q and defects %q must be non-empty lists without spaces", rep.Faults, rep.Defects)
+	}
+	if !(rep.RepeatFraction >= 0 && rep.RepeatFraction <= 1) {
+		return p.errorAt(at("repeat_fraction"), "repeat_fraction %v is outside 0..1", rep.RepeatFraction)
+	}
+	if math.IsNaN(rep.Seconds) || rep.Seconds < 0 {
+		return p.errorAt(at("seconds"), "seconds %v is negative", rep.Seconds)
+	}
+	return p.checkCounts(rep, sched)
+}
+
+// checkCounts refuses counts and seeds the schedule cannot have produced.
+func (p *reportParser) checkCounts(rep *Report, sched Schedule) error {
+	at := func(field string) int { return p.lines[field] }
+	n, known := sched.Count()
+	switch {
+	case known && rep.SeedsRun > n:
+		return p.errorAt(at("seeds_run"), "%d seeds run, but shard %s of %s has %d", rep.SeedsRun, rep.Shard, rep.Seeds, n)
+	case known && rep.Complete != (rep.SeedsRun == n):
+		return p.errorAt(at("complete"), "complete is %v with %d of %d seeds run", rep.Complete, rep.SeedsRun, n)
+	case !known && rep.Complete:
+		return p.errorAt(at("complete"), "an open range %s cannot be complete", rep.Seeds)
+	case rep.SeedsRepeated > rep.SeedsRun:
+		return p.errorAt(at("seeds_repeated"), "%d seeds repeated of %d run", rep.SeedsRepeated, rep.SeedsRun)
+	case uint64(len(rep.Failures)) > rep.SeedsRun:
+		return p.errorAt(at("failures"), "%d failures among %d seeds run", len(rep.Failures), rep.SeedsRun)
+	case (rep.SeedsRun == 0) != (rep.LastSeed == 0):
+		return p.errorAt(at("last_seed"), "last_seed %d with %d seeds run", rep.LastSeed, rep.SeedsRun)
+	case rep.LastSeed != 0 && !sched.Has(rep.LastSeed):
+		return p.errorAt(at("last_seed"), "last_seed %d is not a seed of shard %s of %s", rep.LastSeed, rep.Shard, rep.Seeds)
+	}
+	for i, f := range rep.Failures {
+		line := p.lines[fmt.Sprintf("failures[%d]", i)]
+		if err := checkFailure(f, sched, rep.LastSeed); err != nil {
+			return p.errorAt(line, "failures[%d]: %v", i, err)
+		}
+		if i > 0 && f.Seed <= rep.Failures[i-1].Seed {
+			return p.errorAt(line, "failures[%d]: seed %d after seed %d: failures must be in increasing seed order", i, f.Seed, rep.Failures[i-1].Seed)
+		}
+	}
+	return nil
+}
+
+// checkFailure refuses a failure the schedule cannot hold or that cannot
+// be reproduced.
+func checkFailure(f Failure, sched Schedule, lastSeed uint64) error {
+	switch {
+	case !sched.Has(f.Seed) || f.Seed > lastSeed:
+		return fmt.Errorf("seed %d is not a seed this shard ran (up to %d)", f.Seed, lastSeed)
+	case f.Invariant == "" || strings.ContainsAny(f.Invariant, " \t\n"):
+		return fmt.Errorf("invariant %q is not a name", f.Invariant)
+	case !knownFamily(f.Family):
+		return fmt.Errorf("family %q is not one of safety, liveness, crash, determinism", f.Family)
+	case !strings.HasPrefix(f.Reproduce, "felixsim run ") || !strings.Contains(f.Reproduce+" ", fmt.Sprintf(" --seed %d ", f.Seed)):
+		return fmt.Errorf("reproduce %q is not a felixsim run command for seed %d", f.Reproduce, f.Seed)
+	}
+	return nil
+}

@@ -1,0 +1,123 @@
+package sweep
+
+import (
+	"bytes"
+	"fmt"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// sampleReport is a report of shard 2/3 of seeds 1..10 (seeds 2, 5, 8)
+// with two failures.
+func sampleReport() *Report {
+	return &Report{Format: ReportFormat, Seeds: "1..10", Shard: "2/3", Duration: "2s", Faults: "all",
+		Defects: "commit-as-two-records", RepeatFraction: 0.05, SeedsRun: 3, SeedsRepeated: 1, LastSeed: 8, Complete: true,
+		Failures: []Failure{
+			{Seed: 2, Invariant: "NoPartialCommit", Family: FamilySafety, ExitCode: 1, Message: "reader saw half",
+				Reproduce: "felixsim run --seed 2 --duration 2000ms --defects commit-as-two-records"},
+			{Seed: 8, Invariant: InvariantDeterminism, Family: FamilyDeterminism, ExitCode: 3, Message: "first divergence at event 9",
+				Reproduce: "felixsim run --seed 8 --duration 2000ms --check-determinism"},
+		}, Seconds: 1.5}
+}
+
+func encode(t testing.TB, r *Report) string {
+	t.Helper()
+	var b bytes.Buffer
+	if err := r.WriteJSON(&b); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+// TestReportRoundTrip: what WriteJSON writes, ReadReport reads back equal,
+// wall time included; an empty failure list too.
+func TestReportRoundTrip(t *testing.T) {
+	for _, r := range []*Report{sampleReport(), func() *Report {
+		r := sampleReport()
+		r.Failures, r.Shard, r.Seeds, r.LastSeed, r.SeedsRun, r.SeedsRepeated = nil, "1/1", "3..3", 3, 1, 0
+		return r
+	}()} {
+		text := encode(t, r)
+		got, err := ReadReport("r.json", strings.NewReader(text))
+		if err != nil {
+			t.Fatalf("%v\n%s", err, text)
+		}
+		if !got.Equal(r) || got.Seconds != r.Seconds {
+			t.Fatalf("read back %+v\nwant %+v", got, r)
+		}
+	}
+}
+
+// lineOf is the 1-based line of the first occurrence of needle in text.
+func lineOf(t *testing.T, text, needle string) int {
+	t.Helper()
+	i := strings.Index(text, needle)
+	if i < 0 {
+		t.Fatalf("%q not in the report:\n%s", needle, text)
+	}
+	return 1 + strings.Count(text[:i], "\n")
+}
+
+// TestReadReportRefusesBrokenReports: each hand-broken report is refused,
+// and the error names the file and the line where the break is (found in
+// the text by the test, not by the reader).
+func TestReadReportRefusesBrokenReports(t *testing.T) {
+	good := encode(t, sampleReport())
+	cases := []struct {
+		name, old, new, lineAt, why string
+	}{
+		{"format", `"felixsim-sweep-report/1"`, `"felixsim-sweep-report/2"`, `"format"`, "format"},
+		{"seeds", `"1..10"`, `"10..1"`, `"seeds"`, "ends before it starts"},
+		{"shard", `"2/3"`, `"4/3"`, `"shard"`, "index must be"},
+		{"duration", `"duration": "2s"`, `"duration": "soon"`, `"duration"`, "not a positive duration"},
+		{"fraction", `0.05`, `1.5`, `"repeat_fraction"`, "outside 0..1"},
+		{"too many run", `"seeds_run": 3`, `"seeds_run": 4`, `"seeds_run"`, "has 3"},
+		{"complete lies", `"complete": true`, `"complete": false`, `"complete"`, "complete is false"},
+		{"repeated", `"seeds_repeated": 1`, `"seeds_repeated": 9`, `"seeds_repeated"`, "repeated"},
+		{"last seed", `"last_seed": 8`, `"last_seed": 7`, `"last_seed"`, "not a seed of shard"},
+		{"failure outside shard", `"seed":8`, `"seed":9`, `"seed":9`, "not a seed this shard ran"},
+		{"failure order", `"seed":2,`, `"seed":11,`, `"seed":11`, "not a seed this shard ran"},
+		{"family", `"family":"safety"`, `"family":"bad"`, `"family":"bad"`, "family"},
+		{"reproduce", `felixsim run --seed 2 `, `felixsim run --seed 3 `, `--seed 3`, "not a felixsim run command for seed 2"},
+		{"invariant", `"NoPartialCommit"`, `""`, `"invariant":""`, "not a name"},
+		{"unknown field", `"faults": "all",`, `"faults": "all", "extra": 1,`, `"extra"`, "unknown field"},
+		{"missing failure field", `"exit_code":1,`, ``, `"seed":2`, "has 5 fields"},
+		{"unknown failure field", `"exit_code":1,`, `"exit_code":1,"x":2,`, `"seed":2`, "unknown field"},
+		{"duplicate", `"faults": "all",`, `"faults": "all", "faults": "all",`, `"faults"`, "appears twice"},
+		{"type", `"seeds_run": 3`, `"seeds_run": "3"`, `"seeds_run"`, "a string where a uint64 belongs"},
+		{"negative", `"seeds_run": 3`, `"seeds_run": -3`, `"seeds_run"`, "number -3"},
+		{"trailing", "1.5\n}\n", "1.5\n}\n{}\n", "{}", "more after"},
+		{"syntax", `"complete": true,`, `"complete": tru,`, `"complete"`, "not JSON"},
+	}
+	for _, c := range cases {
+		if strings.Count(good, c.old) == 0 {
+			t.Fatalf("%s: %q not in the report", c.name, c.old)
+		}
+		text := strings.Replace(good, c.old, c.new, 1)
+		want := fmt.Sprintf("bad.json:%d: ", lineOf(t, text, c.lineAt))
+		_, err := ReadReport("bad.json", strings.NewReader(text))
+		if err == nil || !strings.HasPrefix(err.Error(), want) || !strings.Contains(err.Error(), c.why) {
+			t.Errorf("%s: error %v; want it to start %q and say %q", c.name, err, want, c.why)
+		}
+	}
+	missing := strings.Replace(good, `  "defects": "commit-as-two-records",`+"\n", "", 1)
+	if _, err := ReadReport("m.json", strings.NewReader(missing)); err == nil || !strings.Contains(err.Error(), `field "defects" is missing`) {
+		t.Errorf("a report without defects: %v", err)
+	}
+}
+
+// TestReadReportRefusesEveryTruncation: a report cut at any byte before
+// its closing brace is refused with the file and a line, never accepted
+// and never a panic.
+func TestReadReportRefusesEveryTruncation(t *testing.T) {
+	good := encode(t, sampleReport())
+	end := strings.LastIndex(good, "}")
+	pat := regexp.MustCompile(`^cut\.json:[0-9]+: report refused: `)
+	for i := 0; i <= end; i++ {
+		_, err := ReadReport("cut.json", strings.NewReader(good[:i]))
+		if err == nil || !pat.MatchString(err.Error()) {
+			t.Fatalf("report cut at byte %d of %d: %v", i, len(good), err)
+		}
+	}
+}

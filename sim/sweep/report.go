@@ -1,0 +1,164 @@
+package sweep
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"text/tabwriter"
+)
+
+// ReportFormat names the report's JSON format and its version; the reader
+// refuses any other.
+const ReportFormat = "felixsim-sweep-report/1"
+
+// Report is what a sweep (or a merge of shard sweeps) found.
+type Report struct {
+	Format string `json:"format"`
+	// Seeds is the range swept and Shard the part of it this report covers.
+	Seeds string `json:"seeds"`
+	Shard string `json:"shard"`
+	// Duration, Faults and Defects are the flags every run got.
+	Duration string `json:"duration"`
+	Faults   string `json:"faults"`
+	Defects  string `json:"defects"`
+	// RepeatFraction is the share of seeds run twice with hashes compared.
+	RepeatFraction float64 `json:"repeat_fraction"`
+	// SeedsRun counts the seeds that reached a verdict; SeedsRepeated those
+	// of them run twice.
+	SeedsRun      uint64 `json:"seeds_run"`
+	SeedsRepeated uint64 `json:"seeds_repeated"`
+	// LastSeed is the highest seed run (0 when none ran).
+	LastSeed uint64 `json:"last_seed"`
+	// Complete says every seed of the shard's schedule ran (false when
+	// time ran out or the sweep was interrupted).
+	Complete bool `json:"complete"`
+	// Failures are the failing seeds in increasing seed order.
+	Failures []Failure `json:"failures"`
+	// Seconds is the wall time the sweep took (for a merge, the longest
+	// shard's, as when the shards run side by side).
+	Seconds float64 `json:"seconds"`
+}
+
+// Failure is one failing seed.
+type Failure struct {
+	Seed uint64 `json:"seed"`
+	// Invariant is the first property the run found violated.
+	Invariant string `json:"invariant"`
+	// Family is safety, liveness, crash or determinism (see FamilyOf).
+	Family string `json:"family"`
+	// ExitCode is the worker's exit code (-1 when the sweep stopped it).
+	ExitCode int `json:"exit_code"`
+	// Message is the violation's message, cut to MessageLenMax.
+	Message string `json:"message"`
+	// Reproduce is the paste-ready command that reruns the seed.
+	Reproduce string `json:"reproduce"`
+}
+
+// OK reports whether no seed failed.
+func (r *Report) OK() bool { return len(r.Failures) == 0 }
+
+// sortFailures puts the failures in seed order.
+func (r *Report) sortFailures() {
+	sort.Slice(r.Failures, func(i, j int) bool { return r.Failures[i].Seed < r.Failures[j].Seed })
+}
+
+// WriteJSON writes the report as one JSON object: a field a line, and
+// each failure on a line of its own, so a reader's error can name the
+// line of the failure it refuses.
+func (r *Report) WriteJSON(w io.Writer) error {
+	var b bytes.Buffer
+	b.WriteString("{\n")
+	for _, f := range []struct {
+		key   string
+		value any
+	}{{"format", r.Format}, {"seeds", r.Seeds}, {"shard", r.Shard}, {"duration", r.Duration},
+		{"faults", r.Faults}, {"defects", r.Defects}, {"repeat_fraction", r.RepeatFraction},
+		{"seeds_run", r.SeedsRun}, {"seeds_repeated", r.SeedsRepeated}, {"last_seed", r.LastSeed},
+		{"complete", r.Complete}, {"failures", nil}} {
+		if f.key == "failures" {
+			writeFailures(&b, r.Failures)
+			continue
+		}
+		v, err := json.Marshal(f.value)
+		if err != nil {
+			return fmt.Errorf("sweep: encode report field %s: %w", f.key, err)
+		}
+		fmt.Fprintf(&b, "  %q: %s,\n", f.key, v)
+	}
+	secs, err := json.Marshal(r.Seconds)
+	if err != nil {
+		return fmt.Errorf("sweep: encode report seconds: %w", err)
+	}
+	fmt.Fprintf(&b, "  \"seconds\": %s\n}\n", secs)
+	if _, err := w.Write(b.Bytes()); err != nil {
+		return fmt.Errorf("sweep: write report: %w", err)
+	}
+	return nil
+}
+
+// writeFailures writes the "failures" field, one failure a line.
+func writeFailures(b *bytes.Buffer, fs []Failure) {
+	if len(fs) == 0 {
+		b.WriteString("  \"failures\": [],\n")
+		return
+	}
+	b.WriteString("  \"failures\": [\n")
+	for i, f := range fs {
+		v, err := json.Marshal(f)
+		if err != nil {
+			panic(fmt.Sprintf("sweep: a Failure of strings and numbers does not marshal: %v", err))
+		}
+		sep := ","
+		if i == len(fs)-1 {
+			sep = ""
+		}
+		fmt.Fprintf(b, "    %s%s\n", v, sep)
+	}
+	b.WriteString("  ],\n")
+}
+
+// Headline is the report's one-line summary.
+func (r *Report) Headline() string {
+	state := "complete"
+	if !r.Complete {
+		state = "incomplete"
+	}
+	return fmt.Sprintf("sweep seeds %s shard %s (%s): %d seeds run, %d of them twice, %d failing, %.1f s",
+		r.Seeds, r.Shard, state, r.SeedsRun, r.SeedsRepeated, len(r.Failures), r.Seconds)
+}
+
+// WriteText writes the headline and a table of the failing seeds: seed,
+// invariant, family and the command that reproduces each.
+func (r *Report) WriteText(w io.Writer) error {
+	var b strings.Builder
+	fmt.Fprintln(&b, r.Headline())
+	if len(r.Failures) > 0 {
+		tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "SEED\tINVARIANT\tFAMILY\tREPRODUCE")
+		for _, f := range r.Failures {
+			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\n", f.Seed, f.Invariant, f.Family, f.Reproduce)
+		}
+		if err := tw.Flush(); err != nil {
+			return fmt.Errorf("sweep: format table: %w", err)
+		}
+	}
+	if _, err := io.WriteString(w, b.String()); err != nil {
+		return fmt.Errorf("sweep: write report: %w", err)
+	}
+	return nil
+}
+
+// Equal reports whether two reports say the same, wall time aside.
+func (r *Report) Equal(o *Report) bool {
+	a, b := *r, *o
+	a.Seconds, b.Seconds = 0, 0
+	if len(a.Failures) == 0 && len(b.Failures) == 0 {
+		a.Failures, b.Failures = nil, nil
+	}
+	ja, errA := json.Marshal(a)
+	jb, errB := json.Marshal(b)
+	return errA == nil && errB == nil && string(ja) == string(jb)
+}

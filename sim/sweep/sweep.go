@@ -1,0 +1,202 @@
+package sweep
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Options describe one sweep; build them by field name.
+type Options struct {
+	// Binary is the felixsim executable each worker runs.
+	Binary string
+	// Seeds is the range to sweep and Shard the part of it this sweep runs.
+	Seeds Range
+	Shard Shard
+	// Jobs is how many worker processes run at once.
+	Jobs int
+	// Duration, Faults and Defects are passed to every run as its
+	// --duration, --faults and --defects.
+	Duration time.Duration
+	Faults   string
+	Defects  string
+	// RepeatFraction (0..1) of the seeds run twice with hashes compared.
+	RepeatFraction float64
+	// For stops dispatching seeds once this much wall time has passed
+	// (0: run the whole range); the seeds already running finish.
+	For time.Duration
+	// SeedTimeout bounds one seed's wall time (0: no bound); a seed past
+	// it is stopped and reported as an InvariantSeedTimeout failure.
+	SeedTimeout time.Duration
+	// OutDir, when set, receives seed-N.json, the run's own JSON output,
+	// for every failing seed.
+	OutDir string
+	// Progress, when set, is called after every seed, from one goroutine.
+	Progress func(Progress)
+}
+
+// JobsMax bounds the worker processes of one sweep.
+const JobsMax = 256
+
+// Validate refuses options no sweep can honour, naming the field and why.
+func (o *Options) Validate() error {
+	switch {
+	case o.Binary == "":
+		return fmt.Errorf("sweep refused: no felixsim binary to run")
+	case o.Jobs < 1 || o.Jobs > JobsMax:
+		return fmt.Errorf("--jobs %d refused: need 1..%d", o.Jobs, JobsMax)
+	case o.Seeds.First == 0:
+		return fmt.Errorf("--seeds refused: seeds start at 1")
+	case o.Seeds.Open && o.For <= 0:
+		return fmt.Errorf("--seeds %s refused: an open range needs --for to end it", o.Seeds)
+	case o.Duration <= 0:
+		return fmt.Errorf("--duration %s refused: must be positive", o.Duration)
+	case !(o.RepeatFraction >= 0 && o.RepeatFraction <= 1):
+		return fmt.Errorf("--repeat-fraction %v refused: need 0..1", o.RepeatFraction)
+	case o.For < 0 || o.SeedTimeout < 0:
+		return fmt.Errorf("--for %s, --seed-timeout %s refused: negative", o.For, o.SeedTimeout)
+	case o.Faults == "" || o.Defects == "" || strings.ContainsAny(o.Faults+o.Defects, " \t\n"):
+		return fmt.Errorf("--faults %q, --defects %q refused: each must be a list without spaces", o.Faults, o.Defects)
+	}
+	return nil
+}
+
+// ErrInterrupted marks a sweep stopped before its end by its context; the
+// report it returns with holds the seeds that finished.
+var ErrInterrupted = errors.New("sweep interrupted")
+
+// Run sweeps the seeds: Jobs worker processes, one seed each at a time,
+// seeds dispatched in order until the schedule or the time (For) runs out.
+// It returns the report; an error means a worker broke the protocol (the
+// report is nil), or the context ended the sweep (ErrInterrupted, with
+// the report of the seeds that finished).
+func Run(ctx context.Context, o Options) (*Report, error) {
+	if err := o.Validate(); err != nil {
+		return nil, err
+	}
+	start := time.Now()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	sched := Schedule{Range: o.Seeds, Shard: o.Shard}
+	seeds := make(chan uint64)
+	results := make(chan seedResult, o.Jobs) // cap: one per worker
+	errs := make(chan error, o.Jobs)         // cap: one per worker
+	var wg sync.WaitGroup
+	for range o.Jobs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := o.work(ctx, seeds, results); err != nil {
+				errs <- err
+				cancel() // the other workers stop too
+			}
+		}()
+	}
+	go o.dispatch(ctx, sched, seeds)
+	go func() { wg.Wait(); close(results); close(errs) }()
+	rep := o.newReport()
+	total, _ := sched.Count()
+	var broke error
+	for res := range results {
+		if err := o.record(rep, res); err != nil && broke == nil {
+			broke = err
+			cancel()
+		}
+		if o.Progress != nil {
+			o.Progress(o.progress(rep, total, start))
+		}
+	}
+	for err := range errs {
+		stopped := errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) // the sweep's end, not the worker's fault
+		if broke == nil && !stopped {
+			broke = err
+		}
+	}
+	if broke != nil {
+		return nil, broke
+	}
+	rep.sortFailures()
+	rep.Seconds = time.Since(start).Seconds()
+	rep.Complete = rep.SeedsRun == total && !sched.Range.Open
+	if ctx.Err() != nil {
+		rep.Complete = false
+		return rep, ErrInterrupted
+	}
+	return rep, nil
+}
+
+// dispatch sends the schedule's seeds in order until it ends, the time
+// is up or the sweep is cancelled, then closes seeds.
+func (o *Options) dispatch(ctx context.Context, sched Schedule, seeds chan<- uint64) {
+	defer close(seeds)
+	var deadline <-chan time.Time
+	if o.For > 0 {
+		t := time.NewTimer(o.For)
+		defer t.Stop()
+		deadline = t.C
+	}
+	for s, ok := sched.First(); ok; s, ok = sched.Next(s) {
+		select {
+		case seeds <- s:
+		case <-deadline:
+			return
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+// work runs seeds until the channel closes; a protocol error (or the
+// sweep's end) stops it and is returned.
+func (o *Options) work(ctx context.Context, seeds <-chan uint64, results chan<- seedResult) error {
+	for s := range seeds {
+		res, err := o.runSeed(ctx, s)
+		if err != nil {
+			return err
+		}
+		results <- res
+	}
+	return nil
+}
+
+// newReport is the empty report of this sweep.
+func (o *Options) newReport() *Report {
+	return &Report{Format: ReportFormat, Seeds: o.Seeds.String(), Shard: o.Shard.String(), Duration: o.Duration.String(),
+		Faults: o.Faults, Defects: o.Defects, RepeatFraction: o.RepeatFraction, Failures: []Failure{}}
+}
+
+// record adds one seed's outcome to rep, and keeps a failing seed's output
+// in OutDir.
+func (o *Options) record(rep *Report, res seedResult) error {
+	rep.SeedsRun++
+	rep.LastSeed = max(rep.LastSeed, res.seed)
+	if res.repeated {
+		rep.SeedsRepeated++
+	}
+	if res.failure == nil {
+		return nil
+	}
+	rep.Failures = append(rep.Failures, *res.failure)
+	if o.OutDir == "" {
+		return nil
+	}
+	path := filepath.Join(o.OutDir, fmt.Sprintf("seed-%d.json", res.seed))
+	if err := os.WriteFile(path, res.stdout, 0o644); err != nil {
+		return fmt.Errorf("sweep: keep seed %d's output: %w", res.seed, err)
+	}
+	return nil
+}
+
+// progress is the sweep's progress now.
+func (o *Options) progress(rep *Report, total uint64, start time.Time) Progress {
+	p := Progress{Done: rep.SeedsRun, Total: total, Failures: len(rep.Failures), Elapsed: time.Since(start)}
+	if o.For > 0 {
+		p.TimeLeft = max(o.For-p.Elapsed, 0)
+	}
+	return p
+}

@@ -1,0 +1,170 @@
+package sweep
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os/exec"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// Invariant names a Failure carries when the run could not say which
+// property failed.
+const (
+	// InvariantDeterminism: the seed's two runs in one process hashed differently.
+	InvariantDeterminism = "Determinism"
+	// InvariantProcessCrash: the worker process died with a Go runtime
+	// stack (a panic outside the simulation, a fatal error) instead of a verdict.
+	InvariantProcessCrash = "ProcessCrash"
+	// InvariantSeedTimeout: the run reached no verdict within the sweep's
+	// per-seed wall-clock budget.
+	InvariantSeedTimeout = "SeedTimeout"
+)
+
+// MessageLenMax caps a failure's message in a report.
+const MessageLenMax = 500
+
+// runOutput is the part of `felixsim run --json` the sweep reads.
+type runOutput struct {
+	Seed        uint64      `json:"seed"`
+	TraceHash   string      `json:"trace_hash"`
+	Violations  []violation `json:"violations"`
+	Reproduce   string      `json:"reproduce"`
+	Determinism *struct {
+		Deterministic bool   `json:"deterministic"`
+		Divergence    string `json:"divergence"`
+	} `json:"determinism"`
+}
+
+// seedResult is one seed's outcome: a failure, or nil for a pass.
+type seedResult struct {
+	seed     uint64
+	repeated bool
+	failure  *Failure
+	// stdout is the worker's output, kept for --out.
+	stdout []byte
+}
+
+// runArgs is the worker's command line for seed.
+func (o *Options) runArgs(seed uint64, repeated bool) []string {
+	args := []string{"run", "--seed", strconv.FormatUint(seed, 10), "--json",
+		"--duration", o.Duration.String(), "--faults", o.Faults, "--defects", o.Defects}
+	if repeated {
+		args = append(args, "--check-determinism")
+	}
+	return args
+}
+
+// runSeed runs one seed in a fresh worker process and classifies its
+// outcome. An error means the sweep cannot trust the worker (bad usage,
+// output it cannot read) and must stop.
+func (o *Options) runSeed(ctx context.Context, seed uint64) (seedResult, error) {
+	repeated := Repeated(seed, o.RepeatFraction)
+	res := seedResult{seed: seed, repeated: repeated}
+	sctx := ctx
+	if o.SeedTimeout > 0 {
+		var cancel context.CancelFunc
+		sctx, cancel = context.WithTimeout(ctx, o.SeedTimeout)
+		defer cancel()
+	}
+	args := o.runArgs(seed, repeated)
+	cmd := exec.CommandContext(sctx, o.Binary, args...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	res.stdout = stdout.Bytes()
+	if ctx.Err() != nil {
+		return res, ctx.Err()
+	}
+	code := 0
+	var exitErr *exec.ExitError
+	switch {
+	case errors.Is(sctx.Err(), context.DeadlineExceeded):
+		res.failure = &Failure{Seed: seed, Invariant: InvariantSeedTimeout, Family: FamilyCrash, ExitCode: -1,
+			Message:   fmt.Sprintf("no verdict within %s of wall time", o.SeedTimeout),
+			Reproduce: "felixsim " + strings.Join(args, " ")}
+		return res, nil
+	case errors.As(err, &exitErr):
+		code = exitErr.ExitCode()
+	case err != nil:
+		return res, fmt.Errorf("seed %d: worker %s did not run: %w", seed, o.Binary, err)
+	}
+	f, err := classify(seed, code, stdout.Bytes(), stderr.String(), args)
+	res.failure = f
+	return res, err
+}
+
+// classify turns a worker's exit code and output into a failure (nil for
+// a pass), or an error when the output does not keep the protocol.
+func classify(seed uint64, code int, stdout []byte, stderr string, args []string) (*Failure, error) {
+	if code == exitUsage || code < 0 {
+		if crash := goCrash(stderr); crash != "" {
+			return &Failure{Seed: seed, Invariant: InvariantProcessCrash, Family: FamilyCrash, ExitCode: code,
+				Message: clipMessage(crash), Reproduce: "felixsim " + strings.Join(args, " ")}, nil
+		}
+		return nil, fmt.Errorf("seed %d: worker exited %d: %s", seed, code, firstLine(stderr))
+	}
+	var out runOutput
+	dec := json.NewDecoder(bytes.NewReader(stdout))
+	if err := dec.Decode(&out); err != nil || dec.More() {
+		return nil, fmt.Errorf("seed %d: worker exited %d without one JSON object on stdout (%v): %s", seed, code, err, firstLine(stderr))
+	}
+	if out.Seed != seed || out.Reproduce == "" {
+		return nil, fmt.Errorf("seed %d: worker reported seed %d and reproduce %q", seed, out.Seed, out.Reproduce)
+	}
+	mismatch := out.Determinism != nil && !out.Determinism.Deterministic
+	switch {
+	case code == exitPass && len(out.Violations) == 0 && !mismatch:
+		return nil, nil
+	case mismatch && code == exitIncomplete:
+		return &Failure{Seed: seed, Invariant: InvariantDeterminism, Family: FamilyDeterminism, ExitCode: code,
+			Message: clipMessage(out.Determinism.Divergence), Reproduce: out.Reproduce + " --check-determinism"}, nil
+	case FamilyOf(code) != "" && len(out.Violations) > 0:
+		v, family := decisive(code, out.Violations)
+		return &Failure{Seed: seed, Invariant: v.Invariant, Family: family, ExitCode: code,
+			Message: clipMessage(v.Message), Reproduce: out.Reproduce}, nil
+	}
+	return nil, fmt.Errorf("seed %d: worker exited %d with %d violation(s): the exit code and the verdict disagree", seed, code, len(out.Violations))
+}
+
+// goCrash returns the first line of a Go runtime crash report on stderr
+// ("panic: …", "fatal error: …"), or "" when stderr holds none.
+func goCrash(stderr string) string {
+	if !strings.Contains(stderr, "goroutine ") {
+		return ""
+	}
+	for _, line := range strings.Split(stderr, "\n") {
+		if strings.HasPrefix(line, "panic: ") || strings.HasPrefix(line, "fatal error: ") {
+			return line
+		}
+	}
+	return ""
+}
+
+func firstLine(s string) string {
+	s = strings.TrimSpace(s)
+	if line, _, ok := strings.Cut(s, "\n"); ok {
+		return line
+	}
+	if s == "" {
+		return "(no message on stderr)"
+	}
+	return s
+}
+
+// clipMessage keeps a message to MessageLenMax bytes on one line.
+func clipMessage(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) <= MessageLenMax {
+		return s
+	}
+	cut := MessageLenMax
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
+}

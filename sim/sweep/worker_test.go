@@ -1,0 +1,174 @@
+package sweep
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// fakeWorker writes a shell script that stands in for felixsim: it answers
+// `run --seed N ...` with what body prints for seed $3. It lets a test
+// plant what a real run never does on demand: a hash mismatch, a Go
+// crash, a hang, a broken protocol.
+func fakeWorker(t *testing.T, body string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "fake-felixsim")
+	script := "#!/bin/sh\nseed=$3\n" + body + "\n"
+	if err := os.WriteFile(path, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// passJSON is a passing run's output for $seed.
+const passJSON = `echo '{"seed":'$seed',"trace_hash":"00","violations":[],"reproduce":"felixsim run --seed '$seed'"}'`
+
+func fakeOptions(bin, seeds string) Options {
+	rg, err := ParseRange(seeds)
+	if err != nil {
+		panic(err)
+	}
+	return Options{Binary: bin, Seeds: rg, Jobs: 2, Duration: time.Second, Faults: "all", Defects: "none", SeedTimeout: 2 * time.Second}
+}
+
+// TestSweepClassifiesPlantedOutcomes: a planted determinism mismatch, a Go
+// runtime crash and a hang each become a failure of their own family with
+// a reproduce command; passing seeds count as run.
+func TestSweepClassifiesPlantedOutcomes(t *testing.T) {
+	bin := fakeWorker(t, `case $seed in
+2) echo '{"seed":2,"trace_hash":"aa","violations":[],"reproduce":"felixsim run --seed 2 --duration 1000ms","determinism":{"deterministic":false,"divergence":"first divergence at event 17"}}'; exit 3;;
+3) echo 'panic: runtime error: index out of range' >&2; echo 'goroutine 1 [running]:' >&2; exit 2;;
+4) exec sleep 30;;
+5) echo '{"seed":5,"trace_hash":"bb","violations":[{"invariant":"Liveness","message":"shard 2 led by nobody"}],"reproduce":"felixsim run --seed 5"}'; exit 4;;
+*) `+passJSON+`;;
+esac`)
+	o := fakeOptions(bin, "1..6")
+	o.SeedTimeout = 500 * time.Millisecond
+	rep, err := Run(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []struct {
+		seed            uint64
+		invariant, fam  string
+		reproduceSuffix string
+	}{
+		{2, InvariantDeterminism, FamilyDeterminism, "--seed 2 --duration 1000ms --check-determinism"},
+		{3, InvariantProcessCrash, FamilyCrash, "--defects none"},
+		{4, InvariantSeedTimeout, FamilyCrash, "--defects none"},
+		{5, "Liveness", FamilyLiveness, "--seed 5"},
+	}
+	if rep.SeedsRun != 6 || !rep.Complete || len(rep.Failures) != len(want) {
+		t.Fatalf("report %+v", rep)
+	}
+	for i, w := range want {
+		f := rep.Failures[i]
+		if f.Seed != w.seed || f.Invariant != w.invariant || f.Family != w.fam || !strings.HasSuffix(f.Reproduce, w.reproduceSuffix) {
+			t.Errorf("failure %d: %+v, want seed %d %s (%s) reproduced by …%s", i, f, w.seed, w.invariant, w.fam, w.reproduceSuffix)
+		}
+	}
+	if !strings.Contains(rep.Failures[0].Message, "event 17") || !strings.HasPrefix(rep.Failures[1].Message, "panic: runtime error") {
+		t.Errorf("messages: %q, %q", rep.Failures[0].Message, rep.Failures[1].Message)
+	}
+}
+
+// TestSweepStopsOnABrokenProtocol: a worker that exits 2 without a Go
+// stack (bad usage), or whose exit code contradicts its verdict, or whose
+// output is not one JSON object, stops the sweep with an error naming the
+// seed, instead of being counted as a pass or a failure.
+func TestSweepStopsOnABrokenProtocol(t *testing.T) {
+	for name, body := range map[string]string{
+		"usage":                `[ $seed = 3 ] && { echo 'felixsim run: --faults: bad kind' >&2; exit 2; }; ` + passJSON,
+		"pass with violations": `[ $seed = 3 ] && { echo '{"seed":3,"violations":[{"invariant":"X","message":""}],"reproduce":"felixsim run --seed 3"}'; exit 0; }; ` + passJSON,
+		"no JSON":              `[ $seed = 3 ] && { echo 'hello'; exit 1; }; ` + passJSON,
+		"wrong seed":           `[ $seed = 3 ] && { echo '{"seed":4,"violations":[],"reproduce":"felixsim run --seed 4"}'; exit 0; }; ` + passJSON,
+		"two objects":          `[ $seed = 3 ] && { echo '{"seed":3,"violations":[],"reproduce":"r"}{}'; exit 0; }; ` + passJSON,
+	} {
+		rep, err := Run(context.Background(), fakeOptions(fakeWorker(t, body), "1..6"))
+		if err == nil || !strings.Contains(err.Error(), "seed 3") || rep != nil {
+			t.Errorf("%s: report %+v, error %v; want an error naming seed 3", name, rep, err)
+		}
+	}
+}
+
+// TestSweepForStopsInTime: an open range with --for runs until the time
+// is up; the seeds that ran are the first ones, without a gap, and the
+// report says the sweep is not complete.
+func TestSweepForStopsInTime(t *testing.T) {
+	o := fakeOptions(fakeWorker(t, "sleep 0.05; "+passJSON), "10..")
+	o.For = 600 * time.Millisecond
+	start := time.Now()
+	rep, err := Run(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if took := time.Since(start); took > 5*time.Second {
+		t.Fatalf("a 600 ms sweep took %s", took)
+	}
+	if rep.SeedsRun < 2 || rep.Complete || rep.LastSeed != 10+rep.SeedsRun-1 || rep.Seeds != "10.." {
+		t.Fatalf("report %+v", rep)
+	}
+}
+
+// TestSweepInterrupted: a cancelled context stops the sweep with
+// ErrInterrupted and a report of the seeds that finished.
+func TestSweepInterrupted(t *testing.T) {
+	o := fakeOptions(fakeWorker(t, "sleep 0.05; "+passJSON), "1..100000")
+	ctx, cancel := context.WithTimeout(context.Background(), 400*time.Millisecond)
+	defer cancel()
+	rep, err := Run(ctx, o)
+	if !errors.Is(err, ErrInterrupted) || rep == nil || rep.Complete || rep.SeedsRun == 0 || rep.SeedsRun > 1000 {
+		t.Fatalf("report %+v, error %v", rep, err)
+	}
+}
+
+func TestOptionsValidate(t *testing.T) {
+	good := fakeOptions("/bin/true", "1..3")
+	if err := good.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	for name, edit := range map[string]func(*Options){
+		"no binary": func(o *Options) { o.Binary = "" },
+		"jobs 0":    func(o *Options) { o.Jobs = 0 },
+		"jobs huge": func(o *Options) { o.Jobs = JobsMax + 1 },
+		"open":      func(o *Options) { o.Seeds = Range{First: 1, Last: 1<<64 - 1, Open: true} },
+		"duration":  func(o *Options) { o.Duration = 0 },
+		"fraction":  func(o *Options) { o.RepeatFraction = 1.01 },
+		"for":       func(o *Options) { o.For = -1 },
+		"faults":    func(o *Options) { o.Faults = "" },
+		"defects":   func(o *Options) { o.Defects = "a b" },
+		"seed 0":    func(o *Options) { o.Seeds = Range{} },
+	} {
+		o := good
+		edit(&o)
+		if err := o.Validate(); err == nil {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+}
+
+// TestClassifyListsTheDecisiveInvariant: a seed is listed under the first
+// violation whose registered family is the one its exit code stands for,
+// with that family (stated here: CommittedNeverLost is safety, Liveness
+// liveness); an unregistered name falls back to the exit code's family.
+func TestClassifyListsTheDecisiveInvariant(t *testing.T) {
+	for _, c := range []struct {
+		code     int
+		out      string
+		inv, fam string
+	}{
+		{1, `{"seed":1,"violations":[{"invariant":"Liveness","message":"a"},{"invariant":"CommittedNeverLost","message":"b"}],"reproduce":"felixsim run --seed 1"}`, "CommittedNeverLost", "safety"},
+		{4, `{"seed":1,"violations":[{"invariant":"Quiesce","message":"a"},{"invariant":"Liveness","message":"b"}],"reproduce":"felixsim run --seed 1"}`, "Quiesce", "liveness"},
+		{3, `{"seed":1,"violations":[{"invariant":"Crash","message":"a"}],"reproduce":"felixsim run --seed 1"}`, "Crash", "crash"},
+		{1, `{"seed":1,"violations":[{"invariant":"Unregistered","message":"a"}],"reproduce":"felixsim run --seed 1"}`, "Unregistered", "safety"},
+	} {
+		f, err := classify(1, c.code, []byte(c.out), "", nil)
+		if err != nil || f == nil || f.Invariant != c.inv || f.Family != c.fam {
+			t.Errorf("exit %d %s: %+v, %v; want %s (%s)", c.code, c.out, f, err, c.inv, c.fam)
+		}
+	}
+}
