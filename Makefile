@@ -42,12 +42,15 @@ FUZZTIME ?= 30s
 fuzz:
 	@scripts/fuzz-all.sh $(FUZZTIME)
 
-## sweep: SEEDS seeds (default 200) of `felixsim run` with every fault kind,
-## each run twice (the trace hashes must match), SWEEP_DURATION of faults each.
+## sweep: `felixsim sweep` over seeds 1..SEEDS (default 200) with every fault
+## kind, SWEEP_DURATION of faults each, every seed run twice in its process
+## (the trace hashes must match), JOBS worker processes (default: the CPUs).
+## See docs/sweep.md for shards, merge, --for and the report.
 SEEDS ?= 200
 SWEEP_DURATION ?= 20s
-sweep:
-	$(GO) test -count=1 -timeout 3h ./sim/runner -run 'TestSweep$$' -seeds=$(SEEDS) -sweep-duration=$(SWEEP_DURATION) -v
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+sweep: build
+	bin/felixsim sweep --seeds 1..$(SEEDS) --duration $(SWEEP_DURATION) --repeat-fraction 1.0 --jobs $(JOBS)
 
 ## tlc: run TLC on every TLA+ config; needs TLA2TOOLS_JAR (see tla/README.md).
 tlc:

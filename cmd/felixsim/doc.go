@@ -4,8 +4,10 @@
 // (main.go) follow the family of the failed invariants in properties'
 // registry: 0 pass, 1 a safety invariant violated, 2 bad usage, 3 no
 // verdict (a crash, or an exploration that could not finish), 4 only
-// liveness invariants violated.
+// liveness invariants violated. Every subcommand has --help with
+// examples, and refuses bad usage in one line (flags.go).
 //
-// cmd may import anything; nothing imports cmd. It is the one place that
-// reads the wall clock (to report elapsed seconds).
+// cmd may import anything; nothing imports cmd. Besides sim/sweep (which
+// drives worker processes outside the simulated path) it is the one place
+// that reads the wall clock (to report elapsed seconds).
 package main
