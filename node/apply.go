@@ -115,9 +115,10 @@ func (n *Node) applyEntry(b *logstore.Batch, g *raftGroup, e *raftpb.Entry, touc
 // proposer's client.
 func (n *Node) applyCommand(b *logstore.Batch, g *raftGroup, c *command, touched *tenantSet) wire.AnswerBody {
 	if g.id == MetaGroup {
-		if err := n.meta.apply(c); err != nil {
-			return &wire.Error{Code: wire.CodeInvalidRequest, Message: err.Error()}
-		}
+		return n.applyMeta(c)
+	}
+	if c.kind == cmdFeature {
+		n.applyFeature(g, c)
 		return &wire.Acked{}
 	}
 	if c.kind != cmdWrite && c.kind != cmdFetch && c.kind != cmdAck {
@@ -160,7 +161,10 @@ func (n *Node) applyCommand(b *logstore.Batch, g *raftGroup, c *command, touched
 // in one step.
 func (n *Node) applyWrite(b *logstore.Batch, g *raftGroup, s *statemachine.Shard, c *command) wire.AnswerBody {
 	rec := c.record
-	res, err := s.Apply(&rec, n.meta.Features())
+	if rec.IsCommit() && g.features.AtomicCommitFinalized && n.partialCommit() {
+		rec.Ops = nil // planted bug: an old version drops what it does not know
+	}
+	res, err := s.Apply(&rec, g.features)
 	if err != nil {
 		return errorAnswer(err)
 	}
@@ -172,6 +176,20 @@ func (n *Node) applyWrite(b *logstore.Batch, g *raftGroup, s *statemachine.Shard
 		return &wire.Refused{Tail: res.Tail}
 	}
 	panic(fmt.Sprintf("node %d: group %d: apply returned %v", n.cfg.ID, g.id, res))
+}
+
+// applyMeta applies a metadata command; a broker too old for a feature
+// the group finalizes fail-stops (a restart then refuses to start it).
+func (n *Node) applyMeta(c *command) wire.AnswerBody {
+	if err := n.meta.apply(c, n.cfg.Peers, n.cfg.Defects.EarlyFinalize); err != nil {
+		return &wire.Error{Code: wire.CodeAdminRefused, Message: truncate(err.Error())}
+	}
+	if c.kind == cmdFinalize && !n.cfg.Defects.EarlyFinalize {
+		if err := checkVersionRuns(n.cfg.ID, n.softwareVersion(), n.meta.Finalized); err != nil {
+			n.fail(err)
+		}
+	}
+	return &wire.Acked{}
 }
 
 // errorAnswer maps a statemachine refusal to a wire error.

@@ -151,7 +151,7 @@ func TestDecodeSharesKnownNames(t *testing.T) {
 // to the same bytes; never a panic.
 func FuzzDecodeMetadata(f *testing.F) {
 	m := newMetadata(&Bootstrap{Streams: []StreamSpec{{Namespace: "n", Stream: "s", Shards: 2, Kind: statemachine.StreamQuorum,
-		RetainedLenMax: 8, ReplayWindowLenMax: 8, GroupsMax: 2, LeasesPerGroupMax: 2}}, FinalizedFeatures: []string{FeatureAtomicCommit}, SoftwareVersion: 1}, []uint64{1, 2, 3})
+		RetainedLenMax: 8, ReplayWindowLenMax: 8, GroupsMax: 2, LeasesPerGroupMax: 2}}, FinalizedFeatures: []string{FeatureAtomicCommit}, SoftwareVersion: 2}, []uint64{1, 2, 3})
 	f.Add(encodeMetadata(m))
 	f.Add([]byte{})
 	f.Fuzz(func(t *testing.T, b []byte) {

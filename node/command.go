@@ -25,6 +25,9 @@ const (
 	cmdSetVersion
 	// cmdFinalize finalizes a fleet feature (metadata group).
 	cmdFinalize
+	// cmdFeature carries a fleet feature the metadata group finalized into a
+	// stream shard group's own log: replicas gate on it at the same index.
+	cmdFeature
 	cmdKindEnd
 )
 
@@ -40,6 +43,8 @@ func (k cmdKind) String() string {
 		return "set_version"
 	case cmdFinalize:
 		return "finalize"
+	case cmdFeature:
+		return "feature"
 	}
 	return fmt.Sprintf("cmdKind(%d)", uint8(k))
 }
@@ -66,7 +71,7 @@ type command struct {
 	offset      uint64       // cmdAck
 	node        uint64       // cmdSetVersion
 	version     uint32       // cmdSetVersion
-	feature     string       // cmdFinalize
+	feature     string       // cmdFinalize, cmdFeature
 }
 
 // encodeCommand encodes c; the record must be valid (checked before proposing).
@@ -104,7 +109,7 @@ func encodeCommand(c *command) ([]byte, error) {
 	case cmdSetVersion:
 		e.u64(c.node)
 		e.u32(c.version)
-	case cmdFinalize:
+	case cmdFinalize, cmdFeature:
 		e.str(c.feature)
 	default:
 		panic(fmt.Sprintf("encodeCommand: kind %d", c.kind))
@@ -129,7 +134,7 @@ func commandLen(c *command) int {
 		n += 4 + len(c.group) + 8
 	case cmdSetVersion:
 		n += 8 + 4
-	case cmdFinalize:
+	case cmdFinalize, cmdFeature:
 		n += 4 + len(c.feature)
 	}
 	return n
@@ -213,7 +218,7 @@ func decodeCommandBody(d *dec, c *command) {
 	case cmdSetVersion:
 		c.node = d.u64("node")
 		c.version = d.u32("version")
-	case cmdFinalize:
+	case cmdFinalize, cmdFeature:
 		c.feature = d.str("feature", FeatureNameLenMax)
 	}
 }

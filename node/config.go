@@ -78,6 +78,11 @@ type Defects struct {
 	// in one store commit and the log, state and outbox rows in a second:
 	// a crash between them leaves positions claiming rows that are lost.
 	PositionApartFromState bool
+	// EarlyFinalize accepts a finalize whatever versions the brokers
+	// report, and a broker older than the feature applies commit records
+	// as an old version would: the event alone, without its state
+	// operations.
+	EarlyFinalize bool
 }
 
 // Config configures one broker; build it by field name.
@@ -109,6 +114,11 @@ type Config struct {
 	// window, as group commit), which persists, sends and answers. When
 	// false every input is processed at once.
 	HostProcesses bool
+	// SoftwareVersion is the version this broker runs; 0 means
+	// Bootstrap.SoftwareVersion. It is reported through the metadata
+	// group, and a version older than a finalized feature needs refuses
+	// to start.
+	SoftwareVersion uint32
 	// Defects are planted bugs; all off in a correct broker.
 	Defects Defects
 }
@@ -148,8 +158,26 @@ func (c *Config) Validate() error {
 	return c.Bootstrap.Validate()
 }
 
-// Validate checks every stream spec and the total group count.
+// Validate checks every stream spec, the total group count and that the
+// bootstrap version supports every feature it finalizes.
 func (b *Bootstrap) Validate() error {
+	if b.SoftwareVersion < 1 {
+		return fmt.Errorf("%w: bootstrap software version %d, want at least 1", ErrInvalidConfig, b.SoftwareVersion)
+	}
+	for _, name := range b.FinalizedFeatures {
+		f, ok := featureOf(name)
+		if !ok {
+			return fmt.Errorf("%w: bootstrap finalizes %q, which is no fleet feature", ErrInvalidConfig, name)
+		}
+		if b.SoftwareVersion < f.VersionMin {
+			return fmt.Errorf("%w: bootstrap finalizes %s at version %d, which needs version %d", ErrInvalidConfig, name, b.SoftwareVersion, f.VersionMin)
+		}
+	}
+	return b.validateStreams()
+}
+
+// validateStreams checks every stream spec and the total group count.
+func (b *Bootstrap) validateStreams() error {
 	total := 0
 	seen := map[[2]string]bool{}
 	for i := range b.Streams {

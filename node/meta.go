@@ -1,6 +1,7 @@
 package node
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 
@@ -48,11 +49,6 @@ func newMetadata(b *Bootstrap, peers []uint64) *Metadata {
 	return m
 }
 
-// Features is the fleet-feature state a shard apply runs under.
-func (m *Metadata) Features() statemachine.Features {
-	return statemachine.Features{AtomicCommitFinalized: m.IsFinalized(FeatureAtomicCommit)}
-}
-
 // IsFinalized reports whether feature is finalized.
 func (m *Metadata) IsFinalized(feature string) bool {
 	i := sort.SearchStrings(m.Finalized, feature)
@@ -80,14 +76,22 @@ func (m *Metadata) setVersion(node uint64, version uint32) {
 	m.Versions[i] = BrokerVersion{Node: node, Version: version}
 }
 
-// apply applies one committed metadata command.
-func (m *Metadata) apply(c *command) error {
+// apply applies one committed metadata command. A finalize is refused
+// unless every one of peers reports a version that supports the feature
+// (unless versionsUnchecked, the EarlyFinalize defect).
+func (m *Metadata) apply(c *command, peers []uint64, versionsUnchecked bool) error {
 	switch c.kind {
 	case cmdSetVersion:
 		m.setVersion(c.node, c.version)
 	case cmdFinalize:
-		if len(m.Finalized) >= FeaturesMax && !m.IsFinalized(c.feature) {
-			return fmt.Errorf("finalize %q refused: %d features already finalized", c.feature, len(m.Finalized))
+		if m.IsFinalized(c.feature) {
+			return nil
+		}
+		if len(m.Finalized) >= FeaturesMax {
+			return fmt.Errorf("%w: %q: %d features already finalized", ErrFinalizeRefused, c.feature, len(m.Finalized))
+		}
+		if err := m.checkFinalize(c.feature, peers); err != nil && !(versionsUnchecked && !errors.Is(err, errUnknownFeature)) {
+			return err
 		}
 		m.finalize(c.feature)
 	default:
@@ -155,7 +159,7 @@ func decodeMetadata(p []byte) (*Metadata, error) {
 		return nil, err
 	}
 	b := Bootstrap{Streams: m.Streams}
-	if err := b.Validate(); err != nil {
+	if err := b.validateStreams(); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrMalformed, err)
 	}
 	return m, nil

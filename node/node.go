@@ -113,12 +113,22 @@ func (n *Node) recover() error {
 	if err != nil {
 		return fmt.Errorf("node %d: metadata snapshot: %w", n.cfg.ID, err)
 	}
+	bootFeatures := featuresOf(meta.Finalized)
 	n.meta = meta
-	n.topo = newTopology(meta.Streams)
+	metaApplied, err := n.foldMeta(snap.GetMetadata().GetIndex())
+	if err != nil {
+		return err
+	}
+	if err := checkVersionRuns(n.cfg.ID, n.softwareVersion(), n.meta.Finalized); err != nil && !n.cfg.Defects.EarlyFinalize {
+		return fmt.Errorf("node %d refuses to start: %w", n.cfg.ID, err)
+	}
+	n.topo = newTopology(n.meta.Streams)
 	for i := 0; i < n.topo.groups; i++ {
-		g := &raftGroup{id: MetaGroup + uint64(i), scopes: map[string]*statemachine.Shard{}}
+		g := &raftGroup{id: MetaGroup + uint64(i), scopes: map[string]*statemachine.Shard{}, features: bootFeatures}
 		if g.id != MetaGroup {
 			g.spec, g.shard = n.topo.specOf(g.id)
+		} else {
+			g.applied = metaApplied
 		}
 		n.raftGroups = append(n.raftGroups, g)
 	}
@@ -131,11 +141,83 @@ func (n *Node) recover() error {
 			return fmt.Errorf("node %d: group %d snapshot: %w", n.cfg.ID, g.id, err)
 		}
 		g.applied = max(g.applied, snap.GetMetadata().GetIndex())
+		if err := n.recoverFeatures(g, snap.GetMetadata().GetIndex()); err != nil {
+			return err
+		}
 		if err := n.startRaft(g); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// foldMeta applies the metadata group's stored committed entries after
+// its snapshot at index from, so that a booting node knows its cluster's
+// streams and finalized features before anything else; it returns the
+// index applied, where raft resumes.
+func (n *Node) foldMeta(from uint64) (uint64, error) {
+	ents, err := n.storedEntries(MetaGroup, from, 0)
+	if err != nil {
+		return 0, err
+	}
+	applied := from
+	for _, e := range ents {
+		applied = e.GetIndex()
+		if e.GetType() != raftpb.EntryType_EntryNormal || len(e.GetData()) == 0 {
+			continue
+		}
+		c, err := decodeCommand(e.GetData())
+		if err != nil {
+			continue // every replica skips it at apply too
+		}
+		_ = n.meta.apply(&c, n.cfg.Peers, n.cfg.Defects.EarlyFinalize) // a refusal changes nothing
+	}
+	return applied, nil
+}
+
+// recoverFeatures finds the feature markers shard group g applied after
+// its snapshot at index from (up to its stored applied index).
+func (n *Node) recoverFeatures(g *raftGroup, from uint64) error {
+	if g.id == MetaGroup || g.applied <= from {
+		return nil
+	}
+	ents, err := n.storedEntries(g.id, from, g.applied)
+	if err != nil {
+		return err
+	}
+	for _, e := range ents {
+		if len(e.GetData()) < 2 || e.GetData()[1] != uint8(cmdFeature) {
+			continue
+		}
+		if c, err := decodeCommand(e.GetData()); err == nil && c.feature == FeatureAtomicCommit {
+			g.features.AtomicCommitFinalized = true
+		}
+	}
+	return nil
+}
+
+// storedEntries are group id's stored entries after index from up to
+// index to (0: the stored commit index).
+func (n *Node) storedEntries(id, from, to uint64) ([]*raftpb.Entry, error) {
+	rs := n.store.RaftStorage(id)
+	if to == 0 {
+		hs, _, err := rs.InitialState()
+		if err != nil {
+			return nil, fmt.Errorf("node %d: group %d hard state: %w", n.cfg.ID, id, err)
+		}
+		to = hs.GetCommit()
+	}
+	if last, _ := rs.LastIndex(); to > last {
+		to = last
+	}
+	if to <= from {
+		return nil, nil
+	}
+	ents, err := rs.Entries(from+1, to+1, ^uint64(0))
+	if err != nil {
+		return nil, fmt.Errorf("node %d: group %d entries %d..%d: %w", n.cfg.ID, id, from+1, to, err)
+	}
+	return ents, nil
 }
 
 // startRaft creates g's RawNode over the store, resuming after g.applied.
@@ -175,6 +257,7 @@ func (n *Node) Tick() {
 	timeoutTicks := uint64((n.cfg.PendingTimeoutNs + n.cfg.TickNs - 1) / n.cfg.TickNs)
 	n.writes.expire(n.ticks, timeoutTicks)
 	n.reads.expire(n.ticks, timeoutTicks)
+	n.tickFleet()
 	n.maybeProcess()
 }
 

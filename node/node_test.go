@@ -32,7 +32,7 @@ func testStreams() []StreamSpec {
 
 func testConfig(fs vfs.FS) Config {
 	return Config{ID: 1, Peers: []uint64{1}, FS: fs, TickNs: 10_000_000, ElectionTicks: 10, HeartbeatTicks: 1,
-		Bootstrap:        Bootstrap{Streams: testStreams(), FinalizedFeatures: []string{FeatureAtomicCommit}, SoftwareVersion: 1},
+		Bootstrap:        Bootstrap{Streams: testStreams(), FinalizedFeatures: []string{FeatureAtomicCommit}, SoftwareVersion: 2},
 		PendingWritesMax: 4, PendingReadsMax: 4, PendingTimeoutNs: 1_000_000_000}
 }
 

@@ -3,8 +3,6 @@ package node
 import (
 	"encoding/binary"
 	"fmt"
-
-	"github.com/felixsim/felixsim/wire"
 )
 
 // pendingWrite is a proposal this incarnation made for a client, awaiting
@@ -14,7 +12,6 @@ type pendingWrite struct {
 	client      uint64
 	reqID       uint64
 	group       uint64
-	kind        wire.RequestKind
 	arrivedTick uint64
 }
 

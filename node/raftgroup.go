@@ -33,6 +33,10 @@ type raftGroup struct {
 	// scopes holds each tenant's shard; tenants lists the keys, sorted.
 	scopes  map[string]*statemachine.Shard
 	tenants []string
+	// features are the fleet features this shard group's log has applied
+	// (the bootstrap's, then each cmdFeature marker): commits are gated on
+	// them, never on the metadata group, which replicas apply apart.
+	features statemachine.Features
 	// early is the AckBeforeQuorum defect's next predicted offset per tenant.
 	early map[string]uint64
 }

@@ -25,6 +25,9 @@ type RaftGroupState struct {
 	// when that is this node.
 	Lead   uint64
 	Leader bool
+	// Features are the fleet features the group's own log has applied
+	// (what its commits are gated on; zero for the metadata group).
+	Features statemachine.Features
 	// Scopes are the group's scopes in ascending tenant order (empty for
 	// the metadata group).
 	Scopes []ScopeState
@@ -47,6 +50,9 @@ func (n *Node) ReplicaState() ReplicaState {
 	for _, g := range n.raftGroups {
 		st := g.rn.BasicStatus()
 		gv := RaftGroupState{ID: g.id, Term: st.GetTerm(), Commit: st.GetCommit(), Applied: g.applied, Lead: st.Lead, Leader: st.RaftState == raft.StateLeader}
+		if g.id != MetaGroup {
+			gv.Features = g.features
+		}
 		for _, t := range g.tenants {
 			gv.Scopes = append(gv.Scopes, ScopeState{Scope: g.scopeOf(t), Shard: g.scopes[t].Snapshot()})
 		}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/felixsim/felixsim/felix"
+	"github.com/felixsim/felixsim/statemachine"
 	"github.com/felixsim/felixsim/wire"
 )
 
@@ -35,11 +36,15 @@ func (n *Node) HandleRequest(client uint64, req *wire.Request) {
 	case *wire.SubscribeRead:
 		n.answer(client, req.ID, n.subscribeRead(g, req.Scope.Tenant, body))
 	case *wire.GroupFetch:
-		n.propose(client, req, g, &command{kind: cmdFetch, scope: req.Scope, group: body.Group,
+		n.propose(client, req.ID, g, &command{kind: cmdFetch, scope: req.Scope, group: body.Group,
 			nowNs: n.host.NowNs(), leaseNs: int64(body.LeaseNs), entriesMax: body.MaxEntries})
 	case *wire.GroupAck:
-		n.propose(client, req, g, &command{kind: cmdAck, scope: req.Scope, group: body.Group, offset: body.Offset})
+		n.propose(client, req.ID, g, &command{kind: cmdAck, scope: req.Scope, group: body.Group, offset: body.Offset})
 	default:
+		if refusal := n.refuseWrite(g, req.Body); refusal != nil {
+			n.answer(client, req.ID, refusal)
+			break
+		}
 		n.proposeWrite(client, req, g, *wire.RecordOf(req.Body))
 	}
 	n.maybeProcess()
@@ -126,6 +131,23 @@ func checkBody(body wire.RequestBody) string {
 	return ""
 }
 
+// refuseWrite refuses, before anything is proposed, a commit or commit_if
+// on a shard group that has not applied the atomic_commit marker: even one
+// without state operations, which the apply-time gate would let through
+// as a plain event. Apply still gates every commit record on its own.
+func (n *Node) refuseWrite(g *raftGroup, body wire.RequestBody) wire.AnswerBody {
+	switch body.(type) {
+	case *wire.Commit, *wire.CommitIf:
+	default:
+		return nil
+	}
+	if !g.features.AtomicCommitFinalized {
+		return errorAnswer(fmt.Errorf("%w: group %d (%s/%s shard %d) has not applied it; an operator finalizes it once every broker runs version %d or newer",
+			statemachine.ErrFeatureNotFinalized, g.id, g.spec.Namespace, g.spec.Stream, g.shard, AtomicCommitVersionMin))
+	}
+	return nil
+}
+
 // proposeWrite proposes a record write (with the planted defects that
 // change how, when they are on).
 func (n *Node) proposeWrite(client uint64, req *wire.Request, g *raftGroup, rec felix.Record) {
@@ -150,7 +172,7 @@ func (n *Node) proposeWrite(client uint64, req *wire.Request, g *raftGroup, rec 
 		n.proposeAndAckEarly(client, req, g, rec)
 		return
 	}
-	n.propose(client, req, g, &command{kind: cmdWrite, scope: req.Scope, record: rec})
+	n.propose(client, req.ID, g, &command{kind: cmdWrite, scope: req.Scope, record: rec})
 }
 
 // proposeSilently proposes c with no client to answer (planted defects only).
@@ -178,25 +200,26 @@ func (n *Node) proposeAndAckEarly(client uint64, req *wire.Request, g *raftGroup
 	n.answer(client, req.ID, &wire.Written{Offset: off})
 }
 
-// propose proposes c for the client, or answers Unavailable if the pending
-// table is full or raft drops the proposal (nothing was proposed).
-func (n *Node) propose(client uint64, req *wire.Request, g *raftGroup, c *command) {
+// propose proposes c for the client's request reqID, or answers
+// Unavailable if the pending table is full or raft drops the proposal
+// (nothing was proposed).
+func (n *Node) propose(client, reqID uint64, g *raftGroup, c *command) {
 	if n.writes.len() >= n.cfg.PendingWritesMax {
-		n.answer(client, req.ID, &wire.Error{Code: wire.CodeUnavailable, Message: fmt.Sprintf("node %d has %d writes pending, the cap", n.cfg.ID, n.writes.len())})
+		n.answer(client, reqID, &wire.Error{Code: wire.CodeUnavailable, Message: fmt.Sprintf("node %d has %d writes pending, the cap", n.cfg.ID, n.writes.len())})
 		return
 	}
 	n.seq++
 	c.proposer, c.incarnation, c.seq = n.cfg.ID, n.writes.incarnation, n.seq
 	data, err := encodeCommand(c)
 	if err != nil {
-		n.answer(client, req.ID, &wire.Error{Code: wire.CodeInvalidRequest, Message: truncate(err.Error())})
+		n.answer(client, reqID, &wire.Error{Code: wire.CodeInvalidRequest, Message: truncate(err.Error())})
 		return
 	}
 	if err := g.rn.Propose(data); err != nil {
-		n.answer(client, req.ID, &wire.Error{Code: wire.CodeUnavailable, Message: truncate(fmt.Sprintf("group %d dropped the proposal: %v", g.id, err))})
+		n.answer(client, reqID, &wire.Error{Code: wire.CodeUnavailable, Message: truncate(fmt.Sprintf("group %d dropped the proposal: %v", g.id, err))})
 		return
 	}
-	n.writes.add(&pendingWrite{seq: n.seq, client: client, reqID: req.ID, group: g.id, kind: req.Body.Kind(), arrivedTick: n.ticks})
+	n.writes.add(&pendingWrite{seq: n.seq, client: client, reqID: reqID, group: g.id, arrivedTick: n.ticks})
 }
 
 // subscribeRead serves committed, applied entries from the tenant's shard.

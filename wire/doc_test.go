@@ -77,6 +77,7 @@ var docConstants = map[string]uint64{
 	"CodeNotLeader": uint64(CodeNotLeader), "CodeNotOnOwningShard": uint64(CodeNotOnOwningShard), "CodeEphemeralStream": uint64(CodeEphemeralStream),
 	"CodeFeatureNotFinalized": uint64(CodeFeatureNotFinalized), "CodeBeforeWindow": uint64(CodeBeforeWindow), "CodeInvalidRequest": uint64(CodeInvalidRequest),
 	"CodeUnknownStream": uint64(CodeUnknownStream), "CodeUnavailable": uint64(CodeUnavailable), "CodeTimeout": uint64(CodeTimeout), "CodeInternal": uint64(CodeInternal),
+	"CodeAdminRefused": uint64(CodeAdminRefused),
 }
 
 // docRow matches a table row whose first cell is one backticked identifier

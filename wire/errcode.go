@@ -33,6 +33,10 @@ const (
 	CodeTimeout
 	// CodeInternal: a broker bug; the outcome of a write is unknown.
 	CodeInternal
+	// CodeAdminRefused: the metadata group refused an operator request
+	// (e.g. a finalize while a broker runs an older version); the message
+	// says why.
+	CodeAdminRefused
 	errorCodeEnd
 )
 
@@ -59,6 +63,8 @@ func (c ErrorCode) String() string {
 		return "Timeout"
 	case CodeInternal:
 		return "Internal"
+	case CodeAdminRefused:
+		return "AdminRefused"
 	}
 	return fmt.Sprintf("ErrorCode(%d)", uint8(c))
 }

@@ -142,6 +142,8 @@ func (b *broker) Receive(from int, msg simapi.Message) {
 		b.n.HandlePeer(m.Batch())
 	case *RequestMsg:
 		b.n.HandleRequest(uint64(from), m.Req)
+	case *AdminMsg:
+		b.n.HandleAdmin(uint64(from), m.Req)
 	default:
 		panic(fmt.Sprintf("cluster: broker %d received a %T from %d", b.id, msg, from))
 	}

@@ -22,6 +22,8 @@ type Cluster struct {
 	// the restart backoff.
 	lastFailNs []int64
 	failStreak []int
+	// versions[i] is the software version broker sim id i boots at.
+	versions []uint32
 }
 
 // Restart backoff for brokers that fail repeatedly.
@@ -71,6 +73,11 @@ func New(cfg Config) (*Cluster, error) {
 	c := &Cluster{cfg: d, brokers: make([]*broker, d.Brokers), lastFailNs: make([]int64, d.Brokers), failStreak: make([]int, d.Brokers)}
 	for i := 0; i < d.Brokers; i++ {
 		c.peers = append(c.peers, RaftID(i))
+		v := d.BootstrapVersion
+		if i < len(d.Versions) && d.Versions[i] != 0 {
+			v = d.Versions[i]
+		}
+		c.versions = append(c.versions, v)
 	}
 	var specs []sim.NodeSpec
 	for i := 0; i < d.Brokers; i++ {
@@ -106,7 +113,7 @@ func (c *Cluster) noteFailure(simID int, err error) {
 
 // nodeConfig is broker simID's node config for one incarnation.
 func (c *Cluster) nodeConfig(simID int, env simapi.Env) node.Config {
-	boot := node.Bootstrap{Streams: c.cfg.Streams, SoftwareVersion: SoftwareVersionDefault}
+	boot := node.Bootstrap{Streams: c.cfg.Streams, SoftwareVersion: c.cfg.BootstrapVersion}
 	if !c.cfg.NotFinalized {
 		boot.FinalizedFeatures = []string{node.FeatureAtomicCommit}
 	}
@@ -122,9 +129,25 @@ func (c *Cluster) nodeConfig(simID int, env simapi.Env) node.Config {
 		PendingReadsMax:  c.cfg.PendingReadsMax,
 		PendingTimeoutNs: c.cfg.PendingTimeoutNs,
 		HostProcesses:    c.cfg.BatchWindowNs > 0,
+		SoftwareVersion:  c.versions[simID],
 		Defects:          c.cfg.Defects,
 	}
 }
+
+// Upgrade restarts broker raftID at software version (newer or older):
+// it is killed now, losing what it had not synced, and boots at version
+// after restartAfterNs (at least 1). A broker down at the time boots at
+// version whenever it boots next.
+func (c *Cluster) Upgrade(raftID uint64, version uint32, restartAfterNs int64) {
+	i := SimID(raftID)
+	c.versions[i] = version
+	if c.World.Up(i) {
+		c.World.Kill(i, false, max(restartAfterNs, 1))
+	}
+}
+
+// Version is the software version broker raftID runs (or boots at next).
+func (c *Cluster) Version(raftID uint64) uint32 { return c.versions[SimID(raftID)] }
 
 // Node returns broker raftID's running node, or nil when it is down,
 // paused mid-boot or failed to open.

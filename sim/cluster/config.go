@@ -25,7 +25,7 @@ const (
 	// DefaultBatchWindowNs is the default group-commit window (1 ms).
 	DefaultBatchWindowNs = 1_000_000
 	// SoftwareVersionDefault is every broker's software version at bootstrap.
-	SoftwareVersionDefault = 1
+	SoftwareVersionDefault = 2
 )
 
 // Config describes a simulated cluster; build it by field name. Zero
@@ -41,6 +41,11 @@ type Config struct {
 	Extra []sim.NodeSpec
 	// Streams is the bootstrap topology.
 	Streams []node.StreamSpec
+	// BootstrapVersion is every broker's software version at bootstrap (0:
+	// SoftwareVersionDefault); Versions[i], when set, is broker raft id
+	// i+1's version at first boot instead (an upgrade changes it later).
+	BootstrapVersion uint32
+	Versions         []uint32
 	// NotFinalized leaves the atomic_commit fleet feature unfinalized at
 	// bootstrap (commits are then refused); by default it is finalized.
 	NotFinalized bool
@@ -106,6 +111,9 @@ func (c *Config) withDefaults() Config {
 	setI64(&d.PendingTimeoutNs, PendingTimeoutNsDefault)
 	setI64(&d.RestartAfterFailNs, RestartAfterFailNsDefault)
 	setI64(&d.BatchWindowNs, DefaultBatchWindowNs)
+	if d.BootstrapVersion == 0 {
+		d.BootstrapVersion = SoftwareVersionDefault
+	}
 	if d.Streams == nil {
 		d.Streams = DefaultStreams(4)
 	}
@@ -118,6 +126,9 @@ func (c *Config) withDefaults() Config {
 func (c *Config) validate() error {
 	if c.Brokers < 1 || c.Brokers > node.PeersMax {
 		return fmt.Errorf("cluster: %d brokers refused: need 1..%d", c.Brokers, node.PeersMax)
+	}
+	if len(c.Versions) > c.Brokers {
+		return fmt.Errorf("cluster: %d broker versions for %d brokers refused", len(c.Versions), c.Brokers)
 	}
 	if c.Brokers+len(c.Extra) > sim.NodesMax {
 		return fmt.Errorf("cluster: %d brokers and %d extra processes exceed the world's %d nodes", c.Brokers, len(c.Extra), sim.NodesMax)

@@ -40,6 +40,18 @@ func (m *RequestMsg) Digest() uint64 {
 	return hashBytes(b)
 }
 
+// AdminMsg carries an operator request to a broker; senders must not
+// modify it after sending.
+type AdminMsg struct{ Req *node.AdminRequest }
+
+// Digest hashes the request's fields.
+func (m *AdminMsg) Digest() uint64 {
+	b := binary.LittleEndian.AppendUint64(nil, m.Req.ID)
+	b = append(b, byte(m.Req.Kind))
+	b = append(b, m.Req.Feature...)
+	return hashBytes(b)
+}
+
 // AnswerMsg carries a broker's answer to a client. Its entries and values
 // may share buffers with the broker's shard: receivers must not modify them.
 type AnswerMsg struct{ Ans *wire.Answer }

@@ -3,6 +3,7 @@ package cluster
 import (
 	"fmt"
 
+	"github.com/felixsim/felixsim/node"
 	"github.com/felixsim/felixsim/sim"
 	"github.com/felixsim/felixsim/sim/simapi"
 	"github.com/felixsim/felixsim/wire"
@@ -54,6 +55,22 @@ func (p *Probe) Send(raftID uint64, req *wire.Request) uint64 {
 	return r.ID
 }
 
+// SendAdmin sends a copy of an operator request, with a fresh id, to
+// broker raftID and returns the id.
+func (p *Probe) SendAdmin(raftID uint64, req *node.AdminRequest) uint64 {
+	p.nextID++
+	r := *req
+	r.ID = p.nextID
+	p.env.Send(SimID(raftID), &AdminMsg{Req: &r})
+	return r.ID
+}
+
+// Admin sends an operator request to the metadata group's leader as Call
+// sends a request to a shard's.
+func (p *Probe) Admin(c *Cluster, req *node.AdminRequest, budgetNs int64) (*wire.Answer, error) {
+	return p.callLeader(c, node.MetaGroup, func(to uint64) uint64 { return p.SendAdmin(to, req) }, budgetNs)
+}
+
 // Take removes and returns the answer to request id, if it arrived.
 func (p *Probe) Take(id uint64) (*wire.Answer, bool) {
 	a, ok := p.answers[id]
@@ -71,6 +88,11 @@ const ProbeAttemptNs = 1_000_000_000
 // retried every ProbeAttemptNs; it gives up with an error after budgetNs
 // of virtual time.
 func (p *Probe) Call(c *Cluster, group uint64, req *wire.Request, budgetNs int64) (*wire.Answer, error) {
+	return p.callLeader(c, group, func(to uint64) uint64 { return p.Send(to, req) }, budgetNs)
+}
+
+// callLeader sends to group's leader until an answer other than NotLeader.
+func (p *Probe) callLeader(c *Cluster, group uint64, send func(to uint64) uint64, budgetNs int64) (*wire.Answer, error) {
 	end := c.World.NowNs() + budgetNs
 	for c.World.NowNs() < end {
 		to, ok := c.Leader(group)
@@ -78,7 +100,7 @@ func (p *Probe) Call(c *Cluster, group uint64, req *wire.Request, budgetNs int64
 			c.World.RunFor(c.cfg.TickNs)
 			continue
 		}
-		id := p.Send(to, req)
+		id := send(to)
 		var ans *wire.Answer
 		err := c.World.RunUntil(func() (bool, string) {
 			a, ok := p.Take(id)

@@ -1,0 +1,155 @@
+package node
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/felixsim/felixsim/statemachine"
+)
+
+// FleetFeature is a fleet feature: behaviour every broker must support
+// before an operator may finalize it, since replicas gate on it alike.
+type FleetFeature struct {
+	Name string
+	// VersionMin is the first software version that supports the feature.
+	VersionMin uint32
+}
+
+// FleetFeatures are the features a cluster may finalize, in name order.
+var FleetFeatures = []FleetFeature{
+	{Name: FeatureAtomicCommit, VersionMin: AtomicCommitVersionMin},
+}
+
+// AtomicCommitVersionMin is the first broker version that applies commit
+// records whole; an older broker would drop their state operations.
+const AtomicCommitVersionMin = 2
+
+// versionReportTicks is how often a node whose version the metadata group
+// does not yet record proposes it again (a proposal may be dropped with a
+// leadership change), and how often a shard leader re-proposes a finalized
+// feature's marker its group has not applied yet.
+const versionReportTicks = 20
+
+// ErrFinalizeRefused marks a finalize the metadata group refused.
+var ErrFinalizeRefused = errors.New("finalize refused")
+
+// ErrVersionTooOld marks a broker that runs a software version older than
+// a feature its cluster has finalized: it must not start.
+var ErrVersionTooOld = errors.New("broker version too old for the finalized fleet features")
+
+// errUnknownFeature marks a finalize naming no fleet feature.
+var errUnknownFeature = errors.New("no such fleet feature")
+
+// featureOf returns the fleet feature named name.
+func featureOf(name string) (FleetFeature, bool) {
+	for _, f := range FleetFeatures {
+		if f.Name == name {
+			return f, true
+		}
+	}
+	return FleetFeature{}, false
+}
+
+// checkFinalize refuses to finalize feature unless every peer reports a
+// version that supports it; the refusal names the brokers that do not.
+func (m *Metadata) checkFinalize(feature string, peers []uint64) error {
+	f, ok := featureOf(feature)
+	if !ok {
+		return fmt.Errorf("%w: %w: %q", ErrFinalizeRefused, errUnknownFeature, feature)
+	}
+	var old []string
+	for _, p := range peers {
+		v := m.VersionOf(p)
+		if v < f.VersionMin {
+			old = append(old, fmt.Sprintf("broker %d (version %d)", p, v))
+		}
+	}
+	if len(old) > 0 {
+		return fmt.Errorf("%w: %s needs version %d on every broker, and these run older: %s",
+			ErrFinalizeRefused, feature, f.VersionMin, strings.Join(old, ", "))
+	}
+	return nil
+}
+
+// VersionOf is the version node last reported, or 0 if it reported none.
+func (m *Metadata) VersionOf(node uint64) uint32 {
+	for _, v := range m.Versions {
+		if v.Node == node {
+			return v.Version
+		}
+	}
+	return 0
+}
+
+// checkVersionRuns refuses a broker whose version is older than a feature
+// in finalized needs.
+func checkVersionRuns(id uint64, version uint32, finalized []string) error {
+	for _, name := range finalized {
+		if f, ok := featureOf(name); ok && version < f.VersionMin {
+			return fmt.Errorf("%w: node %d runs version %d, but finalized feature %s needs version %d or newer (a downgrade after finalization is refused)",
+				ErrVersionTooOld, id, version, name, f.VersionMin)
+		}
+	}
+	return nil
+}
+
+// featuresOf is the shard-apply form of a finalized feature list.
+func featuresOf(finalized []string) statemachine.Features {
+	for _, f := range finalized {
+		if f == FeatureAtomicCommit {
+			return statemachine.Features{AtomicCommitFinalized: true}
+		}
+	}
+	return statemachine.Features{}
+}
+
+// softwareVersion is the version this broker runs.
+func (n *Node) softwareVersion() uint32 {
+	if n.cfg.SoftwareVersion != 0 {
+		return n.cfg.SoftwareVersion
+	}
+	return n.cfg.Bootstrap.SoftwareVersion
+}
+
+// tickFleet reports this broker's version to the metadata group while the
+// group records another, and has each shard group this node leads carry a
+// finalized feature into its own log while the group has not applied it:
+// every replica then gates commits at the same log position.
+func (n *Node) tickFleet() {
+	if n.ticks%versionReportTicks != 0 {
+		return
+	}
+	meta := n.raftGroups[0]
+	if v := n.softwareVersion(); n.meta.VersionOf(n.cfg.ID) != v && meta.lead != 0 {
+		n.proposeSilently(meta, &command{kind: cmdSetVersion, node: n.cfg.ID, version: v})
+	}
+	if !n.meta.IsFinalized(FeatureAtomicCommit) {
+		return
+	}
+	for _, g := range n.raftGroups[1:] {
+		if g.isLeader && !g.features.AtomicCommitFinalized {
+			n.proposeSilently(g, &command{kind: cmdFeature, feature: FeatureAtomicCommit})
+		}
+	}
+}
+
+// applyFeature applies a finalized feature's marker in shard group g. A
+// broker too old for the feature fail-stops rather than apply commits it
+// cannot apply whole (the EarlyFinalize defect applies on).
+func (n *Node) applyFeature(g *raftGroup, c *command) {
+	if err := checkVersionRuns(n.cfg.ID, n.softwareVersion(), []string{c.feature}); err != nil && !n.cfg.Defects.EarlyFinalize {
+		n.fail(fmt.Errorf("group %d applies the %s marker: %w", g.id, c.feature, err))
+		return
+	}
+	if c.feature == FeatureAtomicCommit {
+		g.features.AtomicCommitFinalized = true
+	}
+}
+
+// partialCommit is the EarlyFinalize defect on a broker older than
+// AtomicCommitVersionMin: it applies a commit record the way an old
+// version would, as its event alone, dropping the state operations.
+func (n *Node) partialCommit() bool {
+	return n.cfg.Defects.EarlyFinalize && n.softwareVersion() < AtomicCommitVersionMin
+}
