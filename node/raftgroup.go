@@ -37,6 +37,9 @@ type raftGroup struct {
 	// (the bootstrap's, then each cmdFeature marker): commits are gated on
 	// them, never on the metadata group, which replicas apply apart.
 	features statemachine.Features
+	// ephemeral holds an ephemeral stream's live subscribers by tenant
+	// while this node leads the group (looked up, never ranged over).
+	ephemeral map[string]*ephemeralScope
 	// early is the AckBeforeQuorum defect's next predicted offset per tenant.
 	early map[string]uint64
 }

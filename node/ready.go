@@ -163,6 +163,7 @@ func (n *Node) persist(b *logstore.Batch, gr *groupReady) {
 		g.isLeader = rd.SoftState.RaftState == raft.StateLeader
 		if wasLeader && !g.isLeader {
 			n.dropReads(g)
+			g.ephemeral = nil // subscribers reconnect to the new leader
 		}
 	}
 	if !raft.IsEmptySnap(rd.Snapshot) {
