@@ -202,6 +202,18 @@ func TestRollingUpgradeThenFinalize(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	// A restarted broker gates from its store at once: the markers its
+	// groups applied are recovered, not learned again from new proposals.
+	c.World.Kill(SimID(1), false, 1)
+	if err := c.World.RunUntil(func() (bool, string) { return c.Node(1) != nil, "broker 1 back up" }, 10*secondNs); err != nil {
+		t.Fatal(err)
+	}
+	for _, g := range c.Node(1).ReplicaState().RaftGroups[1:] {
+		if !g.Features.AtomicCommitFinalized {
+			t.Fatalf("restarted broker 1's group %d forgot the atomic_commit marker it applied", g.ID)
+		}
+	}
+
 	before := len(c.Failures())
 	c.Upgrade(2, 1, 100_000_000)
 	c.World.RunFor(2 * secondNs)
