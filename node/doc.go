@@ -31,12 +31,26 @@
 // Membership is static: every broker replicates every group, bootstrapped
 // from a snapshot at index 1, term 1, all peers voting (PreVote and
 // CheckQuorum on). The metadata group's snapshot carries the bootstrap
-// Metadata (streams, broker versions, finalized fleet features); its few
-// commands are re-applied from that snapshot at every boot. Stream shards
+// Metadata (streams, broker versions, finalized fleet features); a booting
+// node folds the group's stored committed commands onto it before it starts
+// anything else (raft resumes after them), and refuses to start when its
+// software version is older than a finalized feature needs. Stream shards
 // get the next group ids in bootstrap order (RaftGroupOf). Any tenant may
 // write to a stream: each tenant's records live in their own scope (tenant,
 // namespace, stream, shard), a statemachine.Shard inside the shard's raft group,
 // created by its first write or fetch (at most ScopesPerRaftGroupMax).
+//
+// # Fleet features and ephemeral streams (fleet.go, admin.go, ephemeral.go)
+//
+// Each broker reports its software version to the metadata group. An
+// operator request (HandleAdmin) finalizes a feature only when every broker
+// reports a version that supports it; the refusal names the brokers that do
+// not. The shard groups' leaders then carry the decision into each shard
+// group's own log as a marker, and commits are gated on what that log has
+// applied, so every replica gates at the same index. An ephemeral stream's
+// shard is served by its leader alone, without raft or the store: a publish
+// reaches the subscribers live at that moment; whatever needs a log is
+// refused.
 //
 // # The processing cycle (ready.go)
 //
