@@ -50,6 +50,9 @@ func (s *Shard) check(rec *felix.Record, feat Features) error {
 // one offset, and returns that offset. Nothing in it can fail: every
 // refusal happened in check.
 func (s *Shard) write(rec *felix.Record) uint64 {
+	if s.log.full() {
+		s.dropOldest()
+	}
 	offset := s.log.append(rec)
 	s.state.applyOps(rec.Ops, offset)
 	return offset

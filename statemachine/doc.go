@@ -39,12 +39,12 @@
 // see half a record.
 //
 // The retained log holds at most Config.RetainedLenMax records (the oldest
-// is dropped when full) and DropBefore drops a prefix. Subscribers read the
-// replay window, the newest Config.ReplayWindowLenMax retained records;
-// consumer groups read the whole retained log. Rebuild folds a retained log
-// into a fresh shard: it matches incremental application for every key
-// whose last write is retained, and a key whose last write was dropped is
-// absent from the rebuilt state.
+// is dropped when full) and DropBefore drops a prefix. The state view is
+// always the fold of the retained log: dropping a record forgets every key
+// it wrote last (KeysDropped counts them). Subscribers read the replay
+// window, the newest Config.ReplayWindowLenMax retained records; consumer
+// groups read the whole retained log. Rebuild folds a retained log into a
+// fresh shard equal, key for key, to the one that applied every record.
 //
 // Consumer groups are commands (GroupFetch, GroupAck) applied in log order
 // like records, with the time chosen by the proposer: a fetch redelivers

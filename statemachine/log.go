@@ -40,11 +40,15 @@ func (l *retainedLog) at(offset uint64) *felix.Entry {
 	return &l.ring[i]
 }
 
-// append adds rec at nextOffset, dropping the oldest entry first when the
-// log holds lenMax entries (retention by count).
+// full reports whether the log holds lenMax entries: the next append must
+// drop the oldest first (retention by count).
+func (l *retainedLog) full() bool { return l.count == l.lenMax }
+
+// append adds rec at nextOffset; the caller dropped the oldest entry first
+// if the log was full.
 func (l *retainedLog) append(rec *felix.Record) uint64 {
 	if l.count == l.lenMax {
-		l.dropOldest()
+		panic(fmt.Sprintf("retainedLog.append at %d: the log holds lenMax %d entries", l.nextOffset, l.lenMax))
 	}
 	if l.count == len(l.ring) {
 		l.grow()
@@ -77,22 +81,20 @@ func (l *retainedLog) grow() {
 	l.ring, l.head = ring, 0
 }
 
-func (l *retainedLog) dropOldest() {
-	l.ring[l.head] = felix.Entry{} // release the record's buffers
+// dropOldest drops the oldest entry and returns it; the log holds one.
+func (l *retainedLog) dropOldest() felix.Entry {
+	if l.count == 0 {
+		panic(fmt.Sprintf("retainedLog.dropOldest: empty log at %d", l.nextOffset))
+	}
+	e := l.ring[l.head]
+	l.ring[l.head] = felix.Entry{} // the ring no longer references the record's buffers
 	l.head++
 	if l.head == len(l.ring) {
 		l.head = 0
 	}
 	l.count--
 	l.firstOffset++
-}
-
-// dropBefore drops every entry below offset; offset <= nextOffset.
-func (l *retainedLog) dropBefore(offset uint64) {
-	for l.firstOffset < offset {
-		l.dropOldest()
-	}
-	l.check()
+	return e
 }
 
 func (l *retainedLog) check() {

@@ -25,12 +25,11 @@ type modelGroup struct {
 }
 
 type model struct {
-	cfg       Config
-	feat      bool
-	recs      []felix.Record
-	first     uint64 // offsets below are dropped
-	stateFrom uint64 // the state view folds recs[stateFrom:] (the last rebuild point)
-	groups    map[string]*modelGroup
+	cfg    Config
+	feat   bool
+	recs   []felix.Record
+	first  uint64 // offsets below are dropped; the state view folds recs[first:]
+	groups map[string]*modelGroup
 }
 
 func newModel(cfg Config) *model {

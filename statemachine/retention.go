@@ -10,20 +10,43 @@ import (
 // ErrInvalidSnapshot marks rebuild input refused for its shape.
 var ErrInvalidSnapshot = errors.New("invalid shard snapshot")
 
-// DropBefore drops every retained record below offset (a retention step).
-// It leaves the state view and the groups as they are: a key keeps its
-// value even when the record that wrote it is dropped, but a Rebuild from
-// the retained log no longer sees that write (see Rebuild). Dropping at or
-// below FirstOffset changes nothing; past the tail is refused with
-// ErrBeyondTail. Dropping past GroupsCommittedMin strands a group: its next
-// fetch that reaches a dropped record is refused with ErrDropped.
+// DropBefore drops every retained record below offset (a retention step)
+// and, with each record, every key whose last write it was: the state view
+// stays the fold of the retained log (the retention rule; see
+// docs/atomic-commit.md), so a replica rebuilt from its retained log and
+// one that applied every record hold the same state. Dropping at or below
+// FirstOffset changes nothing; past the tail is refused with ErrBeyondTail.
+// Dropping past GroupsCommittedMin strands a group: its next fetch that
+// reaches a dropped record is refused with ErrDropped.
 func (s *Shard) DropBefore(offset uint64) error {
 	if offset > s.log.nextOffset {
 		return &OffsetError{Err: ErrBeyondTail, Offset: offset, StartOffset: s.log.firstOffset, Tail: s.log.nextOffset}
 	}
-	s.log.dropBefore(offset)
+	for s.log.firstOffset < offset {
+		s.dropOldest()
+	}
+	s.log.check()
 	return nil
 }
+
+// dropOldest drops the oldest retained record and forgets every key it
+// wrote last: a key whose version is the dropped offset. A later write of
+// the key gave it a later version, so it stays.
+func (s *Shard) dropOldest() {
+	e := s.log.dropOldest()
+	for i := range e.Record.Ops {
+		k := e.Record.Ops[i].Key
+		if v, ok := s.state.m[k]; ok && v.Version == e.Offset {
+			delete(s.state.m, k)
+			s.keysDropped++
+		}
+	}
+}
+
+// KeysDropped counts the keys this shard forgot because retention dropped
+// the record that wrote them last (retention loss), since it was built.
+// A stream whose retention covers every live key keeps it at zero.
+func (s *Shard) KeysDropped() uint64 { return s.keysDropped }
 
 // RebuildInput is what a replica restores a shard from; build it by name.
 type RebuildInput struct {
@@ -39,13 +62,11 @@ type RebuildInput struct {
 
 // Rebuild folds the retained log into a fresh shard and restores the groups.
 //
-// For every key whose last write is retained, the rebuilt state equals the
-// state incremental application reached: same value, same version. A key
-// whose last write was dropped is absent from the rebuilt state whatever
-// its value was: retention drops a prefix, so every earlier write of the
-// key is gone too and no retained record mentions it. A key that was
-// deleted reads absent either way; a key that was put and never written
-// again is lost. Records are written as they stand in the log: conditions
+// The rebuilt state equals the state incremental application reached, key
+// for key: both are the fold of the retained log. A key whose last write
+// was dropped is absent from both (DropBefore forgets it): retention drops
+// a prefix, so every earlier write of the key is gone too and no retained
+// record mentions it. Records are written as they stand in the log: conditions
 // and the feature gate were checked when they were first applied.
 func Rebuild(in RebuildInput) (*Shard, error) {
 	s, err := newAt(in.Config, in.StartOffset)

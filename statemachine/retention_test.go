@@ -23,39 +23,51 @@ func rebuildFrom(t *testing.T, s *Shard) *Shard {
 	return r
 }
 
-// TestRetentionLosesKeysWhoseLastWriteIsDropped pins down what a rebuild
-// from the retained log loses: exactly the keys whose last write was
-// dropped. They read absent, never an older value.
-func TestRetentionLosesKeysWhoseLastWriteIsDropped(t *testing.T) {
+// TestRetentionForgetsKeysWhoseLastWriteIsDropped pins down the retention
+// rule: the state view is the fold of the retained log, live and rebuilt
+// alike. A key whose last write is dropped reads absent (never an older
+// value); a key rewritten later keeps its later value.
+func TestRetentionForgetsKeysWhoseLastWriteIsDropped(t *testing.T) {
 	s := newTestShard(t, StreamQuorum)
 	applyAll(t, s,
-		commitRec("0", put("a", "a0"), put("b", "b0")), // 0
-		commitRec("1", put("a", "a1")),                 // 1: a's last write
-		commitRec("2", del("b")),                       // 2: b's last write
-		commitRec("3", put("c", "c3")),                 // 3: c's last write
+		commitRec("0", put("a", "a0"), put("b", "b0"), put("d", "d0")), // 0
+		commitRec("1", put("a", "a1")),                                 // 1: a's last write
+		commitRec("2", del("b")),                                       // 2: b's last write
+		commitRec("3", put("c", "c3"), put("d", "d3")),                 // 3: c's and d's last write
 	)
+	require.Zero(t, s.KeysDropped())
 	require.NoError(t, s.DropBefore(2))
+	// Dropping 0 and 1: d (rewritten at 3) stays; a (last put at 1) goes;
+	// b was put at 0 but deleted at 2, so it was absent already.
+	require.Equal(t, uint64(1), s.KeysDropped(), "only a was live and last written in the dropped prefix")
+	_, _, ok := s.StateGet("a")
+	require.False(t, ok, "a's last write was dropped: a is gone from the live view")
 	r := rebuildFrom(t, s)
-	// a: live keeps a1@1; the rebuild lost it (not a0: that write is gone too).
-	v, ver, ok := s.StateGet("a")
-	require.True(t, ok)
-	require.Equal(t, "a1", string(v))
-	require.Equal(t, uint64(1), ver)
-	_, _, ok = r.StateGet("a")
-	require.False(t, ok, "a's last write was dropped: the rebuilt shard has no a")
-	// b: its last write (the delete) is retained: absent in both.
-	_, _, ok = s.StateGet("b")
-	require.False(t, ok)
-	_, _, ok = r.StateGet("b")
-	require.False(t, ok)
-	// c: retained, identical.
-	require.Equal(t, s.State()[1], r.State()[0])
-	require.Equal(t, uint64(2), r.FirstOffset())
-	require.Equal(t, uint64(4), r.NextOffset())
-
+	for _, sh := range []*Shard{s, r} {
+		require.Equal(t, []KeyValue{{Key: "c", Value: []byte("c3"), Version: 3}, {Key: "d", Value: []byte("d3"), Version: 3}}, sh.State())
+		require.Equal(t, uint64(2), sh.FirstOffset())
+		require.Equal(t, uint64(4), sh.NextOffset())
+	}
 	require.NoError(t, s.DropBefore(4))
+	require.Zero(t, s.StateLen(), "nothing retained, nothing live")
+	require.Equal(t, uint64(3), s.KeysDropped())
 	require.Zero(t, rebuildFrom(t, s).StateLen(), "nothing retained, nothing rebuilt")
-	require.Equal(t, 2, s.StateLen(), "DropBefore leaves the live state alone")
+}
+
+func TestRetentionByCountForgetsKeys(t *testing.T) {
+	c := testConfig(StreamQuorum)
+	c.RetainedLenMax = 2
+	s, err := New(c)
+	require.NoError(t, err)
+	applyAll(t, s, commitRec("0", put("x", "1")), commitRec("1", put("y", "1")), commitRec("2", put("y", "2")))
+	_, _, ok := s.StateGet("x")
+	require.False(t, ok, "x's only write left the window of 2")
+	require.Equal(t, uint64(1), s.KeysDropped())
+	applyAll(t, s, commitRec("3", put("z", "1")))
+	v, ver, ok := s.StateGet("y")
+	require.True(t, ok, "y was rewritten at 2, which is retained")
+	require.Equal(t, "2", string(v))
+	require.Equal(t, uint64(2), ver)
 }
 
 func TestRetentionByCountDropsOldest(t *testing.T) {

@@ -12,6 +12,8 @@ type Shard struct {
 	log    retainedLog
 	state  keyedState
 	groups groupTable
+	// keysDropped counts keys forgotten by retention (see KeysDropped).
+	keysDropped uint64
 }
 
 // New returns an empty shard whose first record will be written at offset 0.
