@@ -170,6 +170,13 @@ func (s *Store) plan(b *Batch) ([]*group, error) {
 			return nil, fmt.Errorf("log row %d: %s offset %d already holds a record; log rows are never overwritten", i, r.Scope, r.Offset)
 		}
 	}
+	for i := range b.Positions {
+		r := &b.Positions[i]
+		if old, ok := s.tab.position[r.Scope]; ok && r.Position.FirstOffset < old.FirstOffset {
+			return nil, fmt.Errorf("position row %d: %s first offset %d is below the stored %d: the retained window never moves back",
+				i, r.Scope, r.Position.FirstOffset, old.FirstOffset)
+		}
+	}
 	if i, ok := logRowsDistinct(b.Log); !ok {
 		r := &b.Log[i]
 		return nil, fmt.Errorf("log row %d: %s offset %d already holds a record; log rows are never overwritten", i, r.Scope, r.Offset)

@@ -59,11 +59,19 @@ type StateRow struct {
 	Version uint64
 }
 
-// Position says where a scope resumes: the raft index applied last and the
-// next offset the shard's log will assign.
+// Position says where a scope resumes: the raft index applied last, the
+// next offset the shard's log will assign and the offset of its oldest
+// retained record (the retained window is [FirstOffset, NextOffset)).
+//
+// A position row that raises FirstOffset is a retention step: the store
+// drops the scope's log rows below it and, with each dropped record, every
+// state row whose version is that record's offset (the key's last write),
+// so the state table stays the fold of the retained log. FirstOffset never
+// moves back and never passes NextOffset.
 type Position struct {
 	AppliedIndex uint64
 	NextOffset   uint64
+	FirstOffset  uint64
 }
 
 // PositionRow is one write to the position table at Scope.

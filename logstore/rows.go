@@ -257,16 +257,18 @@ func (e *enc) positionRows(rows []PositionRow) {
 		e.scope(rows[i].Scope)
 		e.uvar(rows[i].Position.AppliedIndex)
 		e.uvar(rows[i].Position.NextOffset)
+		e.uvar(rows[i].Position.FirstOffset)
 	}
 }
 
 func decodePositions(p []byte) ([]PositionRow, error) {
 	d := dec{b: p}
-	rows := make([]PositionRow, d.count("position rows", scopeBytesMin+rowBytesMin))
+	rows := make([]PositionRow, d.count("position rows", scopeBytesMin+rowBytesMin+1))
 	for i := range rows {
 		rows[i].Scope = d.scope()
 		rows[i].Position.AppliedIndex = d.uvar()
 		rows[i].Position.NextOffset = d.uvar()
+		rows[i].Position.FirstOffset = d.uvar()
 	}
 	return rows, d.done()
 }

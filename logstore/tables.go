@@ -56,9 +56,11 @@ func (t *tables) apply(b *Batch) {
 	}
 	for i := range b.Positions {
 		r := &b.Positions[i]
-		if _, ok := t.position[r.Scope]; !ok {
+		old, ok := t.position[r.Scope]
+		if !ok {
 			t.counts.Position++
 		}
+		t.dropBefore(r.Scope, old.FirstOffset, r.Position.FirstOffset)
 		t.position[r.Scope] = r.Position
 	}
 	for i := range b.Outbox {
@@ -67,6 +69,44 @@ func (t *tables) apply(b *Batch) {
 	for i := range b.ConsumerGroups {
 		r := &b.ConsumerGroups[i]
 		applyKeyed(t.consumer, r.Scope, r.Group.Name, WritePut, r.Group, &t.counts.ConsumerGroup)
+	}
+}
+
+// dropBefore drops scope's log rows in [from, to) (a retention step) and,
+// for each dropped record, the state rows it wrote last: the keys whose
+// version is its offset. A later write of a key gave it a later version.
+func (t *tables) dropBefore(scope felix.Scope, from, to uint64) {
+	m := t.log[scope]
+	if to <= from || len(m) == 0 {
+		return
+	}
+	var offsets []uint64
+	if to-from <= uint64(len(m)) {
+		for o := from; o < to; o++ {
+			if _, ok := m[o]; ok {
+				offsets = append(offsets, o)
+			}
+		}
+	} else {
+		for o := range m {
+			if o < to {
+				offsets = append(offsets, o)
+			}
+		}
+		slices.Sort(offsets)
+	}
+	st := t.state[scope]
+	for _, o := range offsets {
+		for _, op := range m[o].Ops {
+			if v, ok := st[op.Key]; ok && v.Version == o {
+				applyKeyed(t.state, scope, op.Key, WriteDelete, StateValue{}, &t.counts.State)
+			}
+		}
+		delete(m, o)
+		t.counts.Log--
+	}
+	if len(m) == 0 {
+		delete(t.log, scope)
 	}
 }
 

@@ -37,8 +37,13 @@ func validateShape(b *Batch) error {
 		}
 	}
 	for i := range b.Positions {
-		if err := b.Positions[i].Scope.Validate(); err != nil {
+		r := &b.Positions[i]
+		if err := r.Scope.Validate(); err != nil {
 			return fmt.Errorf("%w: position row %d: %v", ErrInvalidBatch, i, err)
+		}
+		if r.Position.FirstOffset > r.Position.NextOffset {
+			return fmt.Errorf("%w: position row %d at %s: first offset %d is past next offset %d",
+				ErrInvalidBatch, i, r.Scope, r.Position.FirstOffset, r.Position.NextOffset)
 		}
 	}
 	for i := range b.Outbox {

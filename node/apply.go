@@ -45,7 +45,7 @@ func (n *Node) applyCommitted(b *logstore.Batch, gr *groupReady, replies []reply
 	for _, t := range g.tenants {
 		if touched.has(t) {
 			s := g.scopes[t]
-			b.Positions = append(b.Positions, logstore.PositionRow{Scope: g.scopeOf(t), Position: logstore.Position{AppliedIndex: g.applied, NextOffset: s.NextOffset()}})
+			b.Positions = append(b.Positions, logstore.PositionRow{Scope: g.scopeOf(t), Position: logstore.Position{AppliedIndex: g.applied, NextOffset: s.NextOffset(), FirstOffset: s.FirstOffset()}})
 		}
 	}
 	groupWrite(b, g.id).AppliedIndex = g.applied
@@ -121,7 +121,7 @@ func (n *Node) applyCommand(b *logstore.Batch, g *raftGroup, c *command, touched
 		n.applyFeature(g, c)
 		return &wire.Acked{}
 	}
-	if c.kind != cmdWrite && c.kind != cmdFetch && c.kind != cmdAck {
+	if c.kind != cmdWrite && c.kind != cmdFetch && c.kind != cmdAck && c.kind != cmdRetain {
 		return &wire.Error{Code: wire.CodeInvalidRequest, Message: fmt.Sprintf("stream shard group %d refused a %s command", g.id, c.kind)}
 	}
 	var s *statemachine.Shard
@@ -129,7 +129,10 @@ func (n *Node) applyCommand(b *logstore.Batch, g *raftGroup, c *command, touched
 	if c.kind == cmdWrite || c.kind == cmdFetch {
 		s, err = g.open(c.scope.Tenant)
 	} else if s = g.lookup(c.scope.Tenant); s == nil {
-		err = fmt.Errorf("%w: ack for group %q in scope %s, which has no groups", statemachine.ErrUnknownGroup, c.group, c.scope)
+		err = fmt.Errorf("%w: %s in scope %s, which holds nothing", statemachine.ErrInvalidCommand, c.kind, c.scope)
+		if c.kind == cmdAck {
+			err = fmt.Errorf("%w: ack for group %q in scope %s, which has no groups", statemachine.ErrUnknownGroup, c.group, c.scope)
+		}
 	}
 	if err != nil {
 		return errorAnswer(err)
@@ -138,6 +141,11 @@ func (n *Node) applyCommand(b *logstore.Batch, g *raftGroup, c *command, touched
 	switch c.kind {
 	case cmdWrite:
 		return n.applyWrite(b, g, s, c)
+	case cmdRetain:
+		if err := applyRetain(s, c); err != nil {
+			return errorAnswer(err)
+		}
+		return &wire.Acked{}
 	case cmdFetch:
 		ds, err := s.Fetch(statemachine.GroupFetch{Group: c.group, NowNs: c.nowNs, LeaseNs: c.leaseNs, EntriesMax: int(c.entriesMax)})
 		if err != nil {

@@ -19,7 +19,7 @@ func genCommand(t *rapid.T) command {
 	kind := cmdKind(rapid.IntRange(int(cmdWrite), int(cmdKindEnd)-1).Draw(t, "kind"))
 	name := rapid.StringMatching(`[a-z]{1,8}`)
 	c := command{kind: kind, proposer: rapid.Uint64().Draw(t, "proposer"), incarnation: rapid.Uint64().Draw(t, "inc"), seq: rapid.Uint64().Draw(t, "seq")}
-	if kind == cmdWrite || kind == cmdFetch || kind == cmdAck {
+	if kind == cmdWrite || kind == cmdFetch || kind == cmdAck || kind == cmdRetain {
 		c.scope = felix.Scope{Tenant: name.Draw(t, "tenant"), Namespace: name.Draw(t, "ns"), Stream: name.Draw(t, "stream"), Shard: rapid.Uint32().Draw(t, "shard")}
 	}
 	switch kind {
@@ -32,6 +32,8 @@ func genCommand(t *rapid.T) command {
 		c.group, c.nowNs, c.leaseNs, c.entriesMax = name.Draw(t, "group"), rapid.Int64().Draw(t, "now"), rapid.Int64().Draw(t, "lease"), rapid.Uint32().Draw(t, "max")
 	case cmdAck:
 		c.group, c.offset = name.Draw(t, "group"), rapid.Uint64().Draw(t, "offset")
+	case cmdRetain:
+		c.offset = rapid.Uint64().Draw(t, "offset")
 	case cmdSetVersion:
 		c.node, c.version = rapid.Uint64().Draw(t, "node"), rapid.Uint32().Draw(t, "version")
 	case cmdFinalize:
@@ -60,7 +62,7 @@ func TestCommandRoundTrip(t *testing.T) {
 		if err != nil || !bytes.Equal(b, b2) {
 			t.Fatalf("re-encoding differs (%v)", err)
 		}
-		if d.kind != c.kind || d.seq != c.seq || d.scope != c.scope || d.group != c.group || d.feature != c.feature {
+		if d.kind != c.kind || d.seq != c.seq || d.scope != c.scope || d.group != c.group || d.feature != c.feature || d.offset != c.offset {
 			t.Fatalf("decoded %+v, want %+v", d, c)
 		}
 	})

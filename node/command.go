@@ -28,6 +28,9 @@ const (
 	// cmdFeature carries a fleet feature the metadata group finalized into a
 	// stream shard group's own log: replicas gate on it at the same index.
 	cmdFeature
+	// cmdRetain drops a scope's records below an offset (retention by age,
+	// proposed by the leader).
+	cmdRetain
 	cmdKindEnd
 )
 
@@ -45,6 +48,8 @@ func (k cmdKind) String() string {
 		return "finalize"
 	case cmdFeature:
 		return "feature"
+	case cmdRetain:
+		return "retain"
 	}
 	return fmt.Sprintf("cmdKind(%d)", uint8(k))
 }
@@ -68,7 +73,7 @@ type command struct {
 	nowNs       int64        // cmdFetch
 	leaseNs     int64        // cmdFetch
 	entriesMax  uint32       // cmdFetch
-	offset      uint64       // cmdAck
+	offset      uint64       // cmdAck; cmdRetain: drop below it
 	node        uint64       // cmdSetVersion
 	version     uint32       // cmdSetVersion
 	feature     string       // cmdFinalize, cmdFeature
@@ -83,7 +88,7 @@ func encodeCommand(c *command) ([]byte, error) {
 	e.u64(c.incarnation)
 	e.u64(c.seq)
 	switch c.kind {
-	case cmdWrite, cmdFetch, cmdAck:
+	case cmdWrite, cmdFetch, cmdAck, cmdRetain:
 		e.str(c.scope.Tenant)
 		e.str(c.scope.Namespace)
 		e.str(c.scope.Stream)
@@ -106,6 +111,8 @@ func encodeCommand(c *command) ([]byte, error) {
 	case cmdAck:
 		e.str(c.group)
 		e.u64(c.offset)
+	case cmdRetain:
+		e.u64(c.offset)
 	case cmdSetVersion:
 		e.u64(c.node)
 		e.u32(c.version)
@@ -122,7 +129,7 @@ func encodeCommand(c *command) ([]byte, error) {
 func commandLen(c *command) int {
 	n := 2 + 3*8
 	switch c.kind {
-	case cmdWrite, cmdFetch, cmdAck:
+	case cmdWrite, cmdFetch, cmdAck, cmdRetain:
 		n += 3*4 + len(c.scope.Tenant) + len(c.scope.Namespace) + len(c.scope.Stream) + 4
 	}
 	switch c.kind {
@@ -132,6 +139,8 @@ func commandLen(c *command) int {
 		n += 4 + len(c.group) + 8 + 8 + 4
 	case cmdAck:
 		n += 4 + len(c.group) + 8
+	case cmdRetain:
+		n += 8
 	case cmdSetVersion:
 		n += 8 + 4
 	case cmdFinalize, cmdFeature:
@@ -178,7 +187,7 @@ func decodeCommandSharing(p []byte, known knownNames) (command, error) {
 	c.incarnation = d.u64("incarnation")
 	c.seq = d.u64("seq")
 	switch c.kind {
-	case cmdWrite, cmdFetch, cmdAck:
+	case cmdWrite, cmdFetch, cmdAck, cmdRetain:
 		c.scope.Tenant = d.strShared("tenant", felix.NameLenMax, known.tenants...)
 		c.scope.Namespace = d.strShared("namespace", felix.NameLenMax, known.namespace)
 		c.scope.Stream = d.strShared("stream", felix.NameLenMax, known.stream)
@@ -214,6 +223,8 @@ func decodeCommandBody(d *dec, c *command) {
 		c.entriesMax = d.u32("entries max")
 	case cmdAck:
 		c.group = d.str("group", statemachine.GroupNameLenMax)
+		c.offset = d.u64("offset")
+	case cmdRetain:
 		c.offset = d.u64("offset")
 	case cmdSetVersion:
 		c.node = d.u64("node")

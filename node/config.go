@@ -41,6 +41,9 @@ type StreamSpec struct {
 	ReplayWindowLenMax int
 	GroupsMax          int
 	LeasesPerGroupMax  int
+	// RetainedAgeMaxNs drops a record once it is older than this, as the
+	// group's leader measures it (0: no age limit; see retention.go).
+	RetainedAgeMaxNs int64
 }
 
 // Bootstrap is the metadata a fresh cluster starts with; every broker must
@@ -193,6 +196,9 @@ func (b *Bootstrap) validateStreams() error {
 		cfg := s.shardConfig(felix.Scope{Tenant: "t", Namespace: s.Namespace, Stream: s.Stream})
 		if err := cfg.Validate(); err != nil {
 			return fmt.Errorf("%w: stream %s/%s: %v", ErrInvalidConfig, s.Namespace, s.Stream, err)
+		}
+		if s.RetainedAgeMaxNs < 0 {
+			return fmt.Errorf("%w: stream %s/%s has a negative retention age %d ns", ErrInvalidConfig, s.Namespace, s.Stream, s.RetainedAgeMaxNs)
 		}
 		total += int(s.Shards)
 	}

@@ -113,6 +113,7 @@ func encodeMetadata(m *Metadata) []byte {
 		for _, v := range []int{s.RetainedLenMax, s.ReplayWindowLenMax, s.GroupsMax, s.LeasesPerGroupMax} {
 			e.u32(uint32(v))
 		}
+		e.u64(uint64(s.RetainedAgeMaxNs))
 	}
 	e.u32(uint32(len(m.Versions)))
 	for _, v := range m.Versions {
@@ -130,7 +131,7 @@ func encodeMetadata(m *Metadata) []byte {
 func decodeMetadata(p []byte) (*Metadata, error) {
 	d := dec{b: p}
 	m := &Metadata{}
-	m.Streams = make([]StreamSpec, d.count("streams", StreamsMax, 29))
+	m.Streams = make([]StreamSpec, d.count("streams", StreamsMax, 37))
 	for i := range m.Streams {
 		s := &m.Streams[i]
 		s.Namespace = d.str("namespace", felix.NameLenMax)
@@ -140,6 +141,7 @@ func decodeMetadata(p []byte) (*Metadata, error) {
 		for _, v := range []*int{&s.RetainedLenMax, &s.ReplayWindowLenMax, &s.GroupsMax, &s.LeasesPerGroupMax} {
 			*v = int(d.u32("cap"))
 		}
+		s.RetainedAgeMaxNs = int64(d.u64("retained age"))
 	}
 	m.Versions = make([]BrokerVersion, d.count("versions", PeersMax, 12))
 	for i := range m.Versions {

@@ -258,6 +258,7 @@ func (n *Node) Tick() {
 	n.writes.expire(n.ticks, timeoutTicks)
 	n.reads.expire(n.ticks, timeoutTicks)
 	n.tickFleet()
+	n.checkRetention()
 	n.maybeProcess()
 }
 

@@ -42,6 +42,8 @@ type raftGroup struct {
 	ephemeral map[string]*ephemeralScope
 	// early is the AckBeforeQuorum defect's next predicted offset per tenant.
 	early map[string]uint64
+	// ages are each tenant's retention-by-age marks (nil: none taken yet).
+	ages map[string]*ageMarks
 }
 
 // scopeOf is the scope of tenant inside this stream shard.

@@ -10,10 +10,10 @@ import (
 
 // rebuildScopes restores, from the store alone, every group's applied
 // index and every scope's shard: the shard is folded from the scope's
-// retained log rows, its tail checked against the position row, and its
-// state checked against the state table whenever retention has dropped
-// nothing (then the fold must equal the table exactly); its consumer groups
-// come from the consumer-group table.
+// retained log rows (the window its position row names), its tail checked
+// against the position row, and its state checked against the state table
+// (both are the fold of the retained log, so they must be equal exactly);
+// its consumer groups come from the consumer-group table.
 func (n *Node) rebuildScopes() error {
 	for _, id := range n.store.Groups() {
 		applied := n.store.AppliedIndex(id)
@@ -47,27 +47,24 @@ func (n *Node) rebuildScope(g *raftGroup, sc felix.Scope) (*statemachine.Shard, 
 		return nil, fmt.Errorf("node %d: scope %s has rows but no position row", n.cfg.ID, sc)
 	}
 	cfg := g.spec.shardConfig(sc)
-	from := uint64(0)
-	if pos.NextOffset > uint64(cfg.RetainedLenMax) {
-		from = pos.NextOffset - uint64(cfg.RetainedLenMax)
-	}
-	entries := n.store.LogScan(sc, from, cfg.RetainedLenMax)
-	start := pos.NextOffset
-	if len(entries) > 0 {
-		start = entries[0].Offset
+	entries := n.store.LogScan(sc, 0, 0)
+	if uint64(len(entries)) != pos.NextOffset-pos.FirstOffset {
+		return nil, fmt.Errorf("node %d: scope %s: position row names the window [%d, %d) but the log table holds %d rows",
+			n.cfg.ID, sc, pos.FirstOffset, pos.NextOffset, len(entries))
 	}
 	groups := n.store.ConsumerGroupScan(sc)
-	s, err := statemachine.Rebuild(statemachine.RebuildInput{Config: cfg, StartOffset: start, Entries: entries, Groups: groups})
+	s, err := statemachine.Rebuild(statemachine.RebuildInput{Config: cfg, StartOffset: pos.FirstOffset, Entries: entries, Groups: groups})
 	if err != nil {
 		return nil, fmt.Errorf("node %d: rebuild %s from its retained log: %w", n.cfg.ID, sc, err)
 	}
 	if s.NextOffset() != pos.NextOffset {
 		return nil, fmt.Errorf("node %d: scope %s: retained log ends at %d but the position row says %d", n.cfg.ID, sc, s.NextOffset(), pos.NextOffset)
 	}
-	if start == 0 {
-		if err := n.checkStateTable(sc, s); err != nil {
-			return nil, err
-		}
+	if s.FirstOffset() != pos.FirstOffset {
+		return nil, fmt.Errorf("node %d: scope %s: retained log starts at %d but the position row says %d", n.cfg.ID, sc, s.FirstOffset(), pos.FirstOffset)
+	}
+	if err := n.checkStateTable(sc, s); err != nil {
+		return nil, err
 	}
 	return s, nil
 }

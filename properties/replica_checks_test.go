@@ -137,3 +137,21 @@ func TestConditionalWrites(t *testing.T) {
 	wrongAnswer := ConditionalOutcome{Event: "c1", ExpectedOffset: 1, Written: true, Offset: 0}
 	wantFail(t, "written elsewhere", ConditionalWrites([]ConditionalOutcome{wrongAnswer}, []ReplicaView{r}), "was written at 0")
 }
+
+// TestRetentionRuleIsChecked: the retention rule (the state view is the
+// fold of the retained window) is what StateMatchesLog and VersionIsOffset
+// check. A replica that dropped c0 and c1 but kept the key c1 wrote last
+// (the live view of the old rule) is caught by both; the view that forgot
+// it holds.
+func TestRetentionRuleIsChecked(t *testing.T) {
+	r := goodReplica("b3")
+	r.Log = append(r.Log, ventry(2, "c2", vput("c", "3")))
+	r.Log = r.Log[2:]
+	r.FirstOffset, r.NextOffset = 2, 3
+	r.State = []ViewSlot{{Key: "a", Value: "2", Version: 1}, {Key: "c", Value: "3", Version: 2}}
+	wantFail(t, "kept a key whose last write was dropped", StateMatchesLog(&r), "folds to {c=3@2}")
+	wantFail(t, "kept a key whose last write was dropped", VersionIsOffset(&r), `key "a" has version 1`)
+	r.State = r.State[1:]
+	wantHold(t, "forgot it", StateMatchesLog(&r))
+	wantHold(t, "forgot it", VersionIsOffset(&r))
+}
