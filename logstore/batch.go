@@ -65,8 +65,9 @@ type StateRow struct {
 //
 // A position row that raises FirstOffset is a retention step: the store
 // drops the scope's log rows below it and, with each dropped record, every
-// state row whose version is that record's offset (the key's last write),
-// so the state table stays the fold of the retained log. FirstOffset never
+// state row whose version is that record's offset (the key's last write)
+// and its outbox row, so the state table stays the fold of the retained
+// log and the outbox holds only retained events. FirstOffset never
 // moves back and never passes NextOffset.
 type Position struct {
 	AppliedIndex uint64

@@ -30,6 +30,7 @@ func (n *Node) applyCommitted(b *logstore.Batch, gr *groupReady, replies []reply
 	}
 	touched := n.touchedBuf[:0]
 	defer func() { n.touchedBuf = touched[:0] }()
+	durable := g.applied
 	var groupsTouched []groupTouch
 	for _, e := range gr.rd.CommittedEntries {
 		if e.GetIndex() != g.applied+1 {
@@ -49,6 +50,7 @@ func (n *Node) applyCommitted(b *logstore.Batch, gr *groupReady, replies []reply
 		}
 	}
 	groupWrite(b, g.id).AppliedIndex = g.applied
+	n.maybeCompact(b, g, durable)
 	return replies
 }
 

@@ -122,8 +122,27 @@ type Config struct {
 	// group, and a version older than a finalized feature needs refuses
 	// to start.
 	SoftwareVersion uint32
+	// CompactEntriesMin and CompactKeepEntries tune raft log compaction
+	// (see snapshot.go); zero takes CompactEntriesMinDefault and
+	// CompactKeepEntriesDefault.
+	CompactEntriesMin  int
+	CompactKeepEntries int
 	// Defects are planted bugs; all off in a correct broker.
 	Defects Defects
+}
+
+func (c *Config) compactEntriesMin() int {
+	if c.CompactEntriesMin > 0 {
+		return c.CompactEntriesMin
+	}
+	return CompactEntriesMinDefault
+}
+
+func (c *Config) compactKeepEntries() int {
+	if c.CompactKeepEntries > 0 {
+		return c.CompactKeepEntries
+	}
+	return CompactKeepEntriesDefault
 }
 
 // ErrInvalidConfig marks a Config refused for its shape.
@@ -153,6 +172,9 @@ func (c *Config) Validate() error {
 	if c.TickNs < 1 || c.ElectionTicks < 2 || c.HeartbeatTicks < 1 || c.HeartbeatTicks >= c.ElectionTicks {
 		return fmt.Errorf("%w: tick %d ns, election %d ticks, heartbeat %d ticks (want tick >= 1, 1 <= heartbeat < election)",
 			ErrInvalidConfig, c.TickNs, c.ElectionTicks, c.HeartbeatTicks)
+	}
+	if c.CompactEntriesMin < 0 || c.CompactKeepEntries < 0 {
+		return fmt.Errorf("%w: compaction every %d entries keeping %d: neither may be negative", ErrInvalidConfig, c.CompactEntriesMin, c.CompactKeepEntries)
 	}
 	if c.PendingWritesMax < 1 || c.PendingReadsMax < 1 || c.PendingTimeoutNs < 1 {
 		return fmt.Errorf("%w: pending writes max %d, reads max %d, timeout %d ns: each must be at least 1",

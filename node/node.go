@@ -144,6 +144,11 @@ func (n *Node) recover() error {
 		if err := n.recoverFeatures(g, snap.GetMetadata().GetIndex()); err != nil {
 			return err
 		}
+		_, cs, err := n.store.RaftStorage(g.id).InitialState()
+		if err != nil {
+			return fmt.Errorf("node %d: group %d conf state: %w", n.cfg.ID, g.id, err)
+		}
+		g.confState = cs
 		if err := n.startRaft(g); err != nil {
 			return err
 		}
@@ -226,7 +231,7 @@ func (n *Node) startRaft(g *raftGroup) error {
 		ID:                        n.cfg.ID,
 		ElectionTick:              n.cfg.ElectionTicks,
 		HeartbeatTick:             n.cfg.HeartbeatTicks,
-		Storage:                   n.store.RaftStorage(g.id),
+		Storage:                   &groupStorage{GroupStorage: n.store.RaftStorage(g.id), n: n, g: g},
 		Applied:                   g.applied,
 		MaxSizePerMsg:             1 << 20,
 		MaxCommittedSizePerReady:  4 << 20,
@@ -329,13 +334,28 @@ type Stats struct {
 	// Commits the store commits (fsyncs) made; Rewrites the store file
 	// rewrites asked for.
 	Cycles, Rounds, Commits, Rewrites uint64
-	// StoreBytes is the store file's current size.
-	StoreBytes int64
+	// Compactions are raft log compactions made; SnapshotsBuilt the
+	// snapshots built for raft to send, SnapshotsSent those sent and
+	// SnapshotsInstalled those received and installed.
+	Compactions, SnapshotsBuilt, SnapshotsSent, SnapshotsInstalled uint64
+	// StoreBytes is the store file's current size; LogRows the log-table
+	// rows it holds; RaftLogEntries the raft entries it holds, over every
+	// group.
+	StoreBytes     int64
+	LogRows        int
+	RaftLogEntries uint64
 }
 
 // Stats returns the node's counters.
 func (n *Node) Stats() Stats {
 	st := n.stats
 	st.StoreBytes = n.store.Stats().FileBytes
+	st.LogRows = n.store.Counts().Log
+	for _, g := range n.raftGroups {
+		rs := n.store.RaftStorage(g.id)
+		first, _ := rs.FirstIndex()
+		last, _ := rs.LastIndex()
+		st.RaftLogEntries += last + 1 - first
+	}
 	return st
 }

@@ -80,6 +80,7 @@ func (o *outbound) flush(n *Node) {
 	for _, s := range o.snaps {
 		if g := n.raftGroup(s.Group); g != nil {
 			g.rn.ReportSnapshot(s.Msg.GetTo(), raft.SnapshotFinish)
+			n.stats.SnapshotsSent++
 		}
 	}
 	o.snaps = o.snaps[:0]

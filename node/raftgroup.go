@@ -5,6 +5,7 @@ import (
 	"sort"
 
 	"go.etcd.io/raft/v3"
+	"go.etcd.io/raft/v3/raftpb"
 
 	"github.com/felixsim/felixsim/felix"
 	"github.com/felixsim/felixsim/statemachine"
@@ -42,6 +43,8 @@ type raftGroup struct {
 	ephemeral map[string]*ephemeralScope
 	// early is the AckBeforeQuorum defect's next predicted offset per tenant.
 	early map[string]uint64
+	// confState is the group's membership as of applied.
+	confState *raftpb.ConfState
 	// ages are each tenant's retention-by-age marks (nil: none taken yet).
 	ages map[string]*ageMarks
 }

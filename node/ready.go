@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"go.etcd.io/raft/v3"
+	"go.etcd.io/raft/v3/raftpb"
 
 	"github.com/felixsim/felixsim/logstore"
 )
@@ -94,6 +95,9 @@ func (n *Node) round() bool {
 	for i := range rds {
 		n.persist(b, &rds[i])
 	}
+	if n.failed != nil {
+		return false
+	}
 	for i := range rds {
 		replies = n.applyCommitted(b, &rds[i], replies)
 	}
@@ -166,20 +170,34 @@ func (n *Node) persist(b *logstore.Batch, gr *groupReady) {
 			g.ephemeral = nil // subscribers reconnect to the new leader
 		}
 	}
-	if !raft.IsEmptySnap(rd.Snapshot) {
-		// Groups never compact their raft log, so a leader never needs to
-		// send a snapshot past the bootstrap one every replica has.
-		panic(fmt.Sprintf("node %d: group %d received a snapshot at index %d, term %d: snapshot transfer is not supported (no log compaction)",
-			n.cfg.ID, g.id, rd.Snapshot.GetMetadata().GetIndex(), rd.Snapshot.GetMetadata().GetTerm()))
-	}
-	if len(rd.Entries) == 0 && raft.IsEmptyHardState(rd.HardState) {
-		return
-	}
 	w := logstore.GroupWrite{Group: g.id, Entries: rd.Entries}
+	if !raft.IsEmptySnap(rd.Snapshot) {
+		if err := n.installSnapshot(b, g, rd.Snapshot); err != nil {
+			n.fail(fmt.Errorf("node %d: install snapshot: %w", n.cfg.ID, err))
+			return
+		}
+		w.Snapshot = storedSnapshot(g, rd.Snapshot)
+		if g.id != MetaGroup {
+			w.AppliedIndex = g.applied // the metadata group's is never stored
+		}
+	}
 	if !raft.IsEmptyHardState(rd.HardState) {
 		w.HardState = rd.HardState
 	}
+	if w.Snapshot == nil && len(w.Entries) == 0 && w.HardState == nil {
+		return
+	}
 	b.Groups = append(b.Groups, w)
+}
+
+// storedSnapshot is what the store keeps of a received snapshot: all of it
+// for the metadata group (a restart reads the metadata from it), only the
+// metadata for a stream shard group (its content is in the applied rows).
+func storedSnapshot(g *raftGroup, snap *raftpb.Snapshot) *raftpb.Snapshot {
+	if g.id == MetaGroup {
+		return snap
+	}
+	return &raftpb.Snapshot{Metadata: snap.GetMetadata()}
 }
 
 // RewriteBytesMin is the store file size below which the node never asks

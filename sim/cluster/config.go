@@ -69,6 +69,10 @@ type Config struct {
 	// peer) when it closes. Zero means DefaultBatchWindowNs; negative means
 	// process every input at once.
 	BatchWindowNs int64
+	// CompactEntriesMin and CompactKeepEntries tune every broker's raft log
+	// compaction (zero: the node's defaults).
+	CompactEntriesMin  int
+	CompactKeepEntries int
 	// Defects are planted broker bugs; all off by default.
 	Defects node.Defects
 	// RecordTrace keeps the executed events for divergence reports.
