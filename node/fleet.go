@@ -142,9 +142,60 @@ func (n *Node) applyFeature(g *raftGroup, c *command) {
 		n.fail(fmt.Errorf("group %d applies the %s marker: %w", g.id, c.feature, err))
 		return
 	}
-	if c.feature == FeatureAtomicCommit {
+	if c.feature == FeatureAtomicCommit && !g.features.AtomicCommitFinalized {
 		g.features.AtomicCommitFinalized = true
+		g.featuresIndex = g.applied // applyEntry has advanced it to the marker's index
 	}
+}
+
+// Snapshot data of a stream shard group starts with a magic byte and a
+// features byte: a snapshot sent to a follower (groupSnapshotMagic, then
+// the scopes) and a local compaction point (compactionMagic, nothing
+// more) both say which fleet features the group's log had applied at the
+// snapshot's index, because the markers before it are gone from the log.
+const (
+	compactionMagic            = 0xFE
+	featureAtomicCommitFlag    = 1 << 0
+	snapshotFeatureBytesHeader = 2
+)
+
+// featuresAt is the features byte for a snapshot of g at index: set when
+// g's log had finalized atomic_commit at or before index (featuresIndex 0
+// with the feature set: the bootstrap's).
+func featuresAt(g *raftGroup, index uint64) byte {
+	if g.features.AtomicCommitFinalized && g.featuresIndex <= index {
+		return featureAtomicCommitFlag
+	}
+	return 0
+}
+
+// restoreSnapshotFeatures applies the features byte of g's snapshot at
+// index: a feature finalized by then is finalized from index on.
+func restoreSnapshotFeatures(g *raftGroup, data []byte, index uint64) error {
+	finalized, err := snapshotFeatures(data)
+	if err != nil {
+		return fmt.Errorf("group %d snapshot at index %d: %w", g.id, index, err)
+	}
+	if finalized && !g.features.AtomicCommitFinalized {
+		g.features.AtomicCommitFinalized, g.featuresIndex = true, index
+	}
+	return nil
+}
+
+// snapshotFeatures reads the features byte of a stream shard group's
+// snapshot data (either magic); data without one (the bootstrap
+// snapshot) says nothing.
+func snapshotFeatures(data []byte) (finalized bool, err error) {
+	if len(data) == 0 {
+		return false, nil
+	}
+	if len(data) < snapshotFeatureBytesHeader || (data[0] != groupSnapshotMagic && data[0] != compactionMagic) {
+		return false, fmt.Errorf("snapshot data of %d bytes opens with %#x, neither a group snapshot nor a compaction point", len(data), data[0])
+	}
+	if f := data[1]; f&^featureAtomicCommitFlag != 0 {
+		return false, fmt.Errorf("snapshot features byte %#x names unknown features", f)
+	}
+	return data[1]&featureAtomicCommitFlag != 0, nil
 }
 
 // partialCommit is the EarlyFinalize defect on a broker older than

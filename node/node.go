@@ -141,7 +141,7 @@ func (n *Node) recover() error {
 			return fmt.Errorf("node %d: group %d snapshot: %w", n.cfg.ID, g.id, err)
 		}
 		g.applied = max(g.applied, snap.GetMetadata().GetIndex())
-		if err := n.recoverFeatures(g, snap.GetMetadata().GetIndex()); err != nil {
+		if err := n.recoverFeatures(g, snap); err != nil {
 			return err
 		}
 		_, cs, err := n.store.RaftStorage(g.id).InitialState()
@@ -182,8 +182,15 @@ func (n *Node) foldMeta(from uint64) (uint64, error) {
 
 // recoverFeatures finds the feature markers shard group g applied after
 // its snapshot at index from (up to its stored applied index).
-func (n *Node) recoverFeatures(g *raftGroup, from uint64) error {
-	if g.id == MetaGroup || g.applied <= from {
+func (n *Node) recoverFeatures(g *raftGroup, snap *raftpb.Snapshot) error {
+	from := snap.GetMetadata().GetIndex()
+	if g.id == MetaGroup {
+		return nil
+	}
+	if err := restoreSnapshotFeatures(g, snap.GetData(), from); err != nil {
+		return fmt.Errorf("node %d: %w", n.cfg.ID, err)
+	}
+	if g.applied <= from {
 		return nil
 	}
 	ents, err := n.storedEntries(g.id, from, g.applied)
@@ -194,8 +201,8 @@ func (n *Node) recoverFeatures(g *raftGroup, from uint64) error {
 		if len(e.GetData()) < 2 || e.GetData()[1] != uint8(cmdFeature) {
 			continue
 		}
-		if c, err := decodeCommand(e.GetData()); err == nil && c.feature == FeatureAtomicCommit {
-			g.features.AtomicCommitFinalized = true
+		if c, err := decodeCommand(e.GetData()); err == nil && c.feature == FeatureAtomicCommit && !g.features.AtomicCommitFinalized {
+			g.features.AtomicCommitFinalized, g.featuresIndex = true, e.GetIndex()
 		}
 	}
 	return nil

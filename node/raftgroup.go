@@ -38,6 +38,12 @@ type raftGroup struct {
 	// (the bootstrap's, then each cmdFeature marker): commits are gated on
 	// them, never on the metadata group, which replicas apply apart.
 	features statemachine.Features
+	// featuresIndex is the log index of the cmdFeature marker that
+	// finalized atomic_commit in this group (0: none applied here; the
+	// bootstrap's features need no marker). A compaction point at or past
+	// it carries the feature (featuresAt), so a restart after compaction
+	// or a snapshot install keeps gating commits at the same position.
+	featuresIndex uint64
 	// ephemeral holds an ephemeral stream's live subscribers by tenant
 	// while this node leads the group (looked up, never ranged over).
 	ephemeral map[string]*ephemeralScope

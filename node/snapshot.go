@@ -87,9 +87,10 @@ func (n *Node) maybeCompact(b *logstore.Batch, g *raftGroup, durable uint64) {
 	if err != nil {
 		panic(fmt.Sprintf("node %d: group %d: applied entry %d has no term in the store: %v", n.cfg.ID, g.id, at, err))
 	}
-	groupWrite(b, g.id).Compact = &logstore.Compaction{Snapshot: &raftpb.Snapshot{Metadata: &raftpb.SnapshotMetadata{
-		Index: new(at), Term: new(term), ConfState: g.confState,
-	}}}
+	groupWrite(b, g.id).Compact = &logstore.Compaction{Snapshot: &raftpb.Snapshot{
+		Data:     []byte{compactionMagic, featuresAt(g, at)},
+		Metadata: &raftpb.SnapshotMetadata{Index: new(at), Term: new(term), ConfState: g.confState},
+	}}
 	n.stats.Compactions++
 }
 
@@ -106,6 +107,7 @@ type scopeSnapshot struct {
 func encodeGroupSnapshot(g *raftGroup) []byte {
 	e := enc{}
 	e.u8(groupSnapshotMagic)
+	e.u8(featuresAt(g, g.applied))
 	e.u32(uint32(len(g.tenants)))
 	for _, t := range g.tenants {
 		s := g.scopes[t]
@@ -145,6 +147,7 @@ func decodeGroupSnapshot(p []byte, spec *StreamSpec) ([]scopeSnapshot, error) {
 	if m := d.u8("magic"); d.err == nil && m != groupSnapshotMagic {
 		d.fail("magic %#x, want %#x", m, groupSnapshotMagic)
 	}
+	d.u8("features") // read by snapshotFeatures
 	out := make([]scopeSnapshot, d.count("scopes", ScopesPerRaftGroupMax, 20))
 	for i := range out {
 		sc := &out[i]
@@ -198,6 +201,9 @@ func (n *Node) installSnapshot(b *logstore.Batch, g *raftGroup, snap *raftpb.Sna
 	if err != nil {
 		return fmt.Errorf("group %d: snapshot at index %d: %w", g.id, idx, err)
 	}
+	if _, err := snapshotFeatures(snap.GetData()); err != nil {
+		return fmt.Errorf("group %d: snapshot at index %d: %w", g.id, idx, err)
+	}
 	scopes := make(map[string]*statemachine.Shard, len(decoded))
 	tenants := make([]string, 0, len(decoded))
 	for i := range decoded {
@@ -222,6 +228,9 @@ func (n *Node) installSnapshot(b *logstore.Batch, g *raftGroup, snap *raftpb.Sna
 	}
 	g.scopes, g.tenants = scopes, tenants
 	g.applied, g.confState = idx, snap.GetMetadata().GetConfState()
+	if err := restoreSnapshotFeatures(g, snap.GetData(), idx); err != nil {
+		panic(fmt.Sprintf("node %d: %v, after it was checked", n.cfg.ID, err))
+	}
 	g.ages, g.early = nil, nil
 	n.stats.SnapshotsInstalled++
 	return nil

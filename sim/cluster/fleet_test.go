@@ -260,3 +260,56 @@ func TestEarlyFinalizeDefectIsCaught(t *testing.T) {
 	}
 	t.Logf("planted defect caught: %v", err)
 }
+
+// TestFinalizedFeatureSurvivesCompaction: atomic_commit is finalized
+// mid-run, then the shard group's raft log is compacted past its marker
+// while a follower is down. A broker restarted after the compaction, and
+// the follower that catches up by snapshot, both still gate commits as
+// finalized: the compaction point and the snapshot carry the feature, since
+// the marker itself is gone from the log. Without that, the restarted
+// replica would refuse at apply the commits the others write.
+func TestFinalizedFeatureSurvivesCompaction(t *testing.T) {
+	p, spec := NewProbe("probe")
+	c, err := New(Config{Seed: 13, Extra: []sim.NodeSpec{spec}, NotFinalized: true, CompactEntriesMin: 8, CompactKeepEntries: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if err := c.World.RunUntil(c.AllLed, 10*secondNs); err != nil {
+		t.Fatal(err)
+	}
+	sc := acmeScope(0)
+	group := c.RaftGroupOf(sc.Namespace, sc.Stream, sc.Shard)
+	if a, ok := finalize(t, c, p).(*wire.Acked); !ok {
+		t.Fatalf("finalize with every broker at the default version: %v", a)
+	}
+	commitUntilWritten(t, c, p, sc, commitRecord("k", "v0"))
+	lead, _ := c.Leader(group)
+	down := lead%3 + 1
+	c.World.Kill(SimID(down), false, 0)
+	commitN(t, c, p, sc, 0, 40, nil)
+	c.World.RunFor(secondNs / 2)
+	lead, _ = c.Leader(group)
+	if st := c.Node(lead).Stats(); st.Compactions == 0 {
+		t.Fatalf("leader %d never compacted its raft log: %+v", lead, st)
+	}
+	other := 6 - lead - down // the third broker, up all along
+	c.World.Kill(SimID(other), false, secondNs/10)
+	c.World.Restart(SimID(down))
+	if err := c.World.RunUntil(func() (bool, string) {
+		n, o := c.Node(down), c.Node(other)
+		return n != nil && o != nil && n.Stats().SnapshotsInstalled > 0, "follower installed a snapshot and the third broker is back"
+	}, 10*secondNs); err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range []uint64{down, other} {
+		if !c.Node(b).ReplicaState().RaftGroups[group-node.MetaGroup].Features.AtomicCommitFinalized {
+			t.Fatalf("broker %d's group %d lost the atomic_commit marker across compaction (restart or snapshot)", b, group)
+		}
+	}
+	commitN(t, c, p, sc, 40, 50, nil)
+	c.World.RunFor(secondNs)
+	if err := replicaLogsAgree(c.Snapshot()); err != nil {
+		t.Fatal(err)
+	}
+}
