@@ -26,6 +26,10 @@ const (
 	InvariantMonotonicRead            InvariantName = "MonotonicRead"
 	InvariantLinearizableWrite        InvariantName = "LinearizableWrite"
 	InvariantLinearizable             InvariantName = "Linearizable"
+	InvariantRaftLogTermsMonotonic    InvariantName = "RaftLogTermsMonotonic"
+	InvariantRaftLogsAgree            InvariantName = "RaftLogsAgree"
+	InvariantHardStateMonotonic       InvariantName = "HardStateMonotonic"
+	InvariantRoutedToOwningShard      InvariantName = "RoutedToOwningShard"
 	InvariantLiveness                 InvariantName = "Liveness"
 	InvariantQuiesce                  InvariantName = "Quiesce"
 	InvariantCrash                    InvariantName = "Crash"
@@ -82,7 +86,7 @@ var registry = mustRegistry([]Invariant{
 		Name:      InvariantNoPartialCommit,
 		Statement: "no reader, on any broker, at any time, sees a commit's event without its state changes or its state changes without its event",
 		Family:    FamilySafety,
-		Checks:    []string{"properties.NoPartialCommit", "properties.HistoryReadersSeeWholeRecords", "tla.checker.noPartialCommit"},
+		Checks:    []string{"properties.NoPartialCommit", "properties.HistoryReadersSeeWholeRecords", "properties.AppliedWhole", "tla.checker.noPartialCommit"},
 	},
 	{
 		Name:      InvariantVersionIsOffset,
@@ -149,6 +153,30 @@ var registry = mustRegistry([]Invariant{
 		Statement: "per shard, writes, state reads, subscribe and group-fetch reads and the final log have a linearization; a write of unknown outcome lands any time after its invocation, or never",
 		Family:    FamilySafety,
 		Checks:    []string{"properties.HistoryLinearizable"},
+	},
+	{
+		Name:      InvariantRaftLogTermsMonotonic,
+		Statement: "the terms along every broker's stored raft log never decrease, and none exceeds its stored term",
+		Family:    FamilySafety,
+		Checks:    []string{"properties.StoredLogTermsMonotonic"},
+	},
+	{
+		Name:      InvariantRaftLogsAgree,
+		Statement: "every two brokers' stored raft logs of a group hold the same entry at every index both have committed",
+		Family:    FamilySafety,
+		Checks:    []string{"properties.StoredLogsAgree"},
+	},
+	{
+		Name:      InvariantHardStateMonotonic,
+		Statement: "a broker's raft term, vote and commit index never move backwards, across restarts included",
+		Family:    FamilySafety,
+		Checks:    []string{"properties.HardStateNeverBackwards"},
+	},
+	{
+		Name:      InvariantRoutedToOwningShard,
+		Statement: "a record lands on the shard its entity key routes to by the documented routing function",
+		Family:    FamilySafety,
+		Checks:    []string{"properties.HistoryWritesOnOwningShard"},
 	},
 	{
 		Name:      InvariantLiveness,

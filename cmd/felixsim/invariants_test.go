@@ -11,8 +11,9 @@ import (
 
 // wantInvariants is every invariant `felixsim run --list-invariants` must
 // print, in order, with its family, stated here from the design (the six
-// TLA+ invariants, the history checks, then what the runner reports about
-// progress and panics), not read back from the registry.
+// TLA+ invariants, the history checks, the stored raft logs' and routing
+// checks, then what the runner reports about progress and panics), not
+// read back from the registry.
 var wantInvariants = []struct{ name, family string }{
 	{"NoPartialCommit", "safety"},
 	{"VersionIsOffset", "safety"},
@@ -26,6 +27,10 @@ var wantInvariants = []struct{ name, family string }{
 	{"MonotonicRead", "safety"},
 	{"LinearizableWrite", "safety"},
 	{"Linearizable", "safety"},
+	{"RaftLogTermsMonotonic", "safety"},
+	{"RaftLogsAgree", "safety"},
+	{"HardStateMonotonic", "safety"},
+	{"RoutedToOwningShard", "safety"},
 	{"Liveness", "liveness"},
 	{"Quiesce", "liveness"},
 	{"Crash", "crash"},
