@@ -48,7 +48,7 @@ func (g *group) checkInvariant() {
 
 // nextGroup returns the group after w, leaving g untouched (entry slices are
 // copied on write, as raft may still hold the old ones).
-func nextGroup(g *group, w *GroupWrite) (*group, error) {
+func nextGroup(g *group, w *GroupWrite, d Defects) (*group, error) {
 	n := *g
 	if w.Snapshot != nil {
 		si, cur := w.Snapshot.GetMetadata().GetIndex(), n.snapshot.GetMetadata().GetIndex()
@@ -63,6 +63,9 @@ func nextGroup(g *group, w *GroupWrite) (*group, error) {
 	}
 	if err := n.append(w.Group, w.Entries); err != nil {
 		return nil, err
+	}
+	if d&DefectKeepStaleSuffix != 0 && w.Snapshot == nil {
+		n.ents = keepStaleSuffix(g.ents, n.ents)
 	}
 	if w.HardState != nil {
 		n.hardState = w.HardState
@@ -158,7 +161,7 @@ func (s *Store) plan(b *Batch) ([]*group, error) {
 		if !ok {
 			g = newGroup()
 		}
-		n, err := nextGroup(g, w)
+		n, err := nextGroup(g, w, s.defects)
 		if err != nil {
 			return nil, err
 		}

@@ -3,6 +3,8 @@ package logstore
 import (
 	"fmt"
 	"strings"
+
+	"go.etcd.io/raft/v3/raftpb"
 )
 
 // Defects is a set of planted bugs, each the shape of a real mistake in a
@@ -20,6 +22,10 @@ const (
 	DefectHookBeforeTxn
 	// DefectSkipFsync never fsyncs: a power loss loses acknowledged commits.
 	DefectSkipFsync
+	// DefectKeepStaleSuffix overwrites a conflicting suffix in place
+	// instead of truncating it: when the new entries end before the old
+	// log did, the old entries beyond them stay, from an older term.
+	DefectKeepStaleSuffix
 	defectEnd
 )
 
@@ -30,6 +36,7 @@ var defectNames = []struct {
 	{DefectSplitTables, "split-tables"},
 	{DefectHookBeforeTxn, "hook-before-txn"},
 	{DefectSkipFsync, "skip-fsync"},
+	{DefectKeepStaleSuffix, "keep-stale-suffix"},
 }
 
 // String renders the set as comma-separated names ("none" when empty).
@@ -64,8 +71,21 @@ func ParseDefects(s string) (Defects, error) {
 			}
 		}
 		if !found {
-			return 0, fmt.Errorf("logstore: unknown defect %q (known: split-tables, hook-before-txn, skip-fsync)", part)
+			return 0, fmt.Errorf("logstore: unknown defect %q (known: split-tables, hook-before-txn, skip-fsync, keep-stale-suffix)", part)
 		}
 	}
 	return d, nil
+}
+
+// keepStaleSuffix is DefectKeepStaleSuffix: after an append left next
+// shorter than old (a conflicting suffix replaced by fewer entries), the
+// old entries beyond next's end are kept. Both slices start at the same
+// compaction point; neither is modified.
+func keepStaleSuffix(old, next []*raftpb.Entry) []*raftpb.Entry {
+	if len(next) >= len(old) || next[0].GetIndex() != old[0].GetIndex() {
+		return next
+	}
+	out := make([]*raftpb.Entry, 0, len(old))
+	out = append(out, next...)
+	return append(out, old[len(next):]...)
 }

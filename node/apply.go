@@ -174,12 +174,22 @@ func (n *Node) applyWrite(b *logstore.Batch, g *raftGroup, s *statemachine.Shard
 	if rec.IsCommit() && g.features.AtomicCommitFinalized && n.partialCommit() {
 		rec.Ops = nil // planted bug: an old version drops what it does not know
 	}
-	res, err := s.Apply(&rec, g.features)
+	var res statemachine.Result
+	var err error
+	if n.cfg.Defects.PartialApply {
+		res, err = s.ApplyEventFirst(&rec, g.features)
+	} else {
+		res, err = s.Apply(&rec, g.features)
+	}
 	if err != nil {
 		return errorAnswer(err)
 	}
 	switch res.Outcome {
 	case statemachine.OutcomeWritten:
+		if n.cfg.Defects.PartialApply {
+			n.late = append(n.late, lateState{shard: s, ops: rec.Ops, offset: res.Offset})
+		}
+		n.observeApplied(c.scope, res.Offset, &rec, s)
 		b.AddRecord(c.scope, res.Offset, rec, &logstore.Intent{Event: rec.Event})
 		return &wire.Written{Offset: res.Offset}
 	case statemachine.OutcomeRefused:

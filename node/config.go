@@ -86,6 +86,29 @@ type Defects struct {
 	// as an old version would: the event alone, without its state
 	// operations.
 	EarlyFinalize bool
+	// PartialApply applies a written record in two steps: its event when
+	// its entry applies, its state operations at the start of the next
+	// Ready round. Reads served in between see the event without its
+	// state (the store still gets both in one commit).
+	PartialApply bool
+	// NoFsync opens the store with its fsync skipped (the store's
+	// DefectSkipFsync): commits are acknowledged before they are durable,
+	// and a crash loses them.
+	NoFsync bool
+	// KeepStaleSuffix opens the store with its conflicting-suffix
+	// truncation broken (the store's DefectKeepStaleSuffix): a follower
+	// whose log is overwritten by a shorter conflicting append keeps the
+	// old entries beyond it.
+	KeepStaleSuffix bool
+	// VoteNotPersisted persists raft's hard state without its vote: a
+	// broker restarted within a term has forgotten whom it voted for and
+	// may vote twice.
+	VoteNotPersisted bool
+	// WrongRouteHash is a client-library bug carried in the same set so
+	// that one list selects every planted bug: the simulated clients
+	// route with FNV-1 (multiply before XOR) instead of FNV-1a. The node
+	// itself ignores it (a request does not carry its entity key).
+	WrongRouteHash bool
 }
 
 // Config configures one broker; build it by field name.
@@ -129,6 +152,10 @@ type Config struct {
 	CompactKeepEntries int
 	// Defects are planted bugs; all off in a correct broker.
 	Defects Defects
+	// Observer, when not nil, is shown the node's steps as they happen
+	// (boot, each durable round, each applied record) so a simulator can
+	// check invariants throughout a run; nil in production.
+	Observer Observer
 }
 
 func (c *Config) compactEntriesMin() int {

@@ -92,6 +92,16 @@
 //
 // Defects holds switchable bugs, all off by default, each the shape of a
 // real mistake, for proving that the simulator's checks catch them.
+// Two of them are the store's (NoFsync, KeepStaleSuffix: logstore.Defects
+// when the node opens its store) and one the client library's
+// (WrongRouteHash), kept in the same set so one list selects every bug.
+//
+// # Observer
+//
+// Config.Observer, when set, is shown each boot after the rebuild, each
+// round's durable raft state (hard state and the stored log around what
+// was written) and each applied record with its shard, so a simulator can
+// check invariants as a run goes (observe.go). It changes nothing.
 //
 // node imports raft, felix, logstore, statemachine, wire and vfs. It must not
 // import sim, client, properties, tla or cmd.

@@ -44,6 +44,9 @@ type Node struct {
 	// failed is set when the store refused a write: the node stops (fail
 	// stop) and must be restarted from its store.
 	failed error
+	// late holds the PartialApply defect's state operations until the
+	// next round; at most the records one round applies.
+	late []lateState
 }
 
 // Open starts a broker incarnation from cfg.FS alone: on an empty store it
@@ -54,7 +57,7 @@ func Open(cfg Config, host Host, incarnation uint64) (*Node, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	store, err := logstore.Open(logstore.Options{FS: cfg.FS})
+	store, err := logstore.Open(logstore.Options{FS: cfg.FS, Defects: cfg.Defects.storeDefects()})
 	if err != nil {
 		return nil, fmt.Errorf("node %d: open store: %w", cfg.ID, err)
 	}
@@ -74,6 +77,9 @@ func Open(cfg Config, host Host, incarnation uint64) (*Node, error) {
 		return nil, err
 	}
 	n.rewrittenBytes = store.Stats().FileBytes
+	if cfg.Observer != nil {
+		cfg.Observer.Opened(n)
+	}
 	n.process()
 	return n, nil
 }

@@ -71,6 +71,9 @@ func (n *Node) anyReady() bool {
 // queue the messages, answer clients and Advance. It reports whether any
 // group had a Ready.
 func (n *Node) round() bool {
+	if len(n.late) > 0 {
+		n.applyLate()
+	}
 	rds := n.rdsBuf[:0]
 	for _, g := range n.raftGroups {
 		if g.rn.HasReady() {
@@ -104,6 +107,9 @@ func (n *Node) round() bool {
 	if err := n.commit(b); err != nil {
 		n.fail(fmt.Errorf("node %d: store commit refused: %w", n.cfg.ID, err))
 		return false
+	}
+	if n.cfg.Observer != nil {
+		n.observePersisted(rds)
 	}
 	for i := range rds {
 		gr := &rds[i]
@@ -182,7 +188,7 @@ func (n *Node) persist(b *logstore.Batch, gr *groupReady) {
 		}
 	}
 	if !raft.IsEmptyHardState(rd.HardState) {
-		w.HardState = rd.HardState
+		w.HardState = n.cfg.Defects.persistedHardState(rd.HardState)
 	}
 	if w.Snapshot == nil && len(w.Entries) == 0 && w.HardState == nil {
 		return

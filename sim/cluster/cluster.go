@@ -131,6 +131,7 @@ func (c *Cluster) nodeConfig(simID int, env simapi.Env) node.Config {
 		HostProcesses:    c.cfg.BatchWindowNs > 0,
 		SoftwareVersion:  c.versions[simID],
 		Defects:          c.cfg.Defects,
+		Observer:         c.cfg.Observer,
 
 		CompactEntriesMin:  c.cfg.CompactEntriesMin,
 		CompactKeepEntries: c.cfg.CompactKeepEntries,

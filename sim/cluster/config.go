@@ -75,6 +75,9 @@ type Config struct {
 	CompactKeepEntries int
 	// Defects are planted broker bugs; all off by default.
 	Defects node.Defects
+	// Observer, when not nil, is every broker's node.Observer: it sees
+	// each boot, durable round and applied record as the run goes.
+	Observer node.Observer
 	// RecordTrace keeps the executed events for divergence reports.
 	RecordTrace bool
 }

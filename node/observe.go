@@ -1,0 +1,189 @@
+package node
+
+import (
+	"fmt"
+	"math"
+
+	"go.etcd.io/raft/v3"
+	"go.etcd.io/raft/v3/raftpb"
+
+	"github.com/felixsim/felixsim/felix"
+	"github.com/felixsim/felixsim/logstore"
+	"github.com/felixsim/felixsim/statemachine"
+)
+
+// Observer is shown a node's steps as they happen, so that a simulator
+// can check invariants throughout a run and not only at its end. Its
+// methods must not change the node; they may read it through the views
+// they are handed (and Node's read-only methods).
+type Observer interface {
+	// Opened is called once Open has rebuilt the node from its store,
+	// before the node processes anything.
+	Opened(n *Node)
+	// Persisted is called after a store commit made a Ready round durable,
+	// once per group whose raft state the commit wrote.
+	Persisted(p *PersistedGroup)
+	// Applied is called right after a written record was applied to its
+	// scope's shard, before anything else happens on the node.
+	Applied(a *AppliedRecord)
+}
+
+// HardState is raft's durable vote state of one group: term, the node
+// voted for in that term (0: none) and commit index.
+type HardState struct {
+	Term, Vote, Commit uint64
+}
+
+// StoredEntry is one raft log entry as a store holds it; Data is the
+// store's: do not modify.
+type StoredEntry struct {
+	Index, Term uint64
+	Data        []byte
+}
+
+// PersistedGroup is one group's raft persistence that a store commit
+// just made durable.
+type PersistedGroup struct {
+	Node, Group uint64
+	// HardState is the hard state raft asked to persist, when the round
+	// changed it: what raft now relies on being durable.
+	HardState    HardState
+	HasHardState bool
+	// Stored is the group's stored log from the entry before the first
+	// one written (the seam) to the store's last entry; empty when the
+	// round wrote no entries.
+	Stored []StoredEntry
+}
+
+// AppliedRecord is a record a node just applied to a scope's shard.
+type AppliedRecord struct {
+	Node   uint64
+	Scope  felix.Scope
+	Offset uint64
+	// Record is the record as applied; Shard is the shard it was applied
+	// to, to be read (StateGet, ReadFrom), never changed.
+	Record *felix.Record
+	Shard  *statemachine.Shard
+}
+
+// StoredGroupLog is one group's raft log and hard state as the node's
+// store holds them.
+type StoredGroupLog struct {
+	Group     uint64
+	HardState HardState
+	// Entries are every stored entry after the snapshot, ascending.
+	Entries []StoredEntry
+}
+
+// StoredRaftLogs returns every group's stored raft log and hard state,
+// ascending by group.
+func (n *Node) StoredRaftLogs() ([]StoredGroupLog, error) {
+	out := make([]StoredGroupLog, 0, len(n.raftGroups))
+	for _, g := range n.raftGroups {
+		rs := n.store.RaftStorage(g.id)
+		hs, _, err := rs.InitialState()
+		if err != nil {
+			return nil, fmt.Errorf("node %d: group %d stored hard state: %w", n.cfg.ID, g.id, err)
+		}
+		ents, err := storedFrom(rs, 0)
+		if err != nil {
+			return nil, fmt.Errorf("node %d: group %d stored log: %w", n.cfg.ID, g.id, err)
+		}
+		out = append(out, StoredGroupLog{Group: g.id, HardState: hardStateOf(hs), Entries: ents})
+	}
+	return out, nil
+}
+
+// storedFrom returns the stored entries from index lo (or the first one
+// stored, if later) to the last.
+func storedFrom(rs *logstore.GroupStorage, lo uint64) ([]StoredEntry, error) {
+	first, _ := rs.FirstIndex()
+	last, _ := rs.LastIndex()
+	lo = max(lo, first)
+	if last < lo {
+		return nil, nil
+	}
+	ents, err := rs.Entries(lo, last+1, math.MaxUint64)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]StoredEntry, len(ents))
+	for i, e := range ents {
+		out[i] = StoredEntry{Index: e.GetIndex(), Term: e.GetTerm(), Data: e.GetData()}
+	}
+	return out, nil
+}
+
+// hardStateOf converts raft's hard state (nil: none stored yet).
+func hardStateOf(hs *raftpb.HardState) HardState {
+	return HardState{Term: hs.GetTerm(), Vote: hs.GetVote(), Commit: hs.GetCommit()}
+}
+
+// observePersisted shows the observer every group a round's store
+// commit just made durable.
+func (n *Node) observePersisted(rds []groupReady) {
+	for i := range rds {
+		rd := &rds[i].rd
+		if len(rd.Entries) == 0 && raft.IsEmptyHardState(rd.HardState) {
+			continue
+		}
+		p := PersistedGroup{Node: n.cfg.ID, Group: rds[i].g.id}
+		if !raft.IsEmptyHardState(rd.HardState) {
+			p.HardState, p.HasHardState = hardStateOf(rd.HardState), true
+		}
+		if len(rd.Entries) > 0 {
+			ents, err := storedFrom(n.store.RaftStorage(p.Group), rd.Entries[0].GetIndex()-1)
+			if err != nil {
+				panic(fmt.Sprintf("node %d: group %d: the store cannot read back the entries it just committed: %v", n.cfg.ID, p.Group, err))
+			}
+			p.Stored = ents
+		}
+		n.cfg.Observer.Persisted(&p)
+	}
+}
+
+// observeApplied shows the observer a record just applied.
+func (n *Node) observeApplied(scope felix.Scope, offset uint64, rec *felix.Record, s *statemachine.Shard) {
+	if n.cfg.Observer != nil {
+		n.cfg.Observer.Applied(&AppliedRecord{Node: n.cfg.ID, Scope: scope, Offset: offset, Record: rec, Shard: s})
+	}
+}
+
+// storeDefects are the planted store bugs the node's defects select.
+func (d *Defects) storeDefects() logstore.Defects {
+	var out logstore.Defects
+	if d.NoFsync {
+		out |= logstore.DefectSkipFsync
+	}
+	if d.KeepStaleSuffix {
+		out |= logstore.DefectKeepStaleSuffix
+	}
+	return out
+}
+
+// persistedHardState is the hard state the node hands its store: raft's,
+// or, under the VoteNotPersisted defect, a copy without the vote.
+func (d *Defects) persistedHardState(hs *raftpb.HardState) *raftpb.HardState {
+	if !d.VoteNotPersisted || hs.GetVote() == 0 {
+		return hs
+	}
+	return &raftpb.HardState{Term: new(hs.GetTerm()), Commit: new(hs.GetCommit())}
+}
+
+// lateState is a record's state operations the PartialApply defect
+// holds back until the next round.
+type lateState struct {
+	shard  *statemachine.Shard
+	ops    []felix.StateOp
+	offset uint64
+}
+
+// applyLate is the PartialApply defect's second step: apply the state
+// operations held back in the previous round, in order.
+func (n *Node) applyLate() {
+	for i := range n.late {
+		n.late[i].shard.ApplyStateLater(n.late[i].ops, n.late[i].offset)
+	}
+	clear(n.late)
+	n.late = n.late[:0]
+}
