@@ -40,6 +40,8 @@ type Config struct {
 	// NotLeaderRedirectsMax is how often one call is re-sent after a NotLeader
 	// answer (safe: NotLeader means nothing was written). 0 means never.
 	NotLeaderRedirectsMax int
+	// Defects are planted bugs; all off in a correct client.
+	Defects Defects
 }
 
 // DefaultPendingMax is the cap on calls in flight when Config.PendingMax is 0.

@@ -55,6 +55,9 @@ func (c *Client) writeScope(tenant, namespace, stream string, entityKey []byte) 
 		return s, commitErr(UnknownStream, "the topology has no stream %s/%s", namespace, stream)
 	}
 	s.Shard = ShardOf(entityKey, n)
+	if c.cfg.Defects.WrongRouteHash {
+		s.Shard = shardOfFNV1(entityKey, n)
+	}
 	return s, nil
 }
 

@@ -65,6 +65,8 @@ type Config struct {
 	// StopNs is the simulated time from which no new operation is invoked;
 	// calls in flight still complete (by answer or deadline).
 	StopNs int64
+	// WrongRouteHash plants the client's routing bug (client.Defects).
+	WrongRouteHash bool
 	// OpsMax caps the recorded history; at the cap clients invoke nothing
 	// more (overflow policy: refuse new operations). 0 means OpsMaxDefault.
 	OpsMax int
@@ -154,5 +156,6 @@ func (c *Config) clientConfig() client.Config {
 		CallTimeoutNs:         c.CallTimeoutNs,
 		PendingMax:            c.InFlightMax + FetchMaxDefault,
 		NotLeaderRedirectsMax: NotLeaderRedirectsDefault,
+		Defects:               client.Defects{WrongRouteHash: c.WrongRouteHash},
 	}
 }

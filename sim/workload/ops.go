@@ -124,10 +124,15 @@ func (p *proc) stream(r *prng.Rand) string {
 	return p.w.cfg.Streams[r.Intn(len(p.w.cfg.Streams))]
 }
 
-// scopeOf is the scope entity routes to in stream, for this client's tenant.
+// scopeOf is the scope entity routes to in stream, for this client's
+// tenant, by the properties' statement of the routing function (not the
+// client's, which it judges). The config guarantees at least one shard.
 func (p *proc) scopeOf(stream, entity string) felix.Scope {
-	return felix.Scope{Tenant: p.tenant, Namespace: p.w.cfg.Namespace, Stream: stream,
-		Shard: client.ShardOf([]byte(entity), p.w.cfg.Shards)}
+	shard, err := properties.RouteShard([]byte(entity), p.w.cfg.Shards)
+	if err != nil {
+		panic(fmt.Sprintf("workload: a validated config has 0 shards: %v", err))
+	}
+	return felix.Scope{Tenant: p.tenant, Namespace: p.w.cfg.Namespace, Stream: stream, Shard: shard}
 }
 
 // shardScope draws one shard of one stream for this client's tenant.

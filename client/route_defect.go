@@ -1,0 +1,24 @@
+package client
+
+// Defects are planted client-library bugs, each the shape of a real
+// mistake, all off by default, so a simulation can show its checks catch
+// them.
+type Defects struct {
+	// WrongRouteHash routes writes with FNV-1 (multiply, then XOR) where
+	// the spec says FNV-1a (XOR, then multiply): the same constants, the
+	// two steps swapped, so most keys land on another shard.
+	WrongRouteHash bool
+}
+
+// shardOfFNV1 is WrongRouteHash's routing function.
+func shardOfFNV1(entityKey []byte, shardCount uint32) uint32 {
+	if shardCount == 0 {
+		panic("client.shardOfFNV1: shardCount is 0")
+	}
+	h := uint64(fnvOffsetBasis64)
+	for _, b := range entityKey {
+		h *= fnvPrime64
+		h ^= uint64(b)
+	}
+	return uint32(h % uint64(shardCount))
+}
