@@ -13,12 +13,25 @@ func (r *run) check() {
 	h := r.wl.History()
 	r.hist = h
 	logs := ReplicaLogsOf(snap)
+	r.res.Violations = append(r.res.Violations, r.inRun.take()...)
+	r.res.Violations = append(r.res.Violations, storedLogViolations(r.c)...)
+	r.violate(properties.InvariantRoutedToOwningShard, properties.HistoryWritesOnOwningShard(h, logs, r.shardCount))
 	r.res.Violations = append(r.res.Violations, ReplicaViolations(properties.ClusterScopes(logs), h)...)
 	ref := properties.LongestLogs(logs)
 	for _, c := range historyChecks {
 		r.violate(c.name, c.fn(h, logs, &ref))
 	}
 	r.checkLinearizable(h, &ref)
+}
+
+// shardCount is the run's topology as the routing check reads it.
+func (r *run) shardCount(namespace, stream string) (uint32, bool) {
+	for _, s := range topology(&r.opts) {
+		if s.Namespace == namespace && s.Stream == stream {
+			return s.Shards, true
+		}
+	}
+	return 0, false
 }
 
 // ReplicaViolations runs the replica properties on every scope and folds

@@ -17,6 +17,11 @@ var defectNames = []struct {
 	{"commit-if-at-proposal", func(d *node.Defects) *bool { return &d.CommitIfCheckedAtProposal }},
 	{"commit-as-two-records", func(d *node.Defects) *bool { return &d.CommitAsTwoRecords }},
 	{"position-apart-from-state", func(d *node.Defects) *bool { return &d.PositionApartFromState }},
+	{"partial-apply", func(d *node.Defects) *bool { return &d.PartialApply }},
+	{"no-fsync", func(d *node.Defects) *bool { return &d.NoFsync }},
+	{"keep-stale-suffix", func(d *node.Defects) *bool { return &d.KeepStaleSuffix }},
+	{"vote-not-persisted", func(d *node.Defects) *bool { return &d.VoteNotPersisted }},
+	{"wrong-route-hash", func(d *node.Defects) *bool { return &d.WrongRouteHash }},
 }
 
 // ParseDefects reads a comma-separated list of planted-bug names ("none"

@@ -30,6 +30,8 @@ type run struct {
 	res   *Result
 	// hist is the workload's history as the checks read it (nil before).
 	hist *properties.History
+	// inRun checks the cheap invariants as the run goes.
+	inRun *inRun
 }
 
 // Run performs one run: build, fault phase, heal, liveness, quiesce,
@@ -67,6 +69,7 @@ func (r *run) execute() {
 	r.res = &Result{Options: r.opts, Seed: r.opts.Seed, Plan: r.plan}
 	defer func() {
 		if p := recover(); p != nil {
+			r.res.Violations = append(r.res.Violations, r.inRun.take()...) // what it saw before the crash
 			r.res.Violations = append(r.res.Violations, newViolation(properties.InvariantCrash,
 				fmt.Sprintf("panic at %d ns: %v\n%s", r.c.World.NowNs(), p, debug.Stack())))
 			r.finish()
@@ -105,7 +108,8 @@ func topology(o *Options) []node.StreamSpec {
 // its shape from a given plan's parameters (else the defaults).
 func workloadConfig(o *Options) (workload.Config, error) {
 	c := workload.Config{Brokers: o.Brokers, FirstSimID: o.Brokers, Clients: o.Clients,
-		Namespace: Namespace, Streams: streamNames(o.Streams), Shards: o.Shards, StopNs: o.DurationNs}
+		Namespace: Namespace, Streams: streamNames(o.Streams), Shards: o.Shards, StopNs: o.DurationNs,
+		WrongRouteHash: o.Defects.WrongRouteHash}
 	if o.Plan == nil {
 		return c, nil
 	}
@@ -158,11 +162,13 @@ func (r *run) build() error {
 	}
 	probe, probeSpec := cluster.NewProbe("liveness-probe")
 	extra := append(wl.Specs(), probeSpec)
+	ir := newInRun()
 	c, err := cluster.New(cluster.Config{Seed: o.Seed, Brokers: o.Brokers, Extra: extra, Streams: topology(o), Defects: o.Defects,
-		RecordTrace: o.RecordTrace})
+		RecordTrace: o.RecordTrace, Observer: ir})
 	if err != nil {
 		return err
 	}
+	ir.c, r.inRun = c, ir
 	r.c, r.wl, r.probe = c, wl, probe
 	nodes := o.Brokers + len(extra)
 	exempt := uint64(0)

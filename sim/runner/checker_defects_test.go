@@ -1,0 +1,156 @@
+package runner
+
+import (
+	"fmt"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/felixsim/felixsim/properties"
+)
+
+// checkerDefectCase is a planted bug aimed at one of the checks of the
+// stored raft logs, the routing oracle or the in-run replica checks, with
+// the invariant that must name it and the seed budget that must catch it.
+type checkerDefectCase struct {
+	defect    string
+	invariant properties.InvariantName
+	faults    string
+	gapNs     int64
+	seedsMax  uint64
+}
+
+// checkerDefectCases: each new check's planted bug. The budgets are the
+// largest seeds-to-detection measured over seeds 1..60 (docs/performance.md,
+// TestDetectionSweep) with some slack.
+var checkerDefectCases = []checkerDefectCase{
+	// The event is applied in one round and its state in the next: the
+	// in-run check at apply sees it at the first commit with state.
+	{defect: "partial-apply", invariant: properties.InvariantNoPartialCommit, faults: "none", seedsMax: 1},
+	// A killed broker loses what was never synced: its store reads back
+	// a commit index (or term) below what raft was told is durable.
+	{defect: "no-fsync", invariant: properties.InvariantHardStateMonotonic, faults: "kill", gapNs: 1e9, seedsMax: 4},
+	// A restart within a term reads back no vote.
+	{defect: "vote-not-persisted", invariant: properties.InvariantHardStateMonotonic, faults: "kill", gapNs: 1e9, seedsMax: 4},
+	// A follower overwritten by a shorter conflicting append keeps the
+	// older entries behind it: its stored terms fall.
+	{defect: "keep-stale-suffix", invariant: properties.InvariantRaftLogTermsMonotonic, faults: "partition,oneway,isolate,healnet,kill", gapNs: 3e8, seedsMax: 20},
+	// The client hashes with FNV-1: records land on the wrong shard.
+	{defect: "wrong-route-hash", invariant: properties.InvariantRoutedToOwningShard, faults: "none", seedsMax: 1},
+}
+
+// runCheckerDefect runs seed with (or without) dc's defect and returns
+// the invariants the run's violations name.
+func runCheckerDefect(t *testing.T, dc checkerDefectCase, seed uint64, on bool) ([]properties.InvariantName, *Result) {
+	t.Helper()
+	f, err := ParseFaults(dc.faults)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := Options{Seed: seed, DurationNs: 10e9, FaultGapMeanNs: dc.gapNs, Faults: f}
+	if on {
+		if o.Defects, err = ParseDefects(dc.defect); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res, err := Run(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []properties.InvariantName
+	for _, v := range res.Violations {
+		names = append(names, v.Invariant)
+	}
+	return names, res
+}
+
+// TestCheckerDefectsCaught: each planted bug is reported under its
+// invariant within its seed budget, and the catching seed passes without
+// the bug, so the catch is the bug's, not the harness's.
+func TestCheckerDefectsCaught(t *testing.T) {
+	for _, dc := range checkerDefectCases {
+		t.Run(dc.defect, func(t *testing.T) {
+			for s := uint64(1); s <= dc.seedsMax; s++ {
+				names, res := runCheckerDefect(t, dc, s, true)
+				if !slices.Contains(names, dc.invariant) {
+					continue
+				}
+				for _, v := range res.Violations {
+					if v.Invariant == dc.invariant {
+						t.Logf("caught on seed %d by %s: %.300s", s, v.Invariant, v.Message)
+					}
+				}
+				if _, clean := runCheckerDefect(t, dc, s, false); !clean.OK() {
+					t.Fatalf("seed %d without the defect fails:\n%s", s, clean.Summary())
+				}
+				return
+			}
+			t.Fatalf("defect %s not reported as %s in %d seeds with faults %s", dc.defect, dc.invariant, dc.seedsMax, dc.faults)
+		})
+	}
+}
+
+// TestDetectionSweep measures seeds-to-detection for every checker defect
+// when FELIXSIM_DETECTION_SEEDS=N is set (skipped otherwise: it is a
+// measurement, not a check): over seeds 1..N, which seeds report the
+// defect's invariant, and, starting a sweep at each seed s in 1..N, how
+// many seeds it takes to reach a catching one (median and max). The
+// numbers go to docs/performance.md.
+func TestDetectionSweep(t *testing.T) {
+	n, err := strconv.Atoi(os.Getenv("FELIXSIM_DETECTION_SEEDS"))
+	if err != nil || n < 1 {
+		t.Skip("set FELIXSIM_DETECTION_SEEDS=N to measure seeds-to-detection over seeds 1..N")
+	}
+	only := os.Getenv("FELIXSIM_DETECTION_DEFECTS")
+	for _, dc := range checkerDefectCases {
+		if only != "" && !slices.Contains(strings.Split(only, ","), dc.defect) {
+			continue
+		}
+		if f := os.Getenv("FELIXSIM_DETECTION_FAULTS"); f != "" {
+			dc.faults = f // to try another fault mix
+		}
+		if g, err := strconv.ParseInt(os.Getenv("FELIXSIM_DETECTION_GAP_NS"), 10, 64); err == nil {
+			dc.gapNs = g
+		}
+		caught := make([]bool, n+1)
+		hits := 0
+		for s := 1; s <= n; s++ {
+			names, _ := runCheckerDefect(t, dc, uint64(s), true)
+			caught[s] = slices.Contains(names, dc.invariant)
+			if caught[s] {
+				hits++
+			}
+		}
+		t.Logf("%s", detectionLine(dc, caught, hits, n))
+	}
+}
+
+// detectionLine summarises one defect's sweep: catch count, median and
+// max seeds-to-detection from every start (a start with no catch after
+// it counts as unbounded, shown as ">N").
+func detectionLine(dc checkerDefectCase, caught []bool, hits, n int) string {
+	var dist []int
+	censored := 0
+	for s := 1; s <= n; s++ {
+		d := -1
+		for u := s; u <= n; u++ {
+			if caught[u] {
+				d = u - s + 1
+				break
+			}
+		}
+		if d < 0 {
+			censored++ // no catching seed from s to n
+			continue
+		}
+		dist = append(dist, d)
+	}
+	if len(dist) == 0 {
+		return fmt.Sprintf("%s (%s, faults %s, gap %d ns): not caught on seeds 1..%d", dc.defect, dc.invariant, dc.faults, dc.gapNs, n)
+	}
+	slices.Sort(dist)
+	return fmt.Sprintf("%s (%s, faults %s, gap %d ns): caught on %d of %d seeds; seeds-to-detection median %d, max %d (%d starts after the last catch left out)",
+		dc.defect, dc.invariant, dc.faults, dc.gapNs, hits, n, dist[len(dist)/2], dist[len(dist)-1], censored)
+}
