@@ -47,6 +47,10 @@ type Node struct {
 	// late holds the PartialApply defect's state operations until the
 	// next round; at most the records one round applies.
 	late []lateState
+	// appliedBuf and termsBuf are the Observer's reused AppliedRecord
+	// and stored terms.
+	appliedBuf *AppliedRecord
+	termsBuf   []uint64
 }
 
 // Open starts a broker incarnation from cfg.FS alone: on an empty store it

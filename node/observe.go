@@ -24,7 +24,8 @@ type Observer interface {
 	// once per group whose raft state the commit wrote.
 	Persisted(p *PersistedGroup)
 	// Applied is called right after a written record was applied to its
-	// scope's shard, before anything else happens on the node.
+	// scope's shard, before anything else happens on the node; the record
+	// is reused afterwards.
 	Applied(a *AppliedRecord)
 }
 
@@ -49,10 +50,11 @@ type PersistedGroup struct {
 	// changed it: what raft now relies on being durable.
 	HardState    HardState
 	HasHardState bool
-	// Stored is the group's stored log from the entry before the first
-	// one written (the seam) to the store's last entry; empty when the
-	// round wrote no entries.
-	Stored []StoredEntry
+	// StoredTerms (reused afterwards: copy to keep) are the terms of the group's stored log from index
+	// FirstIndex, the entry before the first one written (the seam), to
+	// the store's last entry; empty when the round wrote no entries.
+	FirstIndex  uint64
+	StoredTerms []uint64
 }
 
 // AppliedRecord is a record a node just applied to a scope's shard.
@@ -132,21 +134,47 @@ func (n *Node) observePersisted(rds []groupReady) {
 			p.HardState, p.HasHardState = hardStateOf(rd.HardState), true
 		}
 		if len(rd.Entries) > 0 {
-			ents, err := storedFrom(n.store.RaftStorage(p.Group), rd.Entries[0].GetIndex()-1)
-			if err != nil {
-				panic(fmt.Sprintf("node %d: group %d: the store cannot read back the entries it just committed: %v", n.cfg.ID, p.Group, err))
-			}
-			p.Stored = ents
+			p.FirstIndex, p.StoredTerms = n.storedTermsFrom(p.Group, rd.Entries[0].GetIndex()-1)
 		}
 		n.cfg.Observer.Persisted(&p)
 	}
 }
 
-// observeApplied shows the observer a record just applied.
-func (n *Node) observeApplied(scope felix.Scope, offset uint64, rec *felix.Record, s *statemachine.Shard) {
-	if n.cfg.Observer != nil {
-		n.cfg.Observer.Applied(&AppliedRecord{Node: n.cfg.ID, Scope: scope, Offset: offset, Record: rec, Shard: s})
+// storedTermsFrom returns the index and terms of group's stored entries
+// from lo (or the first one stored, if later) to the last; cheap, unlike
+// Entries, which sizes every entry.
+func (n *Node) storedTermsFrom(group, lo uint64) (uint64, []uint64) {
+	rs := n.store.RaftStorage(group)
+	first, _ := rs.FirstIndex()
+	last, _ := rs.LastIndex()
+	lo = max(lo, first)
+	if last < lo {
+		return lo, nil
 	}
+	terms := n.termsBuf[:0]
+	for i := lo; i <= last; i++ {
+		t, err := rs.Term(i)
+		if err != nil {
+			panic(fmt.Sprintf("node %d: group %d: the store cannot read back entry %d of [%d, %d] it just committed: %v", n.cfg.ID, group, i, lo, last, err))
+		}
+		terms = append(terms, t)
+	}
+	n.termsBuf = terms[:0]
+	return lo, terms
+}
+
+// observeApplied shows the observer a record just applied, in a reused
+// AppliedRecord (the observer must not keep it).
+func (n *Node) observeApplied(scope felix.Scope, offset uint64, rec *felix.Record, s *statemachine.Shard) {
+	if n.cfg.Observer == nil {
+		return
+	}
+	if n.appliedBuf == nil {
+		n.appliedBuf = &AppliedRecord{}
+	}
+	*n.appliedBuf = AppliedRecord{Node: n.cfg.ID, Scope: scope, Offset: offset, Record: rec, Shard: s}
+	n.cfg.Observer.Applied(n.appliedBuf)
+	*n.appliedBuf = AppliedRecord{}
 }
 
 // storeDefects are the planted store bugs the node's defects select.

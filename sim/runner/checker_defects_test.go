@@ -117,8 +117,9 @@ func TestDetectionSweep(t *testing.T) {
 		caught := make([]bool, n+1)
 		hits := 0
 		for s := 1; s <= n; s++ {
-			names, _ := runCheckerDefect(t, dc, uint64(s), true)
+			names, res := runCheckerDefect(t, dc, uint64(s), true)
 			caught[s] = slices.Contains(names, dc.invariant)
+			t.Logf("%s seed %d: caught %t, %.1f simulated s, violations %v", dc.defect, s, caught[s], float64(res.SimNs)/1e9, names)
 			if caught[s] {
 				hits++
 			}

@@ -26,6 +26,19 @@ type inRun struct {
 	found []Violation
 	more  map[properties.InvariantName]int
 	taken bool
+	// seamBuf is Persisted's reusable scratch.
+	seamBuf []properties.RaftEntry
+	// names[id] is brokerName(id), made once; shard is the shard Applied
+	// reads, through lookupFn (made once, so a check allocates no closure).
+	names    []string
+	shard    stateGetter
+	lookupFn properties.StateLookup
+}
+
+// stateGetter is the part of a shard Applied reads (the runner does not
+// import statemachine).
+type stateGetter interface {
+	StateGet(key string) (value []byte, version uint64, found bool)
 }
 
 // brokerGroup names one group on one broker.
@@ -33,8 +46,27 @@ type brokerGroup struct{ node, group uint64 }
 
 var _ node.Observer = (*inRun)(nil)
 
-func newInRun() *inRun {
-	return &inRun{promised: map[brokerGroup]properties.RaftHardState{}, more: map[properties.InvariantName]int{}}
+func newInRun(brokers int) *inRun {
+	ir := &inRun{promised: map[brokerGroup]properties.RaftHardState{}, more: map[properties.InvariantName]int{}}
+	for id := 0; id <= brokers; id++ {
+		ir.names = append(ir.names, brokerName(uint64(id)))
+	}
+	ir.lookupFn = ir.lookup
+	return ir
+}
+
+// name is how checks name broker raftID.
+func (ir *inRun) name(raftID uint64) string {
+	if raftID < uint64(len(ir.names)) {
+		return ir.names[raftID]
+	}
+	return brokerName(raftID)
+}
+
+// lookup reads ir.shard's state for AppliedWhole.
+func (ir *inRun) lookup(key string) (string, uint64, bool) {
+	v, ver, ok := ir.shard.StateGet(key)
+	return string(v), ver, ok
 }
 
 // note records a violation found during the run, with the time it was seen.
@@ -67,17 +99,14 @@ func (ir *inRun) take() []Violation {
 
 // Applied checks the record against the shard it was just applied to.
 func (ir *inRun) Applied(a *node.AppliedRecord) {
-	e := properties.ViewEntryOf(a.Offset, a.Record)
 	var logged *properties.ViewEntry
 	if got, err := a.Shard.ReadFrom(a.Offset, 1); err == nil && len(got) == 1 && got[0].Offset == a.Offset {
 		v := properties.ViewEntryOf(got[0].Offset, &got[0].Record)
 		logged = &v
 	}
-	lookup := func(key string) (string, uint64, bool) {
-		v, ver, ok := a.Shard.StateGet(key)
-		return string(v), ver, ok
-	}
-	ir.note(properties.InvariantNoPartialCommit, properties.AppliedWhole(brokerName(a.Node), &e, logged, lookup))
+	ir.shard = a.Shard
+	ir.note(properties.InvariantNoPartialCommit, properties.AppliedWhole(ir.name(a.Node), a.Offset, logged, ir.lookupFn))
+	ir.shard = nil
 }
 
 // Persisted checks the durable round's hard state against the last one
@@ -86,12 +115,15 @@ func (ir *inRun) Persisted(p *node.PersistedGroup) {
 	k := brokerGroup{p.Node, p.Group}
 	if p.HasHardState {
 		hs := hardStateOf(p.HardState)
-		ir.note(properties.InvariantHardStateMonotonic, properties.HardStateNeverBackwards(brokerName(p.Node), p.Group, ir.promised[k], hs))
+		ir.note(properties.InvariantHardStateMonotonic, properties.HardStateNeverBackwards(ir.name(p.Node), p.Group, ir.promised[k], hs))
 		ir.promised[k] = hs
 	}
-	if len(p.Stored) > 0 {
-		l := storedLogOf(brokerName(p.Node), p.Group, node.HardState{}, p.Stored)
-		l.HardState = ir.promised[k]
+	if len(p.StoredTerms) > 0 {
+		l := properties.StoredRaftLog{Broker: ir.name(p.Node), Group: p.Group, HardState: ir.promised[k], FirstIndex: p.FirstIndex, Entries: ir.seamBuf[:0]}
+		for _, t := range p.StoredTerms {
+			l.Entries = append(l.Entries, properties.RaftEntry{Term: t})
+		}
+		ir.seamBuf = l.Entries[:0]
 		ir.note(properties.InvariantRaftLogTermsMonotonic, properties.StoredLogTermsMonotonic(&l))
 	}
 }

@@ -162,7 +162,7 @@ func (r *run) build() error {
 	}
 	probe, probeSpec := cluster.NewProbe("liveness-probe")
 	extra := append(wl.Specs(), probeSpec)
-	ir := newInRun()
+	ir := newInRun(o.Brokers)
 	c, err := cluster.New(cluster.Config{Seed: o.Seed, Brokers: o.Brokers, Extra: extra, Streams: topology(o), Defects: o.Defects,
 		RecordTrace: o.RecordTrace, Observer: ir})
 	if err != nil {
