@@ -24,7 +24,8 @@ type checkerDefectCase struct {
 
 // checkerDefectCases: each new check's planted bug. The budgets are the
 // largest seeds-to-detection measured over seeds 1..60 (docs/performance.md,
-// TestDetectionSweep) with some slack.
+// TestDetectionSweep; keep-stale-suffix needed 16 over seeds 1..200) with
+// some slack.
 var checkerDefectCases = []checkerDefectCase{
 	// The event is applied in one round and its state in the next: the
 	// in-run check at apply sees it at the first commit with state.
