@@ -88,6 +88,19 @@ func (c *Client) GroupAck(nowNs int64, s felix.Scope, group string, offset uint6
 	return readCall(c, nowNs, wire.Request{Scope: s, Body: &wire.GroupAck{Group: group, Offset: offset}}, acked)
 }
 
+// OutboxRead reads up to maxEntries of one scope's outbox from fromOffset
+// on, in offset order: each entry is a committed record's event (its
+// record carries the event alone) not yet trimmed. A relay's call.
+func (c *Client) OutboxRead(nowNs int64, s felix.Scope, fromOffset uint64, maxEntries uint32) (*Pending[[]felix.Entry], error) {
+	return readCall(c, nowNs, wire.Request{Scope: s, Body: &wire.OutboxRead{FromOffset: fromOffset, MaxEntries: maxEntries}}, entries)
+}
+
+// OutboxTrim confirms one scope's outbox entries through throughOffset
+// delivered, so every replica drops them. Trimming again is harmless.
+func (c *Client) OutboxTrim(nowNs int64, s felix.Scope, throughOffset uint64) (*Pending[struct{}], error) {
+	return readCall(c, nowNs, wire.Request{Scope: s, Body: &wire.OutboxTrim{ThroughOffset: throughOffset}}, acked)
+}
+
 func (c *Client) commitRequest(tenant, namespace string, entityKey []byte, ops []CommitOp, cond bool, expected uint64) (wire.Request, error) {
 	rec, stream, err := buildRecord(ops)
 	if err != nil {

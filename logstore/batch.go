@@ -30,8 +30,9 @@ func (k WriteKind) String() string {
 	return fmt.Sprintf("WriteKind(%d)", uint8(k))
 }
 
-// IntentDataLenMax is the longest opaque delivery-intent payload, in bytes.
-const IntentDataLenMax = 64 << 10
+// IntentDataLenMax is the longest opaque delivery-intent payload, in bytes:
+// an event's payload fits (the node keeps the event a relay delivers).
+const IntentDataLenMax = felix.PayloadLenMax
 
 // LogRow is one row of the log table: the record at (Scope, Offset), the
 // durable fact.

@@ -123,6 +123,12 @@ func (n *Node) applyCommand(b *logstore.Batch, g *raftGroup, c *command, touched
 		n.applyFeature(g, c)
 		return &wire.Acked{}
 	}
+	if c.kind == cmdOutboxTrim {
+		if s := g.lookup(c.scope.Tenant); s != nil {
+			return n.applyOutboxTrim(b, g, s, c)
+		}
+		return &wire.Acked{} // a scope never written has no outbox
+	}
 	if c.kind != cmdWrite && c.kind != cmdFetch && c.kind != cmdAck && c.kind != cmdRetain {
 		return &wire.Error{Code: wire.CodeInvalidRequest, Message: fmt.Sprintf("stream shard group %d refused a %s command", g.id, c.kind)}
 	}
@@ -190,7 +196,8 @@ func (n *Node) applyWrite(b *logstore.Batch, g *raftGroup, s *statemachine.Shard
 			n.late = append(n.late, lateState{shard: s, ops: rec.Ops, offset: res.Offset})
 		}
 		n.observeApplied(c.scope, res.Offset, &rec, s)
-		b.AddRecord(c.scope, res.Offset, rec, &logstore.Intent{Event: rec.Event})
+		b.AddRecord(c.scope, res.Offset, rec, nil)
+		b.Outbox = append(b.Outbox, logstore.OutboxRow{Kind: logstore.WritePut, Scope: n.outboxKey(c.scope), Offset: res.Offset, Intent: *outboxIntent(&rec)})
 		return &wire.Written{Offset: res.Offset}
 	case statemachine.OutcomeRefused:
 		return &wire.Refused{Tail: res.Tail}

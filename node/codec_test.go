@@ -19,7 +19,7 @@ func genCommand(t *rapid.T) command {
 	kind := cmdKind(rapid.IntRange(int(cmdWrite), int(cmdKindEnd)-1).Draw(t, "kind"))
 	name := rapid.StringMatching(`[a-z]{1,8}`)
 	c := command{kind: kind, proposer: rapid.Uint64().Draw(t, "proposer"), incarnation: rapid.Uint64().Draw(t, "inc"), seq: rapid.Uint64().Draw(t, "seq")}
-	if kind == cmdWrite || kind == cmdFetch || kind == cmdAck || kind == cmdRetain {
+	if kind == cmdWrite || kind == cmdFetch || kind == cmdAck || kind == cmdRetain || kind == cmdOutboxTrim {
 		c.scope = felix.Scope{Tenant: name.Draw(t, "tenant"), Namespace: name.Draw(t, "ns"), Stream: name.Draw(t, "stream"), Shard: rapid.Uint32().Draw(t, "shard")}
 	}
 	switch kind {
@@ -34,6 +34,8 @@ func genCommand(t *rapid.T) command {
 		c.group, c.offset = name.Draw(t, "group"), rapid.Uint64().Draw(t, "offset")
 	case cmdRetain:
 		c.offset = rapid.Uint64().Draw(t, "offset")
+	case cmdOutboxTrim:
+		c.offset = rapid.Uint64().Draw(t, "through")
 	case cmdSetVersion:
 		c.node, c.version = rapid.Uint64().Draw(t, "node"), rapid.Uint32().Draw(t, "version")
 	case cmdFinalize:

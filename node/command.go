@@ -31,6 +31,8 @@ const (
 	// cmdRetain drops a scope's records below an offset (retention by age,
 	// proposed by the leader).
 	cmdRetain
+	// cmdOutboxTrim drops a scope's outbox entries through an offset.
+	cmdOutboxTrim
 	cmdKindEnd
 )
 
@@ -50,6 +52,8 @@ func (k cmdKind) String() string {
 		return "feature"
 	case cmdRetain:
 		return "retain"
+	case cmdOutboxTrim:
+		return "outbox_trim"
 	}
 	return fmt.Sprintf("cmdKind(%d)", uint8(k))
 }
@@ -73,7 +77,7 @@ type command struct {
 	nowNs       int64        // cmdFetch
 	leaseNs     int64        // cmdFetch
 	entriesMax  uint32       // cmdFetch
-	offset      uint64       // cmdAck; cmdRetain: drop below it
+	offset      uint64       // cmdAck; cmdRetain: drop below it; cmdOutboxTrim: through it
 	node        uint64       // cmdSetVersion
 	version     uint32       // cmdSetVersion
 	feature     string       // cmdFinalize, cmdFeature
@@ -88,7 +92,7 @@ func encodeCommand(c *command) ([]byte, error) {
 	e.u64(c.incarnation)
 	e.u64(c.seq)
 	switch c.kind {
-	case cmdWrite, cmdFetch, cmdAck, cmdRetain:
+	case cmdWrite, cmdFetch, cmdAck, cmdRetain, cmdOutboxTrim:
 		e.str(c.scope.Tenant)
 		e.str(c.scope.Namespace)
 		e.str(c.scope.Stream)
@@ -111,7 +115,7 @@ func encodeCommand(c *command) ([]byte, error) {
 	case cmdAck:
 		e.str(c.group)
 		e.u64(c.offset)
-	case cmdRetain:
+	case cmdRetain, cmdOutboxTrim:
 		e.u64(c.offset)
 	case cmdSetVersion:
 		e.u64(c.node)
@@ -129,7 +133,7 @@ func encodeCommand(c *command) ([]byte, error) {
 func commandLen(c *command) int {
 	n := 2 + 3*8
 	switch c.kind {
-	case cmdWrite, cmdFetch, cmdAck, cmdRetain:
+	case cmdWrite, cmdFetch, cmdAck, cmdRetain, cmdOutboxTrim:
 		n += 3*4 + len(c.scope.Tenant) + len(c.scope.Namespace) + len(c.scope.Stream) + 4
 	}
 	switch c.kind {
@@ -139,7 +143,7 @@ func commandLen(c *command) int {
 		n += 4 + len(c.group) + 8 + 8 + 4
 	case cmdAck:
 		n += 4 + len(c.group) + 8
-	case cmdRetain:
+	case cmdRetain, cmdOutboxTrim:
 		n += 8
 	case cmdSetVersion:
 		n += 8 + 4
@@ -187,7 +191,7 @@ func decodeCommandSharing(p []byte, known knownNames) (command, error) {
 	c.incarnation = d.u64("incarnation")
 	c.seq = d.u64("seq")
 	switch c.kind {
-	case cmdWrite, cmdFetch, cmdAck, cmdRetain:
+	case cmdWrite, cmdFetch, cmdAck, cmdRetain, cmdOutboxTrim:
 		c.scope.Tenant = d.strShared("tenant", felix.NameLenMax, known.tenants...)
 		c.scope.Namespace = d.strShared("namespace", felix.NameLenMax, known.namespace)
 		c.scope.Stream = d.strShared("stream", felix.NameLenMax, known.stream)
@@ -226,6 +230,8 @@ func decodeCommandBody(d *dec, c *command) {
 		c.offset = d.u64("offset")
 	case cmdRetain:
 		c.offset = d.u64("offset")
+	case cmdOutboxTrim:
+		c.offset = d.u64("through offset")
 	case cmdSetVersion:
 		c.node = d.u64("node")
 		c.version = d.u32("version")

@@ -109,6 +109,11 @@ type Defects struct {
 	// route with FNV-1 (multiply before XOR) instead of FNV-1a. The node
 	// itself ignores it (a request does not carry its entity key).
 	WrongRouteHash bool
+	// UnscopedOutbox keys outbox rows by stream shard and offset alone,
+	// without the tenant: two tenants writing the same offset of a shard
+	// overwrite each other's outbox entry, and one tenant's trim drops
+	// the other's.
+	UnscopedOutbox bool
 }
 
 // Config configures one broker; build it by field name.

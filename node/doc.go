@@ -52,6 +52,16 @@
 // reaches the subscribers live at that moment; whatever needs a log is
 // refused.
 //
+// # The outbox (outbox.go)
+//
+// Every written record also adds an outbox row holding its event, keyed by
+// (scope, offset), in the same store commit as its log and state rows. A
+// relay reads a scope's outbox from the leader's store (OutboxRead: only
+// what is applied and durable) and confirms what it delivered with
+// OutboxTrim, a raft command, so every replica drops the same rows at the
+// same log position. A scope's outbox is always the offsets [outbox start,
+// next offset); the start is rebuilt from the store at boot.
+//
 // # The processing cycle (ready.go)
 //
 // Ready rounds until no group has one: take every group's Ready; add each

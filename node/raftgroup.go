@@ -47,6 +47,9 @@ type raftGroup struct {
 	// ephemeral holds an ephemeral stream's live subscribers by tenant
 	// while this node leads the group (looked up, never ranged over).
 	ephemeral map[string]*ephemeralScope
+	// outboxStart is each tenant's first untrimmed outbox offset (absent:
+	// 0); looked up, never ranged over. See outbox.go.
+	outboxStart map[string]uint64
 	// early is the AckBeforeQuorum defect's next predicted offset per tenant.
 	early map[string]uint64
 	// confState is the group's membership as of applied.

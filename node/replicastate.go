@@ -13,6 +13,9 @@ type ScopeState struct {
 	// Shard is the shard's offsets, state, retained log and consumer
 	// groups; its buffers are shared with the node: do not modify them.
 	Shard statemachine.Snapshot
+	// OutboxStart is the first outbox offset not trimmed: the scope's
+	// outbox holds OutboxStart..Shard's next offset - 1.
+	OutboxStart uint64
 }
 
 // RaftGroupState is one raft group's replica state on one node.
@@ -40,13 +43,15 @@ type ReplicaState struct {
 	Metadata Metadata
 	// RaftGroups are every raft group, ascending by id.
 	RaftGroups []RaftGroupState
+	// OutboxRows is how many outbox rows the store holds.
+	OutboxRows int
 }
 
 // ReplicaState captures the node's replica state. The simulator calls it
 // between events, so the states of all nodes taken together are a
 // consistent cut.
 func (n *Node) ReplicaState() ReplicaState {
-	v := ReplicaState{Node: n.cfg.ID, Metadata: *n.meta}
+	v := ReplicaState{Node: n.cfg.ID, Metadata: *n.meta, OutboxRows: n.store.Counts().Outbox}
 	for _, g := range n.raftGroups {
 		st := g.rn.BasicStatus()
 		gv := RaftGroupState{ID: g.id, Term: st.GetTerm(), Commit: st.GetCommit(), Applied: g.applied, Lead: st.Lead, Leader: st.RaftState == raft.StateLeader}
@@ -54,7 +59,7 @@ func (n *Node) ReplicaState() ReplicaState {
 			gv.Features = g.features
 		}
 		for _, t := range g.tenants {
-			gv.Scopes = append(gv.Scopes, ScopeState{Scope: g.scopeOf(t), Shard: g.scopes[t].Snapshot()})
+			gv.Scopes = append(gv.Scopes, ScopeState{Scope: g.scopeOf(t), Shard: g.scopes[t].Snapshot(), OutboxStart: g.outboxStart[t]})
 		}
 		v.RaftGroups = append(v.RaftGroups, gv)
 	}

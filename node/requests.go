@@ -44,6 +44,10 @@ func (n *Node) HandleRequest(client uint64, req *wire.Request) {
 			nowNs: n.host.NowNs(), leaseNs: int64(body.LeaseNs), entriesMax: body.MaxEntries})
 	case *wire.GroupAck:
 		n.propose(client, req.ID, g, &command{kind: cmdAck, scope: req.Scope, group: body.Group, offset: body.Offset})
+	case *wire.OutboxRead:
+		n.answer(client, req.ID, n.outboxRead(g, req.Scope.Tenant, body))
+	case *wire.OutboxTrim:
+		n.propose(client, req.ID, g, &command{kind: cmdOutboxTrim, scope: req.Scope, offset: body.ThroughOffset})
 	default:
 		if refusal := n.refuseWrite(g, req.Body); refusal != nil {
 			n.answer(client, req.ID, refusal)
@@ -101,7 +105,12 @@ func checkBody(body wire.RequestBody) string {
 			return fmt.Sprintf("max entries %d, lease %d ns: want 1..%d entries and a lease of 1..2^50 ns", b.MaxEntries, b.LeaseNs, wire.ReadEntriesMax)
 		}
 		return ""
-	case *wire.GroupAck:
+	case *wire.GroupAck, *wire.OutboxTrim:
+		return ""
+	case *wire.OutboxRead:
+		if b.MaxEntries < 1 || b.MaxEntries > wire.ReadEntriesMax {
+			return fmt.Sprintf("max entries %d, want 1..%d", b.MaxEntries, wire.ReadEntriesMax)
+		}
 		return ""
 	}
 	rec := wire.RecordOf(body)

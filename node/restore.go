@@ -27,6 +27,9 @@ func (n *Node) rebuildScopes() error {
 		g.applied = applied
 	}
 	for _, sc := range n.store.Scopes() {
+		if n.isUnscopedOutboxKey(sc) {
+			continue // the defect's rows: outbox entries of every tenant
+		}
 		g := n.raftGroup(n.topo.raftGroupOf(sc.Namespace, sc.Stream, sc.Shard))
 		if g == nil || g.id == MetaGroup {
 			return fmt.Errorf("node %d: store holds rows of %s, which no stream shard owns", n.cfg.ID, sc)
@@ -36,6 +39,7 @@ func (n *Node) rebuildScopes() error {
 			return err
 		}
 		g.install(sc.Tenant, s)
+		n.recoverOutboxStart(g, sc.Tenant, s)
 	}
 	return nil
 }

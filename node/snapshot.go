@@ -289,7 +289,7 @@ func addInstallRows(b *logstore.Batch, scope felix.Scope, old, s *statemachine.S
 	for _, e := range s.Retained() {
 		if e.Offset >= have {
 			b.Log = append(b.Log, logstore.LogRow{Scope: scope, Offset: e.Offset, Record: e.Record})
-			b.Outbox = append(b.Outbox, logstore.OutboxRow{Kind: logstore.WritePut, Scope: scope, Offset: e.Offset, Intent: logstore.Intent{Event: e.Record.Event}})
+			b.Outbox = append(b.Outbox, logstore.OutboxRow{Kind: logstore.WritePut, Scope: scope, Offset: e.Offset, Intent: *outboxIntent(&e.Record)})
 		}
 	}
 	newState := s.State()

@@ -30,6 +30,10 @@ const (
 	InvariantRaftLogsAgree            InvariantName = "RaftLogsAgree"
 	InvariantHardStateMonotonic       InvariantName = "HardStateMonotonic"
 	InvariantRoutedToOwningShard      InvariantName = "RoutedToOwningShard"
+	InvariantOutboxDelivered          InvariantName = "OutboxDelivered"
+	InvariantOutboxInOrder            InvariantName = "OutboxInOrder"
+	InvariantOutboxNothingUncommitted InvariantName = "OutboxNothingUncommitted"
+	InvariantOutboxOffsetMatchesState InvariantName = "OutboxOffsetMatchesState"
 	InvariantLiveness                 InvariantName = "Liveness"
 	InvariantQuiesce                  InvariantName = "Quiesce"
 	InvariantCrash                    InvariantName = "Crash"
@@ -177,6 +181,30 @@ var registry = mustRegistry([]Invariant{
 		Statement: "a record lands on the shard its entity key routes to by the documented routing function",
 		Family:    FamilySafety,
 		Checks:    []string{"properties.HistoryWritesOnOwningShard"},
+	},
+	{
+		Name:      InvariantOutboxDelivered,
+		Statement: "the relay's downstream sink receives every committed record's event at least once",
+		Family:    FamilySafety,
+		Checks:    []string{"properties.OutboxDelivered"},
+	},
+	{
+		Name:      InvariantOutboxInOrder,
+		Statement: "per scope, the sink first receives each offset only after every committed offset below it (redelivery allowed, skipping ahead not)",
+		Family:    FamilySafety,
+		Checks:    []string{"properties.OutboxInOrder"},
+	},
+	{
+		Name:      InvariantOutboxNothingUncommitted,
+		Statement: "the sink never receives an event at an offset its scope's committed log does not hold",
+		Family:    FamilySafety,
+		Checks:    []string{"properties.OutboxNothingUncommitted"},
+	},
+	{
+		Name:      InvariantOutboxOffsetMatchesState,
+		Statement: "every event the sink receives is the event of the committed record at the offset it came with, the version of that record's state",
+		Family:    FamilySafety,
+		Checks:    []string{"properties.OutboxOffsetMatchesState"},
 	},
 	{
 		Name:      InvariantLiveness,

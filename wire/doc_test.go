@@ -72,6 +72,7 @@ var docConstants = map[string]uint64{
 	"RequestPublish": uint64(RequestPublish), "RequestPublishIf": uint64(RequestPublishIf), "RequestEnqueue": uint64(RequestEnqueue),
 	"RequestCommit": uint64(RequestCommit), "RequestCommitIf": uint64(RequestCommitIf), "RequestStateGet": uint64(RequestStateGet),
 	"RequestSubscribeRead": uint64(RequestSubscribeRead), "RequestGroupFetch": uint64(RequestGroupFetch), "RequestGroupAck": uint64(RequestGroupAck),
+	"RequestOutboxRead": uint64(RequestOutboxRead), "RequestOutboxTrim": uint64(RequestOutboxTrim),
 	"AnswerWritten": uint64(AnswerWritten), "AnswerRefused": uint64(AnswerRefused), "AnswerStateValue": uint64(AnswerStateValue),
 	"AnswerEntries": uint64(AnswerEntries), "AnswerDeliveries": uint64(AnswerDeliveries), "AnswerAcked": uint64(AnswerAcked), "AnswerError": uint64(AnswerError),
 	"CodeNotLeader": uint64(CodeNotLeader), "CodeNotOnOwningShard": uint64(CodeNotOnOwningShard), "CodeEphemeralStream": uint64(CodeEphemeralStream),

@@ -95,6 +95,10 @@ func genRequestBody(t *rapid.T) RequestBody {
 		return &GroupFetch{Group: genName().Draw(t, "group"), MaxEntries: rapid.Uint32Range(1, ReadEntriesMax).Draw(t, "max"), LeaseNs: rapid.Uint64Min(1).Draw(t, "lease")}
 	case RequestGroupAck:
 		return &GroupAck{Group: genName().Draw(t, "group"), Offset: rapid.Uint64().Draw(t, "offset")}
+	case RequestOutboxRead:
+		return &OutboxRead{FromOffset: rapid.Uint64().Draw(t, "from"), MaxEntries: rapid.Uint32Range(1, ReadEntriesMax).Draw(t, "max")}
+	case RequestOutboxTrim:
+		return &OutboxTrim{ThroughOffset: rapid.Uint64().Draw(t, "through")}
 	default:
 		panic("unhandled request kind " + kind.String())
 	}

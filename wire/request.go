@@ -21,6 +21,8 @@ const (
 	RequestSubscribeRead
 	RequestGroupFetch
 	RequestGroupAck
+	RequestOutboxRead
+	RequestOutboxTrim
 	requestKindEnd
 )
 
@@ -45,6 +47,10 @@ func (k RequestKind) String() string {
 		return "group_fetch"
 	case RequestGroupAck:
 		return "group_ack"
+	case RequestOutboxRead:
+		return "outbox_read"
+	case RequestOutboxTrim:
+		return "outbox_trim"
 	}
 	return fmt.Sprintf("RequestKind(%d)", uint8(k))
 }
@@ -64,7 +70,8 @@ type Request struct {
 	ID    uint64
 	Scope felix.Scope
 	// Body is one of *Publish, *PublishIf, *Enqueue, *Commit, *CommitIf,
-	// *StateGet, *SubscribeRead, *GroupFetch, *GroupAck.
+	// *StateGet, *SubscribeRead, *GroupFetch, *GroupAck, *OutboxRead,
+	// *OutboxTrim.
 	Body RequestBody
 }
 
@@ -111,6 +118,20 @@ type GroupAck struct {
 	Offset uint64
 }
 
+// OutboxRead asks for up to MaxEntries of the scope's outbox entries
+// (committed records' events not yet trimmed) from FromOffset on, in
+// offset order: a relay's read.
+type OutboxRead struct {
+	FromOffset uint64
+	MaxEntries uint32
+}
+
+// OutboxTrim confirms the scope's outbox entries up to and including
+// ThroughOffset delivered downstream, so every replica drops them.
+type OutboxTrim struct {
+	ThroughOffset uint64
+}
+
 // Kind is RequestPublish.
 func (*Publish) Kind() RequestKind { return RequestPublish }
 
@@ -137,6 +158,12 @@ func (*GroupFetch) Kind() RequestKind { return RequestGroupFetch }
 
 // Kind is RequestGroupAck.
 func (*GroupAck) Kind() RequestKind { return RequestGroupAck }
+
+// Kind is RequestOutboxRead.
+func (*OutboxRead) Kind() RequestKind { return RequestOutboxRead }
+
+// Kind is RequestOutboxTrim.
+func (*OutboxTrim) Kind() RequestKind { return RequestOutboxTrim }
 
 // RecordOf returns the record a write request carries, or nil for reads.
 func RecordOf(body RequestBody) *felix.Record {

@@ -74,6 +74,9 @@ func checkReadBody(body RequestBody) error {
 		return checkMaxEntries("group_fetch", b.MaxEntries)
 	case *GroupAck:
 		return checkGroup("group_ack", b.Group)
+	case *OutboxRead:
+		return checkMaxEntries("outbox_read", b.MaxEntries)
+	case *OutboxTrim:
 	default:
 		return fmt.Errorf("request body %T is not a wire request", body)
 	}

@@ -35,6 +35,11 @@ func AppendRequest(dst []byte, q *Request) ([]byte, error) {
 	case *GroupAck:
 		dst = appendString(dst, b.Group)
 		dst = appendU64(dst, b.Offset)
+	case *OutboxRead:
+		dst = appendU64(dst, b.FromOffset)
+		dst = appendU32(dst, b.MaxEntries)
+	case *OutboxTrim:
+		dst = appendU64(dst, b.ThroughOffset)
 	default:
 		dst = appendRecordBody(dst, RecordOf(q.Body))
 	}
@@ -108,6 +113,10 @@ func readRequestBody(r *reader, kind RequestKind) RequestBody {
 		}
 	case RequestGroupAck:
 		return &GroupAck{Group: r.stringField("group_ack group", GroupNameLenMax), Offset: r.u64("group_ack offset")}
+	case RequestOutboxRead:
+		return &OutboxRead{FromOffset: r.u64("outbox_read from offset"), MaxEntries: r.u32("outbox_read max entries")}
+	case RequestOutboxTrim:
+		return &OutboxTrim{ThroughOffset: r.u64("outbox_trim through offset")}
 	}
 	r.fail("unknown request kind %d", kind)
 	return nil
@@ -126,6 +135,10 @@ func RequestFrameLen(q *Request) int {
 		n += 4 + len(b.Group) + 4 + 8
 	case *GroupAck:
 		n += 4 + len(b.Group) + 8
+	case *OutboxRead:
+		n += 8 + 4
+	case *OutboxTrim:
+		n += 8
 	default:
 		if rec := RecordOf(q.Body); rec != nil {
 			n += recordBodyLen(rec)

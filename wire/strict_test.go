@@ -111,7 +111,7 @@ func TestDecodeRequestRefuses(t *testing.T) {
 		b          []byte
 	}{
 		{"kind zero", "unknown request kind 0", req(0)},
-		{"kind past end", "unknown request kind 10", req(10)},
+		{"kind past end", "unknown request kind 12", req(12)},
 		{"publish with state ops", "only commit and commit_if may", req(uint8(RequestPublish), rec(pub, 0, 0, putOp))},
 		{"publish with enqueue event", "must be publish", req(uint8(RequestPublish), rec(enq, 0, 0))},
 		{"enqueue with publish event", "must be enqueue", req(uint8(RequestEnqueue), rec(pub, 0, 0))},

@@ -73,11 +73,11 @@ func TestRunCommandSummaryAndViolation(t *testing.T) {
 }
 
 // writeStaleLeaderPlan writes a plan for seed 7 and the default world
-// (3 brokers, 4 clients, the probe): broker b is cut from both peers at
+// (3 brokers, 4 clients, the probe, the relay): broker b is cut from both peers at
 // 3 s while its clock jumps back 4 s; the network heals at 8 s.
 func writeStaleLeaderPlan(t *testing.T, b int) string {
 	t.Helper()
-	p := &sim.Plan{Seed: 7, Nodes: 8, DurationNs: 10e9, Faults: []sim.FaultEvent{
+	p := &sim.Plan{Seed: 7, Nodes: 9, DurationNs: 10e9, Faults: []sim.FaultEvent{
 		{AtNs: 3e9, Kind: sim.FaultClockJump, Node: b, JumpNs: -4e9},
 		{AtNs: 3e9, Kind: sim.FaultPartition, Node: b, Peer: (b + 1) % 3},
 		{AtNs: 3e9, Kind: sim.FaultPartition, Node: b, Peer: (b + 2) % 3},

@@ -85,7 +85,9 @@ var layers = map[string]layer{
 		simulated: true},
 	"sim/workload": {may: []string{"felix", "sim", "sim/simapi", "sim/prng", "sim/cluster", "client", "wire", "statemachine", "properties", "coverage"},
 		simulated: true},
-	"sim/runner": {may: []string{"felix", "sim", "sim/cluster", "sim/workload", "node", "properties", "wire", "coverage"},
+	"sim/relay": {may: []string{"felix", "sim", "sim/simapi", "sim/cluster", "client", "wire", "properties", "vfs"},
+		simulated: true},
+	"sim/runner": {may: []string{"felix", "sim", "sim/cluster", "sim/workload", "sim/relay", "node", "properties", "wire", "coverage"},
 		simulated: true},
 	"sim/detcheck": {}, // a test-time tool: it reads source files and imports no felixsim package
 	// sim/sweep drives worker processes from outside the simulated path

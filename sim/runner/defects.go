@@ -22,6 +22,7 @@ var defectNames = []struct {
 	{"keep-stale-suffix", func(d *node.Defects) *bool { return &d.KeepStaleSuffix }},
 	{"vote-not-persisted", func(d *node.Defects) *bool { return &d.VoteNotPersisted }},
 	{"wrong-route-hash", func(d *node.Defects) *bool { return &d.WrongRouteHash }},
+	{"unscoped-outbox", func(d *node.Defects) *bool { return &d.UnscopedOutbox }},
 }
 
 // ParseDefects reads a comma-separated list of planted-bug names ("none"

@@ -4,8 +4,14 @@
 // records the workload's shape, so a saved plan replays exactly), runs the
 // fault phase, heals, checks liveness (every broker back, every group led,
 // every stream shard accepting a commit within LivenessBudgetNs), quiesces
-// (every call completed, every replica caught up), takes the cluster
-// snapshot and runs every check. It returns a Result: seed, trace hash,
+// (every call completed, every replica caught up, the outbox relay drained
+// since the commit indexes last moved), takes the cluster snapshot and
+// runs every check.
+//
+// The world holds the brokers, the workload's clients, the liveness probe
+// and an outbox relay (package sim/relay), in that order. Drawn faults
+// strike brokers only; a given plan may also kill, pause or partition the
+// relay. It returns a Result: seed, trace hash,
 // violations, operation counts and simulated seconds.
 //
 // The checks, all pure functions of package properties:
@@ -18,7 +24,12 @@
 //     every replica, conditional writes (a refusal wrote nothing and told
 //     the true tail), linearizable and monotonic state reads, write order
 //     that respects real time, versions and values that match their
-//     records, and readers that saw whole records.
+//     records, and readers that saw whole records;
+//   - on the relay's sink against the committed logs: every committed
+//     event delivered at least once, in offset order per scope, nothing
+//     uncommitted, each with the offset of its record (OutboxDelivered is
+//     judged only when quiesce saw the relay drain; otherwise it is
+//     unknown and the Quiesce violation says why).
 //
 // Every Violation names an invariant of properties' registry (newViolation
 // refuses any other name); Result.Worst gives the family that decides the
@@ -27,6 +38,7 @@
 // runner reads no wall clock: the CLI (or a benchmark) measures wall time
 // around Run. A run is a function of its Options alone, so the same
 // options give the same trace hash, in this process or another. It imports
-// sim, sim/cluster, sim/workload, node, properties, statemachine and wire;
+// sim, sim/cluster, sim/workload, sim/relay, node, properties,
+// statemachine and wire;
 // it must not import cmd. sim/detcheck/layers.go holds the table.
 package runner

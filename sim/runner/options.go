@@ -64,8 +64,8 @@ type Options struct {
 	RecordTrace bool
 	// Plan, when set, replaces the plan drawn from the seed (a saved plan
 	// replayed, or a scenario written by hand); its node count must be the
-	// world's (brokers + clients + the liveness probe) and its faults may
-	// target brokers only.
+	// world's (brokers + clients + the liveness probe + the outbox relay)
+	// and its faults may target brokers and the relay only.
 	Plan *sim.Plan
 }
 

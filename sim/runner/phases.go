@@ -71,35 +71,67 @@ func (r *run) livenessCommit(stream string, shard uint32, endNs int64) error {
 	}
 	req := &wire.Request{Scope: sc, Body: &wire.Commit{Record: felix.Record{Event: felix.EventPublish,
 		Payload: []byte("liveness"), Ops: []felix.StateOp{{Kind: felix.OpPut, Key: "live", Value: []byte("1")}}}}}
-	ans, err := r.probe.Call(r.c, g, req, left)
-	if err != nil {
-		return fmt.Errorf("shard %s (group %d) accepted no commit within %d ns of heal: %w", sc, g, r.opts.LivenessBudgetNs, err)
+	for {
+		ans, err := r.probe.Call(r.c, g, req, left)
+		if err != nil {
+			return fmt.Errorf("shard %s (group %d) accepted no commit within %d ns of heal: %w", sc, g, r.opts.LivenessBudgetNs, err)
+		}
+		// Unavailable promises nothing was proposed (raft dropped the
+		// proposal as leadership moved, or a pending table was full):
+		// a transient refusal, sent again while the budget lasts.
+		if e, ok := ans.Body.(*wire.Error); ok && e.Code == wire.CodeUnavailable && w.NowNs()+quiesceStepNs < endNs {
+			w.RunFor(quiesceStepNs)
+			left = endNs - w.NowNs()
+			continue
+		}
+		if _, ok := ans.Body.(*wire.Written); !ok {
+			return fmt.Errorf("shard %s (group %d): liveness commit answered %v", sc, g, ans.Body)
+		}
+		return nil
 	}
-	if _, ok := ans.Body.(*wire.Written); !ok {
-		return fmt.Errorf("shard %s (group %d): liveness commit answered %v", sc, g, ans.Body)
-	}
-	return nil
 }
 
-// quiesce runs until every workload call has completed and every running
+// quiesce runs until every workload call has completed, every running
 // broker has applied everything its group committed, all brokers agreeing
-// on each group's commit index; within QuiesceBudgetNs, or a Quiesce
-// violation names what is still open.
+// on each group's commit index, and the relay has drained every scope's
+// outbox since the commit indexes last moved; within QuiesceBudgetNs, or
+// a Quiesce violation names what is still open.
 func (r *run) quiesce() {
 	w := r.c.World
 	end := w.NowNs() + r.opts.QuiesceBudgetNs
+	lastCommits := uint64(0)
 	for {
 		open := r.wl.Open()
 		lag := r.lagging()
-		if open == 0 && lag == "" {
+		if c := r.commitSum(); open > 0 || lag != "" || c != lastCommits {
+			r.relay.MarkQuiesce() // the relay must read again past what moved
+			lastCommits = c
+		}
+		drained, relayOpen := r.relay.Drained()
+		if open == 0 && lag == "" && drained {
+			r.relayDrained = true
 			return
 		}
 		if w.NowNs() >= end {
-			r.violate(properties.InvariantQuiesce, fmt.Errorf("after %d ns: %d workload calls open; %s", r.opts.QuiesceBudgetNs, open, lag))
+			r.violate(properties.InvariantQuiesce, fmt.Errorf("after %d ns: %d workload calls open; %s; %s", r.opts.QuiesceBudgetNs, open, lag, relayOpen))
 			return
 		}
 		w.RunFor(min(quiesceStepNs, end-w.NowNs()))
 	}
+}
+
+// commitSum adds up every running broker's commit index of every group:
+// it changes whenever anything more is committed.
+func (r *run) commitSum() uint64 {
+	sum := uint64(0)
+	for i := 0; i < r.c.Brokers(); i++ {
+		if n := r.c.Node(cluster.RaftID(i)); n != nil {
+			for _, g := range n.ReplicaState().RaftGroups {
+				sum += g.Commit
+			}
+		}
+	}
+	return sum
 }
 
 // lagging describes the first group a running broker has not caught up

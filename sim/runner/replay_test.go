@@ -34,7 +34,7 @@ func TestPlanReplay(t *testing.T) {
 		t.Fatalf("replay differs: %016x vs %016x, %+v vs %+v\n%s", b.TraceHash, a.TraceHash, b.Ops, a.Ops, b.Summary())
 	}
 
-	p6 := &sim.Plan{Seed: 2, Nodes: 3 + 6 + 1, DurationNs: 2e9, Workload: []sim.Param{{Name: workload.ParamClients, Value: 6}}}
+	p6 := &sim.Plan{Seed: 2, Nodes: 3 + 6 + 2, DurationNs: 2e9, Workload: []sim.Param{{Name: workload.ParamClients, Value: 6}}}
 	o6, err := Options{}.WithPlan(p6)
 	if err != nil {
 		t.Fatal(err)

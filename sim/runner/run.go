@@ -10,6 +10,7 @@ import (
 	"github.com/felixsim/felixsim/properties"
 	"github.com/felixsim/felixsim/sim"
 	"github.com/felixsim/felixsim/sim/cluster"
+	"github.com/felixsim/felixsim/sim/relay"
 	"github.com/felixsim/felixsim/sim/workload"
 )
 
@@ -26,12 +27,16 @@ type run struct {
 	c     *cluster.Cluster
 	wl    *workload.Workload
 	probe *cluster.Probe
+	relay *relay.Relay
 	plan  *sim.Plan
 	res   *Result
 	// hist is the workload's history as the checks read it (nil before).
 	hist *properties.History
 	// inRun checks the cheap invariants as the run goes.
 	inRun *inRun
+	// relayDrained is set when quiesce saw the relay drain every scope;
+	// without it, whether every record reached the sink is unknown.
+	relayDrained bool
 }
 
 // Run performs one run: build, fault phase, heal, liveness, quiesce,
@@ -133,20 +138,36 @@ func (o Options) WithPlan(p *sim.Plan) (Options, error) {
 		o.Clients = wc.Clients
 	}
 	if want := WorldNodes(o); p.Nodes != want {
-		return Options{}, fmt.Errorf("run: plan for %d nodes refused: this run has %d (brokers, clients, the liveness probe)", p.Nodes, want)
+		return Options{}, fmt.Errorf("run: plan for %d nodes refused: this run has %d (brokers, clients, the liveness probe, the outbox relay)", p.Nodes, want)
 	}
 	return o, nil
 }
 
 // WorldNodes is the number of world slots a run with these options has:
-// brokers, workload clients, then the liveness probe.
+// brokers, workload clients, the liveness probe, then the outbox relay.
 func WorldNodes(o Options) int {
 	d := o.withDefaults()
-	return d.Brokers + d.Clients + 1
+	return d.Brokers + d.Clients + 2
 }
 
-// build makes the workload, the cluster (brokers, then clients, then the
-// liveness probe) and the seed's fault plan, and schedules the plan.
+// relayScopes are the scopes the run's relay serves: every tenant's
+// (the workload's and the liveness probe's) of every stream shard.
+func relayScopes(wc workload.Config) []felix.Scope {
+	var out []felix.Scope
+	for _, tenant := range append(append([]string(nil), wc.Tenants...), livenessTenant) {
+		for _, stream := range wc.Streams {
+			for shard := uint32(0); shard < wc.Shards; shard++ {
+				out = append(out, felix.Scope{Tenant: tenant, Namespace: wc.Namespace, Stream: stream, Shard: shard})
+			}
+		}
+	}
+	return out
+}
+
+// build makes the workload, the cluster (brokers, then clients, the
+// liveness probe, then the outbox relay) and the seed's fault plan, and
+// schedules the plan. Drawn faults strike brokers only; the relay is not
+// fault exempt, so a given plan may kill, pause or partition it.
 func (r *run) build() error {
 	o := &r.opts
 	wcfg, err := workloadConfig(o)
@@ -161,7 +182,12 @@ func (r *run) build() error {
 		return fmt.Errorf("workload tenants %q refused: %q is the liveness probe's, whose records no history holds", ts, livenessTenant)
 	}
 	probe, probeSpec := cluster.NewProbe("liveness-probe")
-	extra := append(wl.Specs(), probeSpec)
+	wc := wl.Config()
+	rl, relaySpec, err := relay.New(relay.Config{Client: wc.ClientConfig(), Scopes: relayScopes(wc)})
+	if err != nil {
+		return err
+	}
+	extra := append(wl.Specs(), probeSpec, relaySpec)
 	ir := newInRun(o.Brokers)
 	c, err := cluster.New(cluster.Config{Seed: o.Seed, Brokers: o.Brokers, Extra: extra, Streams: topology(o), Defects: o.Defects,
 		RecordTrace: o.RecordTrace, Observer: ir})
@@ -169,7 +195,7 @@ func (r *run) build() error {
 		return err
 	}
 	ir.c, r.inRun = c, ir
-	r.c, r.wl, r.probe = c, wl, probe
+	r.c, r.wl, r.probe, r.relay = c, wl, probe, rl
 	nodes := o.Brokers + len(extra)
 	exempt := uint64(0)
 	for i := o.Brokers; i < nodes; i++ {
@@ -208,7 +234,8 @@ const ViolationMessageLenMax = 2000
 // sim.FaultKind.Lasting) on a minority of brokers, (brokers-1)/2 at most,
 // dropping such faults aimed at any further broker: more would be a correct
 // cluster losing its quorum for good, which says nothing about the system.
-// A given plan is replayed as it is.
+// The relay's disk counts as one more (a damaged position file only makes
+// the relay start over). A given plan is replayed as it is.
 func capCorruption(p *sim.Plan, brokers int) *sim.Plan {
 	allowed := (brokers - 1) / 2
 	hit := map[int]bool{}

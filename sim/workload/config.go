@@ -140,8 +140,9 @@ func (c *Config) validate() error {
 	return nil
 }
 
-// clientConfig is the client package's config for this workload.
-func (c *Config) clientConfig() client.Config {
+// ClientConfig is the client package's config for this workload's
+// topology and brokers (a relay of its scopes uses it too).
+func (c *Config) ClientConfig() client.Config {
 	var brokers []client.NodeID
 	for i := 1; i <= c.Brokers; i++ {
 		brokers = append(brokers, client.NodeID(i))
