@@ -19,6 +19,7 @@ func (r *run) check() {
 		r.violate(c.name, c.fn(h, logs, &ref))
 	}
 	r.checkLinearizable(h, &ref)
+	attachEvidence(r.res.Violations, h)
 }
 
 // ReplicaViolations runs the replica properties on every scope and folds

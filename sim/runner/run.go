@@ -30,6 +30,8 @@ type run struct {
 	res   *Result
 	// hist is the workload's history as the checks read it (nil before).
 	hist *properties.History
+	// obs watches leadership and the --until instant (nil when neither is asked).
+	obs *observer
 }
 
 // Run performs one run: build, fault phase, heal, liveness, quiesce,
@@ -65,6 +67,7 @@ func runWith(opts Options, built func(*run)) (*Result, error) {
 // simulated system ends the run with a Crash violation.
 func (r *run) execute() {
 	r.res = &Result{Options: r.opts, Seed: r.opts.Seed, Plan: r.plan}
+	r.observe()
 	defer func() {
 		if p := recover(); p != nil {
 			r.res.Violations = append(r.res.Violations, newViolation(properties.InvariantCrash,
@@ -264,6 +267,7 @@ func (r *run) finish() {
 	r.res.Events = r.c.World.EventsExecuted()
 	r.res.BrokerFailures = len(r.c.Failures())
 	r.res.Inert = r.c.Inert()
+	r.endObserving()
 	if r.opts.KeepHistory {
 		r.res.History = h
 	}
