@@ -30,7 +30,7 @@ func TestRunOutThenReplay(t *testing.T) {
 	}
 	plan := filepath.Join(dir, "plan.txt")
 	text, _ := os.ReadFile(plan)
-	m := regexp.MustCompile(`fault at=(\d+)`).FindStringSubmatchIndex(string(text))
+	m := regexp.MustCompile(`fault at_ns=(\d+)`).FindStringSubmatchIndex(string(text))
 	at, _ := strconv.ParseInt(string(text[m[2]:m[3]]), 10, 64)
 	tampered := string(text[:m[2]]) + strconv.FormatInt(at+1, 10) + string(text[m[3]:])
 	os.WriteFile(plan, []byte(tampered), 0o644)

@@ -128,7 +128,7 @@ func TestReplayRefusesTamperedFiles(t *testing.T) {
 		name, file, text, want string
 	}{
 		{"plan cut before its end line", planPath, strings.Join(lines[:len(lines)-3], ""), "truncated"},
-		{"plan fault damaged", planPath, strings.Replace(string(plan), "fault at=", "fault at=x", 1), "plan line"},
+		{"plan fault damaged", planPath, strings.Replace(string(plan), "fault at_ns=", "fault at_ns=x", 1), "plan line"},
 		{"plan hash not hex", planPath, strings.Replace(string(plan), "# trace-hash: ", "# trace-hash: zz", 1), "plan line 3"},
 		{"trace cut short", tracePath, string(trace[:len(trace)/2]), "trace line"},
 		{"trace event altered", tracePath, strings.Replace(string(trace), `"kind":"timer"`, `"kind":"boot"`, 1), "corrupt"},

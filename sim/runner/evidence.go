@@ -120,9 +120,12 @@ func writeWithPayload(h *properties.History, payload string) uint64 {
 }
 
 func evidenceFrom(op *properties.HistoryOp) Evidence {
-	return Evidence{Op: op.ID, Client: op.Client, Kind: op.Kind.String(), Scope: op.Scope.String(), Outcome: op.Outcome.String(),
-		Offset: op.Offset, Expected: op.ExpectedOffset, Tail: op.Tail, Version: op.Version, Key: op.Key,
-		InvokeNs: op.InvokeNs, CompleteNs: op.CompleteNs}
+	e := Evidence{Op: op.ID, Client: op.Client, Kind: op.Kind.String(), Scope: op.Scope.String(), Outcome: op.Outcome.String(),
+		Offset: op.Offset, Tail: op.Tail, Version: op.Version, Key: op.Key, InvokeNs: op.InvokeNs, CompleteNs: op.CompleteNs}
+	if op.Record != nil && op.Record.Conditional {
+		e.Expected = op.Record.ExpectedOffset
+	}
+	return e
 }
 
 func containsU64(s []uint64, v uint64) bool {

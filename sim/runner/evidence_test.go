@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/felixsim/felixsim/felix"
 	"github.com/felixsim/felixsim/properties"
 )
 
@@ -12,7 +13,7 @@ import (
 // yields the writes whose payloads it quotes (the ok one of a retried
 // pair); a message naming nothing known yields nothing.
 func TestEvidenceOf(t *testing.T) {
-	rec := func(p string) *properties.HistoryRecord { return &properties.HistoryRecord{Payload: []byte(p)} }
+	rec := func(p string) *felix.Record { return &felix.Record{Event: felix.EventPublish, Payload: []byte(p)} }
 	h := &properties.History{Ops: []properties.HistoryOp{
 		{ID: 3, Client: 1, Kind: properties.HistoryCommit, Record: rec(`{"event":"a"}`), Outcome: properties.OutcomeUnknown, InvokeNs: 10, CompleteNs: 20},
 		{ID: 5, Client: 2, Kind: properties.HistoryCommit, Record: rec(`{"event":"a"}`), Outcome: properties.OutcomeOK, Offset: 7, InvokeNs: 30, CompleteNs: 40},

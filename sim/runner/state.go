@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/felixsim/felixsim/felix"
 	"github.com/felixsim/felixsim/node"
 	"github.com/felixsim/felixsim/sim/cluster"
-	"github.com/felixsim/felixsim/statemachine"
 )
 
 // StateEntriesMax caps the log entries and state keys the --until dump
@@ -32,8 +32,8 @@ func renderState(c *cluster.Cluster, atNs, untilNs int64, scope string) string {
 		}
 		for i := range snap.Replicas {
 			v := &snap.Replicas[i]
-			for _, gv := range v.Groups {
-				if gv.Group == g {
+			for _, gv := range v.RaftGroups {
+				if gv.ID == g {
 					writeGroup(&b, v.Node, &gv, scope)
 				}
 			}
@@ -46,7 +46,7 @@ func renderState(c *cluster.Cluster, atNs, untilNs int64, scope string) string {
 }
 
 // writeGroup writes one broker's view of one group and its scopes.
-func writeGroup(b *strings.Builder, broker uint64, gv *node.GroupView, scope string) {
+func writeGroup(b *strings.Builder, broker uint64, gv *node.RaftGroupState, scope string) {
 	role := "follower"
 	if gv.Leader {
 		role = "leader"
@@ -58,13 +58,14 @@ func writeGroup(b *strings.Builder, broker uint64, gv *node.GroupView, scope str
 		name := sv.Scope.String()
 		fmt.Fprintf(b, "    scope %s: offsets [%d, %d), %d state keys\n", name, sv.Shard.FirstOffset, sv.Shard.NextOffset, len(sv.Shard.State))
 		if name == scope {
-			writeScope(b, &sv.Shard)
+			writeScope(b, sv)
 		}
 	}
 }
 
 // writeScope lists a scope's retained log and state view, capped.
-func writeScope(b *strings.Builder, sh *statemachine.Snapshot) {
+func writeScope(b *strings.Builder, sv *node.ScopeState) {
+	sh := &sv.Shard
 	for i, e := range sh.Entries {
 		if i == StateEntriesMax {
 			fmt.Fprintf(b, "      … %d more entries\n", len(sh.Entries)-i)
@@ -82,7 +83,7 @@ func writeScope(b *strings.Builder, sh *statemachine.Snapshot) {
 }
 
 // entryLine renders one log entry: offset, event kind, payload and state ops.
-func entryLine(e statemachine.Entry) string {
+func entryLine(e felix.Entry) string {
 	var ops []string
 	for _, op := range e.Record.Ops {
 		ops = append(ops, fmt.Sprintf("%v %q=%q", op.Kind, op.Key, clipBytes(op.Value)))

@@ -2,6 +2,7 @@ package timeline
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/felixsim/felixsim/sim"
 	"github.com/felixsim/felixsim/sim/runner"
@@ -81,7 +82,7 @@ func addFaults(lanes []Lane, net *Lane, res *runner.Result, m *Model) {
 			}
 		case sim.FaultLoss, sim.FaultDuplicate, sim.FaultReorder, sim.FaultLatency:
 			bar.Class = "net"
-			bar.Label = fmt.Sprintf("%s %d", label, f.Value)
+			bar.Label = label + " " + fieldsOf(f)
 			net.Bars = append(net.Bars, bar)
 		case sim.FaultHealNet:
 			net.Bars = append(net.Bars, Bar{FromNs: a.atNs, ToNs: a.atNs, Instant: true, Class: "net", Label: label, Title: bar.Title})
@@ -89,11 +90,11 @@ func addFaults(lanes []Lane, net *Lane, res *runner.Result, m *Model) {
 			// the down and paused spans come from the trace; mark the cause
 			onBroker(f.Node, Bar{FromNs: a.atNs, ToNs: a.atNs, Instant: true, Class: "fault", Label: label, Title: fmt.Sprintf("%s at %s: %s", label, secs(a.atNs), f)})
 		case sim.FaultClockJump, sim.FaultCorrupt:
-			onBroker(f.Node, Bar{FromNs: a.atNs, ToNs: a.atNs, Instant: true, Class: "clock", Label: fmt.Sprintf("%s %d", label, f.Value),
+			onBroker(f.Node, Bar{FromNs: a.atNs, ToNs: a.atNs, Instant: true, Class: "clock", Label: label + " " + fieldsOf(f),
 				Title: fmt.Sprintf("%s at %s: %s", label, secs(a.atNs), f)})
 		case sim.FaultClockDrift, sim.FaultFsyncErr, sim.FaultReadErr, sim.FaultDiskLatency:
 			bar.Class = "disk"
-			bar.Label = fmt.Sprintf("%s %d", label, f.Value)
+			bar.Label = label + " " + fieldsOf(f)
 			onBroker(f.Node, bar)
 		}
 	}
@@ -143,4 +144,11 @@ func cutNodes(f sim.FaultEvent, brokers int) []int {
 		return out
 	}
 	return nil
+}
+
+// fieldsOf is a fault's fields as the plan prints them, without its time
+// and kind (e.g. "node=1 jump_ns=-300").
+func fieldsOf(f sim.FaultEvent) string {
+	_, rest, _ := strings.Cut(f.String(), " kind="+f.Kind.String())
+	return strings.TrimSpace(rest)
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/felixsim/felixsim/felix"
 	"github.com/felixsim/felixsim/properties"
 	"github.com/felixsim/felixsim/sim"
 	"github.com/felixsim/felixsim/sim/runner"
@@ -34,7 +35,7 @@ func handRun() *runner.Result {
 		{AtNs: 4 * s, Kind: sim.EvBoot, Node: 1, Peer: -1},
 		{AtNs: 5 * s, Kind: sim.EvHeal, Node: -1, Peer: -1},
 	}
-	scope := properties.HistoryScope{Tenant: "acme", Namespace: "orders", Stream: "order-events", Shard: 0}
+	scope := felix.Scope{Tenant: "acme", Namespace: "orders", Stream: "order-events", Shard: 0}
 	hist := &properties.History{Ops: []properties.HistoryOp{
 		{ID: 1, Client: 0, Kind: properties.HistoryStateGet, Scope: scope, InvokeNs: s, CompleteNs: 2 * s, Outcome: properties.OutcomeOK},
 		{ID: 2, Client: 0, Kind: properties.HistoryStateGet, Scope: scope, InvokeNs: s + s/2, CompleteNs: 3 * s, Outcome: properties.OutcomeOK},
