@@ -51,18 +51,22 @@ func appliedFaults(p *sim.Plan, trace []sim.TraceEvent, endNs int64) (faults []a
 	return faults, healNs
 }
 
-// addFaults draws the applied faults: network conditions on the network
-// lane (partitions also on the brokers they cut), node faults on their
-// broker's fault row. A condition lasts until the fault that undoes it,
-// or the heal.
+// addFaults draws the applied faults by their shape (sim.FaultShape):
+// cuts on the network lane and on the brokers they name, settings on the
+// brokers they name (or the network lane for every link), moments and
+// spans as marks on their brokers (a span's down or paused time comes
+// from the trace). A condition lasts until the fault that ends it, or
+// the heal.
 func addFaults(lanes []Lane, net *Lane, res *runner.Result, m *Model) {
 	faults, healNs := appliedFaults(res.Plan, res.Trace, m.EndNs)
 	faultRow := 1 + res.Options.Streams*int(res.Options.Shards) + 1
 	brokers := len(lanes)
-	onBroker := func(node int, b Bar) {
-		if node >= 0 && node < brokers {
-			b.Row = faultRow
-			lanes[node].Bars = append(lanes[node].Bars, b)
+	onBrokers := func(nodes []int, b Bar) {
+		for _, n := range nodes {
+			if n >= 0 && n < brokers {
+				b.Row = faultRow
+				lanes[n].Bars = append(lanes[n].Bars, b)
+			}
 		}
 	}
 	for i, a := range faults {
@@ -71,79 +75,64 @@ func addFaults(lanes []Lane, net *Lane, res *runner.Result, m *Model) {
 		}
 		f := a.f
 		end := undoneAt(faults, i, healNs)
-		label := f.Kind.String()
-		bar := Bar{FromNs: a.atNs, ToNs: end, Label: label, Title: fmt.Sprintf("%s at %s until %s: %s", label, secs(a.atNs), secs(end), f)}
-		switch f.Kind {
-		case sim.FaultPartition, sim.FaultOneWay, sim.FaultIsolate, sim.FaultSplit, sim.FaultBridge:
-			bar.Class = "net"
-			net.Bars = append(net.Bars, bar)
-			for _, n := range cutNodes(f, brokers) {
-				onBroker(n, bar)
-			}
-		case sim.FaultLoss, sim.FaultDuplicate, sim.FaultReorder, sim.FaultLatency:
-			bar.Class = "net"
-			bar.Label = label + " " + fieldsOf(f)
-			net.Bars = append(net.Bars, bar)
-		case sim.FaultHealNet:
-			net.Bars = append(net.Bars, Bar{FromNs: a.atNs, ToNs: a.atNs, Instant: true, Class: "net", Label: label, Title: bar.Title})
-		case sim.FaultKill, sim.FaultPause, sim.FaultRestart, sim.FaultResume:
-			// the down and paused spans come from the trace; mark the cause
-			onBroker(f.Node, Bar{FromNs: a.atNs, ToNs: a.atNs, Instant: true, Class: "fault", Label: label, Title: fmt.Sprintf("%s at %s: %s", label, secs(a.atNs), f)})
-		case sim.FaultClockJump, sim.FaultCorrupt:
-			onBroker(f.Node, Bar{FromNs: a.atNs, ToNs: a.atNs, Instant: true, Class: "clock", Label: label + " " + fieldsOf(f),
-				Title: fmt.Sprintf("%s at %s: %s", label, secs(a.atNs), f)})
-		case sim.FaultClockDrift, sim.FaultFsyncErr, sim.FaultReadErr, sim.FaultDiskLatency:
-			bar.Class = "disk"
-			bar.Label = label + " " + fieldsOf(f)
-			onBroker(f.Node, bar)
+		label := strings.TrimSpace(f.Kind.String() + " " + fieldsOf(f))
+		title := fmt.Sprintf("%s at %s: %s", f.Kind, secs(a.atNs), f)
+		band := Bar{FromNs: a.atNs, ToNs: end, Label: label, Title: fmt.Sprintf("%s until %s: %s", f.Kind, secs(end), f)}
+		mark := Bar{FromNs: a.atNs, ToNs: a.atNs, Instant: true, Label: label, Title: title}
+		switch shape := f.Kind.Shape(); {
+		case shape == sim.ShapeCut:
+			band.Class = "net"
+			net.Bars = append(net.Bars, band)
+			onBrokers(f.Nodes(), band)
+		case shape == sim.ShapeClear:
+			mark.Class = "net"
+			net.Bars = append(net.Bars, mark)
+		case shape == sim.ShapeSetting && len(f.Nodes()) == 0:
+			band.Class = "net"
+			net.Bars = append(net.Bars, band)
+		case shape == sim.ShapeSetting:
+			band.Class = "disk"
+			onBrokers(f.Nodes(), band)
+		case shape == sim.ShapeSpan:
+			mark.Class = "fault"
+			onBrokers(f.Nodes(), mark)
+		default:
+			mark.Class = "clock"
+			onBrokers(f.Nodes(), mark)
 		}
 	}
 }
 
-// undoneAt is when fault i's condition ends: the next healnet for a
-// network cut, the next fault of the same kind on the same target for a
-// setting, else the heal.
+// undoneAt is when fault i's condition ends: the next clearing fault for
+// a cut, the next fault of the same kind on the same nodes for a setting,
+// dur_ns for a span, else the heal.
 func undoneAt(faults []appliedFault, i int, healNs int64) int64 {
 	f := faults[i].f
+	if f.Kind.Shape() == sim.ShapeSpan && f.DurNs > 0 {
+		return faults[i].atNs + f.DurNs
+	}
 	for _, g := range faults[i+1:] {
-		if g.skipped {
-			continue
-		}
-		switch f.Kind {
-		case sim.FaultPartition, sim.FaultOneWay, sim.FaultIsolate, sim.FaultSplit, sim.FaultBridge:
-			if g.f.Kind == sim.FaultHealNet {
-				return g.atNs
-			}
-		case sim.FaultLoss, sim.FaultDuplicate, sim.FaultReorder, sim.FaultLatency:
-			if g.f.Kind == f.Kind {
-				return g.atNs
-			}
-		default:
-			if g.f.Kind == f.Kind && g.f.Node == f.Node {
-				return g.atNs
-			}
+		switch {
+		case g.skipped:
+		case f.Kind.Shape() == sim.ShapeCut && g.f.Kind.Shape() == sim.ShapeClear:
+			return g.atNs
+		case f.Kind.Shape() == sim.ShapeSetting && g.f.Kind == f.Kind && sameNodes(g.f.Nodes(), f.Nodes()):
+			return g.atNs
 		}
 	}
 	return max(healNs, faults[i].atNs)
 }
 
-// cutNodes are the brokers a network cut touches.
-func cutNodes(f sim.FaultEvent, brokers int) []int {
-	switch f.Kind {
-	case sim.FaultPartition, sim.FaultOneWay:
-		return []int{f.Node, f.Peer}
-	case sim.FaultIsolate, sim.FaultBridge:
-		return []int{f.Node}
-	case sim.FaultSplit:
-		var out []int
-		for n := 0; n < brokers; n++ {
-			if f.Mask&(1<<uint(n)) != 0 {
-				out = append(out, n)
-			}
-		}
-		return out
+func sameNodes(a, b []int) bool {
+	if len(a) != len(b) {
+		return false
 	}
-	return nil
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // fieldsOf is a fault's fields as the plan prints them, without its time
