@@ -20,7 +20,7 @@ var replayHelp = help{
 		"Re-runs a saved plan (an artifact directory written by `felixsim run --out DIR`, or a plan file),\n" +
 		"checks the trace hash the plan expects and, when it differs, names the first diverging event.",
 	examples: []string{
-		"felixsim run --seed 3 --defects ack-before-quorum --out /tmp/seed3; felixsim replay /tmp/seed3",
+		"felixsim replay /tmp/seed3     # after: felixsim run --seed 3 --defects ack-before-quorum --out /tmp/seed3",
 		"felixsim replay /tmp/seed3 --until 12s --scope acme/orders/order-events/0   # the cluster at 12 s, one scope's log",
 		"felixsim replay --plan plan.txt --trace trace.ndjson",
 	},
