@@ -5,7 +5,7 @@ GO       ?= go
 PKGS     := ./...
 GOFILES   = $(shell git ls-files '*.go' 2>/dev/null || find . -name '*.go')
 
-.PHONY: test lint vet fmt-check bench fuzz sweep tlc build
+.PHONY: test lint vet fmt-check bench fuzz sweep tlc build timeline-test
 
 ## test: lint, then every unit, property and bounded simulation test, then
 ## the store and the cluster again with the expensive invariant checks built
@@ -19,6 +19,14 @@ test: lint
 	$(GO) test -count=1 -timeout 5m ./statemachine/... ./client/... -rapid.checks=2000
 	$(GO) test -count=1 -timeout 5m ./tla -long -run Long
 
+## timeline-test: open a failing run's timeline.html in headless Chromium
+## (Debian's, see scripts/install-chromium.sh): no console error, no request
+## beyond the page, the violation shown; the screenshot is kept in
+## test-output/. Its own target: it needs the browser and takes ~10 s.
+TIMELINE_OUT ?= $(CURDIR)/test-output/timeline
+timeline-test:
+	TIMELINE_OUT=$(TIMELINE_OUT) $(GO) test -count=1 -timeout 5m -tags browser -run TestTimelineInChromium -v ./sim/timeline
+
 ## lint: gofmt must have nothing to say and go vet must pass.
 lint: fmt-check vet
 
@@ -28,6 +36,7 @@ fmt-check:
 vet:
 	$(GO) vet $(PKGS)
 	$(GO) vet -tags invariants ./logstore
+	$(GO) vet -tags browser ./sim/timeline
 
 ## build: the felixsim binary into ./bin.
 build:

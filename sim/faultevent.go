@@ -23,6 +23,8 @@ type faultKindSpec struct {
 	fields []faultFieldID
 	// lasting marks damage the heal does not undo (see FaultKind.Lasting).
 	lasting bool
+	// shape is how long the fault lasts (see FaultShape).
+	shape FaultShape
 	// draw draws the kind's fields after Generate has drawn Node (and
 	// Role) for a kind that uses Node; nil when there is nothing more.
 	draw func(r *prng.Rand, f *FaultEvent, targets []int)
@@ -174,6 +176,62 @@ func AllFaultKinds() []FaultKind {
 // sector): a drawn plan should keep it on a minority of the nodes that
 // must keep a quorum.
 func (k FaultKind) Lasting() bool { return k.valid() && faultKinds[k].lasting }
+
+// FaultShape is how long a fault lasts, for a reader drawing a run over
+// time (the timeline); the zero value is invalid.
+type FaultShape uint8
+
+// Fault shapes.
+const (
+	shapeInvalid FaultShape = iota
+	// ShapeMoment happens at once (a reboot, a clock jump, a flipped bit).
+	ShapeMoment
+	// ShapeCut is a network cut: it lasts until a ShapeClear fault or the heal.
+	ShapeCut
+	// ShapeClear ends every network cut.
+	ShapeClear
+	// ShapeSetting sets a condition on the nodes it names (every link when
+	// it names none): it lasts until the same kind on the same nodes, or the heal.
+	ShapeSetting
+	// ShapeSpan lasts dur_ns (a kill until the reboot, a pause until the resume).
+	ShapeSpan
+)
+
+// Shape says how long the kind's faults last.
+func (k FaultKind) Shape() FaultShape {
+	if !k.valid() {
+		return shapeInvalid
+	}
+	return faultKinds[k].shape
+}
+
+// Nodes lists the nodes f names, distinct, in field order: node, peer and
+// the bits of mask, each when the kind uses it.
+func (f FaultEvent) Nodes() []int {
+	var out []int
+	add := func(n int) {
+		for _, m := range out {
+			if m == n {
+				return
+			}
+		}
+		out = append(out, n)
+	}
+	if f.Kind.uses(fieldNode) {
+		add(f.Node)
+	}
+	if f.Kind.uses(fieldPeer) {
+		add(f.Peer)
+	}
+	if f.Kind.uses(fieldMask) {
+		for n := 0; n < NodesMax; n++ {
+			if f.Mask&(1<<uint(n)) != 0 {
+				add(n)
+			}
+		}
+	}
+	return out
+}
 
 // uses reports whether the kind's events carry field id.
 func (k FaultKind) uses(id faultFieldID) bool {

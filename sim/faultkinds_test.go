@@ -145,6 +145,8 @@ func checkFaultTable() error {
 			return errorString("kind " + spec.name + ": doc missing or longer than a line")
 		case spec.apply == nil:
 			return errorString("kind " + spec.name + ": no apply")
+		case spec.shape == shapeInvalid || spec.shape > ShapeSpan:
+			return errorString("kind " + spec.name + ": no shape")
 		}
 		names[spec.name] = true
 		var cols [v1ColumnCount]int

@@ -67,6 +67,29 @@ func (t *tracer) add(e TraceEvent) {
 	t.events = append(t.events, e)
 }
 
+// TraceHashOf is the trace hash World.TraceHash reports after executing
+// exactly these events, so a saved trace can be checked against its hash.
+func TraceHashOf(events []TraceEvent) uint64 {
+	t := tracer{hash: traceHashInit}
+	for _, e := range events {
+		t.add(e)
+	}
+	return t.hash
+}
+
+// ValidEventKind reports whether k names an event kind.
+func ValidEventKind(k EventKind) bool { return k > evInvalid && k < evKindCount }
+
+// ParseEventKind reads an event kind's name as String spells it.
+func ParseEventKind(s string) (EventKind, error) {
+	for k := EventKind(1); k < evKindCount; k++ {
+		if eventKindNames[k] == s {
+			return k, nil
+		}
+	}
+	return evInvalid, fmt.Errorf("sim: event kind %q refused: unknown", s)
+}
+
 // WriteTrace writes events one per line.
 func WriteTrace(w io.Writer, events []TraceEvent) error {
 	bw := bufio.NewWriter(w)

@@ -65,6 +65,8 @@ type World struct {
 	diskRand      *prng.Rand
 	g             *guard
 	closed        bool
+	// observer, when set, is called after every executed event (see SetObserver).
+	observer func(atNs int64, node int32)
 }
 
 // New builds a world, takes the process-wide simulation guard, installs the
@@ -184,7 +186,26 @@ func (w *World) Step() bool {
 	w.nowNs = ev.atNs
 	w.busyNs = 0
 	w.dispatch(ev)
+	if w.observer != nil {
+		w.observer(ev.atNs, ev.node)
+	}
 	return true
+}
+
+// SetObserver installs fn to be called after every executed event with the
+// event's virtual time and node (-1 for none); nil removes it. An observer
+// reads the world (leaders, process states) and must change nothing: it
+// schedules no event, draws no randomness and sends nothing, so the trace
+// and its hash are the same with or without it.
+func (w *World) SetObserver(fn func(atNs int64, node int32)) { w.observer = fn }
+
+// NextEventNs is the virtual time of the earliest scheduled event, and
+// false when the queue is empty.
+func (w *World) NextEventNs() (int64, bool) {
+	if w.q.len() == 0 {
+		return 0, false
+	}
+	return w.q.peekAtNs(), true
 }
 
 func (w *World) dispatch(ev event) {

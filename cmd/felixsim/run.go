@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/felixsim/felixsim/properties"
 	"github.com/felixsim/felixsim/sim"
+	"github.com/felixsim/felixsim/sim/artifact"
 	"github.com/felixsim/felixsim/sim/runner"
 )
 
@@ -46,11 +48,12 @@ type runOpsJSON struct {
 
 // runHelp is `felixsim run --help` besides the flags.
 var runHelp = help{
-	usage: "run --seed N [--nodes 3] [--streams 1] [--shards 4] [--duration 60s] [--faults LIST|all|none] [--defects LIST] [--plan FILE] [--history FILE] [--check-determinism] [--json]\n       felixsim run --list-invariants | --list-faults",
+	usage: "run --seed N [--nodes 3] [--streams 1] [--shards 4] [--duration 60s] [--faults LIST|all|none] [--defects LIST] [--plan FILE] [--history FILE] [--out DIR] [--check-determinism] [--json]\n       felixsim run --list-invariants | --list-faults",
 	examples: []string{
 		"felixsim run --seed 42                         # one seed, every fault kind, 60 s of faults",
 		"felixsim run --seed 3 --duration 10s --defects commit-as-two-records --json",
 		"felixsim run --seed 42 --check-determinism     # twice in one process, hashes compared",
+		"felixsim run --seed 3 --defects ack-before-quorum --out /tmp/seed3 && felixsim replay /tmp/seed3",
 		"felixsim run --list-invariants                 # every invariant, its family and its statement",
 		"felixsim run --list-faults                     # every fault kind a plan may hold",
 	},
@@ -70,6 +73,7 @@ func runCommand(args []string, stdout, stderr io.Writer) int {
 	defects := fs.String("defects", "none", "planted broker bugs to switch on: none or "+runner.DefectNames())
 	planFile := fs.String("plan", "", "replay this fault plan file (sim's plan format) instead of drawing one from the seed; the seed is the plan's")
 	historyFile := fs.String("history", "", "write the workload's history (every operation, JSON lines) to this file")
+	outDir := fs.String("out", "", "write the run's artifact directory here: plan (with revision and expected hash), history, report.json, trace.ndjson, timeline.html; `felixsim replay DIR` re-runs it")
 	asJSON := fs.Bool("json", false, "print one JSON object instead of the summary")
 	listInvariants := fs.Bool("list-invariants", false, "print every invariant the run checks, its family and what it states, then exit")
 	listFaults := fs.Bool("list-faults", false, "print the fault kinds (name, meaning, fields with units) and exit")
@@ -101,7 +105,13 @@ func runCommand(args []string, stdout, stderr io.Writer) int {
 	if *checkDet {
 		return checkDeterminism(opts, *asJSON, stdout, stderr)
 	}
+	if err := checkOutputs(*historyFile, *outDir); err != nil {
+		return usageError(stderr, "run", fmt.Errorf("%w (nothing ran)", err))
+	}
 	opts.KeepHistory = *historyFile != ""
+	if *outDir != "" {
+		opts = artifact.Recording(opts)
+	}
 	start := time.Now()
 	res, err := runner.Run(opts)
 	wall := time.Since(start)
@@ -114,10 +124,20 @@ func runCommand(args []string, stdout, stderr io.Writer) int {
 			return exitUsage
 		}
 	}
+	if *outDir != "" {
+		if err := artifact.Write(*outDir, res, artifact.Revision()); err != nil {
+			fmt.Fprintf(stderr, "felixsim run: %v\n", err)
+			return exitUsage
+		}
+	}
 	if *asJSON {
 		printRunJSON(stdout, res, wall)
 	} else {
 		fmt.Fprint(stdout, res.Summary())
+		if *outDir != "" {
+			fmt.Fprintf(stdout, "artifacts: %s (timeline %s; `felixsim replay %s` re-runs it)\n",
+				*outDir, filepath.Join(*outDir, artifact.TimelineFile), *outDir)
+		}
 	}
 	return exitCodeOf(res)
 }
@@ -152,6 +172,21 @@ func runOptions(seed uint64, nodes, streams int, shards uint, duration time.Dura
 	}
 	return runner.Options{Seed: seed, Brokers: nodes, Streams: streams, Shards: uint32(shards),
 		DurationNs: duration.Nanoseconds(), Faults: fset, Defects: d}, nil
+}
+
+// checkOutputs proves the output paths writable before the run starts.
+func checkOutputs(historyFile, outDir string) error {
+	if historyFile != "" {
+		if err := artifact.CheckWritable(historyFile); err != nil {
+			return fmt.Errorf("--history %w", err)
+		}
+	}
+	if outDir != "" {
+		if err := artifact.Prepare(outDir); err != nil {
+			return fmt.Errorf("--out: %w", err)
+		}
+	}
+	return nil
 }
 
 // writeHistory saves a run's history in the properties encoding.
@@ -192,6 +227,7 @@ func withPlan(opts *runner.Options, path string, seedGiven bool) error {
 	if err != nil {
 		return fmt.Errorf("--plan %s: %w", path, err)
 	}
+	o.PlanPath = path
 	*opts = o
 	return nil
 }

@@ -36,6 +36,7 @@ func TestBadUsageIsOneLine(t *testing.T) {
 		{"sweep", "--seeds", "1..4", "--defects", "nope"}, {"sweep", "--seeds", "1..4", "--faults", "kil"},
 		{"sweep", "--seeds", "1..4", "--repeat-fraction", "2"}, {"sweep", "--seeds", "1..4", "--duration", "0s"},
 		{"sweep", "--seeds", "1..4", "stray"}, {"merge"}, {"merge", "--bogus", "x.json"}, {"merge", "/nonexistent/r.json"},
+		{"replay"}, {"replay", "--bogus"}, {"replay", "--plan", "/nonexistent/plan"}, {"replay", "/nonexistent/dir"},
 	}
 	for _, args := range cases {
 		var out, errOut bytes.Buffer

@@ -89,12 +89,16 @@ var layers = map[string]layer{
 		simulated: true},
 	"sim/runner": {may: []string{"felix", "sim", "sim/cluster", "sim/workload", "sim/relay", "node", "properties", "wire", "coverage"},
 		simulated: true},
+	// timeline draws a run as a page: pure, but fed after the run.
+	"sim/timeline": {may: []string{"felix", "sim", "sim/runner", "properties"}, forbidStd: pureStd},
+	// artifact reads and writes a run's files: not on the simulated path.
+	"sim/artifact": {may: []string{"sim", "sim/runner", "sim/timeline", "sim/workload", "properties"}},
 	"sim/detcheck": {}, // a test-time tool: it reads source files and imports no felixsim package
 	// sim/sweep drives worker processes from outside the simulated path
 	// (goroutines, wall clock, os/exec) and speaks to runs only through
 	// the CLI; it reads the invariants' families from properties' registry.
 	"sim/sweep": {may: []string{"properties"}},
-	"cmd/felixsim": {may: []string{"sim", "sim/runner", "sim/sweep", "properties", "tla", "coverage"},
+	"cmd/felixsim": {may: []string{"sim", "sim/runner", "sim/sweep", "sim/artifact", "properties", "tla", "coverage"},
 		external: []string{progressbarModule, termModule}},
 }
 

@@ -29,6 +29,7 @@ func (r *run) check() {
 		}
 		r.violate(c.name, c.fn(&ref, ds))
 	}
+	attachEvidence(r.res.Violations, h)
 }
 
 // outboxCheck is one property of what the relay delivered downstream.

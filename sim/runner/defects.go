@@ -59,6 +59,15 @@ func DefectNames() string {
 // defectList renders the defects that are on as ParseDefects reads them.
 func (o Options) defectList() string { return defectsString(o.Defects) }
 
+// DefectList renders the defects that are on as ParseDefects reads them,
+// "none" when none is.
+func (o Options) DefectList() string {
+	if s := o.defectList(); s != "" {
+		return s
+	}
+	return "none"
+}
+
 func defectsString(d node.Defects) string {
 	var out []string
 	for _, dn := range defectNames {

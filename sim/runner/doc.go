@@ -35,6 +35,12 @@
 // refuses any other name); Result.Worst gives the family that decides the
 // verdict: crash, then safety, then liveness.
 //
+// On request a run also keeps its event trace (RecordTrace), watches
+// leadership between events for the timeline (Observe) and captures the
+// cluster's state at a simulated instant (UntilNs); none of them changes
+// the trace. A violation carries the operations its message names as
+// Evidence, and the summary names each invariant once.
+//
 // runner reads no wall clock: the CLI (or a benchmark) measures wall time
 // around Run. A run is a function of its Options alone, so the same
 // options give the same trace hash, in this process or another. It imports

@@ -67,6 +67,23 @@ type Options struct {
 	// world's (brokers + clients + the liveness probe + the outbox relay)
 	// and its faults may target brokers and the relay only.
 	Plan *sim.Plan
+	// PlanPath is the plan file Plan was read from (`felixsim run --plan`);
+	// the reproduce line names it.
+	PlanPath string
+	// ArtifactDir is the artifact directory Plan was read from (`felixsim
+	// replay DIR`); the reproduce line is then `felixsim replay DIR`.
+	ArtifactDir string
+	// Observe records leadership terms in Result.Leadership (for the
+	// timeline) by watching the cluster between events; the trace and its
+	// hash are the same either way.
+	Observe bool
+	// UntilNs, when positive, captures the cluster's state as the last
+	// event at or before this simulated time left it, in Result.StateAt;
+	// the run itself goes on to its end unchanged.
+	UntilNs int64
+	// UntilScope names a scope (tenant/namespace/stream/shard) whose log
+	// and state the UntilNs capture lists on every broker.
+	UntilScope string
 }
 
 // FaultSet is the fault kinds a run may draw; build it with ParseFaults.
@@ -184,6 +201,8 @@ func (o Options) Validate() error {
 		return fmt.Errorf("run: fault gap %d ns, liveness budget %d ns, quiesce budget %d ns refused: negative", d.FaultGapMeanNs, d.LivenessBudgetNs, d.QuiesceBudgetNs)
 	case d.Streams*int(d.Shards) > node.ShardGroupsMax:
 		return fmt.Errorf("run: %d streams x %d shards refused: a broker hosts at most %d shard groups", d.Streams, d.Shards, node.ShardGroupsMax)
+	case d.UntilNs < 0:
+		return fmt.Errorf("run: until %d ns refused: negative", d.UntilNs)
 	case d.Clients < 2 || d.Clients > 16:
 		return fmt.Errorf("run: %d clients refused: need 2..16 (at least one per tenant)", d.Clients)
 	}

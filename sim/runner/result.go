@@ -13,6 +13,9 @@ import (
 type Violation struct {
 	Invariant properties.InvariantName `json:"invariant"`
 	Message   string                   `json:"message"`
+	// Evidence are the first operations (at most EvidenceMax) the message
+	// names, as the history holds them: the ones that show it best.
+	Evidence []Evidence `json:"evidence,omitempty"`
 }
 
 // Result is what one run reports.
@@ -47,6 +50,11 @@ type Result struct {
 	// world's cap, then TraceTruncated is set).
 	Trace          []sim.TraceEvent
 	TraceTruncated bool
+	// Leadership is every broker's leadership terms when Options.Observe.
+	Leadership          []LeaderSpan
+	LeadershipTruncated bool
+	// StateAt is the cluster's state at Options.UntilNs, rendered as text.
+	StateAt string
 }
 
 // OK reports whether no check failed.
@@ -104,10 +112,24 @@ func (r *Result) ReproduceCommand() string {
 	if names := o.defectList(); names != "" {
 		cmd += " --defects " + names
 	}
-	if o.Plan != nil {
-		cmd += " --plan PLAN-FILE # this run replayed a given plan, not the seed's"
+	switch {
+	case o.Plan == nil:
+	case o.ArtifactDir != "":
+		return "felixsim replay " + shellQuote(o.ArtifactDir)
+	case o.PlanPath != "":
+		cmd += " --plan " + shellQuote(o.PlanPath)
+	default:
+		cmd += " # this run replayed a plan given in code, not the seed's: save it with `felixsim run --out DIR` to replay it"
 	}
 	return cmd
+}
+
+// shellQuote quotes a path for a paste-ready command line when it needs it.
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./+:=@,") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // Summary is a short human report ending with the trace hash; a failing
@@ -130,9 +152,7 @@ func (r *Result) Summary() string {
 	if len(r.Inert) > 0 {
 		fmt.Fprintf(&b, "lost for good to a corrupt store: brokers %v\n", r.Inert)
 	}
-	for _, v := range r.Violations {
-		fmt.Fprintf(&b, "violation %s: %s\n", v.Invariant, v.Message)
-	}
+	writeViolations(&b, r.Violations)
 	if !r.OK() {
 		fmt.Fprintf(&b, "reproduce: %s\n", r.ReproduceCommand())
 	}

@@ -37,6 +37,8 @@ type run struct {
 	// relayDrained is set when quiesce saw the relay drain every scope;
 	// without it, whether every record reached the sink is unknown.
 	relayDrained bool
+	// obs watches leadership and the --until instant (nil when neither is asked).
+	obs *observer
 }
 
 // Run performs one run: build, fault phase, heal, liveness, quiesce,
@@ -72,6 +74,7 @@ func runWith(opts Options, built func(*run)) (*Result, error) {
 // simulated system ends the run with a Crash violation.
 func (r *run) execute() {
 	r.res = &Result{Options: r.opts, Seed: r.opts.Seed, Plan: r.plan}
+	r.observe()
 	defer func() {
 		if p := recover(); p != nil {
 			r.res.Violations = append(r.res.Violations, r.inRun.take()...) // what it saw before the crash
@@ -297,6 +300,7 @@ func (r *run) finish() {
 	r.res.Events = r.c.World.EventsExecuted()
 	r.res.BrokerFailures = len(r.c.Failures())
 	r.res.Inert = r.c.Inert()
+	r.endObserving()
 	if r.opts.KeepHistory {
 		r.res.History = h
 	}

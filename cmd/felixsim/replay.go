@@ -1,0 +1,87 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/felixsim/felixsim/sim/artifact"
+)
+
+// exitDiverged is `felixsim replay`'s exit code when the replayed trace
+// differs from the saved one: the run did not reproduce.
+const exitDiverged = 5
+
+// replayHelp is `felixsim replay --help` besides the flags.
+var replayHelp = help{
+	usage: "replay DIR | --plan FILE [--trace FILE] [--until DURATION [--scope SCOPE]]\n\n" +
+		"Re-runs a saved plan (an artifact directory written by `felixsim run --out DIR`, or a plan file),\n" +
+		"checks the trace hash the plan expects and, when it differs, names the first diverging event.",
+	examples: []string{
+		"felixsim replay /tmp/seed3     # after: felixsim run --seed 3 --defects ack-before-quorum --out /tmp/seed3",
+		"felixsim replay /tmp/seed3 --until 12s --scope acme/orders/order-events/0   # the cluster at 12 s, one scope's log",
+		"felixsim replay --plan plan.txt --trace trace.ndjson",
+	},
+	exits: "as `felixsim run` for a run that reproduced (or had nothing to compare): 0 pass, 1 safety, 3 the simulated\n" +
+		"system panicked, 4 only liveness; 2 bad usage or an unreadable plan or trace; 5 the trace diverged",
+	positional: true,
+}
+
+// replayCommand is `felixsim replay DIR|--plan FILE`: it re-runs a saved
+// plan, checks the trace hash, names the first diverging event, and with
+// --until prints the cluster state at a simulated time.
+func replayCommand(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("replay", flag.ContinueOnError)
+	planFile := fs.String("plan", "", "replay this plan file instead of an artifact directory")
+	traceFile := fs.String("trace", "", "a saved trace (ndjson) to name the first diverging event by; an artifact directory's own by default")
+	until := fs.Duration("until", 0, "print the cluster state as it stood at this simulated time (leaders, terms, commit marks, scopes), e.g. 12.5s")
+	scope := fs.String("scope", "", "with --until: list this scope's log and state on every broker (tenant/namespace/stream/shard)")
+	if code, done := parseFlags(fs, args, replayHelp, stdout, stderr); done {
+		return code
+	}
+	if err := checkReplayArgs(fs, *planFile, *until, *scope); err != nil {
+		return usageError(stderr, "replay", err)
+	}
+	start := time.Now()
+	rep, err := artifact.Replay(artifact.ReplayOptions{Dir: fs.Arg(0), PlanPath: *planFile, TracePath: *traceFile,
+		UntilNs: until.Nanoseconds(), UntilScope: *scope})
+	if err != nil {
+		return usageError(stderr, "replay", err)
+	}
+	if rep.Result.StateAt != "" {
+		fmt.Fprint(stdout, rep.Result.StateAt)
+	}
+	fmt.Fprint(stdout, rep.Result.Summary())
+	fmt.Fprint(stdout, rep)
+	fmt.Fprintf(stdout, "wall %.1fs\n", time.Since(start).Seconds())
+	if rep.Divergence != nil || (rep.Meta.HasTraceHash && !rep.Reproduced) {
+		return exitDiverged
+	}
+	return exitCodeOf(rep.Result)
+}
+
+// checkReplayArgs refuses a replay with no source, two sources, or flags
+// that do not fit together.
+func checkReplayArgs(fs *flag.FlagSet, planFile string, until time.Duration, scope string) error {
+	dir := fs.Arg(0)
+	switch {
+	case fs.NArg() > 1:
+		return fmt.Errorf("unexpected argument %q", fs.Arg(1))
+	case dir == "" && planFile == "":
+		return fmt.Errorf("give an artifact directory or --plan FILE")
+	case dir != "" && planFile != "":
+		return fmt.Errorf("give an artifact directory or --plan FILE, not both")
+	case until < 0:
+		return fmt.Errorf("--until %s refused: negative", until)
+	case scope != "" && until == 0:
+		return fmt.Errorf("--scope needs --until")
+	}
+	if dir != "" {
+		if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+			return fmt.Errorf("%s is not an artifact directory (for a plan file use --plan)", dir)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,109 @@
+package artifact
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/felixsim/felixsim/properties"
+	"github.com/felixsim/felixsim/sim/runner"
+	"github.com/felixsim/felixsim/sim/timeline"
+)
+
+// The files of an artifact directory.
+const (
+	PlanFile     = "plan.txt"
+	HistoryFile  = "history.jsonl"
+	ReportFile   = "report.json"
+	TraceFile    = "trace.ndjson"
+	TimelineFile = "timeline.html"
+)
+
+// Recording returns o set to keep what an artifact holds: the history,
+// the trace and the leadership terms. None of them changes the run.
+func Recording(o runner.Options) runner.Options {
+	o.KeepHistory, o.RecordTrace, o.Observe = true, true, true
+	return o
+}
+
+// Prepare makes dir (and its parents) and proves it writable by creating
+// and removing a probe file, so a run that could not save its artifact is
+// refused before it starts.
+func Prepare(dir string) error {
+	if dir == "" {
+		return fmt.Errorf("artifact directory refused: empty path")
+	}
+	if fi, err := os.Stat(dir); err == nil && !fi.IsDir() {
+		return fmt.Errorf("artifact directory %s refused: it is a file", dir)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("artifact directory %s refused: %w", dir, err)
+	}
+	probe := filepath.Join(dir, ".felixsim-write-probe")
+	if err := os.WriteFile(probe, []byte("probe\n"), 0o644); err != nil {
+		return fmt.Errorf("artifact directory %s refused: not writable: %w", dir, err)
+	}
+	return os.Remove(probe)
+}
+
+// CheckWritable proves path can be written before a run starts: it opens
+// it for writing without truncating it, and removes it again if it did
+// not exist before.
+func CheckWritable(path string) error {
+	_, statErr := os.Stat(path)
+	existed := statErr == nil
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	if err != nil {
+		return fmt.Errorf("%s refused: not writable: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("%s refused: %w", path, err)
+	}
+	if !existed {
+		return os.Remove(path)
+	}
+	return nil
+}
+
+// Write saves res, a run made with Recording options, into dir (made by
+// Prepare): the plan with revision and expected hash, the history, the
+// report, the trace and the timeline page.
+func Write(dir string, res *runner.Result, revision string) error {
+	if res.History == nil || (res.Trace == nil && res.Events > 0) {
+		return fmt.Errorf("artifact %s refused: the run kept no history or trace (use artifact.Recording options)", dir)
+	}
+	writers := []struct {
+		name string
+		fn   func(io.Writer) error
+	}{
+		{PlanFile, func(w io.Writer) error { return WritePlan(w, res.Plan, metaOf(res, revision)) }},
+		{HistoryFile, func(w io.Writer) error { return properties.EncodeHistory(w, res.History) }},
+		{ReportFile, func(w io.Writer) error { return WriteReport(w, res, revision, dir) }},
+		{TraceFile, func(w io.Writer) error {
+			return WriteTrace(w, res.Trace, res.TraceHash, res.Events, res.TraceTruncated)
+		}},
+		{TimelineFile, func(w io.Writer) error { return timeline.Write(w, res) }},
+	}
+	for _, wr := range writers {
+		if err := writeFile(filepath.Join(dir, wr.name), wr.fn); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// writeFile writes path through fn, reporting the first error of either.
+func writeFile(path string, fn func(io.Writer) error) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("artifact: %w", err)
+	}
+	werr := fn(f)
+	cerr := f.Close()
+	if err := errors.Join(werr, cerr); err != nil {
+		return fmt.Errorf("artifact %s: %w", path, err)
+	}
+	return nil
+}

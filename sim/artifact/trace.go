@@ -1,0 +1,188 @@
+package artifact
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+
+	"github.com/felixsim/felixsim/sim"
+)
+
+// traceFormat names the trace file's format in its header line.
+const traceFormat = "felixsim-trace v1"
+
+// TraceLineLenMax caps one line of a trace file when reading.
+const TraceLineLenMax = 1 << 12
+
+// TraceEventsMax caps the events a trace file may hold.
+const TraceEventsMax = sim.TraceEventsMaxDefault
+
+// traceHeader is the trace file's first line.
+type traceHeader struct {
+	Format string `json:"format"`
+	// Events is how many events the run executed; the file holds them all
+	// unless Truncated (recording stopped at its cap).
+	Events    uint64 `json:"events"`
+	TraceHash string `json:"trace_hash"`
+	Truncated bool   `json:"truncated"`
+}
+
+// traceLine is one event: its index, then TraceEvent's fields; Detail is
+// hex, as JSON numbers lose a uint64's low bits in many readers.
+type traceLine struct {
+	I      int    `json:"i"`
+	AtNs   int64  `json:"at_ns"`
+	Kind   string `json:"kind"`
+	Node   int32  `json:"node"`
+	Peer   int32  `json:"peer"`
+	Detail string `json:"detail"`
+}
+
+// Trace is a trace file's content.
+type Trace struct {
+	Events    []sim.TraceEvent
+	Hash      uint64
+	Executed  uint64
+	Truncated bool
+}
+
+// WriteTrace writes a header line and one JSON object per event.
+func WriteTrace(w io.Writer, events []sim.TraceEvent, hash, executed uint64, truncated bool) error {
+	bw := bufio.NewWriter(w)
+	h, _ := json.Marshal(traceHeader{Format: traceFormat, Events: executed, TraceHash: fmt.Sprintf("%016x", hash), Truncated: truncated})
+	bw.Write(h)
+	bw.WriteByte('\n')
+	for i, e := range events {
+		b, err := json.Marshal(traceLine{I: i, AtNs: e.AtNs, Kind: e.Kind.String(), Node: e.Node, Peer: e.Peer, Detail: fmt.Sprintf("%016x", e.Detail)})
+		if err != nil {
+			return fmt.Errorf("trace event %d: %w", i, err)
+		}
+		bw.Write(b)
+		bw.WriteByte('\n')
+	}
+	return bw.Flush()
+}
+
+// ReadTrace reads a trace file; refusals name the file and line.
+func ReadTrace(path string) (*Trace, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("trace %w", err)
+	}
+	defer f.Close()
+	t, err := ParseTrace(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return t, nil
+}
+
+// ParseTrace reads a trace written by WriteTrace. It refuses a missing or
+// malformed header, an event line that is malformed, out of order, of an
+// unknown kind or out of range, a file with fewer events than its header
+// declares (truncated), and a complete file whose events do not hash to
+// the header's hash (corrupt).
+func ParseTrace(r io.Reader) (*Trace, error) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 4096), TraceLineLenMax)
+	if !sc.Scan() {
+		if err := sc.Err(); err != nil {
+			return nil, fmt.Errorf("trace line 1: %w", err)
+		}
+		return nil, fmt.Errorf("trace refused: empty, want a %q header line", traceFormat)
+	}
+	t, err := parseTraceHeader(sc.Bytes())
+	if err != nil {
+		return nil, fmt.Errorf("trace line 1 refused: %w", err)
+	}
+	line := 1
+	for sc.Scan() {
+		line++
+		if len(t.Events) >= TraceEventsMax || uint64(len(t.Events)) >= t.Executed {
+			return nil, fmt.Errorf("trace line %d refused: more events than the header's %d", line, t.Executed)
+		}
+		e, err := parseTraceLine(sc.Bytes(), len(t.Events), t.Events)
+		if err != nil {
+			return nil, fmt.Errorf("trace line %d refused: %w", line, err)
+		}
+		t.Events = append(t.Events, e)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("trace line %d refused: %w", line+1, err)
+	}
+	return t, t.checkComplete(line)
+}
+
+func parseTraceHeader(b []byte) (*Trace, error) {
+	var h traceHeader
+	if err := strictJSON(b, &h); err != nil {
+		return nil, fmt.Errorf("header: %w", err)
+	}
+	if h.Format != traceFormat {
+		return nil, fmt.Errorf("header format %q, want %q", h.Format, traceFormat)
+	}
+	hash, err := strconv.ParseUint(h.TraceHash, 16, 64)
+	if err != nil || len(h.TraceHash) != 16 {
+		return nil, fmt.Errorf("header trace_hash %q: want 16 hex digits", h.TraceHash)
+	}
+	return &Trace{Hash: hash, Executed: h.Events, Truncated: h.Truncated}, nil
+}
+
+func parseTraceLine(b []byte, i int, prev []sim.TraceEvent) (sim.TraceEvent, error) {
+	var l traceLine
+	if err := strictJSON(b, &l); err != nil {
+		return sim.TraceEvent{}, err
+	}
+	kind, err := sim.ParseEventKind(l.Kind)
+	if err != nil {
+		return sim.TraceEvent{}, err
+	}
+	detail, err := strconv.ParseUint(l.Detail, 16, 64)
+	switch {
+	case err != nil || len(l.Detail) != 16:
+		return sim.TraceEvent{}, fmt.Errorf("detail %q: want 16 hex digits", l.Detail)
+	case l.I != i:
+		return sim.TraceEvent{}, fmt.Errorf("event index %d, want %d", l.I, i)
+	case l.AtNs < 0 || (i > 0 && l.AtNs < prev[i-1].AtNs):
+		return sim.TraceEvent{}, fmt.Errorf("event %d at %d ns: negative or before the previous event", i, l.AtNs)
+	case l.Node < -1 || l.Node >= sim.NodesMax || l.Peer < -1 || l.Peer >= sim.NodesMax:
+		return sim.TraceEvent{}, fmt.Errorf("event %d node %d peer %d: outside [-1, %d)", i, l.Node, l.Peer, sim.NodesMax)
+	}
+	return sim.TraceEvent{AtNs: l.AtNs, Kind: kind, Node: l.Node, Peer: l.Peer, Detail: detail}, nil
+}
+
+// checkComplete refuses a trace that holds fewer events than its header
+// declares (unless recording was truncated) or that does not hash to it.
+func (t *Trace) checkComplete(lines int) error {
+	n := uint64(len(t.Events))
+	if t.Truncated {
+		if n == 0 || n >= t.Executed {
+			return fmt.Errorf("trace refused: marked truncated, yet holds %d of %d events", n, t.Executed)
+		}
+		return nil
+	}
+	if n != t.Executed {
+		return fmt.Errorf("trace refused: truncated after line %d: %d events of the %d its header declares", lines, n, t.Executed)
+	}
+	if got := sim.TraceHashOf(t.Events); got != t.Hash {
+		return fmt.Errorf("trace refused: corrupt: its %d events hash to %016x, its header says %016x", n, got, t.Hash)
+	}
+	return nil
+}
+
+// strictJSON decodes one JSON object, refusing unknown fields and trailing data.
+func strictJSON(b []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return err
+	}
+	if dec.More() {
+		return fmt.Errorf("trailing data after the object")
+	}
+	return nil
+}

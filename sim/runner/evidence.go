@@ -1,0 +1,213 @@
+package runner
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/felixsim/felixsim/properties"
+)
+
+// EvidenceMax is how many operations a violation carries as evidence.
+const EvidenceMax = 2
+
+// Evidence is one client operation a violation names, as the history
+// holds it: who asked what, where, when, and how it ended.
+type Evidence struct {
+	Op      uint64 `json:"op"`
+	Client  int    `json:"client"`
+	Kind    string `json:"kind"`
+	Scope   string `json:"scope"`
+	Outcome string `json:"outcome"`
+	// Offset is where an ok write landed; Expected a conditional write's
+	// expected offset; Tail a refusal's tail; Version a read's version.
+	Offset   uint64 `json:"offset,omitempty"`
+	Expected uint64 `json:"expected_offset,omitempty"`
+	Tail     uint64 `json:"tail,omitempty"`
+	Version  uint64 `json:"version,omitempty"`
+	Key      string `json:"key,omitempty"`
+	InvokeNs int64  `json:"invoke_ns"`
+	// CompleteNs is 0 while pending.
+	CompleteNs int64 `json:"complete_ns,omitempty"`
+	// Brokers are the brokers the violation's message names (raft ids).
+	Brokers []uint64 `json:"brokers,omitempty"`
+}
+
+var (
+	opRef     = regexp.MustCompile(`\bop (\d+)\b`)
+	brokerRef = regexp.MustCompile(`\bbroker[- ](\d+)\b`)
+	// quotedRef is a Go-quoted string: the replica checks name a write by
+	// its record's event payload.
+	quotedRef = regexp.MustCompile(`"(?:[^"\\]|\\.)*"`)
+)
+
+// evidenceOf finds the first EvidenceMax distinct operations msg names in
+// h (in ascending id order): "op N", as the history checks word them, or
+// a quoted event payload, as the replica checks name a write (the first
+// write that carried it, an ok one if any); with the brokers msg names.
+func evidenceOf(msg string, h *properties.History) []Evidence {
+	if h == nil {
+		return nil
+	}
+	ids := opIDsIn(msg, h)
+	var brokers []uint64
+	for _, m := range brokerRef.FindAllStringSubmatch(msg, 8) {
+		id, err := strconv.ParseUint(m[1], 10, 64)
+		if err == nil && !containsU64(brokers, id) {
+			brokers = append(brokers, id)
+		}
+	}
+	var out []Evidence
+	for _, id := range ids {
+		i := sort.Search(len(h.Ops), func(i int) bool { return h.Ops[i].ID >= id })
+		if i == len(h.Ops) || h.Ops[i].ID != id {
+			continue
+		}
+		e := evidenceFrom(&h.Ops[i])
+		e.Brokers = brokers
+		out = append(out, e)
+		if len(out) == EvidenceMax {
+			break
+		}
+	}
+	return out
+}
+
+// opIDsIn lists the operation ids msg names, distinct, in message order.
+func opIDsIn(msg string, h *properties.History) []uint64 {
+	var ids []uint64
+	add := func(id uint64) {
+		if id != 0 && !containsU64(ids, id) {
+			ids = append(ids, id)
+		}
+	}
+	for _, m := range opRef.FindAllStringSubmatchIndex(msg, -1) {
+		id, err := strconv.ParseUint(msg[m[2]:m[3]], 10, 64)
+		if err == nil {
+			add(id)
+		}
+	}
+	if len(ids) > 0 {
+		return ids
+	}
+	for _, q := range quotedRef.FindAllString(msg, 2*EvidenceMax) {
+		if s, err := strconv.Unquote(q); err == nil && s != "" {
+			add(writeWithPayload(h, s))
+		}
+	}
+	return ids
+}
+
+// writeWithPayload is the id of the first ok write whose record carries
+// payload, else the first write that does, else 0.
+func writeWithPayload(h *properties.History, payload string) uint64 {
+	var first uint64
+	for i := range h.Ops {
+		op := &h.Ops[i]
+		if op.Record == nil || string(op.Record.Payload) != payload {
+			continue
+		}
+		if op.Outcome == properties.OutcomeOK {
+			return op.ID
+		}
+		if first == 0 {
+			first = op.ID
+		}
+	}
+	return first
+}
+
+func evidenceFrom(op *properties.HistoryOp) Evidence {
+	e := Evidence{Op: op.ID, Client: op.Client, Kind: op.Kind.String(), Scope: op.Scope.String(), Outcome: op.Outcome.String(),
+		Offset: op.Offset, Tail: op.Tail, Version: op.Version, Key: op.Key, InvokeNs: op.InvokeNs, CompleteNs: op.CompleteNs}
+	if op.Record != nil && op.Record.Conditional {
+		e.Expected = op.Record.ExpectedOffset
+	}
+	return e
+}
+
+func containsU64(s []uint64, v uint64) bool {
+	for _, x := range s {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
+
+// String renders the operation on one line for the summary.
+func (e Evidence) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "op %d: client %d %s on %s", e.Op, e.Client, e.Kind, e.Scope)
+	if e.Key != "" {
+		fmt.Fprintf(&b, " key %q", e.Key)
+	}
+	fmt.Fprintf(&b, ", invoked at %s", fmtNs(e.InvokeNs))
+	if e.Outcome == properties.OutcomePending.String() {
+		b.WriteString(", still pending")
+	} else {
+		fmt.Fprintf(&b, ", %s at %s", e.Outcome, fmtNs(e.CompleteNs))
+	}
+	if e.Offset != 0 {
+		fmt.Fprintf(&b, ", offset %d", e.Offset)
+	}
+	if e.Expected != 0 {
+		fmt.Fprintf(&b, ", expected offset %d", e.Expected)
+	}
+	if e.Tail != 0 {
+		fmt.Fprintf(&b, ", tail %d", e.Tail)
+	}
+	if e.Version != 0 {
+		fmt.Fprintf(&b, ", version %d", e.Version)
+	}
+	if len(e.Brokers) > 0 {
+		fmt.Fprintf(&b, " (message names broker %v)", e.Brokers)
+	}
+	return b.String()
+}
+
+// attachEvidence fills each violation's Evidence from the history.
+func attachEvidence(vs []Violation, h *properties.History) {
+	for i := range vs {
+		vs[i].Evidence = evidenceOf(vs[i].Message, h)
+	}
+}
+
+// writeViolations names each violated invariant once, in first-failure
+// order: its first message, how many more findings it had, and the
+// operations that show it.
+func writeViolations(b *strings.Builder, vs []Violation) {
+	var order []properties.InvariantName
+	first := map[properties.InvariantName]int{}
+	count := map[properties.InvariantName]int{}
+	for i, v := range vs {
+		if _, ok := first[v.Invariant]; !ok {
+			first[v.Invariant] = i
+			order = append(order, v.Invariant)
+		}
+		count[v.Invariant]++
+	}
+	for _, name := range order {
+		v := vs[first[name]]
+		fmt.Fprintf(b, "violation %s: %s\n", v.Invariant, v.Message)
+		if n := count[name] - 1; n > 0 {
+			fmt.Fprintf(b, "  (and %d more finding(s) of %s)\n", n, name)
+		}
+		for _, e := range invariantEvidence(vs, name) {
+			fmt.Fprintf(b, "  %s\n", e)
+		}
+	}
+}
+
+// invariantEvidence is the evidence of the first finding of the named
+// invariant that has any.
+func invariantEvidence(vs []Violation, name properties.InvariantName) []Evidence {
+	for _, v := range vs {
+		if v.Invariant == name && len(v.Evidence) > 0 {
+			return v.Evidence
+		}
+	}
+	return nil
+}
