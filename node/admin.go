@@ -58,6 +58,6 @@ func (n *Node) HandleAdmin(client uint64, req *AdminRequest) {
 		n.answer(client, req.ID, &wire.Error{Code: wire.CodeNotLeader, Message: fmt.Sprintf("node %d does not lead the metadata group", n.cfg.ID), LeaderHint: g.lead})
 		return
 	}
-	n.propose(client, req.ID, g, &command{kind: cmdFinalize, feature: req.Feature})
+	n.propose(client, req.ID, g, &command{kind: cmdFinalize, feature: req.Feature}, nil)
 	n.maybeProcess()
 }

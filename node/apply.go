@@ -91,15 +91,18 @@ func (n *Node) applyEntry(b *logstore.Batch, g *raftGroup, e *raftpb.Entry, touc
 		panic(fmt.Sprintf("node %d: group %d index %d: %s entry, but membership is static", n.cfg.ID, g.id, e.GetIndex(), e.GetType()))
 	}
 	if len(e.GetData()) == 0 {
+		n.trace.apply(g, e, nil)
 		return replies // a new leader's empty entry
 	}
 	c, err := decodeCommandSharing(e.GetData(), knownNamesOf(g))
 	if err != nil {
 		// Every replica skips the same entry, so they stay equal.
 		n.logger.Errorf("group %d index %d: skipped an undecodable entry: %v", g.id, e.GetIndex(), err)
+		n.trace.apply(g, e, nil)
 		return replies
 	}
 	body := n.applyCommand(b, g, &c, touched)
+	n.trace.apply(g, e, body)
 	if c.kind == cmdFetch || c.kind == cmdAck {
 		*groupsTouched = append(*groupsTouched, groupTouch{tenant: c.scope.Tenant, name: c.group})
 	}

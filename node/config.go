@@ -3,6 +3,7 @@ package node
 import (
 	"errors"
 	"fmt"
+	"github.com/felixsim/felixsim/modeltrace"
 	"sort"
 
 	"github.com/felixsim/felixsim/felix"
@@ -161,6 +162,9 @@ type Config struct {
 	// (boot, each durable round, each applied record) so a simulator can
 	// check invariants throughout a run; nil in production.
 	Observer Observer
+	// Trace receives the node's abstract trace for the model to validate;
+	// nil (the default) emits nothing.
+	Trace modeltrace.Sink
 }
 
 func (c *Config) compactEntriesMin() int {

@@ -113,6 +113,7 @@
 // was written) and each applied record with its shard, so a simulator can
 // check invariants as a run goes (observe.go). It changes nothing.
 //
-// node imports raft, felix, logstore, statemachine, wire and vfs. It must not
+// node imports raft, felix, logstore, statemachine, wire, vfs and modeltrace
+// (the abstract trace it emits when Config.Trace is set). It must not
 // import sim, client, properties, tla or cmd.
 package node

@@ -51,6 +51,8 @@ type Node struct {
 	// and stored terms.
 	appliedBuf *AppliedRecord
 	termsBuf   []uint64
+	// trace emits the abstract trace; nil when Config.Trace is nil.
+	trace *tracer
 }
 
 // Open starts a broker incarnation from cfg.FS alone: on an empty store it
@@ -84,6 +86,8 @@ func Open(cfg Config, host Host, incarnation uint64) (*Node, error) {
 	if cfg.Observer != nil {
 		cfg.Observer.Opened(n)
 	}
+	n.trace = newTracer(cfg.Trace, cfg.ID)
+	n.trace.restart(n)
 	n.process()
 	return n, nil
 }
@@ -342,6 +346,7 @@ func (n *Node) Close() error { return n.store.Close() }
 // answer queues nothing: answers go straight to the host, and only from
 // points after the store has made every effect they report durable.
 func (n *Node) answer(to uint64, id uint64, body wire.AnswerBody) {
+	n.trace.answer(to, id, body)
 	n.host.SendAnswer(to, &wire.Answer{ID: id, Body: body})
 }
 

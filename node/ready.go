@@ -105,12 +105,14 @@ func (n *Node) round() bool {
 		replies = n.applyCommitted(b, &rds[i], replies)
 	}
 	if err := n.commit(b); err != nil {
+		n.trace.discard()
 		n.fail(fmt.Errorf("node %d: store commit refused: %w", n.cfg.ID, err))
 		return false
 	}
 	if n.cfg.Observer != nil {
 		n.observePersisted(rds)
 	}
+	n.trace.flush()
 	for i := range rds {
 		gr := &rds[i]
 		n.out.add(gr.g.id, gr.rd.Messages)
@@ -176,6 +178,7 @@ func (n *Node) persist(b *logstore.Batch, gr *groupReady) {
 			g.ephemeral = nil // subscribers reconnect to the new leader
 		}
 	}
+	n.trace.ready(g, rd)
 	w := logstore.GroupWrite{Group: g.id, Entries: rd.Entries}
 	if !raft.IsEmptySnap(rd.Snapshot) {
 		if err := n.installSnapshot(b, g, rd.Snapshot); err != nil {

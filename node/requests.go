@@ -41,13 +41,13 @@ func (n *Node) HandleRequest(client uint64, req *wire.Request) {
 		n.answer(client, req.ID, n.subscribeRead(g, req.Scope.Tenant, body))
 	case *wire.GroupFetch:
 		n.propose(client, req.ID, g, &command{kind: cmdFetch, scope: req.Scope, group: body.Group,
-			nowNs: n.host.NowNs(), leaseNs: int64(body.LeaseNs), entriesMax: body.MaxEntries})
+			nowNs: n.host.NowNs(), leaseNs: int64(body.LeaseNs), entriesMax: body.MaxEntries}, req)
 	case *wire.GroupAck:
-		n.propose(client, req.ID, g, &command{kind: cmdAck, scope: req.Scope, group: body.Group, offset: body.Offset})
+		n.propose(client, req.ID, g, &command{kind: cmdAck, scope: req.Scope, group: body.Group, offset: body.Offset}, req)
 	case *wire.OutboxRead:
 		n.answer(client, req.ID, n.outboxRead(g, req.Scope.Tenant, body))
 	case *wire.OutboxTrim:
-		n.propose(client, req.ID, g, &command{kind: cmdOutboxTrim, scope: req.Scope, offset: body.ThroughOffset})
+		n.propose(client, req.ID, g, &command{kind: cmdOutboxTrim, scope: req.Scope, offset: body.ThroughOffset}, req)
 	default:
 		if refusal := n.refuseWrite(g, req.Body); refusal != nil {
 			n.answer(client, req.ID, refusal)
@@ -185,7 +185,7 @@ func (n *Node) proposeWrite(client uint64, req *wire.Request, g *raftGroup, rec 
 		n.proposeAndAckEarly(client, req, g, rec)
 		return
 	}
-	n.propose(client, req.ID, g, &command{kind: cmdWrite, scope: req.Scope, record: rec})
+	n.propose(client, req.ID, g, &command{kind: cmdWrite, scope: req.Scope, record: rec}, req)
 }
 
 // proposeSilently proposes c with no client to answer (planted defects only).
@@ -215,8 +215,9 @@ func (n *Node) proposeAndAckEarly(client uint64, req *wire.Request, g *raftGroup
 
 // propose proposes c for the client's request reqID, or answers
 // Unavailable if the pending table is full or raft drops the proposal
-// (nothing was proposed).
-func (n *Node) propose(client, reqID uint64, g *raftGroup, c *command) {
+// (nothing was proposed). req is the client's request as sent, for the
+// abstract trace (nil for an operator's request).
+func (n *Node) propose(client, reqID uint64, g *raftGroup, c *command, req *wire.Request) {
 	if n.writes.len() >= n.cfg.PendingWritesMax {
 		n.answer(client, reqID, &wire.Error{Code: wire.CodeUnavailable, Message: fmt.Sprintf("node %d has %d writes pending, the cap", n.cfg.ID, n.writes.len())})
 		return
@@ -232,6 +233,7 @@ func (n *Node) propose(client, reqID uint64, g *raftGroup, c *command) {
 		n.answer(client, reqID, &wire.Error{Code: wire.CodeUnavailable, Message: truncate(fmt.Sprintf("group %d dropped the proposal: %v", g.id, err))})
 		return
 	}
+	n.trace.request(g, client, req, c, data)
 	n.writes.add(&pendingWrite{seq: n.seq, client: client, reqID: reqID, group: g.id, arrivedTick: n.ticks})
 }
 

@@ -132,6 +132,7 @@ func (c *Cluster) nodeConfig(simID int, env simapi.Env) node.Config {
 		SoftwareVersion:  c.versions[simID],
 		Defects:          c.cfg.Defects,
 		Observer:         c.cfg.Observer,
+		Trace:            c.cfg.Trace,
 
 		CompactEntriesMin:  c.cfg.CompactEntriesMin,
 		CompactKeepEntries: c.cfg.CompactKeepEntries,

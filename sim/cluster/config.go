@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"fmt"
+	"github.com/felixsim/felixsim/modeltrace"
 
 	"github.com/felixsim/felixsim/node"
 	"github.com/felixsim/felixsim/sim"
@@ -78,6 +79,8 @@ type Config struct {
 	// Observer, when not nil, is every broker's node.Observer: it sees
 	// each boot, durable round and applied record as the run goes.
 	Observer node.Observer
+	// Trace receives every broker's abstract trace (modeltrace); nil: off.
+	Trace modeltrace.Sink
 	// RecordTrace keeps the executed events for divergence reports.
 	RecordTrace bool
 }

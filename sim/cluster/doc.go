@@ -64,6 +64,7 @@
 // node.Defects switch caught. BenchmarkDefaultRun reports simulated
 // seconds per wall and per CPU second.
 //
-// cluster imports sim, node, client, wire and statemachine; it must not
+// cluster imports sim, node, client, wire, statemachine and modeltrace (the
+// brokers' trace sink, Config.Trace); it must not
 // import cmd or properties (they build on it).
 package cluster

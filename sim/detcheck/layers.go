@@ -68,10 +68,11 @@ var layers = map[string]layer{
 		forbidStd: pureStd, simulated: true},
 	"logstore": {may: []string{"felix", "statemachine", "wire", "vfs", "coverage"},
 		external: []string{raftModule, protobufModule, failpointModule}, simulated: true},
-	"node": {may: []string{"felix", "logstore", "statemachine", "wire", "vfs", "sim/simapi", "sim/prng", "coverage"},
+	"modeltrace": {forbidStd: pureStd, simulated: true},
+	"node": {may: []string{"felix", "logstore", "statemachine", "wire", "vfs", "sim/simapi", "sim/prng", "coverage", "modeltrace"},
 		external: []string{raftModule, protobufModule}, simulated: true},
 	"properties": {may: []string{"felix"}, external: []string{porcupineModule}, forbidStd: pureStd, simulated: true},
-	"tla":        {may: []string{"felix", "properties"}, forbidStd: pureStd, simulated: true},
+	"tla":        {may: []string{"felix", "properties", "modeltrace"}, forbidStd: pureStd, simulated: true},
 	"sim/prng": {simulated: true, forbidStd: map[string]string{
 		"time":         "prng is seeded by the run, never by the clock",
 		"math/rand":    "prng is the generator; it must not lean on the global one",
@@ -81,13 +82,13 @@ var layers = map[string]layer{
 		forbidStd: map[string]string{"time": "simapi is the clock's interface; it must not offer the wall clock"}},
 	"sim": {may: []string{"sim/prng", "sim/simapi", "vfs", "coverage"},
 		external: []string{failpointModule}, simulated: true},
-	"sim/cluster": {may: []string{"felix", "sim", "sim/simapi", "node", "logstore", "client", "wire", "statemachine", "coverage"},
+	"sim/cluster": {may: []string{"felix", "sim", "sim/simapi", "node", "logstore", "client", "wire", "statemachine", "coverage", "modeltrace"},
 		simulated: true},
 	"sim/workload": {may: []string{"felix", "sim", "sim/simapi", "sim/prng", "sim/cluster", "client", "wire", "statemachine", "properties", "coverage"},
 		simulated: true},
 	"sim/relay": {may: []string{"felix", "sim", "sim/simapi", "sim/cluster", "client", "wire", "properties", "vfs"},
 		simulated: true},
-	"sim/runner": {may: []string{"felix", "sim", "sim/cluster", "sim/workload", "sim/relay", "node", "properties", "wire", "coverage"},
+	"sim/runner": {may: []string{"felix", "sim", "sim/cluster", "sim/workload", "sim/relay", "node", "properties", "wire", "coverage", "modeltrace", "tla"},
 		simulated: true},
 	// timeline draws a run as a page: pure, but fed after the run.
 	"sim/timeline": {may: []string{"felix", "sim", "sim/runner", "properties"}, forbidStd: pureStd},
@@ -98,7 +99,7 @@ var layers = map[string]layer{
 	// (goroutines, wall clock, os/exec) and speaks to runs only through
 	// the CLI; it reads the invariants' families from properties' registry.
 	"sim/sweep": {may: []string{"properties"}},
-	"cmd/felixsim": {may: []string{"sim", "sim/runner", "sim/sweep", "sim/artifact", "properties", "tla", "coverage"},
+	"cmd/felixsim": {may: []string{"sim", "sim/runner", "sim/sweep", "sim/artifact", "properties", "tla", "coverage", "modeltrace"},
 		external: []string{progressbarModule, termModule}},
 }
 

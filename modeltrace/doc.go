@@ -1,0 +1,14 @@
+// Package modeltrace is the abstract trace a broker emits for the model
+// FelixAtomicCommit to validate: per raft group (one stream shard), the
+// steps the model speaks of — a broker votes and becomes leader of a term,
+// a client's commit becomes a proposal, a stored raft log grows or is
+// truncated, a commit mark moves, an entry is applied (a record written to
+// a scope's shard log, a refusal, or nothing), a client is answered, and a
+// broker restarts from its store.
+//
+// The broker (package node) emits steps through a Sink (nil: off, no
+// cost); package tla validates them against the model's actions and
+// exports them as ndjson for TLC.
+//
+// modeltrace is a leaf: it imports no felixsim package.
+package modeltrace

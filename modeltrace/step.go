@@ -1,0 +1,231 @@
+package modeltrace
+
+import "fmt"
+
+// Kind is what a step did. The zero value is invalid.
+type Kind uint8
+
+// Step kinds, in the order the model's actions are named.
+const (
+	kindInvalid Kind = iota
+	// Restart: a broker (re)started from its store; the model's Crash, then
+	// the hidden steps that rebuild its applied state from the stored log.
+	Restart
+	// Vote: a broker persisted its vote for Candidate in Term.
+	Vote
+	// Promote: a broker became leader of Term.
+	Promote
+	// Request: a leader turned a client's commit into a proposal (Asked is
+	// what the client sent, Proposed what the leader proposed).
+	Request
+	// Persist: a broker's stored raft log now holds Entries from Index on,
+	// any older suffix from Index dropped; the leader's own new entries are
+	// the model's Propose, a follower's the model's Replicate.
+	Persist
+	// Commit: a broker's commit mark moved to Index (AdvanceCommit on the
+	// leader; learned from the leader's message on a follower).
+	Commit
+	// Apply: a broker applied the entry at Index (term Term, data Digest):
+	// Outcome says what it wrote.
+	Apply
+	// Answer: a broker answered a client's request.
+	Answer
+	kindEnd
+)
+
+var kindNames = [...]string{"invalid", "Restart", "Vote", "Promote", "Request", "Persist", "Commit", "Apply", "Answer"}
+
+// String names the kind.
+func (k Kind) String() string {
+	if k < kindEnd {
+		return kindNames[k]
+	}
+	return fmt.Sprintf("Kind(%d)", uint8(k))
+}
+
+// ParseKind reads a kind's name.
+func ParseKind(s string) (Kind, error) {
+	for k := Restart; k < kindEnd; k++ {
+		if kindNames[k] == s {
+			return k, nil
+		}
+	}
+	return kindInvalid, fmt.Errorf("step kind %q refused: unknown", s)
+}
+
+// Outcome is what applying an entry (or an answer) says about its record.
+type Outcome uint8
+
+// Outcomes. OutcomeNone is a step with no record: an empty entry, a
+// consumer-group command, or an answer that is not a write's.
+const (
+	OutcomeNone Outcome = iota
+	// OutcomeWritten: the record was written at Offset.
+	OutcomeWritten
+	// OutcomeRefused: a conditional record was refused; Offset is the tail.
+	OutcomeRefused
+	// OutcomeError: the write was refused with an error; nothing written.
+	OutcomeError
+	outcomeEnd
+)
+
+var outcomeNames = [...]string{"none", "written", "refused", "error"}
+
+// String names the outcome.
+func (o Outcome) String() string {
+	if o < outcomeEnd {
+		return outcomeNames[o]
+	}
+	return fmt.Sprintf("Outcome(%d)", uint8(o))
+}
+
+// CommitKind is the kind of a client's request that goes through raft.
+type CommitKind uint8
+
+// Commit kinds. The zero value is invalid.
+const (
+	commitKindInvalid CommitKind = iota
+	KindPublish
+	KindPublishIf
+	KindEnqueue
+	KindCommit
+	KindCommitIf
+	// KindFetch and KindAck are consumer-group commands, KindOutboxTrim
+	// the outbox relay's: they write no record.
+	KindFetch
+	KindAck
+	KindOutboxTrim
+	commitKindEnd
+)
+
+var commitKindNames = [...]string{"invalid", "publish", "publish_if", "enqueue", "commit", "commit_if", "fetch", "ack", "outbox_trim"}
+
+// String names the commit kind as the wire does.
+func (k CommitKind) String() string {
+	if k < commitKindEnd {
+		return commitKindNames[k]
+	}
+	return fmt.Sprintf("CommitKind(%d)", uint8(k))
+}
+
+// Writes reports whether the kind writes a record.
+func (k CommitKind) Writes() bool { return k >= KindPublish && k <= KindCommitIf }
+
+// Entry is one raft log entry as the model sees it: its term and a digest
+// of its data (0 for an empty entry).
+type Entry struct {
+	Term   uint64 `json:"term"`
+	Digest uint64 `json:"digest"`
+}
+
+// Write is a client's write (or consumer-group command) as the model's commit
+// table holds it.
+type Write struct {
+	// Tenant names the scope within the shard.
+	Tenant string     `json:"tenant"`
+	Kind   CommitKind `json:"kind"`
+	// Conditional and Expected: a commit_if/publish_if expects the scope's
+	// next offset (project numbering, from 0) to be Expected.
+	Conditional bool   `json:"conditional,omitempty"`
+	Expected    uint64 `json:"expected,omitempty"`
+	// Ops counts its state operations; Digest covers its event and ops.
+	Ops    int    `json:"ops,omitempty"`
+	Digest uint64 `json:"digest,omitempty"`
+}
+
+// ScopeNext is one scope's next offset (project numbering).
+type ScopeNext struct {
+	Tenant string `json:"tenant"`
+	Next   uint64 `json:"next"`
+}
+
+// Step is one abstract step of one broker in one raft group. Which fields
+// are set depends on Kind (see the kinds).
+type Step struct {
+	Kind   Kind   `json:"kind"`
+	Broker uint64 `json:"broker"`
+	Group  uint64 `json:"group"`
+	// Term: Vote, Promote and Request's term; Apply's entry term.
+	Term uint64 `json:"term,omitempty"`
+	// Index: Persist's and Restart's first entry; Commit's new mark;
+	// Apply's entry.
+	Index uint64 `json:"index,omitempty"`
+	// Entries: Persist's and Restart's log entries from Index on.
+	Entries []Entry `json:"entries,omitempty"`
+	// Candidate: Vote's candidate.
+	Candidate uint64 `json:"candidate,omitempty"`
+	// Digest: the proposal's data digest (Request, Apply).
+	Digest uint64 `json:"digest,omitempty"`
+	// Client and ReqID name a client's request (Request, Answer).
+	Client uint64 `json:"client,omitempty"`
+	ReqID  uint64 `json:"req_id,omitempty"`
+	// Asked and Proposed: Request's commit as sent and as proposed.
+	Asked    *Write `json:"asked,omitempty"`
+	Proposed *Write `json:"proposed,omitempty"`
+	// Outcome and Offset: Apply's and Answer's record outcome; Offset is
+	// the written offset or the refusal's tail (project numbering).
+	Outcome Outcome `json:"outcome,omitempty"`
+	Offset  uint64  `json:"offset,omitempty"`
+	// Commit and Applied: Restart's stored commit mark and applied index;
+	// Scopes its scopes' next offsets, sorted by tenant.
+	CommitMark uint64      `json:"commit,omitempty"`
+	Applied    uint64      `json:"applied,omitempty"`
+	Scopes     []ScopeNext `json:"scopes,omitempty"`
+}
+
+// Sink receives steps. The step and its slices belong to the caller and
+// are valid only during the call: a sink copies what it keeps.
+type Sink interface {
+	Step(s *Step)
+}
+
+// String renders a step in one line for messages.
+func (s *Step) String() string {
+	head := fmt.Sprintf("%s broker %d group %d", s.Kind, s.Broker, s.Group)
+	switch s.Kind {
+	case Restart:
+		return fmt.Sprintf("%s: stored log %d..%d, commit %d, applied %d, %d scopes", head, s.Index, s.Index+uint64(len(s.Entries))-1, s.CommitMark, s.Applied, len(s.Scopes))
+	case Vote:
+		return fmt.Sprintf("%s: term %d for %d", head, s.Term, s.Candidate)
+	case Promote:
+		return fmt.Sprintf("%s: term %d", head, s.Term)
+	case Request:
+		return fmt.Sprintf("%s: term %d, client %d request %d, proposal %016x, asked %v, proposed %v", head, s.Term, s.Client, s.ReqID, s.Digest, s.Asked, s.Proposed)
+	case Persist:
+		return fmt.Sprintf("%s: entries %d..%d (terms %s)", head, s.Index, s.Index+uint64(len(s.Entries))-1, termsOf(s.Entries))
+	case Commit:
+		return fmt.Sprintf("%s: commit mark %d", head, s.Index)
+	case Apply:
+		return fmt.Sprintf("%s: entry %d (term %d, proposal %016x): %s at %d", head, s.Index, s.Term, s.Digest, s.Outcome, s.Offset)
+	case Answer:
+		return fmt.Sprintf("%s: client %d request %d: %s at %d", head, s.Client, s.ReqID, s.Outcome, s.Offset)
+	}
+	return head
+}
+
+// String renders a write.
+func (c *Write) String() string {
+	if c == nil {
+		return "none"
+	}
+	cond := ""
+	if c.Conditional {
+		cond = fmt.Sprintf(" if next=%d", c.Expected)
+	}
+	return fmt.Sprintf("{%s %s%s, %d ops, %016x}", c.Tenant, c.Kind, cond, c.Ops, c.Digest)
+}
+
+// termsOf renders entries' terms compactly ("2,2,3"), at most 8 of them.
+func termsOf(es []Entry) string {
+	out := ""
+	for i, e := range es {
+		if i == 8 {
+			return out + ",…"
+		}
+		if i > 0 {
+			out += ","
+		}
+		out += fmt.Sprint(e.Term)
+	}
+	return out
+}

@@ -1,0 +1,256 @@
+package node
+
+import (
+	"fmt"
+
+	"go.etcd.io/raft/v3"
+	"go.etcd.io/raft/v3/raftpb"
+
+	"github.com/felixsim/felixsim/felix"
+	"github.com/felixsim/felixsim/modeltrace"
+	"github.com/felixsim/felixsim/wire"
+)
+
+// tracer emits the node's abstract trace (package modeltrace) to the
+// config's Trace sink. A nil *tracer is off: every method returns at once,
+// so the call sites cost a nil check. Steps of a Ready round are staged
+// and emitted only once the round's store commit made them durable (a
+// refused commit discards them: the node fails and restarts from its store).
+//
+// Only stream shard groups are traced; the metadata group is not the
+// model's.
+type tracer struct {
+	sink   modeltrace.Sink
+	broker uint64
+	// staged holds this round's steps until the store commit; it is empty
+	// outside a round. Its length is bounded by the steps of one round
+	// (a few per group plus one per applied entry).
+	staged []modeltrace.Step
+	// vote and commit are each group's last emitted (term, vote) and
+	// commit mark, indexed by group id - MetaGroup.
+	vote   []termVote
+	commit []uint64
+}
+
+// termVote is a group's last persisted term and vote.
+type termVote struct{ term, vote uint64 }
+
+// newTracer returns the node's tracer, nil when sink is nil.
+func newTracer(sink modeltrace.Sink, broker uint64) *tracer {
+	if sink == nil {
+		return nil
+	}
+	return &tracer{sink: sink, broker: broker}
+}
+
+func (t *tracer) stage(s modeltrace.Step) {
+	s.Broker = t.broker
+	t.staged = append(t.staged, s)
+}
+
+// flush emits the staged steps once the round's commit succeeded.
+func (t *tracer) flush() {
+	if t == nil {
+		return
+	}
+	for i := range t.staged {
+		t.sink.Step(&t.staged[i])
+	}
+	t.discard()
+}
+
+// discard drops the staged steps of a round whose commit was refused.
+func (t *tracer) discard() {
+	if t == nil {
+		return
+	}
+	clear(t.staged)
+	t.staged = t.staged[:0]
+}
+
+// restart emits one Restart per stream shard group: the stored log, commit
+// mark, applied index and scopes the node rebuilt from its store.
+func (t *tracer) restart(n *Node) {
+	if t == nil {
+		return
+	}
+	t.vote = make([]termVote, len(n.raftGroups))
+	t.commit = make([]uint64, len(n.raftGroups))
+	for i, g := range n.raftGroups {
+		if g.id == MetaGroup {
+			continue
+		}
+		st := n.store.RaftStorage(g.id)
+		hs, _, err := st.InitialState()
+		if err != nil {
+			panic(fmt.Sprintf("node %d: trace: initial state of group %d: %v", t.broker, g.id, err))
+		}
+		first, _ := st.FirstIndex()
+		last, _ := st.LastIndex()
+		// The snapshot's index is committed, whatever the hard state says.
+		commit := max(hs.GetCommit(), first-1)
+		t.vote[i], t.commit[i] = termVote{hs.GetTerm(), hs.GetVote()}, commit
+		s := modeltrace.Step{Kind: modeltrace.Restart, Group: g.id, Index: first - 1, CommitMark: commit, Applied: g.applied}
+		// The snapshot's index (1 at bootstrap; no compaction) leads the log.
+		s.Entries = append(s.Entries, modeltrace.Entry{Term: 1})
+		if last >= first {
+			es, err := st.Entries(first, last+1, 1<<62)
+			if err != nil {
+				panic(fmt.Sprintf("node %d: trace: stored entries of group %d: %v", t.broker, g.id, err))
+			}
+			for _, e := range es {
+				s.Entries = append(s.Entries, modeltrace.Entry{Term: e.GetTerm(), Digest: modeltrace.Digest(e.GetData())})
+			}
+		}
+		for _, tn := range g.tenants {
+			s.Scopes = append(s.Scopes, modeltrace.ScopeNext{Tenant: tn, Next: g.scopes[tn].NextOffset()})
+		}
+		s.Broker = t.broker
+		t.sink.Step(&s)
+	}
+}
+
+// ready stages one group's Ready: entries a follower stores, its vote, a
+// promotion, the leader's own new entries, and a moved commit mark, in
+// the order raft took them.
+func (t *tracer) ready(g *raftGroup, rd *raft.Ready) {
+	if t == nil || g.id == MetaGroup {
+		return
+	}
+	i := g.id - MetaGroup
+	hs := rd.HardState
+	term := t.vote[i].term
+	if !raft.IsEmptyHardState(hs) {
+		term = hs.GetTerm()
+	}
+	// The leader's own entries of its term are at the tail; they follow
+	// its promotion.
+	k := len(rd.Entries)
+	for g.isLeader && k > 0 && rd.Entries[k-1].GetTerm() == term {
+		k--
+	}
+	t.persist(g, rd.Entries[:k])
+	if !raft.IsEmptyHardState(hs) && hs.GetVote() != 0 && (hs.GetTerm() != t.vote[i].term || hs.GetVote() != t.vote[i].vote) {
+		t.stage(modeltrace.Step{Kind: modeltrace.Vote, Group: g.id, Term: hs.GetTerm(), Candidate: hs.GetVote()})
+	}
+	if !raft.IsEmptyHardState(hs) {
+		t.vote[i] = termVote{hs.GetTerm(), hs.GetVote()}
+	}
+	if rd.SoftState != nil && rd.SoftState.RaftState == raft.StateLeader && g.isLeader {
+		t.stage(modeltrace.Step{Kind: modeltrace.Promote, Group: g.id, Term: term})
+	}
+	t.persist(g, rd.Entries[k:])
+	if !raft.IsEmptyHardState(hs) && hs.GetCommit() > t.commit[i] {
+		t.commit[i] = hs.GetCommit()
+		t.stage(modeltrace.Step{Kind: modeltrace.Commit, Group: g.id, Index: hs.GetCommit()})
+	}
+}
+
+func (t *tracer) persist(g *raftGroup, es []*raftpb.Entry) {
+	if len(es) == 0 {
+		return
+	}
+	s := modeltrace.Step{Kind: modeltrace.Persist, Group: g.id, Index: es[0].GetIndex(), Entries: make([]modeltrace.Entry, len(es))}
+	for j, e := range es {
+		s.Entries[j] = modeltrace.Entry{Term: e.GetTerm(), Digest: modeltrace.Digest(e.GetData())}
+	}
+	t.stage(s)
+}
+
+// apply stages the apply of entry e; body is the answer applying it gave
+// (nil for an empty or undecodable entry).
+func (t *tracer) apply(g *raftGroup, e *raftpb.Entry, body wire.AnswerBody) {
+	if t == nil || g.id == MetaGroup {
+		return
+	}
+	s := modeltrace.Step{Kind: modeltrace.Apply, Group: g.id, Index: e.GetIndex(), Term: e.GetTerm(), Digest: modeltrace.Digest(e.GetData())}
+	s.Outcome, s.Offset = outcomeOf(body)
+	t.stage(s)
+}
+
+// request emits a client's commit turned into a proposal with data (an
+// operator's request, req nil, is not the model's).
+func (t *tracer) request(g *raftGroup, client uint64, req *wire.Request, c *command, data []byte) {
+	if t == nil || g.id == MetaGroup || req == nil {
+		return
+	}
+	s := modeltrace.Step{Kind: modeltrace.Request, Broker: t.broker, Group: g.id, Term: g.rn.BasicStatus().HardState.GetTerm(),
+		Digest: modeltrace.Digest(data), Client: client, ReqID: req.ID}
+	switch req.Body.(type) {
+	case *wire.GroupFetch:
+		s.Asked = &modeltrace.Write{Tenant: req.Scope.Tenant, Kind: modeltrace.KindFetch}
+	case *wire.GroupAck:
+		s.Asked = &modeltrace.Write{Tenant: req.Scope.Tenant, Kind: modeltrace.KindAck}
+	case *wire.OutboxTrim:
+		s.Asked = &modeltrace.Write{Tenant: req.Scope.Tenant, Kind: modeltrace.KindOutboxTrim}
+	default:
+		s.Asked = commitOf(req.Scope.Tenant, wire.RecordOf(req.Body))
+	}
+	switch c.kind {
+	case cmdFetch:
+		s.Proposed = &modeltrace.Write{Tenant: c.scope.Tenant, Kind: modeltrace.KindFetch}
+	case cmdAck:
+		s.Proposed = &modeltrace.Write{Tenant: c.scope.Tenant, Kind: modeltrace.KindAck}
+	case cmdOutboxTrim:
+		s.Proposed = &modeltrace.Write{Tenant: c.scope.Tenant, Kind: modeltrace.KindOutboxTrim}
+	default:
+		s.Proposed = commitOf(c.scope.Tenant, &c.record)
+	}
+	t.sink.Step(&s)
+}
+
+// answer emits an answer to a client's write (other answers are not the
+// model's).
+func (t *tracer) answer(client, reqID uint64, body wire.AnswerBody) {
+	if t == nil {
+		return
+	}
+	o, off := outcomeOf(body)
+	if o != modeltrace.OutcomeWritten && o != modeltrace.OutcomeRefused {
+		return
+	}
+	t.sink.Step(&modeltrace.Step{Kind: modeltrace.Answer, Broker: t.broker, Client: client, ReqID: reqID, Outcome: o, Offset: off})
+}
+
+// outcomeOf reads a write's answer as the model's outcome.
+func outcomeOf(body wire.AnswerBody) (modeltrace.Outcome, uint64) {
+	switch b := body.(type) {
+	case *wire.Written:
+		return modeltrace.OutcomeWritten, b.Offset
+	case *wire.Refused:
+		return modeltrace.OutcomeRefused, b.Tail
+	case *wire.Error:
+		return modeltrace.OutcomeError, 0
+	}
+	return modeltrace.OutcomeNone, 0
+}
+
+// commitOf describes a record as the model's commit table holds it.
+func commitOf(tenant string, r *felix.Record) *modeltrace.Write {
+	if r == nil {
+		return nil
+	}
+	c := &modeltrace.Write{Tenant: tenant, Conditional: r.Conditional, Expected: r.ExpectedOffset, Ops: len(r.Ops)}
+	switch {
+	case r.Conditional && len(r.Ops) > 0:
+		c.Kind = modeltrace.KindCommitIf
+	case r.Conditional:
+		c.Kind = modeltrace.KindPublishIf
+	case len(r.Ops) > 0:
+		c.Kind = modeltrace.KindCommit
+	case r.Event == felix.EventEnqueue:
+		c.Kind = modeltrace.KindEnqueue
+	default:
+		c.Kind = modeltrace.KindPublish
+	}
+	h := modeltrace.NewHasher()
+	h.Uint(uint64(r.Event))
+	h.Bytes(r.Payload)
+	for _, op := range r.Ops {
+		h.Uint(uint64(op.Kind))
+		h.String(op.Key)
+		h.Bytes(op.Value)
+	}
+	c.Digest = h.Sum()
+	return c
+}
