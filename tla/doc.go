@@ -6,10 +6,16 @@
 // exactly the state counts TLC reports for each config (tla/README.md);
 // the tests assert it.
 //
+// Trace mode (trace*.go): TraceValidator checks a broker run's abstract
+// trace (package modeltrace) step by step against the model's actions,
+// refined where the broker is finer than the model (README.md, "Trace
+// validation"); a step no action explains is TraceNotInModel.
+//
 // Where package properties holds an invariant, the mirror converts its
 // states to properties' neutral view and calls that same function.
 //
 // tla is on the simulated path: no wall clock, no randomness, no
 // goroutines, no map order reaching output. It must not import cmd, sim,
-// node, logstore or statemachine; it imports only properties.
+// node, logstore or statemachine; it imports only properties and
+// modeltrace (the abstract trace the trace validator reads).
 package tla

@@ -1,0 +1,32 @@
+package modeltrace
+
+// Recorder is a Sink that keeps a copy of every step, in order.
+type Recorder struct {
+	Steps []Step
+}
+
+// Step copies s and its slices.
+func (r *Recorder) Step(s *Step) { r.Steps = append(r.Steps, s.Clone()) }
+
+// Clone returns a copy of s that shares no memory with it.
+func (s *Step) Clone() Step {
+	c := *s
+	c.Entries = append([]Entry(nil), s.Entries...)
+	c.Scopes = append([]ScopeNext(nil), s.Scopes...)
+	if s.Asked != nil {
+		a := *s.Asked
+		c.Asked = &a
+	}
+	if s.Proposed != nil {
+		p := *s.Proposed
+		c.Proposed = &p
+	}
+	return c
+}
+
+// Replay passes each step to sink in order.
+func Replay(steps []Step, sink Sink) {
+	for i := range steps {
+		sink.Step(&steps[i])
+	}
+}

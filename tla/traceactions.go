@@ -1,0 +1,355 @@
+package tla
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/felixsim/felixsim/modeltrace"
+)
+
+// Each function below checks one trace step against one of the model's
+// actions (refined as tracestate.go says) from the current state and, if
+// the action explains it, takes the step; otherwise it returns why not.
+// They take a step only after every check passed.
+
+// restart explains a Restart as Crash(b) followed by hidden steps: the
+// stored log is the persisted prefix (plus entries of a store commit that
+// landed though its round was not seen), the stored commit mark is one a
+// leader committed, and the applied views are rebuilt by re-applying the
+// log up to the stored applied index.
+func (v *TraceValidator) restart(g *traceGroup, s *modeltrace.Step) error {
+	br := g.broker(s.Broker)
+	if s.Index != 1 || len(s.Entries) == 0 || s.Entries[0] != (modeltrace.Entry{Term: 1}) {
+		return fmt.Errorf("the stored log must start at the bootstrap snapshot (index 1, term 1)")
+	}
+	stored := s.Entries
+	for i := range br.log {
+		if i >= len(stored) || stored[i] != br.log[i] {
+			return fmt.Errorf("the stored log lost or changed persisted entry %d (had term %d)", i+1, br.log[i].Term)
+		}
+	}
+	var fresh []entryKey // hidden persists: entries a leader proposed, or b's own
+	for i := len(br.log); i < len(stored); i++ {
+		k := entryKey{stored[i].Term, uint64(i + 1)}
+		if p, ok := g.proposed[k]; ok && p.digest == stored[i].Digest {
+			continue
+		}
+		if g.leaders[k.term] != s.Broker {
+			return fmt.Errorf("stored entry %d (term %d) was never proposed by the leader of its term", k.index, k.term)
+		}
+		fresh = append(fresh, k)
+	}
+	c, a := s.CommitMark, s.Applied
+	switch {
+	case c > uint64(len(stored)):
+		return fmt.Errorf("stored commit mark %d is past the stored log's end %d", c, len(stored))
+	case c > br.commit && (c > uint64(len(g.committed)) || g.committed[c-1] != stored[c-1]):
+		return fmt.Errorf("stored commit mark %d was never committed (group committed 1..%d)", c, len(g.committed))
+	case a > c:
+		return fmt.Errorf("stored applied index %d is past the stored commit mark %d", a, c)
+	}
+	next, err := v.rebuild(g, a, s.Scopes)
+	if err != nil {
+		return err
+	}
+	for _, k := range fresh {
+		g.proposed[k] = sentEntry{digest: stored[k.index-1].Digest, prevTerm: stored[k.index-2].Term}
+	}
+	br.up, br.leads = true, 0
+	br.log = append(br.log[:0], stored...)
+	br.commit, br.applied, br.next = c, a, next
+	v.dropAnswers(s.Broker)
+	return nil
+}
+
+// rebuild re-applies b's log up to applied (hidden Apply steps): a scope's
+// next offset is the count of records written by entries up to applied,
+// and it must equal what the broker rebuilt from its store.
+func (v *TraceValidator) rebuild(g *traceGroup, applied uint64, scopes []modeltrace.ScopeNext) (map[string]uint64, error) {
+	next := map[string]uint64{}
+	for tenant, idx := range g.written { //det:ok builds a map; no order reaches output
+		n := uint64(sort.Search(len(idx), func(i int) bool { return idx[i] > applied }))
+		if n > 0 {
+			next[tenant] = n
+		}
+	}
+	seen := 0
+	for _, sc := range scopes {
+		if sc.Next != next[sc.Tenant] {
+			return nil, fmt.Errorf("scope %q rebuilt with next offset %d, but re-applying the log to index %d gives %d", sc.Tenant, sc.Next, applied, next[sc.Tenant])
+		}
+		if sc.Next > 0 {
+			seen++
+		}
+	}
+	if seen != len(next) {
+		return nil, fmt.Errorf("%d scopes rebuilt with records, but re-applying the log to index %d writes records in %d", seen, applied, len(next))
+	}
+	return next, nil
+}
+
+// vote records b's vote in a term and its log then.
+func (v *TraceValidator) vote(g *traceGroup, s *modeltrace.Step) error {
+	br := g.broker(s.Broker)
+	k := entryKey{s.Term, s.Broker}
+	if old, ok := g.votes[k]; ok && old.candidate != s.Candidate {
+		return fmt.Errorf("broker %d already voted for %d in term %d", s.Broker, old.candidate, s.Term)
+	}
+	g.votes[k] = voteRec{candidate: s.Candidate, lastTerm: lastTermOf(br.log), length: uint64(len(br.log))}
+	return nil
+}
+
+// promote is Promote(b): a quorum voted for b in the term, each finding
+// b's log at least as up to date as its own when it voted.
+func (v *TraceValidator) promote(g *traceGroup, s *modeltrace.Step) error {
+	br := g.broker(s.Broker)
+	if l, ok := g.leaders[s.Term]; ok {
+		return fmt.Errorf("broker %d already leads term %d", l, s.Term)
+	}
+	votes := 0
+	for q := range g.brokers {
+		r, ok := g.votes[entryKey{s.Term, uint64(q)}]
+		lt := lastTermOf(br.log)
+		if ok && r.candidate == s.Broker && (lt > r.lastTerm || (lt == r.lastTerm && uint64(len(br.log)) >= r.length)) {
+			votes++
+		}
+	}
+	if 2*votes <= v.brokers {
+		return fmt.Errorf("only %d of %d brokers voted for broker %d in term %d with a log no more up to date than its own", votes, v.brokers, s.Broker, s.Term)
+	}
+	g.leaders[s.Term] = s.Broker
+	br.leads = s.Term
+	return nil
+}
+
+// request is the first half of Propose: a broker proposes the client's
+// write as the client sent it (the commit table's entry). The broker need
+// not lead any more: raft forwards a follower's proposal to the leader,
+// whose log then gains it (persist's Propose half).
+func (v *TraceValidator) request(g *traceGroup, s *modeltrace.Step) error {
+	switch {
+	case s.Asked == nil || s.Proposed == nil || *s.Asked != *s.Proposed:
+		return fmt.Errorf("the proposal %v is not the client's write %v", s.Proposed, s.Asked)
+	case s.Digest == 0:
+		return fmt.Errorf("the proposal has no data")
+	}
+	if old, ok := g.writes[s.Digest]; ok {
+		return fmt.Errorf("proposal %016x was already proposed for client %d request %d", s.Digest, old.client, old.reqID)
+	}
+	g.writes[s.Digest] = clientWrite{broker: s.Broker, client: s.Client, reqID: s.ReqID, w: *s.Proposed}
+	return nil
+}
+
+// persist explains a Persist as Propose (the leader's own new entries of
+// the term it leads, each a client's write or the new term's empty entry)
+// or Replicate (entries some leader appended, with the previous entry's
+// term the leader had), then Persist; a conflicting suffix is dropped,
+// never a committed entry.
+func (v *TraceValidator) persist(g *traceGroup, s *modeltrace.Step) ([]string, error) {
+	br := g.broker(s.Broker)
+	if s.Index < 2 || s.Index > uint64(len(br.log))+1 {
+		return []string{"Replicate", "Propose"}, fmt.Errorf("entries from index %d leave a gap after the stored log's end %d (or overwrite the snapshot)", s.Index, len(br.log))
+	}
+	var fresh []entryKey
+	tried := []string{"Replicate"}
+	prev := br.log[s.Index-2].Term
+	for j, e := range s.Entries {
+		i := s.Index + uint64(j)
+		if e.Term < prev {
+			return tried, fmt.Errorf("entry %d has term %d after term %d: terms along a log never decrease", i, e.Term, prev)
+		}
+		k := entryKey{e.Term, i}
+		if p, ok := g.proposed[k]; ok {
+			if p.digest != e.Digest || p.prevTerm != prev {
+				return tried, fmt.Errorf("entry %d (term %d, data %016x after term %d) differs from what its leader sent (data %016x after term %d)", i, e.Term, e.Digest, prev, p.digest, p.prevTerm)
+			}
+		} else {
+			tried = []string{"Replicate", "Propose"}
+			if err := v.propose(g, s.Broker, br, k, e); err != nil {
+				return tried, err
+			}
+			fresh = append(fresh, k)
+		}
+		prev = e.Term
+	}
+	if err := v.dropsCommitted(g, br.log, s.Index, s.Entries); err != nil {
+		return tried, err
+	}
+	for _, k := range fresh {
+		j := k.index - s.Index
+		pt := br.log[s.Index-2].Term
+		if j > 0 {
+			pt = s.Entries[j-1].Term
+		}
+		g.proposed[k] = sentEntry{digest: s.Entries[j].Digest, prevTerm: pt}
+	}
+	br.log = append(br.log[:s.Index-1], s.Entries...)
+	br.commit = min(br.commit, uint64(len(br.log)))
+	return nil, nil
+}
+
+// propose checks that entry k is the leader's own new entry: b leads its
+// term and its data is a client's write some broker proposed (or empty).
+// The same write may reach the log twice: a follower forwards a proposal
+// to the leader in a message the network may duplicate, as a client's
+// retry may land twice.
+func (v *TraceValidator) propose(g *traceGroup, b uint64, br *traceBroker, k entryKey, e modeltrace.Entry) error {
+	if br.leads != k.term || g.leaders[k.term] != b {
+		return fmt.Errorf("entry %d of term %d was never sent by a leader, and broker %d does not lead term %d (it leads %d)", k.index, k.term, b, k.term, br.leads)
+	}
+	if e.Digest == 0 {
+		return nil
+	}
+	if _, ok := g.writes[e.Digest]; !ok {
+		return fmt.Errorf("entry %d of term %d (data %016x) is no client's write", k.index, k.term, e.Digest)
+	}
+	return nil
+}
+
+// dropsCommitted refuses a Persist of es from index from that drops or
+// changes a committed entry of old.
+func (v *TraceValidator) dropsCommitted(g *traceGroup, old []modeltrace.Entry, from uint64, es []modeltrace.Entry) error {
+	for i := from - 1; i < uint64(len(old)); i++ {
+		if j := i - (from - 1); j < uint64(len(es)) && es[j] == old[i] {
+			continue
+		}
+		if i < uint64(len(g.committed)) && old[i] == g.committed[i] {
+			return fmt.Errorf("the new log drops committed entry %d (term %d)", i+1, old[i].Term)
+		}
+		break
+	}
+	return nil
+}
+
+// commit explains a moved commit mark as AdvanceCommit (b leads the term
+// of the entry at the mark and a quorum stores the log up to it) or as
+// Replicate's commit mark (a leader committed that prefix and b's log holds it).
+func (v *TraceValidator) commit(g *traceGroup, s *modeltrace.Step) ([]string, error) {
+	br := g.broker(s.Broker)
+	tried := []string{"AdvanceCommit", "Replicate"}
+	c := s.Index
+	if c < br.commit {
+		return tried, fmt.Errorf("commit mark %d moves back from %d", c, br.commit)
+	}
+	if c > uint64(len(br.log)) {
+		return tried, fmt.Errorf("commit mark %d is past the stored log's end %d", c, len(br.log))
+	}
+	e := br.log[c-1]
+	learned := c <= uint64(len(g.committed)) && g.committed[c-1] == e
+	if !learned {
+		if br.leads == 0 || e.Term != br.leads {
+			return tried, fmt.Errorf("no leader committed entry %d (term %d): the group committed 1..%d, and broker %d leads term %d, not the entry's", c, e.Term, len(g.committed), s.Broker, br.leads)
+		}
+		holders := 0
+		for _, q := range g.brokers {
+			if q != nil && uint64(len(q.log)) >= c && q.log[c-1] == e {
+				holders++
+			}
+		}
+		if 2*holders <= v.brokers {
+			return tried, fmt.Errorf("only %d of %d brokers store entry %d (term %d) on disk: no quorum", holders, v.brokers, c, e.Term)
+		}
+		if n := len(g.committed); br.log[n-1] != g.committed[n-1] {
+			return tried, fmt.Errorf("broker %d's log differs from the committed prefix at index %d", s.Broker, n)
+		}
+		g.committed = append(g.committed, br.log[len(g.committed):c]...)
+	}
+	br.commit = c
+	return nil, nil
+}
+
+// apply is Apply(b): b applies its next committed entry; a write is written
+// at its scope's next offset unless it is conditional and expected another
+// offset, then it is refused with the true tail; either way one record or
+// none. Every replica writes the same entry at the same offset.
+func (v *TraceValidator) apply(g *traceGroup, s *modeltrace.Step) error {
+	br := g.broker(s.Broker)
+	i := s.Index
+	switch {
+	case i != br.applied+1:
+		return fmt.Errorf("applies entry %d after %d", i, br.applied)
+	case i > br.commit:
+		return fmt.Errorf("entry %d is not committed (commit mark %d)", i, br.commit)
+	case br.log[i-1] != (modeltrace.Entry{Term: s.Term, Digest: s.Digest}):
+		return fmt.Errorf("entry %d is term %d data %016x, but the stored log holds term %d data %016x", i, s.Term, s.Digest, br.log[i-1].Term, br.log[i-1].Digest)
+	}
+	if s.Digest == 0 {
+		if s.Outcome != modeltrace.OutcomeNone {
+			return fmt.Errorf("the empty entry %d applied as %s", i, s.Outcome)
+		}
+		br.applied = i
+		return nil
+	}
+	w, ok := g.writes[s.Digest]
+	if !ok {
+		return fmt.Errorf("entry %d (data %016x) is no client's write", i, s.Digest)
+	}
+	if err := v.applyWrite(g, br, i, &w.w, s); err != nil {
+		return err
+	}
+	br.applied = i
+	if w.broker == s.Broker && (s.Outcome == modeltrace.OutcomeWritten || s.Outcome == modeltrace.OutcomeRefused) {
+		k := answerKey{s.Broker, w.client, w.reqID}
+		v.answers[k] = append(v.answers[k], answerRec{s.Outcome, s.Offset})
+	}
+	return nil
+}
+
+// applyWrite checks one write's outcome against the model and writes it.
+func (v *TraceValidator) applyWrite(g *traceGroup, br *traceBroker, i uint64, w *modeltrace.Write, s *modeltrace.Step) error {
+	if !w.Kind.Writes() || s.Outcome == modeltrace.OutcomeError {
+		if s.Outcome != modeltrace.OutcomeNone && s.Outcome != modeltrace.OutcomeError {
+			return fmt.Errorf("entry %d, a %s, applied as %s at %d", i, w.Kind, s.Outcome, s.Offset)
+		}
+		return nil // a consumer-group command or a refusal with an error: no record
+	}
+	next := br.next[w.Tenant]
+	want := modeltrace.OutcomeWritten
+	if w.Conditional && w.Expected != next {
+		want = modeltrace.OutcomeRefused
+	}
+	if s.Outcome != want || s.Offset != next {
+		return fmt.Errorf("entry %d, a %s of scope %q expecting %d, applied as %s at %d; the scope's next offset is %d, so the model writes %s at %d",
+			i, w.Kind, w.Tenant, w.Expected, s.Outcome, s.Offset, next, want, next)
+	}
+	if want == modeltrace.OutcomeRefused {
+		return nil
+	}
+	idx := g.written[w.Tenant]
+	switch {
+	case uint64(len(idx)) == next:
+		g.written[w.Tenant] = append(idx, i)
+	case idx[next] != i:
+		return fmt.Errorf("scope %q offset %d holds entry %d on another broker, not entry %d", w.Tenant, next, idx[next], i)
+	}
+	br.next[w.Tenant] = next + 1
+	return nil
+}
+
+// answer is the model's Answer: the proposer answers a client with what
+// applying the client's entry gave, never before.
+func (v *TraceValidator) answer(s *modeltrace.Step) error {
+	k := answerKey{s.Broker, s.Client, s.ReqID}
+	for j, a := range v.answers[k] {
+		if a.outcome == s.Outcome && a.offset == s.Offset {
+			rest := append(v.answers[k][:j:j], v.answers[k][j+1:]...)
+			if len(rest) == 0 {
+				delete(v.answers, k)
+			} else {
+				v.answers[k] = rest
+			}
+			return nil
+		}
+	}
+	return fmt.Errorf("broker %d applied no entry of client %d request %d that gave %s at %d (it applied %v)", s.Broker, s.Client, s.ReqID, s.Outcome, s.Offset, v.answers[k])
+}
+
+// dropAnswers forgets what a restarted broker could have answered: its
+// pending requests died with it.
+func (v *TraceValidator) dropAnswers(b uint64) {
+	for k := range v.answers { //det:ok deletes; no order reaches output
+		if k.broker == b {
+			delete(v.answers, k)
+		}
+	}
+}

@@ -1,0 +1,117 @@
+package tla
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/felixsim/felixsim/modeltrace"
+)
+
+// The trace mode's state: FelixAtomicCommit's variables for one raft group
+// (one stream shard), unbounded and refined where a real broker is finer
+// than the model (tla/README.md, "Trace validation"): each broker has its
+// own term and leadership (leads), votes are recorded per term, the
+// entries leaders sent are kept as messages (proposed) so a follower's
+// stored entries and learned commit marks are checked against what a
+// leader really had, and each scope (tenant) of the shard has its own
+// shard log. The constants come from the trace: the brokers from the
+// validator's caller, the commit table from the Request steps.
+
+// entryKey names a raft entry: (term, index) identifies it (Log Matching).
+type entryKey struct{ term, index uint64 }
+
+// sentEntry is an entry a leader appended: its data digest and the term of
+// the entry before it, as an AppendEntries message carries them.
+type sentEntry struct{ digest, prevTerm uint64 }
+
+// clientWrite is a client's write a leader proposed (TLA+ Ops[c], Kind[c]).
+type clientWrite struct {
+	broker, client, reqID uint64
+	w                     modeltrace.Write
+}
+
+// voteRec is a broker's vote in a term and its log when it voted.
+type voteRec struct{ candidate, lastTerm, length uint64 }
+
+// answerKey names a client's request at the broker that proposed it.
+type answerKey struct{ broker, client, reqID uint64 }
+
+// answerRec is what applying a request's entry gave its proposer to answer.
+type answerRec struct {
+	outcome modeltrace.Outcome
+	offset  uint64
+}
+
+// traceBroker is one broker's variables in one group.
+type traceBroker struct {
+	// up is false until the broker's first Restart.
+	up bool
+	// log is the stored raft log: entry index i at log[i-1] (index 1 is the
+	// bootstrap snapshot). Every stored entry is durable (the broker
+	// persists each Ready before acting on it), so durable = len(log).
+	log []modeltrace.Entry
+	// commit is the commit mark it knows; applied its last applied index.
+	// Invariant: applied <= commit <= len(log).
+	commit, applied uint64
+	// leads is the term this broker leads (0: it leads none).
+	leads uint64
+	// next is each scope's next offset in its applied shard log.
+	next map[string]uint64
+}
+
+// traceGroup is one raft group's state.
+type traceGroup struct {
+	id uint64
+	// brokers[b] is broker b's variables (ids from 1; nil until it acts).
+	brokers []*traceBroker
+	// proposed holds every entry a leader appended (the messages).
+	proposed map[entryKey]sentEntry
+	// writes maps a proposal's data digest to the client's write.
+	writes map[uint64]clientWrite
+	// committed is the longest committed prefix any broker knows.
+	committed []modeltrace.Entry
+	votes     map[entryKey]voteRec // key: (term, voter)
+	leaders   map[uint64]uint64    // term -> its leader
+	// written[tenant][o] is the raft index of the entry written at offset o.
+	written map[string][]uint64
+}
+
+func newTraceGroup(id uint64) *traceGroup {
+	return &traceGroup{id: id, proposed: map[entryKey]sentEntry{},
+		writes: map[uint64]clientWrite{}, votes: map[entryKey]voteRec{}, leaders: map[uint64]uint64{},
+		written: map[string][]uint64{}, committed: []modeltrace.Entry{{Term: 1}}}
+}
+
+// broker returns b's variables, as in Init before its first Restart.
+func (g *traceGroup) broker(b uint64) *traceBroker {
+	for uint64(len(g.brokers)) <= b {
+		g.brokers = append(g.brokers, nil)
+	}
+	if g.brokers[b] == nil {
+		g.brokers[b] = &traceBroker{log: []modeltrace.Entry{{Term: 1}}, commit: 1, applied: 1, next: map[string]uint64{}}
+	}
+	return g.brokers[b]
+}
+
+func lastTermOf(l []modeltrace.Entry) uint64 {
+	if len(l) == 0 {
+		return 0
+	}
+	return l[len(l)-1].Term
+}
+
+// describe renders b's variables for a rejection message.
+func (g *traceGroup) describe(b uint64) string {
+	br := g.broker(b)
+	leaders := make([]uint64, 0, len(g.leaders))
+	for t := range g.leaders {
+		leaders = append(leaders, t)
+	}
+	sort.Slice(leaders, func(i, j int) bool { return leaders[i] < leaders[j] })
+	lead := ""
+	for i := max(0, len(leaders)-3); i < len(leaders); i++ {
+		lead += fmt.Sprintf(" term %d: broker %d;", leaders[i], g.leaders[leaders[i]])
+	}
+	return fmt.Sprintf("group %d, broker %d: up %t, leads term %d, log 1..%d (last term %d), commit %d, applied %d; group committed 1..%d; last leaders:%s",
+		g.id, b, br.up, br.leads, len(br.log), lastTermOf(br.log), br.commit, br.applied, len(g.committed), lead)
+}

@@ -1,0 +1,119 @@
+package tla
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/felixsim/felixsim/modeltrace"
+)
+
+// TraceNotInModel is the invariant a rejected trace violates: a step no
+// action of the model explains.
+const TraceNotInModel = "TraceNotInModel"
+
+// TraceValidator checks a broker trace step by step against the model's
+// actions, per raft group; it is a modeltrace.Sink. After the first
+// rejection it only counts steps.
+type TraceValidator struct {
+	brokers int
+	groups  map[uint64]*traceGroup
+	answers map[answerKey][]answerRec
+	steps   int
+	// Coverage counts the actions taken.
+	coverage   TraceCoverage
+	rejection  *TraceRejection
+	afterSteps int
+}
+
+// TraceRejection is the first step no action explained.
+type TraceRejection struct {
+	// Step is the step's number in the trace (from 1) and Text the step.
+	Step int    `json:"step"`
+	Text string `json:"text"`
+	// Tried names the actions tried and Reason why the last one refused.
+	Tried  []string `json:"tried"`
+	Reason string   `json:"reason"`
+	// State is the broker's variables before the step.
+	State string `json:"state"`
+}
+
+// Error renders the rejection as a TraceNotInModel violation.
+func (r *TraceRejection) Error() string {
+	return fmt.Sprintf("%s: step %d (%s) is explained by no action of the model (tried %s): %s; state: %s",
+		TraceNotInModel, r.Step, r.Text, strings.Join(r.Tried, ", "), r.Reason, r.State)
+}
+
+// TraceResult is a validation's outcome, as the run's JSON reports it.
+type TraceResult struct {
+	Steps     int             `json:"steps"`
+	Valid     bool            `json:"valid"`
+	Rejection *TraceRejection `json:"rejection,omitempty"`
+}
+
+// NewTraceValidator validates the trace of a cluster of brokers brokers.
+func NewTraceValidator(brokers int) *TraceValidator {
+	return &TraceValidator{brokers: brokers, groups: map[uint64]*traceGroup{}, answers: map[answerKey][]answerRec{}}
+}
+
+// Result reports the steps validated and the first rejection, if any.
+func (v *TraceValidator) Result() TraceResult {
+	return TraceResult{Steps: v.steps, Valid: v.rejection == nil, Rejection: v.rejection}
+}
+
+// Coverage returns the actions the trace took.
+func (v *TraceValidator) Coverage() TraceCoverage { return v.coverage }
+
+// Step validates one step (modeltrace.Sink).
+func (v *TraceValidator) Step(s *modeltrace.Step) {
+	if v.rejection != nil {
+		v.afterSteps++
+		return
+	}
+	v.steps++
+	var g *traceGroup
+	if s.Kind != modeltrace.Answer {
+		g = v.groups[s.Group]
+		if g == nil {
+			g = newTraceGroup(s.Group)
+			v.groups[s.Group] = g
+		}
+	}
+	tried, err := v.dispatch(g, s)
+	if err == nil {
+		v.coverage.note(s, g)
+		return
+	}
+	state := "answers of broker " + fmt.Sprint(s.Broker)
+	if g != nil {
+		state = g.describe(s.Broker)
+	}
+	v.rejection = &TraceRejection{Step: v.steps, Text: s.String(), Tried: tried, Reason: err.Error(), State: state}
+}
+
+// dispatch tries the actions that could explain the step; the state before
+// the step is the one described on a rejection (no action changes state
+// before all its checks pass).
+func (v *TraceValidator) dispatch(g *traceGroup, s *modeltrace.Step) ([]string, error) {
+	if s.Kind != modeltrace.Answer && s.Kind != modeltrace.Restart && !g.broker(s.Broker).up {
+		return []string{s.Kind.String()}, fmt.Errorf("broker %d has not started", s.Broker)
+	}
+	switch s.Kind {
+	case modeltrace.Restart:
+		return []string{"Crash"}, v.restart(g, s)
+	case modeltrace.Vote:
+		return []string{"Vote"}, v.vote(g, s)
+	case modeltrace.Promote:
+		return []string{"Promote"}, v.promote(g, s)
+	case modeltrace.Request:
+		return []string{"Propose"}, v.request(g, s)
+	case modeltrace.Persist:
+		return v.persist(g, s)
+	case modeltrace.Commit:
+		return v.commit(g, s)
+	case modeltrace.Apply:
+		return []string{"Apply"}, v.apply(g, s)
+	case modeltrace.Answer:
+		return []string{"Answer"}, v.answer(s)
+	}
+	return []string{"none"}, fmt.Errorf("unknown step kind %d", uint8(s.Kind))
+}
