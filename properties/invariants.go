@@ -34,6 +34,7 @@ const (
 	InvariantOutboxInOrder            InvariantName = "OutboxInOrder"
 	InvariantOutboxNothingUncommitted InvariantName = "OutboxNothingUncommitted"
 	InvariantOutboxOffsetMatchesState InvariantName = "OutboxOffsetMatchesState"
+	InvariantTraceNotInModel          InvariantName = "TraceNotInModel"
 	InvariantLiveness                 InvariantName = "Liveness"
 	InvariantQuiesce                  InvariantName = "Quiesce"
 	InvariantCrash                    InvariantName = "Crash"
@@ -205,6 +206,12 @@ var registry = mustRegistry([]Invariant{
 		Statement: "every event the sink receives is the event of the committed record at the offset it came with, the version of that record's state",
 		Family:    FamilySafety,
 		Checks:    []string{"properties.OutboxOffsetMatchesState"},
+	},
+	{
+		Name:      InvariantTraceNotInModel,
+		Statement: "every step a broker takes (its abstract trace) is explained by an action of the model FelixAtomicCommit",
+		Family:    FamilySafety,
+		Checks:    []string{"tla.TraceValidator.Step"},
 	},
 	{
 		Name:      InvariantLiveness,

@@ -5,11 +5,12 @@ import (
 	"strings"
 
 	"github.com/felixsim/felixsim/modeltrace"
+	"github.com/felixsim/felixsim/properties"
 )
 
 // TraceNotInModel is the invariant a rejected trace violates: a step no
 // action of the model explains.
-const TraceNotInModel = "TraceNotInModel"
+const TraceNotInModel = properties.InvariantTraceNotInModel
 
 // TraceValidator checks a broker trace step by step against the model's
 // actions, per raft group; it is a modeltrace.Sink. After the first

@@ -115,7 +115,7 @@ func TestTraceValidatorRejectsHandEdits(t *testing.T) {
 			continue
 		}
 		r := res.Rejection
-		if r.Step != c.step || !strings.HasPrefix(r.Text, c.text) || !strings.Contains(r.Reason, c.cause) || !strings.Contains(r.Error(), TraceNotInModel) {
+		if r.Step != c.step || !strings.HasPrefix(r.Text, c.text) || !strings.Contains(r.Reason, c.cause) || !strings.Contains(r.Error(), string(TraceNotInModel)) {
 			t.Errorf("%s: rejected as %v; want step %d %q because %q", c.name, r, c.step, c.text, c.cause)
 		}
 	}

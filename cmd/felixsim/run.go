@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"github.com/felixsim/felixsim/tla"
 	"io"
 	"os"
 	"path/filepath"
@@ -35,6 +36,9 @@ type runJSON struct {
 	// path never reads the wall clock.
 	WallSeconds float64 `json:"wall_seconds"`
 	Reproduce   string  `json:"reproduce"`
+	// TraceValidation is the abstract trace's validation against the
+	// model (absent with --validate-trace=false).
+	TraceValidation *tla.TraceResult `json:"trace_validation,omitempty"`
 }
 
 type runOpsJSON struct {
@@ -78,6 +82,7 @@ func runCommand(args []string, stdout, stderr io.Writer) int {
 	listInvariants := fs.Bool("list-invariants", false, "print every invariant the run checks, its family and what it states, then exit")
 	listFaults := fs.Bool("list-faults", false, "print the fault kinds (name, meaning, fields with units) and exit")
 	checkDet := fs.Bool("check-determinism", false, "run the seed twice in this process and compare the trace hashes; a mismatch names the first diverging event and exits 3")
+	validateTrace := fs.Bool("validate-trace", true, "validate the brokers' abstract trace against the model FelixAtomicCommit (TraceNotInModel)")
 	if code, done := parseFlags(fs, args, runHelp, stdout, stderr); done {
 		return code
 	}
@@ -112,6 +117,7 @@ func runCommand(args []string, stdout, stderr io.Writer) int {
 	if *outDir != "" {
 		opts = artifact.Recording(opts)
 	}
+	opts.ValidateTrace = *validateTrace
 	start := time.Now()
 	res, err := runner.Run(opts)
 	wall := time.Since(start)
@@ -241,7 +247,8 @@ func runJSONOf(res *runner.Result, wall time.Duration) runJSON {
 	out := runJSON{Seed: res.Seed, TraceHash: fmt.Sprintf("%016x", res.TraceHash), Violations: res.Violations,
 		Ops:     runOpsJSON{Total: res.Ops.Total, OK: res.Ops.OK, Refused: res.Ops.Refused, Failed: res.Ops.Failed, Unknown: res.Ops.Unknown, Pending: res.Ops.Pending},
 		Retries: res.Retries, Linearizable: res.Linearizable, Faults: len(res.Plan.Faults), Events: res.Events, LostBrokers: res.Inert,
-		SimSeconds: float64(res.SimNs) / 1e9, WallSeconds: wall.Seconds(), Reproduce: res.ReproduceCommand()}
+		SimSeconds: float64(res.SimNs) / 1e9, WallSeconds: wall.Seconds(), Reproduce: res.ReproduceCommand(),
+		TraceValidation: res.TraceValidation}
 	if out.Violations == nil {
 		out.Violations = []runner.Violation{}
 	}

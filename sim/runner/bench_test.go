@@ -5,7 +5,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/felixsim/felixsim/modeltrace"
 	"github.com/felixsim/felixsim/properties"
+	"github.com/felixsim/felixsim/tla"
 )
 
 // BenchmarkDefaultRun is `felixsim run` with default options (3 brokers,
@@ -71,4 +73,51 @@ func BenchmarkLinearizableCheck(b *testing.B) {
 	b.ReportMetric(float64(perRunNs[len(perRunNs)-1])/1e6, "ms-max/history")
 	b.ReportMetric(float64(stepsMax), "steps-max/scope")
 	b.ReportMetric(float64(opsMax), "ops-max/scope")
+}
+
+// discard is a trace sink that keeps nothing: the cost of emission alone.
+type discard struct{}
+
+func (discard) Step(*modeltrace.Step) {}
+
+// BenchmarkTraceValidation measures, per default run (seeds 1..b.N), the
+// run without tracing, the run emitting its trace to a sink that drops it
+// (emission's cost), and validating the recorded trace alone; it reports
+// each in ms per run and validation+emission as a percentage of the run.
+func BenchmarkTraceValidation(b *testing.B) {
+	var runNs, emitNs, validateNs int64
+	var steps int
+	for i := 0; i < b.N; i++ {
+		o := Options{Seed: uint64(i + 1)}
+		start := time.Now()
+		if _, err := Run(o); err != nil {
+			b.Fatal(err)
+		}
+		runNs += time.Since(start).Nanoseconds()
+		o.TraceExport = discard{}
+		start = time.Now()
+		if _, err := Run(o); err != nil {
+			b.Fatal(err)
+		}
+		emitNs += time.Since(start).Nanoseconds()
+		var rec modeltrace.Recorder
+		o.TraceExport = &rec
+		if _, err := Run(o); err != nil {
+			b.Fatal(err)
+		}
+		v := tla.NewTraceValidator(BrokersDefault)
+		start = time.Now()
+		modeltrace.Replay(rec.Steps, v)
+		validateNs += time.Since(start).Nanoseconds()
+		if !v.Result().Valid {
+			b.Fatalf("seed %d: %v", i+1, v.Result().Rejection)
+		}
+		steps += len(rec.Steps)
+	}
+	n := float64(b.N)
+	b.ReportMetric(float64(runNs)/n/1e6, "run-ms/run")
+	b.ReportMetric(float64(emitNs-runNs)/n/1e6, "emit-ms/run")
+	b.ReportMetric(float64(validateNs)/n/1e6, "validate-ms/run")
+	b.ReportMetric(float64(steps)/n, "steps/run")
+	b.ReportMetric(100*float64(validateNs+emitNs-runNs)/float64(runNs), "cost-%")
 }

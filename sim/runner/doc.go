@@ -45,6 +45,7 @@
 // around Run. A run is a function of its Options alone, so the same
 // options give the same trace hash, in this process or another. It imports
 // sim, sim/cluster, sim/workload, sim/relay, node, properties,
-// statemachine and wire;
-// it must not import cmd. sim/detcheck/layers.go holds the table.
+// statemachine, wire, modeltrace and tla (whose TraceValidator checks the
+// run's abstract trace); it must not import cmd. sim/detcheck/layers.go
+// holds the table.
 package runner

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"fmt"
+	"github.com/felixsim/felixsim/modeltrace"
 	"sort"
 	"strings"
 
@@ -84,6 +85,12 @@ type Options struct {
 	// UntilScope names a scope (tenant/namespace/stream/shard) whose log
 	// and state the UntilNs capture lists on every broker.
 	UntilScope string
+	// ValidateTrace validates the brokers' abstract trace against the
+	// model (tla.TraceValidator) as the run goes; a rejected trace is a
+	// TraceNotInModel violation.
+	ValidateTrace bool
+	// TraceExport, when set, also receives every abstract trace step.
+	TraceExport modeltrace.Sink
 }
 
 // FaultSet is the fault kinds a run may draw; build it with ParseFaults.

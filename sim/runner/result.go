@@ -2,6 +2,7 @@ package runner
 
 import (
 	"fmt"
+	"github.com/felixsim/felixsim/tla"
 	"strings"
 
 	"github.com/felixsim/felixsim/properties"
@@ -44,6 +45,10 @@ type Result struct {
 	// Inert are the brokers lost for good to a corrupt store (a minority
 	// at most, else a Liveness violation); the checks skip them.
 	Inert []uint64
+	// TraceValidation is the trace validation's outcome and TraceCoverage
+	// the model actions the trace took (nil unless Options.ValidateTrace).
+	TraceValidation *tla.TraceResult
+	TraceCoverage   *tla.TraceCoverage
 	// History is the workload's history when Options.KeepHistory.
 	History *properties.History
 	// Trace is every executed event when Options.RecordTrace (cut at the

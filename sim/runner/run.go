@@ -39,6 +39,8 @@ type run struct {
 	relayDrained bool
 	// obs watches leadership and the --until instant (nil when neither is asked).
 	obs *observer
+	// trace is the trace validator and export (nil when both are off).
+	trace *traceSinks
 }
 
 // Run performs one run: build, fault phase, heal, liveness, quiesce,
@@ -193,7 +195,7 @@ func (r *run) build() error {
 	extra := append(wl.Specs(), probeSpec, relaySpec)
 	ir := newInRun(o.Brokers)
 	c, err := cluster.New(cluster.Config{Seed: o.Seed, Brokers: o.Brokers, Extra: extra, Streams: topology(o), Defects: o.Defects,
-		RecordTrace: o.RecordTrace, Observer: ir})
+		RecordTrace: o.RecordTrace, Observer: ir, Trace: r.traceSink()})
 	if err != nil {
 		return err
 	}
@@ -301,6 +303,7 @@ func (r *run) finish() {
 	r.res.BrokerFailures = len(r.c.Failures())
 	r.res.Inert = r.c.Inert()
 	r.endObserving()
+	r.traceResult()
 	if r.opts.KeepHistory {
 		r.res.History = h
 	}

@@ -12,13 +12,16 @@ var (
 )
 
 // sweep runs seeds 1..n with every healable fault kind, each twice, and
-// requires zero violations (liveness after heal included) and equal trace
-// hashes; it returns the total operations and simulated time.
+// requires zero violations (liveness after heal included; the first run
+// validates its abstract trace against the model, so TraceNotInModel
+// too) and equal trace hashes (the second run does not trace: emission
+// must not change the hash); it returns the total operations and
+// simulated time.
 func sweep(t *testing.T, n int, durNs int64) (ops int, simNs int64) {
 	t.Helper()
 	idle := 0
 	for s := 1; s <= n; s++ {
-		o := Options{Seed: uint64(s), DurationNs: durNs, FaultGapMeanNs: durNs / 16, Faults: AllFaults()}
+		o := Options{Seed: uint64(s), DurationNs: durNs, FaultGapMeanNs: durNs / 16, Faults: AllFaults(), ValidateTrace: true}
 		a, err := Run(o)
 		if err != nil {
 			t.Fatalf("seed %d: %v", s, err)
@@ -26,6 +29,10 @@ func sweep(t *testing.T, n int, durNs int64) (ops int, simNs int64) {
 		if !a.OK() {
 			t.Fatalf("seed %d:\n%s", s, a.Summary())
 		}
+		if tv := a.TraceValidation; tv == nil || !tv.Valid || tv.Steps == 0 {
+			t.Fatalf("seed %d: trace validation %+v", s, tv)
+		}
+		o.ValidateTrace = false
 		b, err := Run(o)
 		if err != nil {
 			t.Fatalf("seed %d second run: %v", s, err)

@@ -1,0 +1,51 @@
+package runner
+
+import (
+	"github.com/felixsim/felixsim/modeltrace"
+	"github.com/felixsim/felixsim/tla"
+)
+
+// traceSinks is the run's trace sinks: the validator and an export, either
+// nil when off.
+type traceSinks struct {
+	v      *tla.TraceValidator
+	export modeltrace.Sink
+}
+
+// Step passes a step to each sink that is on.
+func (t *traceSinks) Step(s *modeltrace.Step) {
+	if t.v != nil {
+		t.v.Step(s)
+	}
+	if t.export != nil {
+		t.export.Step(s)
+	}
+}
+
+// traceSink is the sink the brokers emit to, nil when the run neither
+// validates nor exports its trace (emission then costs nothing).
+func (r *run) traceSink() modeltrace.Sink {
+	o := &r.opts
+	if !o.ValidateTrace && o.TraceExport == nil {
+		return nil
+	}
+	r.trace = &traceSinks{export: o.TraceExport}
+	if o.ValidateTrace {
+		r.trace.v = tla.NewTraceValidator(o.Brokers)
+	}
+	return r.trace
+}
+
+// traceResult records the validation's outcome and a TraceNotInModel
+// violation when the trace was rejected.
+func (r *run) traceResult() {
+	if r.trace == nil || r.trace.v == nil {
+		return
+	}
+	res := r.trace.v.Result()
+	cov := r.trace.v.Coverage()
+	r.res.TraceValidation, r.res.TraceCoverage = &res, &cov
+	if !res.Valid {
+		r.res.Violations = append(r.res.Violations, Violation{Invariant: tla.TraceNotInModel, Message: clip(res.Rejection.Error())})
+	}
+}

@@ -1,0 +1,125 @@
+package runner
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/felixsim/felixsim/modeltrace"
+	"github.com/felixsim/felixsim/tla"
+)
+
+// traceDefectSeedsMax bounds the seeds (1..N, default options but 10 s of
+// faults) within which trace validation rejects each planted defect's
+// trace; measured: seed 1 for each of the three.
+const traceDefectSeedsMax = 2
+
+// TestTraceValidationRejectsDefects: the three defects that change what a
+// broker does with a commit produce a trace the model rejects within
+// traceDefectSeedsMax seeds, and the same seed without the defect is
+// valid (so the rejection is the defect's). ack-before-quorum is also
+// rejected on a 1 s run whose end-of-run properties all pass (seed 1: no
+// failover loses the early-acknowledged record).
+func TestTraceValidationRejectsDefects(t *testing.T) {
+	for _, name := range []string{"ack-before-quorum", "commit-if-at-proposal", "commit-as-two-records"} {
+		d, err := ParseDefects(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		caught := false
+		for s := uint64(1); s <= traceDefectSeedsMax && !caught; s++ {
+			o := Options{Seed: s, DurationNs: 10e9, ValidateTrace: true}
+			clean := mustRun(t, o)
+			if !clean.TraceValidation.Valid {
+				t.Fatalf("%s seed %d without the defect: %v", name, s, clean.TraceValidation.Rejection)
+			}
+			o.Defects = d
+			res := mustRun(t, o)
+			if r := res.TraceValidation.Rejection; r != nil {
+				caught = true
+				t.Logf("%s: seed %d rejected at step %d (%s): %s", name, s, r.Step, strings.Join(r.Tried, ","), r.Reason)
+			}
+		}
+		if !caught {
+			t.Errorf("%s: no trace rejected in %d seeds", name, traceDefectSeedsMax)
+		}
+	}
+	d, _ := ParseDefects("ack-before-quorum")
+	res := mustRun(t, Options{Seed: 1, DurationNs: 1e9, ValidateTrace: true, Defects: d})
+	if len(res.Violations) != 1 || res.Violations[0].Invariant != tla.TraceNotInModel {
+		t.Errorf("ack-before-quorum, seed 1, 1 s: want TraceNotInModel alone, got %v", res.Violations)
+	}
+}
+
+func mustRun(t *testing.T, o Options) *Result {
+	t.Helper()
+	res, err := Run(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+// TestTraceValidationRejectsEditedRealTrace: a real run's recorded trace
+// is valid; with one leader's commit mark moved before the followers
+// stored the entry, or one answer moved before its apply, it is rejected
+// at the moved step.
+func TestTraceValidationRejectsEditedRealTrace(t *testing.T) {
+	var rec modeltrace.Recorder
+	res := mustRun(t, Options{Seed: 2, DurationNs: 2e9, ValidateTrace: true, TraceExport: &rec})
+	if !res.TraceValidation.Valid || res.TraceValidation.Steps != len(rec.Steps) {
+		t.Fatalf("recorded trace: %+v, %d steps recorded", res.TraceValidation, len(rec.Steps))
+	}
+	// The first commit mark a leader moves past an entry of its own term:
+	// move it to just after the leader stored that entry.
+	leads := map[uint64]uint64{}
+	commitAt, persistAt := -1, -1
+	for i, s := range rec.Steps {
+		switch s.Kind {
+		case modeltrace.Promote:
+			leads[s.Group*16+s.Broker] = s.Term
+		case modeltrace.Persist:
+			if lt := leads[s.Group*16+s.Broker]; lt != 0 && s.Entries[len(s.Entries)-1].Term == lt && s.Index+uint64(len(s.Entries)) > 2 {
+				persistAt = i
+			}
+		case modeltrace.Commit:
+			p := rec.Steps[max(persistAt, 0)]
+			if persistAt >= 0 && p.Broker == s.Broker && p.Group == s.Group && s.Index >= p.Index && s.Index < p.Index+uint64(len(p.Entries)) && i > persistAt+1 {
+				commitAt = i
+			}
+		}
+		if commitAt >= 0 {
+			break
+		}
+	}
+	if commitAt < 0 {
+		t.Fatal("no leader commit found in the recorded trace")
+	}
+	checkRejected(t, "commit mark moved early", moved(rec.Steps, commitAt, persistAt+1), persistAt+2, "Commit", "no quorum")
+	answerAt := -1
+	for i, s := range rec.Steps {
+		if s.Kind == modeltrace.Answer {
+			answerAt = i
+			break
+		}
+	}
+	checkRejected(t, "answer moved before its apply", moved(rec.Steps, answerAt, answerAt-1), answerAt, "Answer", "applied no entry")
+}
+
+// moved returns a copy of steps with step from moved to position to.
+func moved(steps []modeltrace.Step, from, to int) []modeltrace.Step {
+	s := steps[from]
+	out := append(append([]modeltrace.Step(nil), steps[:from]...), steps[from+1:]...)
+	return append(out[:to], append([]modeltrace.Step{s}, out[to:]...)...)
+}
+
+func checkRejected(t *testing.T, name string, steps []modeltrace.Step, step int, kind, cause string) {
+	t.Helper()
+	v := tla.NewTraceValidator(BrokersDefault)
+	modeltrace.Replay(steps, v)
+	r := v.Result().Rejection
+	if r == nil || r.Step != step || !strings.HasPrefix(r.Text, kind) || !strings.Contains(r.Reason, cause) {
+		t.Errorf("%s: rejection %v; want step %d, a %s step, because %q", name, r, step, kind, cause)
+		return
+	}
+	t.Logf("%s: %v", name, r)
+}
