@@ -118,3 +118,10 @@ func (v *TraceValidator) dispatch(g *traceGroup, s *modeltrace.Step) ([]string, 
 	}
 	return []string{"none"}, fmt.Errorf("unknown step kind %d", uint8(s.Kind))
 }
+
+// ValidateTrace validates a recorded trace of a cluster of brokers brokers.
+func ValidateTrace(steps []modeltrace.Step, brokers int) TraceResult {
+	v := NewTraceValidator(brokers)
+	modeltrace.Replay(steps, v)
+	return v.Result()
+}

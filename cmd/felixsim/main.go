@@ -37,6 +37,7 @@ const gcPercentDefault = 400
 // commands lists every subcommand in help order; adding one is one line.
 var commands = []command{
 	{name: "check-model", summary: "explore the Go mirror of the FelixAtomicCommit TLA+ model", run: checkModelCommand},
+	{name: "check-trace", summary: "validate an exported abstract trace (run --trace-out) against the model", run: checkTraceCommand},
 	{name: "replay", summary: "re-run a saved artifact or plan, check its trace hash, name the first diverging event", run: replayCommand},
 	{name: "run", summary: "run one seed on a simulated cluster under faults, then heal, check every property, print the trace hash", run: runCommand},
 	{name: "sweep", summary: "run many seeds in worker processes and list the failing ones with the command that reproduces each", run: sweepCommand},

@@ -4,11 +4,13 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"github.com/felixsim/felixsim/tla"
 	"io"
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/felixsim/felixsim/modeltrace"
+	"github.com/felixsim/felixsim/tla"
 
 	"github.com/felixsim/felixsim/properties"
 	"github.com/felixsim/felixsim/sim"
@@ -52,7 +54,8 @@ type runOpsJSON struct {
 
 // runHelp is `felixsim run --help` besides the flags.
 var runHelp = help{
-	usage: "run --seed N [--nodes 3] [--streams 1] [--shards 4] [--duration 60s] [--faults LIST|all|none] [--defects LIST] [--plan FILE] [--history FILE] [--out DIR] [--check-determinism] [--json]\n       felixsim run --list-invariants | --list-faults",
+	usage: "run --seed N [--nodes 3] [--streams 1] [--shards 4] [--duration 60s] [--faults LIST|all|none] [--defects LIST] [--plan FILE] [--history FILE] [--out DIR] [--trace-out FILE] [--validate-trace=false] [--check-determinism] [--json]
+       felixsim run --list-invariants | --list-faults",
 	examples: []string{
 		"felixsim run --seed 42                         # one seed, every fault kind, 60 s of faults",
 		"felixsim run --seed 3 --duration 10s --defects commit-as-two-records --json",
@@ -82,6 +85,7 @@ func runCommand(args []string, stdout, stderr io.Writer) int {
 	listInvariants := fs.Bool("list-invariants", false, "print every invariant the run checks, its family and what it states, then exit")
 	listFaults := fs.Bool("list-faults", false, "print the fault kinds (name, meaning, fields with units) and exit")
 	checkDet := fs.Bool("check-determinism", false, "run the seed twice in this process and compare the trace hashes; a mismatch names the first diverging event and exits 3")
+	traceOut := fs.String("trace-out", "", "write the brokers' abstract trace (modeltrace steps, JSON lines) to this file")
 	validateTrace := fs.Bool("validate-trace", true, "validate the brokers' abstract trace against the model FelixAtomicCommit (TraceNotInModel)")
 	if code, done := parseFlags(fs, args, runHelp, stdout, stderr); done {
 		return code
@@ -118,11 +122,28 @@ func runCommand(args []string, stdout, stderr io.Writer) int {
 		opts = artifact.Recording(opts)
 	}
 	opts.ValidateTrace = *validateTrace
+	var export *modeltrace.NDJSON
+	if *traceOut != "" {
+		f, err := os.Create(*traceOut)
+		if err != nil {
+			fmt.Fprintf(stderr, "felixsim run: %v\n", err)
+			return exitUsage
+		}
+		defer f.Close()
+		export = modeltrace.NewNDJSON(f)
+		opts.TraceExport = export
+	}
 	start := time.Now()
 	res, err := runner.Run(opts)
 	wall := time.Since(start)
 	if err != nil {
 		return usageError(stderr, "run", err)
+	}
+	if export != nil {
+		if err := export.Flush(); err != nil {
+			fmt.Fprintf(stderr, "felixsim run: trace export: %v\n", err)
+			return exitUsage
+		}
 	}
 	if *historyFile != "" {
 		if err := writeHistory(*historyFile, res.History); err != nil {
