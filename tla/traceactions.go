@@ -185,7 +185,10 @@ func (v *TraceValidator) persist(g *traceGroup, s *modeltrace.Step) ([]string, e
 	}
 	br.log = append(br.log[:s.Index-1], s.Entries...)
 	br.commit = min(br.commit, uint64(len(br.log)))
-	return nil, nil
+	if len(fresh) > 0 {
+		return []string{"Propose"}, nil
+	}
+	return []string{"Replicate"}, nil
 }
 
 // propose checks that entry k is the leader's own new entry: b leads its
@@ -253,9 +256,11 @@ func (v *TraceValidator) commit(g *traceGroup, s *modeltrace.Step) ([]string, er
 			return tried, fmt.Errorf("broker %d's log differs from the committed prefix at index %d", s.Broker, n)
 		}
 		g.committed = append(g.committed, br.log[len(g.committed):c]...)
+		br.commit = c
+		return []string{"AdvanceCommit"}, nil
 	}
 	br.commit = c
-	return nil, nil
+	return []string{"Replicate"}, nil
 }
 
 // apply is Apply(b): b applies its next committed entry; a write is written

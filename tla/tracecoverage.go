@@ -2,14 +2,23 @@ package tla
 
 import "github.com/felixsim/felixsim/modeltrace"
 
-// TraceCoverage counts the model actions a trace took.
+// TraceCoverage counts the model actions a validated trace took, by the
+// action that explained each step: Persist as Propose or Replicate,
+// Commit as AdvanceCommit or Replicate (a learned mark), Apply by outcome.
 type TraceCoverage struct {
 	Actions map[string]int `json:"actions"`
 }
 
-func (c *TraceCoverage) note(s *modeltrace.Step, g *traceGroup) {
+// note counts step s, explained by action.
+func (c *TraceCoverage) note(s *modeltrace.Step, action string) {
 	if c.Actions == nil {
 		c.Actions = map[string]int{}
 	}
-	c.Actions[s.Kind.String()]++
+	switch s.Kind {
+	case modeltrace.Persist, modeltrace.Commit:
+		action = s.Kind.String() + ":" + action
+	case modeltrace.Apply:
+		action += ":" + s.Outcome.String()
+	}
+	c.Actions[action]++
 }

@@ -81,7 +81,7 @@ func (v *TraceValidator) Step(s *modeltrace.Step) {
 	}
 	tried, err := v.dispatch(g, s)
 	if err == nil {
-		v.coverage.note(s, g)
+		v.coverage.note(s, tried[0])
 		return
 	}
 	state := "answers of broker " + fmt.Sprint(s.Broker)

@@ -41,6 +41,8 @@ type runJSON struct {
 	// TraceValidation is the abstract trace's validation against the
 	// model (absent with --validate-trace=false).
 	TraceValidation *tla.TraceResult `json:"trace_validation,omitempty"`
+	// TraceActions counts the model actions the validated trace took.
+	TraceActions map[string]int `json:"trace_actions,omitempty"`
 }
 
 type runOpsJSON struct {
@@ -270,6 +272,9 @@ func runJSONOf(res *runner.Result, wall time.Duration) runJSON {
 		Retries: res.Retries, Linearizable: res.Linearizable, Faults: len(res.Plan.Faults), Events: res.Events, LostBrokers: res.Inert,
 		SimSeconds: float64(res.SimNs) / 1e9, WallSeconds: wall.Seconds(), Reproduce: res.ReproduceCommand(),
 		TraceValidation: res.TraceValidation}
+	if res.TraceCoverage != nil {
+		out.TraceActions = res.TraceCoverage.Actions
+	}
 	if out.Violations == nil {
 		out.Violations = []runner.Violation{}
 	}
