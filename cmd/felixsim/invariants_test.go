@@ -12,8 +12,8 @@ import (
 // wantInvariants is every invariant `felixsim run --list-invariants` must
 // print, in order, with its family, stated here from the design (the six
 // TLA+ invariants, the history checks, the stored raft logs' and routing
-// checks, then what the runner reports about progress and panics), not
-// read back from the registry.
+// checks, the trace's validation against the model, then what the runner
+// reports about progress and panics), not read back from the registry.
 var wantInvariants = []struct{ name, family string }{
 	{"NoPartialCommit", "safety"},
 	{"VersionIsOffset", "safety"},
@@ -35,6 +35,7 @@ var wantInvariants = []struct{ name, family string }{
 	{"OutboxInOrder", "safety"},
 	{"OutboxNothingUncommitted", "safety"},
 	{"OutboxOffsetMatchesState", "safety"},
+	{"TraceNotInModel", "safety"},
 	{"Liveness", "liveness"},
 	{"Quiesce", "liveness"},
 	{"Crash", "crash"},

@@ -10,12 +10,11 @@ import (
 	"time"
 
 	"github.com/felixsim/felixsim/modeltrace"
-	"github.com/felixsim/felixsim/tla"
-
 	"github.com/felixsim/felixsim/properties"
 	"github.com/felixsim/felixsim/sim"
 	"github.com/felixsim/felixsim/sim/artifact"
 	"github.com/felixsim/felixsim/sim/runner"
+	"github.com/felixsim/felixsim/tla"
 )
 
 // runJSON is the object `felixsim run --json` prints.
@@ -88,7 +87,7 @@ func runCommand(args []string, stdout, stderr io.Writer) int {
 	listFaults := fs.Bool("list-faults", false, "print the fault kinds (name, meaning, fields with units) and exit")
 	checkDet := fs.Bool("check-determinism", false, "run the seed twice in this process and compare the trace hashes; a mismatch names the first diverging event and exits 3")
 	traceOut := fs.String("trace-out", "", "write the brokers' abstract trace (modeltrace steps, JSON lines) to this file")
-	validateTrace := fs.Bool("validate-trace", true, "validate the brokers' abstract trace against the model FelixAtomicCommit (TraceNotInModel)")
+	validateTrace := fs.Bool("validate-trace", true, "validate the brokers' abstract trace against the model FelixAtomicCommit (a rejection is "+string(tla.TraceNotInModel)+")")
 	if code, done := parseFlags(fs, args, runHelp, stdout, stderr); done {
 		return code
 	}
