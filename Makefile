@@ -5,7 +5,7 @@ GO       ?= go
 PKGS     := ./...
 GOFILES   = $(shell git ls-files '*.go' 2>/dev/null || find . -name '*.go')
 
-.PHONY: test lint vet fmt-check bench fuzz sweep tlc build timeline-test
+.PHONY: test lint vet fmt-check bench fuzz sweep tlc tlc-trace build timeline-test
 
 ## test: lint, then every unit, property and bounded simulation test, then
 ## the store and the cluster again with the expensive invariant checks built
@@ -64,3 +64,9 @@ sweep: build
 ## tlc: run TLC on every TLA+ config; needs TLA2TOOLS_JAR (see tla/README.md).
 tlc:
 	@tla/run-tlc.sh
+
+## tlc-trace: validate one raft group of an exported trace (TRACE=FILE from
+## `felixsim run --trace-out`, optional GROUP=g) with TLC and with the Go
+## mirror, and require the same verdict; needs TLA2TOOLS_JAR.
+tlc-trace:
+	@tla/run-tlc-trace.sh "$(TRACE)" "$(GROUP)" "$(NODES)"

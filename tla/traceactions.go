@@ -234,8 +234,8 @@ func (v *TraceValidator) commit(g *traceGroup, s *modeltrace.Step) ([]string, er
 	if c < br.commit {
 		return tried, fmt.Errorf("commit mark %d moves back from %d", c, br.commit)
 	}
-	if c > uint64(len(br.log)) {
-		return tried, fmt.Errorf("commit mark %d is past the stored log's end %d", c, len(br.log))
+	if c < 1 || c > uint64(len(br.log)) {
+		return tried, fmt.Errorf("commit mark %d is outside the stored log 1..%d", c, len(br.log))
 	}
 	e := br.log[c-1]
 	learned := c <= uint64(len(g.committed)) && g.committed[c-1] == e
@@ -252,8 +252,8 @@ func (v *TraceValidator) commit(g *traceGroup, s *modeltrace.Step) ([]string, er
 		if 2*holders <= v.brokers {
 			return tried, fmt.Errorf("only %d of %d brokers store entry %d (term %d) on disk: no quorum", holders, v.brokers, c, e.Term)
 		}
-		if n := len(g.committed); br.log[n-1] != g.committed[n-1] {
-			return tried, fmt.Errorf("broker %d's log differs from the committed prefix at index %d", s.Broker, n)
+		if n := len(g.committed); c <= uint64(n) || br.log[n-1] != g.committed[n-1] {
+			return tried, fmt.Errorf("broker %d's log differs from the committed prefix 1..%d", s.Broker, n)
 		}
 		g.committed = append(g.committed, br.log[len(g.committed):c]...)
 		br.commit = c

@@ -107,6 +107,11 @@ func TestTraceValidatorRejectsHandEdits(t *testing.T) {
 		{"committed entry overwritten by an entry of a term no one leads", func(s []modeltrace.Step) []modeltrace.Step {
 			return append(s, modeltrace.Step{Kind: modeltrace.Persist, Broker: 2, Group: tgroup, Index: 3, Entries: []modeltrace.Entry{{Term: 3}}})
 		}, 18, "Persist broker 2 group 2: entries 3..3", "never sent by a leader"},
+		{"commit mark 0 (a malformed step: refused, no panic)", func(s []modeltrace.Step) []modeltrace.Step {
+			s[0].CommitMark, s[0].Applied = 0, 0
+			s[10].Index = 0
+			return s
+		}, 11, "Commit broker 1 group 2: commit mark 0", "outside the stored log"},
 	}
 	for _, c := range cases {
 		res := validate(c.edit(goodTrace()))

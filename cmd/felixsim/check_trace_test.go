@@ -20,6 +20,14 @@ func TestCheckTrace(t *testing.T) {
 	if code := dispatch([]string{"check-trace", path}, &out, &errb); code != exitPass || !strings.Contains(out.String(), `"valid":true`) {
 		t.Fatalf("check-trace: exit %d: %s %s", code, out.String(), errb.String())
 	}
+	dir := t.TempDir()
+	out.Reset()
+	if code := dispatch([]string{"check-trace", "--tla-module", dir, path}, &out, &errb); code != exitPass || !strings.Contains(out.String(), `"group":2`) {
+		t.Fatalf("check-trace --tla-module: exit %d: %s %s", code, out.String(), errb.String())
+	}
+	if m, err := os.ReadFile(filepath.Join(dir, "MCTraceFelixAtomicCommit.tla")); err != nil || !strings.Contains(string(m), "EXTENDS TraceFelixAtomicCommit") {
+		t.Fatalf("generated module: %v", err)
+	}
 	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)

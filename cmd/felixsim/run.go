@@ -55,8 +55,7 @@ type runOpsJSON struct {
 
 // runHelp is `felixsim run --help` besides the flags.
 var runHelp = help{
-	usage: "run --seed N [--nodes 3] [--streams 1] [--shards 4] [--duration 60s] [--faults LIST|all|none] [--defects LIST] [--plan FILE] [--history FILE] [--out DIR] [--trace-out FILE] [--validate-trace=false] [--check-determinism] [--json]
-       felixsim run --list-invariants | --list-faults",
+	usage: "run --seed N [--nodes 3] [--streams 1] [--shards 4] [--duration 60s] [--faults LIST|all|none] [--defects LIST] [--plan FILE] [--history FILE] [--out DIR] [--trace-out FILE] [--validate-trace=false] [--check-determinism] [--json]\n       felixsim run --list-invariants | --list-faults",
 	examples: []string{
 		"felixsim run --seed 42                         # one seed, every fault kind, 60 s of faults",
 		"felixsim run --seed 3 --duration 10s --defects commit-as-two-records --json",
