@@ -47,7 +47,10 @@ type explorer struct {
 	seen   map[uint64]struct{}
 	// exact, if not nil, replaces fingerprints by whole states (tests use
 	// it to show the fingerprints collide nowhere in a config).
-	exact   map[State]struct{}
+	exact map[State]struct{}
+	// visit, if not nil, is called with every distinct state (the
+	// model-state coverage projects them).
+	visit   func(*State)
 	next    []State
 	nextIdx []int32
 	res     Result
@@ -120,6 +123,9 @@ func (e *explorer) add(t *State, parent int32, a action) {
 		e.seen[fp] = struct{}{}
 	}
 	e.m.assertWellFormed(t)
+	if e.visit != nil {
+		e.visit(t)
+	}
 	idx := int32(len(e.parent))
 	e.parent = append(e.parent, parent)
 	e.via = append(e.via, a)

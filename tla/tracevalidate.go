@@ -21,7 +21,10 @@ type TraceValidator struct {
 	answers map[answerKey][]answerRec
 	steps   int
 	// Coverage counts the actions taken.
-	coverage   TraceCoverage
+	coverage TraceCoverage
+	// states tracks the projected model states visited (nil unless the
+	// cluster has the projection's three brokers).
+	states     *stateTracker
 	rejection  *TraceRejection
 	afterSteps int
 }
@@ -53,7 +56,21 @@ type TraceResult struct {
 
 // NewTraceValidator validates the trace of a cluster of brokers brokers.
 func NewTraceValidator(brokers int) *TraceValidator {
-	return &TraceValidator{brokers: brokers, groups: map[uint64]*traceGroup{}, answers: map[answerKey][]answerRec{}}
+	v := &TraceValidator{brokers: brokers, groups: map[uint64]*traceGroup{}, answers: map[answerKey][]answerRec{}}
+	if brokers == projectedBrokers {
+		v.states = newStateTracker()
+	}
+	return v
+}
+
+// VisitedStates returns the projected model states the trace visited
+// (ReachableProjected's projection), sorted; nil unless the cluster has
+// three brokers.
+func (v *TraceValidator) VisitedStates() []ProjectedState {
+	if v.states == nil {
+		return nil
+	}
+	return sortedStates(v.states.visited)
 }
 
 // Result reports the steps validated and the first rejection, if any.
@@ -82,6 +99,9 @@ func (v *TraceValidator) Step(s *modeltrace.Step) {
 	tried, err := v.dispatch(g, s)
 	if err == nil {
 		v.coverage.note(s, tried[0])
+		if v.states != nil && g != nil && s.Broker >= 1 && s.Broker <= projectedBrokers {
+			v.states.note(g, s)
+		}
 		return
 	}
 	state := "answers of broker " + fmt.Sprint(s.Broker)

@@ -42,6 +42,9 @@ type runJSON struct {
 	TraceValidation *tla.TraceResult `json:"trace_validation,omitempty"`
 	// TraceActions counts the model actions the validated trace took.
 	TraceActions map[string]int `json:"trace_actions,omitempty"`
+	// ModelStates is the projected model states the trace visited against
+	// the mirror's reachable ones (tla/README.md, "Model coverage").
+	ModelStates *tla.StateCoverage `json:"model_states,omitempty"`
 }
 
 type runOpsJSON struct {
@@ -269,7 +272,7 @@ func runJSONOf(res *runner.Result, wall time.Duration) runJSON {
 		Ops:     runOpsJSON{Total: res.Ops.Total, OK: res.Ops.OK, Refused: res.Ops.Refused, Failed: res.Ops.Failed, Unknown: res.Ops.Unknown, Pending: res.Ops.Pending},
 		Retries: res.Retries, Linearizable: res.Linearizable, Faults: len(res.Plan.Faults), Events: res.Events, LostBrokers: res.Inert,
 		SimSeconds: float64(res.SimNs) / 1e9, WallSeconds: wall.Seconds(), Reproduce: res.ReproduceCommand(),
-		TraceValidation: res.TraceValidation}
+		TraceValidation: res.TraceValidation, ModelStates: res.ModelStates}
 	if res.TraceCoverage != nil {
 		out.TraceActions = res.TraceCoverage.Actions
 	}

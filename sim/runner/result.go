@@ -49,6 +49,10 @@ type Result struct {
 	// the model actions the trace took (nil unless Options.ValidateTrace).
 	TraceValidation *tla.TraceResult
 	TraceCoverage   *tla.TraceCoverage
+	// ModelStates compares the projected model states the trace visited
+	// with the mirror's reachable ones (nil unless the trace was validated
+	// on three brokers).
+	ModelStates *tla.StateCoverage
 	// History is the workload's history when Options.KeepHistory.
 	History *properties.History
 	// Trace is every executed event when Options.RecordTrace (cut at the

@@ -2,8 +2,11 @@ package runner
 
 import (
 	"flag"
+	"slices"
 	"testing"
 	"time"
+
+	"github.com/felixsim/felixsim/tla"
 )
 
 var (
@@ -20,6 +23,7 @@ var (
 func sweep(t *testing.T, n int, durNs int64) (ops int, simNs int64) {
 	t.Helper()
 	idle := 0
+	visited := map[tla.ProjectedState]bool{}
 	for s := 1; s <= n; s++ {
 		o := Options{Seed: uint64(s), DurationNs: durNs, FaultGapMeanNs: durNs / 16, Faults: AllFaults(), ValidateTrace: true}
 		a, err := Run(o)
@@ -31,6 +35,12 @@ func sweep(t *testing.T, n int, durNs int64) (ops int, simNs int64) {
 		}
 		if tv := a.TraceValidation; tv == nil || !tv.Valid || tv.Steps == 0 {
 			t.Fatalf("seed %d: trace validation %+v", s, tv)
+		}
+		if a.ModelStates == nil {
+			t.Fatalf("seed %d: no model-state coverage", s)
+		}
+		for _, p := range a.ModelStates.States {
+			visited[p] = true
 		}
 		o.ValidateTrace = false
 		b, err := Run(o)
@@ -54,6 +64,7 @@ func sweep(t *testing.T, n int, durNs int64) (ops int, simNs int64) {
 		t.Logf("seed %d: %d faults, %d ops (%d ok, %d unknown), %d retries, %d brokers lost to corruption, hash %016x",
 			s, len(a.Plan.Faults), a.Ops.Total, a.Ops.OK, a.Ops.Unknown, a.Retries, len(a.Inert), a.TraceHash)
 	}
+	logModelStates(t, visited)
 	if idle*100 > n*sweepIdleSeedsPctMax {
 		t.Fatalf("%d of %d seeds had no successful operation (more than %d%%): the workload is not exercising the cluster", idle, n, sweepIdleSeedsPctMax)
 	}
@@ -87,4 +98,24 @@ func TestSweep(t *testing.T) {
 	ops, simNs := sweep(t, *sweepSeeds, sweepDurationNs.Nanoseconds())
 	t.Logf("sweep: %d seeds x 2 runs, 0 violations, %d ops, %.0f simulated s per pass, %.0f wall s",
 		*sweepSeeds, ops, float64(simNs)/1e9, time.Since(start).Seconds())
+}
+
+// logModelStates logs the sweep's projected model states against the
+// mirror's reachable ones, and those it never visited.
+func logModelStates(t *testing.T, set map[tla.ProjectedState]bool) {
+	t.Helper()
+	visited := make([]tla.ProjectedState, 0, len(set))
+	for p := range set {
+		visited = append(visited, p)
+	}
+	slices.Sort(visited)
+	c, err := ModelStateCoverage(visited, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("model states: %d of %d reachable projected states visited (%.1f%%), %d outside the reachable set %v",
+		c.Visited, c.Reachable, 100*c.Fraction, len(c.Outside), c.Outside)
+	if testing.Verbose() {
+		t.Logf("never visited: %v", c.Missed)
+	}
 }

@@ -45,7 +45,29 @@ func (r *run) traceResult() {
 	res := r.trace.v.Result()
 	cov := r.trace.v.Coverage()
 	r.res.TraceValidation, r.res.TraceCoverage = &res, &cov
+	if visited := r.trace.v.VisitedStates(); visited != nil {
+		if c, err := ModelStateCoverage(visited, false); err == nil {
+			r.res.ModelStates = &c
+		}
+	}
 	if !res.Valid {
 		r.res.Violations = append(r.res.Violations, Violation{Invariant: tla.TraceNotInModel, Message: clip(res.Rejection.Error())})
 	}
+}
+
+// reachableProjected caches tla.ReachableProjected: a process runs one
+// simulation at a time, and the main config's projection never changes.
+var reachableProjected []tla.ProjectedState
+
+// ModelStateCoverage compares projected states visited (sorted) with the
+// mirror's reachable ones; withMissed lists those never visited.
+func ModelStateCoverage(visited []tla.ProjectedState, withMissed bool) (tla.StateCoverage, error) {
+	if reachableProjected == nil {
+		r, err := tla.ReachableProjected()
+		if err != nil {
+			return tla.StateCoverage{}, err
+		}
+		reachableProjected = r
+	}
+	return tla.CompareStates(visited, reachableProjected, withMissed), nil
 }

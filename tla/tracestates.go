@@ -1,0 +1,249 @@
+package tla
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/felixsim/felixsim/modeltrace"
+)
+
+// Model-state coverage: which of the model's states a run visited, judged
+// on a projection both the mirror's states and a trace's states map onto.
+// A projected state is one scope's view of its first ProjectedCommits
+// writes on each of three brokers (the main config's bounds: 3 brokers, 2
+// commits): how many of them b's log holds, how many sit below b's commit
+// mark, how many b applied, how many b wrote as records (a refused
+// conditional write is applied but writes none), and whether b leads the
+// newest term. Brokers are interchangeable in the model, so the three
+// per-broker views are sorted. The mirror's reachable set is the
+// projection of every state of the main config (ReachableProjected).
+
+// ProjectedCommits is how many of a scope's writes the projection sees:
+// the main config's MaxCommits.
+const ProjectedCommits = 2
+
+// projectedBrokers is how many brokers the projection holds: the main
+// config's.
+const projectedBrokers = 3
+
+// brokerView is one broker's view of a scope's first writes.
+// Invariant: written <= applied <= committed <= stored <= ProjectedCommits.
+type brokerView struct {
+	stored, committed, applied, written uint8
+	leader                              bool
+}
+
+// code packs the view into 0..161.
+func (v brokerView) code() uint32 {
+	c := ((uint32(v.stored)*3+uint32(v.committed))*3+uint32(v.applied))*3 + uint32(v.written)
+	c *= 2
+	if v.leader {
+		c++
+	}
+	return c
+}
+
+func viewOf(code uint32) brokerView {
+	v := brokerView{leader: code%2 == 1}
+	code /= 2
+	v.written, code = uint8(code%3), code/3
+	v.applied, code = uint8(code%3), code/3
+	v.committed, v.stored = uint8(code%3), uint8(code/3)
+	return v
+}
+
+// ProjectedState is a projected state: the three brokers' views, sorted.
+type ProjectedState uint32
+
+// project packs three views, sorting them.
+func project(vs [projectedBrokers]brokerView) ProjectedState {
+	var c [projectedBrokers]uint32
+	for i, v := range vs {
+		if v.written > v.applied || v.applied > v.committed || v.committed > v.stored || v.stored > ProjectedCommits {
+			panic(fmt.Sprintf("tla: projected view %+v breaks written <= applied <= committed <= stored <= %d", v, ProjectedCommits))
+		}
+		c[i] = v.code()
+	}
+	sort.Slice(c[:], func(i, j int) bool { return c[i] < c[j] })
+	return ProjectedState((c[0]*162+c[1])*162 + c[2])
+}
+
+// String renders the state as three views "s/c/a/w" (stored, committed,
+// applied, written), a leader marked L.
+func (p ProjectedState) String() string {
+	x := uint32(p)
+	codes := [projectedBrokers]uint32{x / (162 * 162), x / 162 % 162, x % 162}
+	parts := make([]string, projectedBrokers)
+	for i, c := range codes {
+		v := viewOf(c)
+		parts[i] = fmt.Sprintf("%d/%d/%d/%d", v.stored, v.committed, v.applied, v.written)
+		if v.leader {
+			parts[i] += "L"
+		}
+	}
+	return "[" + strings.Join(parts, " ") + "]"
+}
+
+// mirrorProjection projects a state of an Atomic config with MaxCommits
+// ProjectedCommits: every log entry is one commit of the one scope.
+func mirrorProjection(s *State) ProjectedState {
+	var vs [projectedBrokers]brokerView
+	for b := range vs {
+		br := &s.b[b]
+		vs[b] = brokerView{stored: br.logLen, committed: br.commit, applied: br.applied, written: br.shardLen, leader: s.leader == uint8(b+1)}
+	}
+	return project(vs)
+}
+
+// ReachableProjected returns the projections of every reachable state of
+// the main config (MCFelixAtomicCommit: Atomic, 3 brokers, 2 commits,
+// MaxTerm 3), sorted.
+func ReachableProjected() ([]ProjectedState, error) {
+	cfg := Configs()[0]
+	cfg.Invariants = false
+	if cfg.Brokers != projectedBrokers || cfg.MaxCommits != ProjectedCommits || cfg.Variant != Atomic {
+		panic(fmt.Sprintf("tla: the main config %v no longer has the projection's bounds", cfg))
+	}
+	seen := map[ProjectedState]bool{}
+	e := &explorer{m: model{cfg: cfg}, visit: func(s *State) { seen[mirrorProjection(s)] = true }}
+	if _, err := exploreWith(e, StatesMax); err != nil {
+		return nil, err
+	}
+	return sortedStates(seen), nil
+}
+
+func sortedStates(set map[ProjectedState]bool) []ProjectedState {
+	out := make([]ProjectedState, 0, len(set))
+	for p := range set { //det:ok sorted below
+		out = append(out, p)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+	return out
+}
+
+// scopeCursor finds, in one broker's log, the raft indexes of a scope's
+// first ProjectedCommits writes; scanned is how much of the log it read.
+type scopeCursor struct {
+	pos     []uint64
+	scanned uint64
+}
+
+// stateTracker projects each scope of each group after every step.
+type stateTracker struct {
+	// cursors[group][tenant][broker]
+	cursors map[uint64]map[string]*[projectedBrokers + 1]scopeCursor
+	visited map[ProjectedState]bool
+}
+
+func newStateTracker() *stateTracker {
+	return &stateTracker{cursors: map[uint64]map[string]*[projectedBrokers + 1]scopeCursor{}, visited: map[ProjectedState]bool{}}
+}
+
+// note projects the scopes of g after step s took effect.
+func (t *stateTracker) note(g *traceGroup, s *modeltrace.Step) {
+	scopes := t.cursors[g.id]
+	if scopes == nil {
+		scopes = map[string]*[projectedBrokers + 1]scopeCursor{}
+		t.cursors[g.id] = scopes
+	}
+	switch s.Kind {
+	case modeltrace.Request:
+		if w := s.Proposed; w != nil && w.Kind.Writes() && scopes[w.Tenant] == nil {
+			scopes[w.Tenant] = &[projectedBrokers + 1]scopeCursor{}
+			t.visited[project([projectedBrokers]brokerView{})] = true
+		}
+	case modeltrace.Persist:
+		for _, cs := range scopes { //det:ok each scope's cursor alone; no order reaches output
+			c := &cs[s.Broker]
+			c.scanned = min(c.scanned, s.Index-1)
+			for len(c.pos) > 0 && c.pos[len(c.pos)-1] >= s.Index {
+				c.pos = c.pos[:len(c.pos)-1]
+			}
+		}
+	case modeltrace.Answer:
+		return
+	}
+	leadTerm := uint64(0)
+	for term := range g.leaders { //det:ok a maximum
+		leadTerm = max(leadTerm, term)
+	}
+	for tenant, cs := range scopes { //det:ok the visited set is sorted before output
+		var vs [projectedBrokers]brokerView
+		for b := uint64(1); b <= projectedBrokers; b++ {
+			vs[b-1] = t.view(g, tenant, &cs[b], b, leadTerm)
+		}
+		t.visited[project(vs)] = true
+	}
+}
+
+// view is broker b's view of tenant's first writes.
+func (t *stateTracker) view(g *traceGroup, tenant string, c *scopeCursor, b, leadTerm uint64) brokerView {
+	if b >= uint64(len(g.brokers)) || g.brokers[b] == nil {
+		return brokerView{}
+	}
+	br := g.brokers[b]
+	for c.scanned < uint64(len(br.log)) && len(c.pos) < ProjectedCommits {
+		c.scanned++
+		if w, ok := g.writes[br.log[c.scanned-1].Digest]; ok && w.w.Tenant == tenant && w.w.Kind.Writes() {
+			c.pos = append(c.pos, c.scanned)
+		}
+	}
+	v := brokerView{stored: uint8(len(c.pos)), leader: br.leads != 0 && br.leads == leadTerm}
+	idx := g.written[tenant]
+	idx = idx[:min(uint64(len(idx)), br.next[tenant])]
+	for _, p := range c.pos {
+		if p <= br.commit {
+			v.committed++
+		}
+		if p <= br.applied {
+			v.applied++
+			if j := sort.Search(len(idx), func(i int) bool { return idx[i] >= p }); j < len(idx) && idx[j] == p {
+				v.written++
+			}
+		}
+	}
+	return v
+}
+
+// StateCoverage compares the projected states a trace (or many) visited
+// with the mirror's reachable ones.
+type StateCoverage struct {
+	// Reachable counts the mirror's projected states; Visited those the
+	// trace visited among them, and Fraction is Visited / Reachable.
+	Reachable int     `json:"reachable"`
+	Visited   int     `json:"visited"`
+	Fraction  float64 `json:"fraction"`
+	// Outside lists visited states the mirror never reaches (the model's
+	// bounds or a difference between model and broker).
+	Outside []string `json:"outside,omitempty"`
+	// Missed lists reachable states never visited (only when asked).
+	Missed []string `json:"missed,omitempty"`
+	// States are the visited states' codes, sorted (to merge runs).
+	States []ProjectedState `json:"states,omitempty"`
+}
+
+// CompareStates measures visited against reachable (both sorted);
+// withMissed lists the reachable states never visited.
+func CompareStates(visited, reachable []ProjectedState, withMissed bool) StateCoverage {
+	in := map[ProjectedState]bool{}
+	for _, p := range visited {
+		in[p] = true
+	}
+	c := StateCoverage{Reachable: len(reachable), States: visited}
+	for _, p := range reachable {
+		if in[p] {
+			c.Visited++
+			delete(in, p)
+		} else if withMissed {
+			c.Missed = append(c.Missed, p.String())
+		}
+	}
+	for _, p := range sortedStates(in) {
+		c.Outside = append(c.Outside, p.String())
+	}
+	if c.Reachable > 0 {
+		c.Fraction = float64(c.Visited) / float64(c.Reachable)
+	}
+	return c
+}
