@@ -44,6 +44,9 @@ type Options struct {
 	FaultGapMeanNs int64
 	// Clients is the number of workload clients (tenants alternate).
 	Clients int
+	// ClientStartSpreadNs spreads the clients' first invocations over the
+	// fault phase (workload.Config.StartSpreadNs); 0 starts them at once.
+	ClientStartSpreadNs int64
 	// LivenessBudgetNs bounds the simulated time from heal until every
 	// shard has a leader and has accepted a commit.
 	LivenessBudgetNs int64
@@ -204,6 +207,8 @@ func (o Options) Validate() error {
 		return fmt.Errorf("run: %d shards refused: need 1..%d", d.Shards, ShardsMax)
 	case d.DurationNs < 0:
 		return fmt.Errorf("run: duration %d ns refused: negative", d.DurationNs)
+	case d.ClientStartSpreadNs < 0:
+		return fmt.Errorf("run: client start spread %d ns refused: negative", d.ClientStartSpreadNs)
 	case d.FaultGapMeanNs < 0 || d.LivenessBudgetNs < 0 || d.QuiesceBudgetNs < 0:
 		return fmt.Errorf("run: fault gap %d ns, liveness budget %d ns, quiesce budget %d ns refused: negative", d.FaultGapMeanNs, d.LivenessBudgetNs, d.QuiesceBudgetNs)
 	case d.Streams*int(d.Shards) > node.ShardGroupsMax:

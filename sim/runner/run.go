@@ -117,7 +117,7 @@ func topology(o *Options) []node.StreamSpec {
 // workloadConfig is the run's workload: its topology from the options,
 // its shape from a given plan's parameters (else the defaults).
 func workloadConfig(o *Options) (workload.Config, error) {
-	c := workload.Config{Brokers: o.Brokers, FirstSimID: o.Brokers, Clients: o.Clients,
+	c := workload.Config{Brokers: o.Brokers, FirstSimID: o.Brokers, Clients: o.Clients, StartSpreadNs: o.ClientStartSpreadNs,
 		Namespace: Namespace, Streams: streamNames(o.Streams), Shards: o.Shards, StopNs: o.DurationNs,
 		WrongRouteHash: o.Defects.WrongRouteHash}
 	if o.Plan == nil {

@@ -67,6 +67,12 @@ type Config struct {
 	StopNs int64
 	// WrongRouteHash plants the client's routing bug (client.Defects).
 	WrongRouteHash bool
+	// StartSpreadNs spreads the clients' first invocations: each client
+	// starts at a time drawn from [1, OpGapMeanNs+StartSpreadNs], so a
+	// tenant's scopes get their first commits while faults strike, not
+	// only in the calm before the first fault (model-state coverage, see
+	// tla/README.md). 0 keeps the first invocation within one gap.
+	StartSpreadNs int64
 	// OpsMax caps the recorded history; at the cap clients invoke nothing
 	// more (overflow policy: refuse new operations). 0 means OpsMaxDefault.
 	OpsMax int
@@ -127,6 +133,8 @@ func (c *Config) validate() error {
 	case c.EntityKeys < 1 || c.OpGapMeanNs < 1 || c.InFlightMax < 1 || c.CallTimeoutNs < 1 || c.OpsMax < 1:
 		return fmt.Errorf("workload: entity keys %d, op gap %d ns, in-flight cap %d, call timeout %d ns, ops cap %d refused: each must be positive",
 			c.EntityKeys, c.OpGapMeanNs, c.InFlightMax, c.CallTimeoutNs, c.OpsMax)
+	case c.StartSpreadNs < 0:
+		return fmt.Errorf("workload: start spread %d ns refused: negative", c.StartSpreadNs)
 	case c.RetryUnknownPct > 100:
 		return fmt.Errorf("workload: retry chance %d%% refused: above 100", c.RetryUnknownPct)
 	}

@@ -14,6 +14,7 @@ const (
 	ParamInFlightMax     = "in_flight_max"
 	ParamOpGapMeanNs     = "op_gap_mean_ns"
 	ParamRetryUnknownPct = "retry_unknown_pct"
+	ParamStartSpreadNs   = "start_spread_ns"
 )
 
 // paramFields maps each parameter to its Config field; sorted by name, as
@@ -34,6 +35,7 @@ func paramFields(c *Config) []struct {
 		{ParamInFlightMax, func() int64 { return int64(c.InFlightMax) }, func(v int64) { c.InFlightMax = int(v) }},
 		{ParamOpGapMeanNs, func() int64 { return c.OpGapMeanNs }, func(v int64) { c.OpGapMeanNs = v }},
 		{ParamRetryUnknownPct, func() int64 { return int64(c.RetryUnknownPct) }, func(v int64) { c.RetryUnknownPct = int(v) }},
+		{ParamStartSpreadNs, func() int64 { return c.StartSpreadNs }, func(v int64) { c.StartSpreadNs = v }},
 	}
 }
 
@@ -69,8 +71,8 @@ func (c Config) WithParams(params []sim.Param) (Config, error) {
 			}
 		}
 		if !found {
-			return Config{}, fmt.Errorf("workload param %q refused: not one of %s, %s, %s, %s, %s, %s", p.Name,
-				ParamCallTimeoutNs, ParamClients, ParamEntityKeys, ParamInFlightMax, ParamOpGapMeanNs, ParamRetryUnknownPct)
+			return Config{}, fmt.Errorf("workload param %q refused: not one of %s, %s, %s, %s, %s, %s, %s", p.Name,
+				ParamCallTimeoutNs, ParamClients, ParamEntityKeys, ParamInFlightMax, ParamOpGapMeanNs, ParamRetryUnknownPct, ParamStartSpreadNs)
 		}
 	}
 	d := out.withDefaults()

@@ -17,7 +17,8 @@ func TestParamsRoundTrip(t *testing.T) {
 			OpGapMeanNs:     rapid.Int64Range(1, 1e10).Draw(t, "gap"),
 			InFlightMax:     rapid.IntRange(1, 64).Draw(t, "inflight"),
 			CallTimeoutNs:   rapid.Int64Range(1, 1e11).Draw(t, "timeout"),
-			RetryUnknownPct: rapid.IntRange(-1, 100).Draw(t, "retry")}
+			RetryUnknownPct: rapid.IntRange(-1, 100).Draw(t, "retry"),
+			StartSpreadNs:   rapid.Int64Range(0, 1e11).Draw(t, "spread")}
 		plan := &sim.Plan{Seed: 1, Nodes: 3, Workload: c.Params()}
 		back, err := sim.ParsePlan(plan.String())
 		if err != nil {
@@ -42,10 +43,11 @@ func TestParamsRoundTrip(t *testing.T) {
 func TestWithParamsRefuses(t *testing.T) {
 	base := Config{Brokers: 3, FirstSimID: 3, Shards: 4}
 	for name, ps := range map[string][]sim.Param{
-		"unknown name":   {{Name: "speed", Value: 1}},
-		"negative gap":   {{Name: ParamOpGapMeanNs, Value: -1}},
-		"retry over 100": {{Name: ParamRetryUnknownPct, Value: 101}},
-		"huge":           {{Name: ParamClients, Value: 1 << 50}},
+		"unknown name":    {{Name: "speed", Value: 1}},
+		"negative gap":    {{Name: ParamOpGapMeanNs, Value: -1}},
+		"retry over 100":  {{Name: ParamRetryUnknownPct, Value: 101}},
+		"negative spread": {{Name: ParamStartSpreadNs, Value: -1}},
+		"huge":            {{Name: ParamClients, Value: 1 << 50}},
 	} {
 		if _, err := base.WithParams(ps); err == nil {
 			t.Errorf("%s: params %v accepted", name, ps)

@@ -65,7 +65,7 @@ func (p *proc) Boot(env simapi.Env) {
 		panic(fmt.Sprintf("workload: client %d: validated config refused: %v", p.index, err))
 	}
 	p.cl = cl
-	env.AfterNs(1+env.Rand().Int63nRange(0, p.w.cfg.OpGapMeanNs), p.step)
+	env.AfterNs(1+env.Rand().Int63nRange(0, p.w.cfg.OpGapMeanNs+p.w.cfg.StartSpreadNs), p.step)
 }
 
 // Receive hands a broker's answer to the client endpoint.
