@@ -14,7 +14,8 @@ var (
 	sweepDurationNs = flag.Duration("sweep-duration", 20*time.Second, "TestSweep: simulated fault phase per seed")
 )
 
-// sweep runs seeds 1..n with every healable fault kind, each twice, and
+// sweep runs seeds 1..n with every healable fault kind (even seeds with
+// the clients' starts spread over the fault phase), each twice, and
 // requires zero violations (liveness after heal included; the first run
 // validates its abstract trace against the model, so TraceNotInModel
 // too) and equal trace hashes (the second run does not trace: emission
@@ -26,6 +27,11 @@ func sweep(t *testing.T, n int, durNs int64) (ops int, simNs int64) {
 	visited := map[tla.ProjectedState]bool{}
 	for s := 1; s <= n; s++ {
 		o := Options{Seed: uint64(s), DurationNs: durNs, FaultGapMeanNs: durNs / 16, Faults: AllFaults(), ValidateTrace: true}
+		if s%2 == 0 {
+			// Even seeds start their clients over the fault phase, so first
+			// commits meet faults (model-state coverage).
+			o.ClientStartSpreadNs = durNs
+		}
 		a, err := Run(o)
 		if err != nil {
 			t.Fatalf("seed %d: %v", s, err)
@@ -64,12 +70,18 @@ func sweep(t *testing.T, n int, durNs int64) (ops int, simNs int64) {
 		t.Logf("seed %d: %d faults, %d ops (%d ok, %d unknown), %d retries, %d brokers lost to corruption, hash %016x",
 			s, len(a.Plan.Faults), a.Ops.Total, a.Ops.OK, a.Ops.Unknown, a.Retries, len(a.Inert), a.TraceHash)
 	}
-	logModelStates(t, visited)
+	if c := logModelStates(t, visited); c.Visited < sweepModelStatesMin {
+		t.Fatalf("the sweep visited %d projected model states, fewer than %d: the traces (or their projection) no longer exercise the model", c.Visited, sweepModelStatesMin)
+	}
 	if idle*100 > n*sweepIdleSeedsPctMax {
 		t.Fatalf("%d of %d seeds had no successful operation (more than %d%%): the workload is not exercising the cluster", idle, n, sweepIdleSeedsPctMax)
 	}
 	return ops, simNs
 }
+
+// sweepModelStatesMin is the fewest projected model states a sweep may
+// visit (3 seeds of 5 s visit about 50, 12 seeds of 10 s about 90).
+const sweepModelStatesMin = 30
 
 // sweepIdleSeedsPctMax is the share of a sweep's seeds, in percent, that
 // may see no successful operation before the sweep fails.
@@ -102,7 +114,7 @@ func TestSweep(t *testing.T) {
 
 // logModelStates logs the sweep's projected model states against the
 // mirror's reachable ones, and those it never visited.
-func logModelStates(t *testing.T, set map[tla.ProjectedState]bool) {
+func logModelStates(t *testing.T, set map[tla.ProjectedState]bool) tla.StateCoverage {
 	t.Helper()
 	visited := make([]tla.ProjectedState, 0, len(set))
 	for p := range set {
@@ -118,4 +130,5 @@ func logModelStates(t *testing.T, set map[tla.ProjectedState]bool) {
 	if testing.Verbose() {
 		t.Logf("never visited: %v", c.Missed)
 	}
+	return c
 }
