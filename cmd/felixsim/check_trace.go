@@ -22,6 +22,17 @@ type checkTraceJSON struct {
 	Module []string `json:"tla_module,omitempty"`
 }
 
+// checkTraceHelp is `felixsim check-trace --help` besides the flags.
+var checkTraceHelp = help{
+	usage: "check-trace [--nodes 3] [--group G] [--tla-module DIR] TRACE.ndjson",
+	examples: []string{
+		"felixsim check-trace trace.ndjson                    # the file of run --seed N --trace-out trace.ndjson",
+		"felixsim check-trace --tla-module /tmp/m trace.ndjson # also one raft group's trace as a TLA+ module for TLC",
+	},
+	exits:      "0 the trace is valid, 1 a step no action of the model explains (TraceNotInModel), 2 bad usage or an unreadable trace",
+	positional: true,
+}
+
 // checkTraceCommand is `felixsim check-trace FILE`: it validates an
 // exported abstract trace (run --trace-out) against the model with the
 // Go mirror's trace mode and prints the result as JSON. With --group or
@@ -30,20 +41,14 @@ type checkTraceJSON struct {
 // (tla/TraceFelixAtomicCommit.tla; make tlc-trace runs both).
 func checkTraceCommand(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("check-trace", flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	nodes := fs.Int("nodes", runner.BrokersDefault, "brokers in the cluster that wrote the trace")
 	group := fs.Int64("group", -1, "judge only this raft group's steps (default with --tla-module: the group of the first rejected step, else the lowest)")
 	moduleDir := fs.String("tla-module", "", "write the group's trace as "+tla.TraceModuleName+".tla and .cfg into this directory")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: felixsim check-trace [--nodes 3] [--group G] [--tla-module DIR] TRACE.ndjson")
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
-		return exitUsage
+	if code, done := parseFlags(fs, args, checkTraceHelp, stdout, stderr); done {
+		return code
 	}
 	if fs.NArg() != 1 || *nodes < 1 {
-		fs.Usage()
-		return exitUsage
+		return usageError(stderr, "check-trace", fmt.Errorf("want one trace file and --nodes >= 1, got %d files and --nodes %d", fs.NArg(), *nodes))
 	}
 	steps, err := readTrace(fs.Arg(0))
 	if err != nil {
