@@ -30,10 +30,14 @@ const (
 	Apply
 	// Answer: a broker answered a client's request.
 	Answer
+	// Snapshot: a broker installed a leader's snapshot at Index (term
+	// Term): its log becomes the committed prefix up to Index, applied
+	// there; Scopes are its scopes' next offsets after the install.
+	Snapshot
 	kindEnd
 )
 
-var kindNames = [...]string{"invalid", "Restart", "Vote", "Promote", "Request", "Persist", "Commit", "Apply", "Answer"}
+var kindNames = [...]string{"invalid", "Restart", "Vote", "Promote", "Request", "Persist", "Commit", "Apply", "Answer", "Snapshot"}
 
 // String names the kind.
 func (k Kind) String() string {
@@ -145,10 +149,11 @@ type Step struct {
 	Kind   Kind   `json:"kind"`
 	Broker uint64 `json:"broker"`
 	Group  uint64 `json:"group"`
-	// Term: Vote, Promote and Request's term; Apply's entry term.
+	// Term: Vote, Promote and Request's term; Apply's entry term;
+	// Snapshot's term.
 	Term uint64 `json:"term,omitempty"`
-	// Index: Persist's and Restart's first entry; Commit's new mark;
-	// Apply's entry.
+	// Index: Persist's and Restart's first entry (Restart's is the stored
+	// snapshot's index); Commit's new mark; Apply's entry; Snapshot's index.
 	Index uint64 `json:"index,omitempty"`
 	// Entries: Persist's and Restart's log entries from Index on.
 	Entries []Entry `json:"entries,omitempty"`
@@ -167,7 +172,7 @@ type Step struct {
 	Outcome Outcome `json:"outcome,omitempty"`
 	Offset  uint64  `json:"offset,omitempty"`
 	// Commit and Applied: Restart's stored commit mark and applied index;
-	// Scopes its scopes' next offsets, sorted by tenant.
+	// Scopes its scopes' next offsets, sorted by tenant (Snapshot's too).
 	CommitMark uint64      `json:"commit,omitempty"`
 	Applied    uint64      `json:"applied,omitempty"`
 	Scopes     []ScopeNext `json:"scopes,omitempty"`
@@ -199,6 +204,8 @@ func (s *Step) String() string {
 		return fmt.Sprintf("%s: entry %d (term %d, proposal %016x): %s at %d", head, s.Index, s.Term, s.Digest, s.Outcome, s.Offset)
 	case Answer:
 		return fmt.Sprintf("%s: client %d request %d: %s at %d", head, s.Client, s.ReqID, s.Outcome, s.Offset)
+	case Snapshot:
+		return fmt.Sprintf("%s: index %d (term %d), %d scopes", head, s.Index, s.Term, len(s.Scopes))
 	}
 	return head
 }

@@ -185,6 +185,7 @@ func (n *Node) persist(b *logstore.Batch, gr *groupReady) {
 			n.fail(fmt.Errorf("node %d: install snapshot: %w", n.cfg.ID, err))
 			return
 		}
+		n.trace.installed(g)
 		w.Snapshot = storedSnapshot(g, rd.Snapshot)
 		if g.id != MetaGroup {
 			w.AppliedIndex = g.applied // the metadata group's is never stored

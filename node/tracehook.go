@@ -87,12 +87,17 @@ func (t *tracer) restart(n *Node) {
 		}
 		first, _ := st.FirstIndex()
 		last, _ := st.LastIndex()
+		snapTerm, err := st.Term(first - 1)
+		if err != nil {
+			panic(fmt.Sprintf("node %d: trace: term of group %d's compaction point %d: %v", t.broker, g.id, first-1, err))
+		}
 		// The snapshot's index is committed, whatever the hard state says.
 		commit := max(hs.GetCommit(), first-1)
 		t.vote[i], t.commit[i] = termVote{hs.GetTerm(), hs.GetVote()}, commit
 		s := modeltrace.Step{Kind: modeltrace.Restart, Group: g.id, Index: first - 1, CommitMark: commit, Applied: g.applied}
-		// The snapshot's index (1 at bootstrap; no compaction) leads the log.
-		s.Entries = append(s.Entries, modeltrace.Entry{Term: 1})
+		// The stored snapshot (the bootstrap one, or the compaction point)
+		// leads the log; its data is not the trace's.
+		s.Entries = append(s.Entries, modeltrace.Entry{Term: snapTerm})
 		if last >= first {
 			es, err := st.Entries(first, last+1, 1<<62)
 			if err != nil {
@@ -102,9 +107,7 @@ func (t *tracer) restart(n *Node) {
 				s.Entries = append(s.Entries, modeltrace.Entry{Term: e.GetTerm(), Digest: modeltrace.Digest(e.GetData())})
 			}
 		}
-		for _, tn := range g.tenants {
-			s.Scopes = append(s.Scopes, modeltrace.ScopeNext{Tenant: tn, Next: g.scopes[tn].NextOffset()})
-		}
+		s.Scopes = scopesOf(g)
 		s.Broker = t.broker
 		t.sink.Step(&s)
 	}
@@ -125,6 +128,11 @@ func (t *tracer) ready(g *raftGroup, rd *raft.Ready) {
 	}
 	// The leader's own entries of its term are at the tail; they follow
 	// its promotion.
+	if !raft.IsEmptySnap(rd.Snapshot) {
+		md := rd.Snapshot.GetMetadata()
+		t.stage(modeltrace.Step{Kind: modeltrace.Snapshot, Group: g.id, Index: md.GetIndex(), Term: md.GetTerm()})
+		t.commit[i] = max(t.commit[i], md.GetIndex())
+	}
 	k := len(rd.Entries)
 	for g.isLeader && k > 0 && rd.Entries[k-1].GetTerm() == term {
 		k--
@@ -253,4 +261,28 @@ func commitOf(tenant string, r *felix.Record) *modeltrace.Write {
 	}
 	c.Digest = h.Sum()
 	return c
+}
+
+// installed completes the staged Snapshot step of g with the scopes the
+// install left.
+func (t *tracer) installed(g *raftGroup) {
+	if t == nil || g.id == MetaGroup {
+		return
+	}
+	for i := len(t.staged) - 1; i >= 0; i-- {
+		if s := &t.staged[i]; s.Kind == modeltrace.Snapshot && s.Group == g.id {
+			s.Scopes = scopesOf(g)
+			return
+		}
+	}
+	panic(fmt.Sprintf("node %d: trace: group %d installed a snapshot its Ready did not stage", t.broker, g.id))
+}
+
+// scopesOf lists g's scopes' next offsets, sorted by tenant.
+func scopesOf(g *raftGroup) []modeltrace.ScopeNext {
+	var out []modeltrace.ScopeNext
+	for _, tn := range g.tenants {
+		out = append(out, modeltrace.ScopeNext{Tenant: tn, Next: g.scopes[tn].NextOffset()})
+	}
+	return out
 }

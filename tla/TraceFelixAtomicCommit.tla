@@ -18,7 +18,8 @@
 (* reported as a deadlock whose last state has i = the refused step.  A    *)
 (* trace followed to its end stutters in Done, and TLC finds no error.     *)
 (* A Restart is the model's Crash followed by its hidden steps (the log's  *)
-(* re-apply up to the stored applied index), taken as one step.            *)
+(* re-apply up to the stored applied index), taken as one step; so is a    *)
+(* Snapshot (a leader's committed prefix installed, and its applies).      *)
 (*                                                                         *)
 (* The Go mirror of this spec is tla.TraceValidator (trace*.go); the make  *)
 (* target tlc-trace runs both on the same trace and requires the same      *)
@@ -83,29 +84,39 @@ LeaderOf(t) == IF t \in DOMAIN leaders THEN leaders[t] ELSE 0
 (* The next offsets re-applying the log up to index a gives each scope.    *)
 Rebuilt(a) == [t \in Tenants |-> Cardinality({o \in 1..Len(written[t]) : written[t][o] <= a})]
 
+(* The scopes a step reports match the next offsets nx re-applying the   *)
+(* log gives, and name every scope with records.                          *)
+ScopesMatch(sc, nx) ==
+    /\ \A j \in 1..Len(sc) : sc[j].next = nx[sc[j].tenant]
+    /\ Cardinality({j \in 1..Len(sc) : sc[j].next > 0}) = Cardinality({t \in Tenants : nx[t] > 0})
+
 (* Crash(b), then the hidden steps that rebuild b from its store: the      *)
-(* stored log keeps every persisted entry (extra ones only entries a       *)
-(* leader sent, or b's own of a term it led); the stored commit mark was   *)
-(* committed; re-applying the log up to the stored applied index gives     *)
-(* each scope's rebuilt next offset.                                       *)
+(* stored log starts at a snapshot (the bootstrap one at index 1, or a     *)
+(* compaction point b had applied) of an entry b held, and keeps every     *)
+(* persisted entry after it (extra ones only entries a leader sent, or     *)
+(* b's own of a term it led); the compacted prefix stays the model's log;  *)
+(* the stored commit mark was committed; re-applying the log up to the     *)
+(* stored applied index gives each scope's rebuilt next offset.            *)
 Restart(s) ==
     LET b == s.b
-        st == s.entries
+        x0 == s.idx
         old == log[b]
+        st == SubSeq(old, 1, x0) \o Tail(s.entries)
         fresh == {x \in (Len(old) + 1)..Len(st) :
                     ~(Sent(<<st[x].term, x>>) /\ proposed[<<st[x].term, x>>].data = st[x].data)}
         c == s.commit
         a == s.applied
         nx == Rebuilt(a)
     IN /\ s.kind = "Restart"
-       /\ s.idx = 1 /\ Len(st) > 0 /\ st[1] = Bootstrap
+       /\ Len(s.entries) > 0 /\ x0 >= 1 /\ x0 <= Len(old)
+       /\ s.entries[1].term = old[x0].term
+       /\ x0 > 1 => x0 <= applied[b]
        /\ Len(st) >= Len(old) /\ SubSeq(st, 1, Len(old)) = old
        /\ \A x \in fresh : LeaderOf(st[x].term) = b
        /\ c <= Len(st)
        /\ c > commit[b] => c <= Len(committed) /\ committed[c] = st[c]
        /\ a <= c
-       /\ \A j \in 1..Len(s.scopes) : s.scopes[j].next = nx[s.scopes[j].tenant]
-       /\ Cardinality({j \in 1..Len(s.scopes) : s.scopes[j].next > 0}) = Cardinality({t \in Tenants : nx[t] > 0})
+       /\ ScopesMatch(s.scopes, nx)
        /\ proposed' = proposed @@ [k \in {<<st[x].term, x>> : x \in fresh} |-> [data |-> st[k[2]].data, prev |-> st[k[2] - 1].term]]
        /\ up' = [up EXCEPT ![b] = TRUE]
        /\ leads' = [leads EXCEPT ![b] = 0]
@@ -115,6 +126,24 @@ Restart(s) ==
        /\ next' = [next EXCEPT ![b] = nx]
        /\ LET Others(r) == r.b /= b IN answers' = SelectSeq(answers, Others)
        /\ UNCHANGED <<writes, committed, votes, leaders, written>>
+
+(* A leader's snapshot installed on b: Replicate of the committed prefix   *)
+(* up to the snapshot's entry, then the hidden applies.  The entry is      *)
+(* committed and past b's commit mark; b's log becomes that prefix,        *)
+(* applied there, its scopes what re-applying it gives.                    *)
+Snapshot(s) ==
+    LET b == s.b
+        x == s.idx
+        nx == Rebuilt(x)
+    IN /\ s.kind = "Snapshot"
+       /\ x >= 1 /\ x <= Len(committed) /\ committed[x].term = s.term
+       /\ x > commit[b]
+       /\ ScopesMatch(s.scopes, nx)
+       /\ log' = [log EXCEPT ![b] = SubSeq(committed, 1, x)]
+       /\ commit' = [commit EXCEPT ![b] = x]
+       /\ applied' = [applied EXCEPT ![b] = x]
+       /\ next' = [next EXCEPT ![b] = nx]
+       /\ UNCHANGED <<up, leads, proposed, writes, committed, votes, leaders, written, answers>>
 
 (* b persists its vote; one vote per broker and term.                      *)
 Vote(s) ==
@@ -290,6 +319,7 @@ TraceStep ==
            \/ LearnCommit(s)
            \/ Apply(s)
            \/ Answer(s)
+           \/ Snapshot(s)
     /\ Taken
 
 (* The whole trace was followed: stutter.                                  *)

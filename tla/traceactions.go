@@ -19,10 +19,17 @@ import (
 // log up to the stored applied index.
 func (v *TraceValidator) restart(g *traceGroup, s *modeltrace.Step) error {
 	br := g.broker(s.Broker)
-	if s.Index != 1 || len(s.Entries) == 0 || s.Entries[0] != (modeltrace.Entry{Term: 1}) {
-		return fmt.Errorf("the stored log must start at the bootstrap snapshot (index 1, term 1)")
+	x0 := s.Index // the stored snapshot's index: 1 at bootstrap, else the compaction point
+	switch {
+	case len(s.Entries) == 0 || x0 < 1 || x0 > uint64(len(br.log)):
+		return fmt.Errorf("the stored log must start at a snapshot of an entry the broker held (index %d, its log 1..%d)", x0, len(br.log))
+	case s.Entries[0].Term != br.log[x0-1].Term:
+		return fmt.Errorf("the stored snapshot at index %d has term %d, but the entry there has term %d", x0, s.Entries[0].Term, br.log[x0-1].Term)
+	case x0 > 1 && x0 > br.applied:
+		return fmt.Errorf("the log was compacted at index %d, past the applied index %d", x0, br.applied)
 	}
-	stored := s.Entries
+	// The compacted prefix stays the model's log; the stored rest follows it.
+	stored := append(append([]modeltrace.Entry(nil), br.log[:x0]...), s.Entries[1:]...)
 	for i := range br.log {
 		if i >= len(stored) || stored[i] != br.log[i] {
 			return fmt.Errorf("the stored log lost or changed persisted entry %d (had term %d)", i+1, br.log[i].Term)
@@ -56,9 +63,31 @@ func (v *TraceValidator) restart(g *traceGroup, s *modeltrace.Step) error {
 		g.proposed[k] = sentEntry{digest: stored[k.index-1].Digest, prevTerm: stored[k.index-2].Term}
 	}
 	br.up, br.leads = true, 0
-	br.log = append(br.log[:0], stored...)
+	br.log = stored
 	br.commit, br.applied, br.next = c, a, next
 	v.dropAnswers(s.Broker)
+	return nil
+}
+
+// snapshot is a leader's snapshot installed on b (Replicate of the
+// committed prefix, then the hidden applies): the snapshot's entry is
+// committed, past b's commit mark; b's log becomes the committed prefix up
+// to it, applied there, and its scopes are what applying that prefix gives.
+func (v *TraceValidator) snapshot(g *traceGroup, s *modeltrace.Step) error {
+	br := g.broker(s.Broker)
+	x := s.Index
+	switch {
+	case x < 1 || x > uint64(len(g.committed)) || g.committed[x-1].Term != s.Term:
+		return fmt.Errorf("the snapshot at index %d (term %d) is of no committed entry (group committed 1..%d)", x, s.Term, len(g.committed))
+	case x <= br.commit:
+		return fmt.Errorf("the snapshot at index %d is not past the commit mark %d", x, br.commit)
+	}
+	next, err := v.rebuild(g, x, s.Scopes)
+	if err != nil {
+		return err
+	}
+	br.log = append(br.log[:0:0], g.committed[:x]...)
+	br.commit, br.applied, br.next = x, x, next
 	return nil
 }
 

@@ -161,6 +161,10 @@ func (t *stateTracker) note(g *traceGroup, s *modeltrace.Step) {
 				c.pos = c.pos[:len(c.pos)-1]
 			}
 		}
+	case modeltrace.Snapshot:
+		for _, cs := range scopes { //det:ok each scope's cursor alone; no order reaches output
+			cs[s.Broker] = scopeCursor{}
+		}
 	case modeltrace.Answer:
 		return
 	}

@@ -135,6 +135,8 @@ func (v *TraceValidator) dispatch(g *traceGroup, s *modeltrace.Step) ([]string, 
 		return []string{"Apply"}, v.apply(g, s)
 	case modeltrace.Answer:
 		return []string{"Answer"}, v.answer(s)
+	case modeltrace.Snapshot:
+		return []string{"Snapshot"}, v.snapshot(g, s)
 	}
 	return []string{"none"}, fmt.Errorf("unknown step kind %d", uint8(s.Kind))
 }

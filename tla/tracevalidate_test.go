@@ -125,3 +125,40 @@ func TestTraceValidatorRejectsHandEdits(t *testing.T) {
 		}
 	}
 }
+
+// TestTraceValidatorCompactionAndSnapshots: after goodTrace, b1 restarts
+// from a store compacted at index 3 (its applied index), and b3, which
+// stored nothing, installs the leader's snapshot of the committed prefix
+// 1..3 (one record of scope acme); both follow the model. Each edit breaks
+// one rule and is refused at that step.
+func TestTraceValidatorCompactionAndSnapshots(t *testing.T) {
+	acme := []modeltrace.ScopeNext{{Tenant: "acme", Next: 1}}
+	restart := modeltrace.Step{Kind: modeltrace.Restart, Broker: 1, Group: tgroup, Index: 3, Entries: []modeltrace.Entry{{Term: 2}}, CommitMark: 3, Applied: 3, Scopes: acme}
+	snap := modeltrace.Step{Kind: modeltrace.Snapshot, Broker: 3, Group: tgroup, Index: 3, Term: 2, Scopes: acme}
+	n := len(goodTrace())
+	if res := validate(append(goodTrace(), restart, snap)); !res.Valid {
+		t.Fatalf("compacted restart and snapshot refused: %v", res.Rejection)
+	}
+	cases := []struct {
+		name  string
+		edit  func(r, s *modeltrace.Step)
+		step  int
+		cause string
+	}{
+		{"compaction point with another term", func(r, s *modeltrace.Step) { r.Entries[0].Term = 1 }, n + 1, "has term 1"},
+		{"compaction point past the log b3 held", func(r, s *modeltrace.Step) { r.Broker = 3 }, n + 1, "an entry the broker held"},
+		{"snapshot of an uncommitted index", func(r, s *modeltrace.Step) { s.Index = 4 }, n + 2, "no committed entry"},
+		{"snapshot with the wrong term", func(r, s *modeltrace.Step) { s.Term = 1 }, n + 2, "no committed entry"},
+		{"snapshot whose scope lost its record", func(r, s *modeltrace.Step) { s.Scopes = nil }, n + 2, "writes records in 1"},
+		{"snapshot on a broker already past it", func(r, s *modeltrace.Step) { s.Broker = 2 }, n + 2, "not past the commit mark"},
+	}
+	for _, c := range cases {
+		r, s := restart, snap
+		r.Entries = append([]modeltrace.Entry(nil), restart.Entries...)
+		c.edit(&r, &s)
+		res := validate(append(goodTrace(), r, s))
+		if res.Valid || res.Rejection.Step != c.step || !strings.Contains(res.Rejection.Reason, c.cause) {
+			t.Errorf("%s: %+v; want step %d refused because %q", c.name, res.Rejection, c.step, c.cause)
+		}
+	}
+}
