@@ -29,7 +29,7 @@ var checkTraceHelp = help{
 		"felixsim check-trace trace.ndjson                    # the file of run --seed N --trace-out trace.ndjson",
 		"felixsim check-trace --tla-module /tmp/m trace.ndjson # also one raft group's trace as a TLA+ module for TLC",
 	},
-	exits:      "0 the trace is valid, 1 a step no action of the model explains (TraceNotInModel), 2 bad usage or an unreadable trace",
+	exits:      "0 the trace is valid, 1 a step no action of the model explains (" + string(tla.TraceNotInModel) + "), 2 bad usage or an unreadable trace",
 	positional: true,
 }
 
