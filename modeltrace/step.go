@@ -95,14 +95,16 @@ const (
 	KindCommit
 	KindCommitIf
 	// KindFetch and KindAck are consumer-group commands, KindOutboxTrim
-	// the outbox relay's: they write no record.
+	// the outbox relay's, KindOperator a broker's own (a fleet feature's
+	// marker, a retention-by-age drop): they write no record.
 	KindFetch
 	KindAck
 	KindOutboxTrim
+	KindOperator
 	commitKindEnd
 )
 
-var commitKindNames = [...]string{"invalid", "publish", "publish_if", "enqueue", "commit", "commit_if", "fetch", "ack", "outbox_trim"}
+var commitKindNames = [...]string{"invalid", "publish", "publish_if", "enqueue", "commit", "commit_if", "fetch", "ack", "outbox_trim", "operator"}
 
 // String names the commit kind as the wire does.
 func (k CommitKind) String() string {

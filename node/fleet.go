@@ -122,14 +122,14 @@ func (n *Node) tickFleet() {
 	}
 	meta := n.raftGroups[0]
 	if v := n.softwareVersion(); n.meta.VersionOf(n.cfg.ID) != v && meta.lead != 0 {
-		n.proposeSilently(meta, &command{kind: cmdSetVersion, node: n.cfg.ID, version: v})
+		n.proposeInternal(meta, &command{kind: cmdSetVersion, node: n.cfg.ID, version: v})
 	}
 	if !n.meta.IsFinalized(FeatureAtomicCommit) {
 		return
 	}
 	for _, g := range n.raftGroups[1:] {
 		if g.isLeader && !g.features.AtomicCommitFinalized {
-			n.proposeSilently(g, &command{kind: cmdFeature, feature: FeatureAtomicCommit})
+			n.proposeInternal(g, &command{kind: cmdFeature, feature: FeatureAtomicCommit})
 		}
 	}
 }

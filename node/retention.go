@@ -115,7 +115,9 @@ func (n *Node) proposeInternal(g *raftGroup, c *command) {
 	}
 	if err := g.rn.Propose(data); err != nil {
 		n.logger.Warningf("group %d: %s proposal dropped: %v", g.id, c.kind, err)
+		return
 	}
+	n.trace.operator(g, c, data)
 }
 
 // applyRetain applies a retain command: drop the scope's records below

@@ -207,6 +207,19 @@ func (t *tracer) request(g *raftGroup, client uint64, req *wire.Request, c *comm
 	t.sink.Step(&s)
 }
 
+// operator emits a broker's own proposal (no client asked for it) as a
+// request for no client: the model lets a broker propose it like a client
+// write that writes no record. Only the broker's legitimate commands come
+// here (proposeInternal); the planted defects' silent proposals do not.
+func (t *tracer) operator(g *raftGroup, c *command, data []byte) {
+	if t == nil || g.id == MetaGroup {
+		return
+	}
+	w := &modeltrace.Write{Tenant: c.scope.Tenant, Kind: modeltrace.KindOperator}
+	t.sink.Step(&modeltrace.Step{Kind: modeltrace.Request, Broker: t.broker, Group: g.id, Term: g.rn.BasicStatus().HardState.GetTerm(),
+		Digest: modeltrace.Digest(data), Asked: w, Proposed: w})
+}
+
 // answer emits an answer to a client's write (other answers are not the
 // model's).
 func (t *tracer) answer(client, reqID uint64, body wire.AnswerBody) {
