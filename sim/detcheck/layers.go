@@ -90,6 +90,10 @@ var layers = map[string]layer{
 		simulated: true},
 	"sim/runner": {may: []string{"felix", "sim", "sim/cluster", "sim/workload", "sim/relay", "node", "properties", "wire", "coverage", "modeltrace", "tla"},
 		simulated: true},
+	// scenario runs scripted broker stories on a cluster and checks them
+	// with the runner's properties; its file I/O lives in cmd and tests.
+	"sim/scenario": {may: []string{"felix", "sim", "sim/cluster", "sim/runner", "node", "client", "properties", "statemachine", "wire"},
+		simulated: true},
 	// timeline draws a run as a page: pure, but fed after the run.
 	"sim/timeline": {may: []string{"felix", "sim", "sim/runner", "properties"}, forbidStd: pureStd},
 	// artifact reads and writes a run's files: not on the simulated path.
@@ -99,7 +103,7 @@ var layers = map[string]layer{
 	// (goroutines, wall clock, os/exec) and speaks to runs only through
 	// the CLI; it reads the invariants' families from properties' registry.
 	"sim/sweep": {may: []string{"properties"}},
-	"cmd/felixsim": {may: []string{"sim", "sim/runner", "sim/sweep", "sim/artifact", "properties", "tla", "coverage", "modeltrace"},
+	"cmd/felixsim": {may: []string{"sim", "sim/runner", "sim/scenario", "sim/sweep", "sim/artifact", "properties", "tla", "coverage", "modeltrace"},
 		external: []string{progressbarModule, termModule}},
 }
 

@@ -1,0 +1,30 @@
+package runner
+
+import (
+	"github.com/felixsim/felixsim/properties"
+	"github.com/felixsim/felixsim/sim/cluster"
+)
+
+// CheckCluster runs, at this instant, every property a run's final check
+// runs that needs no workload or relay: the stored raft logs, routing,
+// the replica properties over a snapshot and every history property and
+// linearizability over h (a caller's own history, such as a scenario's).
+// shardCount is the topology the routing check reads.
+func CheckCluster(c *cluster.Cluster, h *properties.History, shardCount func(namespace, stream string) (uint32, bool)) []Violation {
+	logs := ReplicaLogsOf(c.Snapshot())
+	out := storedLogViolations(c)
+	add := func(name properties.InvariantName, err error) {
+		if err != nil {
+			out = append(out, newViolation(name, err.Error()))
+		}
+	}
+	add(properties.InvariantRoutedToOwningShard, properties.HistoryWritesOnOwningShard(h, logs, shardCount))
+	out = append(out, ReplicaViolations(properties.ClusterScopes(logs), h)...)
+	ref := properties.LongestLogs(logs)
+	for _, hc := range historyChecks {
+		add(hc.name, hc.fn(h, logs, &ref))
+	}
+	lin := properties.HistoryLinearizable(h, &ref, 0)
+	add(properties.InvariantLinearizable, lin.Err())
+	return out
+}

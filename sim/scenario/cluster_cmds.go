@@ -1,0 +1,255 @@
+package scenario
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/felixsim/felixsim/node"
+	"github.com/felixsim/felixsim/sim/cluster"
+	"github.com/felixsim/felixsim/sim/runner"
+	"github.com/felixsim/felixsim/statemachine"
+	"github.com/felixsim/felixsim/wire"
+)
+
+// errNotSupported prefixes commands whose broker feature is not built yet.
+var errNotSupported = errors.New("not supported yet")
+
+func notSupported(what string) error { return fmt.Errorf("%w: %s", errNotSupported, what) }
+
+// errStarted refuses a configuration command once the cluster runs.
+func (r *Runner) errStarted(cmd string) error {
+	if r.c != nil {
+		return fmt.Errorf("%s refused: the cluster is already running (configure it before the first command that uses it)", cmd)
+	}
+	return nil
+}
+
+// cmdBrokers: brokers N [--seed S] [--defect a,b] [--not-finalized]
+// [--version vN] [--compact-min N] [--compact-keep N].
+func (r *Runner) cmdBrokers(a *args) (string, error) {
+	if err := r.errStarted("brokers"); err != nil {
+		return "", err
+	}
+	if s, ok := a.flag("seed"); ok {
+		seed, err := parseUint("seed", s)
+		if err != nil {
+			return "", err
+		}
+		r.cfg.Seed = seed
+	}
+	if s, ok := a.flag("defect"); ok {
+		d, err := runner.ParseDefects(s)
+		if err != nil {
+			return "", err
+		}
+		r.cfg.Defects = d
+	}
+	r.cfg.NotFinalized = a.boolFlag("not-finalized")
+	if s, ok := a.flag("version"); ok {
+		v, err := parseVersion(s)
+		if err != nil {
+			return "", err
+		}
+		r.cfg.BootstrapVersion = v
+	}
+	r.cfg.CompactEntriesMin = a.intFlag("compact-min", 0)
+	r.cfg.CompactKeepEntries = a.intFlag("compact-keep", 0)
+	p := a.positional(1, 1, "brokers N [--seed S] [--defect NAMES] [--not-finalized] [--version vN] [--compact-min N] [--compact-keep N]")
+	if p == nil {
+		return "", nil
+	}
+	n, err := strconv.Atoi(p[0])
+	if err != nil || n < 1 || n > node.PeersMax {
+		return "", fmt.Errorf("brokers %q refused: want 1..%d", p[0], node.PeersMax)
+	}
+	r.cfg.Brokers = n
+	return "ok", nil
+}
+
+// parseVersion reads "v2" or "2".
+func parseVersion(s string) (uint32, error) {
+	n, err := strconv.ParseUint(strings.TrimPrefix(s, "v"), 10, 32)
+	if err != nil || n == 0 {
+		return 0, fmt.Errorf("version %q refused: want v1, v2, ...", s)
+	}
+	return uint32(n), nil
+}
+
+// cmdStreamCreate: stream create NAME [--namespace NS] --shards N
+// --replication R --consistency quorum|ephemeral [--retain N]. Before the
+// cluster starts it adds to the bootstrap topology.
+func (r *Runner) cmdStreamCreate(a *args) (string, error) {
+	ns, ok := a.flag("namespace")
+	if !ok {
+		ns = "orders"
+	}
+	shards := a.intFlag("shards", 1)
+	repl := a.intFlag("replication", 0)
+	consistency, _ := a.flag("consistency")
+	retain := a.intFlag("retain", 1<<20)
+	p := a.positional(1, 1, "stream create NAME [--namespace NS] --shards N --replication R --consistency quorum|ephemeral [--retain N]")
+	if p == nil {
+		return "", nil
+	}
+	if r.c != nil {
+		return "", notSupported("stream create at run time (streams are the bootstrap topology; declare them before the cluster starts)")
+	}
+	brokers := r.cfg.Brokers
+	if brokers == 0 {
+		brokers = cluster.BrokersDefault
+	}
+	if repl != 0 && repl != brokers {
+		return "", fmt.Errorf("replication %d refused: every broker replicates every group, so it must equal the %d brokers", repl, brokers)
+	}
+	kind := statemachine.StreamQuorum
+	switch consistency {
+	case "", "quorum":
+	case "ephemeral":
+		kind = statemachine.StreamEphemeral
+	default:
+		return "", fmt.Errorf("consistency %q refused: want quorum or ephemeral", consistency)
+	}
+	if shards < 1 || retain < 1 {
+		return "", fmt.Errorf("stream %s refused: shards and retain must be at least 1", p[0])
+	}
+	spec := node.StreamSpec{Namespace: ns, Stream: p[0], Shards: uint32(shards), Kind: kind,
+		RetainedLenMax: retain, ReplayWindowLenMax: 1 << 20, GroupsMax: 64, LeasesPerGroupMax: 1024}
+	for _, s := range r.cfg.Streams {
+		if s.Namespace == ns && s.Stream == p[0] {
+			return "", fmt.Errorf("stream %s/%s refused: it exists", ns, p[0])
+		}
+	}
+	r.cfg.Streams = append(r.cfg.Streams, spec)
+	return "ok", nil
+}
+
+// cmdStreamDelete is parsed; the broker cannot delete streams yet.
+func (r *Runner) cmdStreamDelete(a *args) (string, error) {
+	if a.positional(1, 1, "stream delete NAME") == nil {
+		return "", nil
+	}
+	return "", notSupported("stream delete")
+}
+
+// cmdReplace is parsed; membership changes are not in the broker yet.
+func (r *Runner) cmdReplace(a *args) (string, error) {
+	if a.positional(1, 1, "replace broker N") == nil {
+		return "", nil
+	}
+	return "", notSupported("replace broker (membership change)")
+}
+
+// cmdFinalize: finalize FEATURE, an operator request to the metadata leader.
+func (r *Runner) cmdFinalize(a *args) (string, error) {
+	p := a.positional(1, 1, "finalize FEATURE")
+	if p == nil {
+		return "", nil
+	}
+	c, err := r.cluster()
+	if err != nil {
+		return "", err
+	}
+	ans, err := r.probe.Admin(c, &node.AdminRequest{Kind: node.AdminFinalize, Feature: p[0]}, WaitBudgetNs)
+	if err != nil {
+		return "", err
+	}
+	return answerText(ans), nil
+}
+
+// answerText renders a broker's answer to an operator request.
+func answerText(ans *wire.Answer) string {
+	switch b := ans.Body.(type) {
+	case *wire.Acked:
+		return "ok"
+	case *wire.Error:
+		return "refused: " + b.Error()
+	}
+	return fmt.Sprintf("answer %T", ans.Body)
+}
+
+// cmdUpgrade: upgrade broker N --version vN: the broker restarts at the
+// version after the cluster's restart delay.
+func (r *Runner) cmdUpgrade(a *args) (string, error) {
+	vs, ok := a.flag("version")
+	p := a.positional(1, 1, "upgrade broker N --version vN")
+	if p == nil {
+		return "", nil
+	}
+	if !ok {
+		return "", fmt.Errorf("upgrade refused: --version is required")
+	}
+	v, err := parseVersion(vs)
+	if err != nil {
+		return "", err
+	}
+	c, err := r.cluster()
+	if err != nil {
+		return "", err
+	}
+	id, err := r.broker(p[0])
+	if err != nil {
+		return "", err
+	}
+	c.Upgrade(id, v, c.Config().RestartAfterFailNs)
+	return fmt.Sprintf("broker %d restarts at v%d", id, v), nil
+}
+
+// broker resolves a broker word: a raft id, or leader:STREAM/SHARD (or
+// leader:meta) for whoever leads that group now.
+func (r *Runner) broker(w string) (uint64, error) {
+	c, err := r.cluster()
+	if err != nil {
+		return 0, err
+	}
+	if g, ok := strings.CutPrefix(w, "leader:"); ok {
+		group, _, err := r.group(g)
+		if err != nil {
+			return 0, err
+		}
+		id, ok := c.Leader(group)
+		if !ok {
+			return 0, fmt.Errorf("%s has no leader now", g)
+		}
+		return id, nil
+	}
+	n, err := strconv.ParseUint(w, 10, 64)
+	if err != nil || n < 1 || n > uint64(c.Brokers()) {
+		return 0, fmt.Errorf("broker %q refused: want 1..%d or leader:STREAM/SHARD", w, c.Brokers())
+	}
+	return n, nil
+}
+
+// group resolves "meta", "STREAM/SHARD" or "NS/STREAM/SHARD" to a raft
+// group and its stream spec.
+func (r *Runner) group(w string) (uint64, node.StreamSpec, error) {
+	c, err := r.cluster()
+	if err != nil {
+		return 0, node.StreamSpec{}, err
+	}
+	if w == "meta" {
+		return node.MetaGroup, node.StreamSpec{}, nil
+	}
+	parts := strings.Split(w, "/")
+	if len(parts) < 2 || len(parts) > 3 {
+		return 0, node.StreamSpec{}, fmt.Errorf("group %q refused: want STREAM/SHARD, NS/STREAM/SHARD or meta", w)
+	}
+	ns := ""
+	if len(parts) == 3 {
+		ns, parts = parts[0], parts[1:]
+	}
+	shard, err := strconv.ParseUint(parts[1], 10, 32)
+	if err != nil {
+		return 0, node.StreamSpec{}, fmt.Errorf("group %q refused: shard %q is not a number", w, parts[1])
+	}
+	for _, s := range c.Config().Streams {
+		if s.Stream == parts[0] && (ns == "" || ns == s.Namespace) {
+			if uint32(shard) >= s.Shards {
+				return 0, s, fmt.Errorf("group %q refused: stream %s has %d shards", w, s.Stream, s.Shards)
+			}
+			return c.RaftGroupOf(s.Namespace, s.Stream, uint32(shard)), s, nil
+		}
+	}
+	return 0, node.StreamSpec{}, fmt.Errorf("group %q refused: no stream %q", w, parts[0])
+}

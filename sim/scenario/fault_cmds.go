@@ -1,0 +1,259 @@
+package scenario
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/felixsim/felixsim/sim/cluster"
+)
+
+// brokerArg resolves the single broker a fault command names.
+func (r *Runner) brokerArg(a *args, usage string) (*cluster.Cluster, uint64, error) {
+	p := a.positional(1, 1, usage)
+	if p == nil {
+		return nil, 0, nil
+	}
+	c, err := r.cluster()
+	if err != nil {
+		return nil, 0, err
+	}
+	id, err := r.broker(p[0])
+	return c, id, err
+}
+
+// cmdKill: kill N: the broker stops, losing what it had not synced; it
+// stays down until restart.
+func (r *Runner) cmdKill(a *args) (string, error) {
+	c, id, err := r.brokerArg(a, "kill N|leader:STREAM/SHARD")
+	if c == nil || err != nil {
+		return "", err
+	}
+	c.World.Kill(cluster.SimID(id), false, 0)
+	return fmt.Sprintf("broker %d down", id), nil
+}
+
+// cmdDiskTear: disk tear N: the broker stops and its unsynced file tails
+// survive in part, cut at sector granularity; it stays down until restart.
+func (r *Runner) cmdDiskTear(a *args) (string, error) {
+	c, id, err := r.brokerArg(a, "disk tear N")
+	if c == nil || err != nil {
+		return "", err
+	}
+	c.World.Kill(cluster.SimID(id), true, 0)
+	return fmt.Sprintf("broker %d down, unsynced tails torn", id), nil
+}
+
+// cmdCrash: crash N at OPERATION is parsed; crash points at disk
+// operations are not in the world yet.
+func (r *Runner) cmdCrash(a *args) (string, error) {
+	p := a.positional(3, 3, "crash N at fsync|write|rename")
+	if p == nil {
+		return "", nil
+	}
+	if p[1] != "at" {
+		return "", fmt.Errorf("crash refused: want \"crash N at OPERATION\"")
+	}
+	return "", notSupported("crash at a disk operation (" + p[2] + ")")
+}
+
+// cmdRestart: restart N boots a down broker now.
+func (r *Runner) cmdRestart(a *args) (string, error) {
+	c, id, err := r.brokerArg(a, "restart N")
+	if c == nil || err != nil {
+		return "", err
+	}
+	if c.World.Up(cluster.SimID(id)) {
+		return "", fmt.Errorf("restart %d refused: broker %d is not down", id, id)
+	}
+	c.World.Restart(cluster.SimID(id))
+	return fmt.Sprintf("broker %d booting", id), nil
+}
+
+// cmdPause: pause N freezes the broker; what it is sent waits.
+func (r *Runner) cmdPause(a *args) (string, error) {
+	c, id, err := r.brokerArg(a, "pause N|leader:STREAM/SHARD")
+	if c == nil || err != nil {
+		return "", err
+	}
+	c.World.Pause(cluster.SimID(id), 0)
+	return fmt.Sprintf("broker %d paused", id), nil
+}
+
+// cmdResume: resume N lets a paused broker run.
+func (r *Runner) cmdResume(a *args) (string, error) {
+	c, id, err := r.brokerArg(a, "resume N")
+	if c == nil || err != nil {
+		return "", err
+	}
+	c.World.Resume(cluster.SimID(id))
+	return fmt.Sprintf("broker %d resumed", id), nil
+}
+
+// cmdPartition: partition A... | B... cuts every link between the two
+// sides (clients keep their links to every broker).
+func (r *Runner) cmdPartition(a *args) (string, error) {
+	p := a.positional(3, -1, "partition N... | N...")
+	if p == nil {
+		return "", nil
+	}
+	bar := -1
+	for i, w := range p {
+		if w == "|" {
+			if bar >= 0 {
+				return "", fmt.Errorf("partition refused: more than one '|'")
+			}
+			bar = i
+		}
+	}
+	if bar <= 0 || bar == len(p)-1 {
+		return "", fmt.Errorf("partition refused: want brokers on both sides of '|'")
+	}
+	c, err := r.cluster()
+	if err != nil {
+		return "", err
+	}
+	var left, right []uint64
+	for i, w := range p {
+		if i == bar {
+			continue
+		}
+		id, err := r.broker(w)
+		if err != nil {
+			return "", err
+		}
+		if i < bar {
+			left = append(left, id)
+		} else {
+			right = append(right, id)
+		}
+	}
+	for _, x := range left {
+		for _, y := range right {
+			if x == y {
+				return "", fmt.Errorf("partition refused: broker %d is on both sides", x)
+			}
+			c.World.Partition(cluster.SimID(x), cluster.SimID(y))
+		}
+	}
+	return fmt.Sprintf("partitioned %s | %s", ids(left), ids(right)), nil
+}
+
+func ids(xs []uint64) string {
+	var s []string
+	for _, x := range xs {
+		s = append(s, fmt.Sprint(x))
+	}
+	return strings.Join(s, " ")
+}
+
+// cmdHeal removes every partition and clock fault.
+func (r *Runner) cmdHeal(a *args) (string, error) {
+	if a.positional(0, 0, "heal") == nil && a.e != nil {
+		return "", nil
+	}
+	c, err := r.cluster()
+	if err != nil {
+		return "", err
+	}
+	c.World.Heal()
+	return "healed", nil
+}
+
+// cmdClockJump: clock jump N +5s moves the broker's local clock.
+func (r *Runner) cmdClockJump(a *args) (string, error) {
+	p := a.positional(2, 2, "clock jump N +DURATION|-DURATION")
+	if p == nil {
+		return "", nil
+	}
+	d, err := parseDurationNs(p[1], true)
+	if err != nil {
+		return "", err
+	}
+	c, err := r.cluster()
+	if err != nil {
+		return "", err
+	}
+	id, err := r.broker(p[0])
+	if err != nil {
+		return "", err
+	}
+	c.World.ClockJump(cluster.SimID(id), d)
+	return fmt.Sprintf("broker %d clock %s", id, p[1]), nil
+}
+
+// cmdAdvance: advance DURATION runs the world that long.
+func (r *Runner) cmdAdvance(a *args) (string, error) {
+	p := a.positional(1, 1, "advance DURATION")
+	if p == nil {
+		return "", nil
+	}
+	d, err := parseDurationNs(p[0], false)
+	if err != nil {
+		return "", err
+	}
+	if d > AdvanceMaxNs {
+		return "", fmt.Errorf("advance %s refused: at most %s", p[0], formatNs(AdvanceMaxNs))
+	}
+	c, err := r.cluster()
+	if err != nil {
+		return "", err
+	}
+	c.World.RunFor(d)
+	return "t=" + formatNs(c.World.NowNs()), nil
+}
+
+// cmdStabilize runs the world until every group has a leader and every
+// running broker has applied what its group committed.
+func (r *Runner) cmdStabilize(a *args) (string, error) {
+	if a.positional(0, 0, "stabilize") == nil && a.e != nil {
+		return "", nil
+	}
+	c, err := r.cluster()
+	if err != nil {
+		return "", err
+	}
+	err = c.World.RunUntil(func() (bool, string) {
+		if ok, why := c.AllLed(); !ok {
+			return false, why
+		}
+		return caughtUp(c)
+	}, WaitBudgetNs)
+	if err != nil {
+		return "", err
+	}
+	return "stable", nil
+}
+
+// caughtUp reports whether every running broker has applied every group's
+// commit index as the group's leader knows it.
+func caughtUp(c *cluster.Cluster) (bool, string) {
+	snap := c.Snapshot()
+	commit := map[uint64]uint64{}
+	for _, rs := range snap.Replicas {
+		for _, g := range rs.RaftGroups {
+			if g.Leader {
+				commit[g.ID] = max(commit[g.ID], g.Commit)
+			}
+		}
+	}
+	for _, rs := range snap.Replicas {
+		for _, g := range rs.RaftGroups {
+			if g.Applied < commit[g.ID] {
+				return false, fmt.Sprintf("broker %d applied %d of group %d's %d", rs.Node, g.Applied, g.ID, commit[g.ID])
+			}
+		}
+	}
+	return true, ""
+}
+
+// cmdTime prints the simulated time.
+func (r *Runner) cmdTime(a *args) (string, error) {
+	if a.positional(0, 0, "time") == nil && a.e != nil {
+		return "", nil
+	}
+	c, err := r.cluster()
+	if err != nil {
+		return "", err
+	}
+	return "t=" + formatNs(c.World.NowNs()), nil
+}

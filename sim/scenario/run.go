@@ -1,0 +1,181 @@
+package scenario
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/felixsim/felixsim/client"
+	"github.com/felixsim/felixsim/node"
+	"github.com/felixsim/felixsim/properties"
+	"github.com/felixsim/felixsim/sim"
+	"github.com/felixsim/felixsim/sim/cluster"
+)
+
+// Options change how a scenario runs without editing it.
+type Options struct {
+	// DefectsOff runs the scenario with every planted defect off, whatever
+	// its brokers command asks (a defect scenario must then differ).
+	DefectsOff bool
+}
+
+// Runner is one scenario's state: the cluster once built, its clients and
+// the history of every client call.
+type Runner struct {
+	opts Options
+	cfg  cluster.Config
+	// c is nil until the first command that needs a cluster builds it.
+	c      *cluster.Cluster
+	probe  *cluster.Probe
+	client map[string]*cluster.ClientProc
+	// callTimeoutNs is every client's call timeout.
+	callTimeoutNs int64
+	hist          properties.History
+}
+
+// ClientNames are the scenario's clients, in sim-id order; "a" is the default.
+var ClientNames = []string{"a", "b"}
+
+// Scenario defaults.
+const (
+	// SeedDefault is the world seed unless `brokers --seed` says otherwise.
+	SeedDefault = 1
+	// CallTimeoutNsDefault is each client call's deadline.
+	CallTimeoutNsDefault = 2_000_000_000
+	// WaitBudgetNs bounds how long a command runs the world for its answer.
+	WaitBudgetNs = 10_000_000_000
+	// AdvanceMaxNs bounds one advance command.
+	AdvanceMaxNs = 600_000_000_000
+)
+
+// NewRunner returns a runner with no cluster yet.
+func NewRunner(opts Options) *Runner {
+	return &Runner{opts: opts, callTimeoutNs: CallTimeoutNsDefault, cfg: cluster.Config{Seed: SeedDefault, Streams: []node.StreamSpec{}}}
+}
+
+// Close releases the cluster's world.
+func (r *Runner) Close() {
+	if r.c != nil {
+		r.c.Close()
+		r.c = nil
+	}
+}
+
+// handler runs one command; its output is what the scenario checks.
+type handler func(r *Runner, a *args) (string, error)
+
+// commands maps a command's first word (or first two, for "stream create",
+// "group fetch", ...) to its handler.
+var commands map[string]handler
+
+func init() {
+	commands = map[string]handler{
+		// cluster
+		"brokers": (*Runner).cmdBrokers, "stream create": (*Runner).cmdStreamCreate,
+		"stream delete": (*Runner).cmdStreamDelete, "finalize": (*Runner).cmdFinalize,
+		"upgrade broker": (*Runner).cmdUpgrade, "replace broker": (*Runner).cmdReplace,
+		// client
+		"commit": (*Runner).cmdCommit, "commit-if": (*Runner).cmdCommitIf,
+		"publish": (*Runner).cmdPublish, "publish-if": (*Runner).cmdPublishIf,
+		"enqueue": (*Runner).cmdEnqueue, "state-get": (*Runner).cmdStateGet,
+		"sub": (*Runner).cmdSub, "group fetch": (*Runner).cmdGroupFetch, "group ack": (*Runner).cmdGroupAck,
+		// faults
+		"kill": (*Runner).cmdKill, "restart": (*Runner).cmdRestart, "pause": (*Runner).cmdPause,
+		"resume": (*Runner).cmdResume, "partition": (*Runner).cmdPartition, "heal": (*Runner).cmdHeal,
+		"clock jump": (*Runner).cmdClockJump, "disk tear": (*Runner).cmdDiskTear, "crash": (*Runner).cmdCrash,
+		// time
+		"advance": (*Runner).cmdAdvance, "stabilize": (*Runner).cmdStabilize,
+		// inspection
+		"log": (*Runner).cmdLog, "state": (*Runner).cmdState, "raft-log": (*Runner).cmdRaftLog,
+		"leaders": (*Runner).cmdLeaders, "check": (*Runner).cmdCheck, "time": (*Runner).cmdTime,
+	}
+}
+
+// Exec runs one command and returns its output; an error is the command's
+// output too ("error: ..."), so a scenario can show a refusal.
+func (r *Runner) Exec(words []string) string {
+	h, rest, ok := lookup(words)
+	if !ok {
+		return "error: unknown command " + strconv.Quote(words[0])
+	}
+	a := &args{words: rest}
+	out, err := h(r, a)
+	if err == nil {
+		err = a.err()
+	}
+	if err != nil {
+		return "error: " + err.Error()
+	}
+	return strings.TrimRight(out, "\n")
+}
+
+func lookup(words []string) (handler, []string, bool) {
+	if len(words) >= 2 {
+		if h, ok := commands[words[0]+" "+words[1]]; ok {
+			return h, words[2:], true
+		}
+	}
+	h, ok := commands[words[0]]
+	return h, words[1:], ok
+}
+
+// Known reports whether words start with a command name (the parser's
+// check, so a typo is a line error rather than a failed expectation).
+func Known(words []string) bool {
+	_, _, ok := lookup(words)
+	return ok
+}
+
+// Run executes every command of f on a fresh runner and returns the
+// outputs, one per command.
+func Run(f *File, opts Options) []string {
+	r := NewRunner(opts)
+	defer r.Close()
+	out := make([]string, len(f.Commands))
+	for i, c := range f.Commands {
+		out[i] = r.Exec(c.Args)
+	}
+	return out
+}
+
+// cluster returns the cluster, building it on first use from the
+// configuration commands seen so far.
+func (r *Runner) cluster() (*cluster.Cluster, error) {
+	if r.c != nil {
+		return r.c, nil
+	}
+	cfg := r.cfg
+	if len(cfg.Streams) == 0 {
+		cfg.Streams = cluster.DefaultStreams(4)
+	}
+	if cfg.Brokers == 0 {
+		cfg.Brokers = cluster.BrokersDefault
+	}
+	if r.opts.DefectsOff {
+		cfg.Defects = node.Defects{}
+	}
+	probe, spec := cluster.NewProbe("operator")
+	cfg.Extra = []sim.NodeSpec{spec}
+	procs := map[string]*cluster.ClientProc{}
+	ccfg := client.Config{CallTimeoutNs: r.callTimeoutNs, NotLeaderRedirectsMax: 3}
+	for i := 0; i < cfg.Brokers; i++ {
+		ccfg.Brokers = append(ccfg.Brokers, client.NodeID(cluster.RaftID(i)))
+	}
+	for _, s := range cfg.Streams {
+		ccfg.Streams = append(ccfg.Streams, client.StreamShards{Namespace: s.Namespace, Stream: s.Stream, Shards: s.Shards})
+	}
+	for _, name := range ClientNames {
+		p, spec := cluster.NewClientProc("client-"+name, ccfg, 10_000_000)
+		procs[name] = p
+		cfg.Extra = append(cfg.Extra, spec)
+	}
+	c, err := cluster.New(cfg)
+	if err != nil {
+		return nil, err
+	}
+	r.c, r.probe, r.client = c, probe, procs
+	if err := c.World.RunUntil(c.AllLed, WaitBudgetNs); err != nil {
+		return nil, fmt.Errorf("cluster did not elect every leader: %v", err)
+	}
+	return c, nil
+}

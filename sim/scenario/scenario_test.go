@@ -1,0 +1,96 @@
+package scenario
+
+import (
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+var rewrite = flag.Bool("rewrite", false, "rewrite the expected output of the scenario files")
+
+// Dir is where the scenario library lives, relative to this package.
+const dir = "../../testdata/scenarios"
+
+func scenarioFiles(t *testing.T) []string {
+	files, err := filepath.Glob(filepath.Join(dir, "*.txt"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no scenario files in %s: %v", dir, err)
+	}
+	return files
+}
+
+func load(t *testing.T, path string) *File {
+	t.Helper()
+	text, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := Parse(filepath.Base(path), string(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+// TestScenarios runs every scenario file, a subtest each; -rewrite
+// updates the expected output in place.
+func TestScenarios(t *testing.T) {
+	for _, path := range scenarioFiles(t) {
+		t.Run(strings.TrimSuffix(filepath.Base(path), ".txt"), func(t *testing.T) {
+			f := load(t, path)
+			out := Run(f, Options{})
+			if *rewrite {
+				if err := os.WriteFile(path, []byte(Format(f, out)), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			if d := Diff(f, out); d != "" {
+				t.Errorf("scenario output differs:\n%s", d)
+			}
+			for i, c := range f.Commands {
+				if strings.Contains(out[i], errNotSupported.Error()) {
+					t.Errorf("%s:%d: a scenario's expected output is a feature not built yet: %s", f.Name, c.Line, out[i])
+				}
+			}
+		})
+	}
+}
+
+// TestDefectScenariosNeedTheirDefect: each defect-*.txt scenario shows a
+// violation with its defect on (TestScenarios) and none with it off.
+func TestDefectScenariosNeedTheirDefect(t *testing.T) {
+	n := 0
+	for _, path := range scenarioFiles(t) {
+		if !strings.HasPrefix(filepath.Base(path), "defect-") {
+			continue
+		}
+		n++
+		t.Run(strings.TrimSuffix(filepath.Base(path), ".txt"), func(t *testing.T) {
+			f := load(t, path)
+			if !strings.Contains(f.Commands[0].Text, "--defect") {
+				t.Fatalf("%s: its first command plants no defect", f.Name)
+			}
+			on, off := false, false
+			out := Run(f, Options{DefectsOff: true})
+			for i, c := range f.Commands {
+				if c.Args[0] != "check" {
+					continue
+				}
+				on = on || strings.Contains(c.Expected, "violation ")
+				off = off || strings.Contains(out[i], "violation ")
+			}
+			if !on {
+				t.Errorf("%s: no check shows a violation with the defect on", f.Name)
+			}
+			if off {
+				t.Errorf("%s: a check shows a violation with the defect off:\n%s", f.Name, Diff(f, out))
+			}
+		})
+	}
+	if n == 0 {
+		t.Fatal("no defect scenarios")
+	}
+}
