@@ -138,6 +138,50 @@ func (r *Runner) cmdPartition(a *args) (string, error) {
 	return fmt.Sprintf("partitioned %s | %s", ids(left), ids(right)), nil
 }
 
+// cmdBlock: block FROM -> TO cuts one direction of one link; each end is
+// a broker (N or leader:STREAM/SHARD) or a client (a, b). "block 2 -> a"
+// loses broker 2's answers to client a while its requests still arrive.
+func (r *Runner) cmdBlock(a *args) (string, error) {
+	p := a.positional(3, 3, "block FROM -> TO")
+	if p == nil {
+		return "", nil
+	}
+	if p[1] != "->" {
+		return "", fmt.Errorf("block refused: want \"block FROM -> TO\"")
+	}
+	c, err := r.cluster()
+	if err != nil {
+		return "", err
+	}
+	var sims [2]int
+	for k, w := range []string{p[0], p[2]} {
+		if i := clientIndex(w); i >= 0 {
+			sims[k] = c.Brokers() + 1 + i // after the brokers and the operator probe
+			continue
+		}
+		id, err := r.broker(w)
+		if err != nil {
+			return "", err
+		}
+		sims[k] = cluster.SimID(id)
+	}
+	if sims[0] == sims[1] {
+		return "", fmt.Errorf("block refused: both ends are %s", p[0])
+	}
+	c.World.Block(sims[0], sims[1])
+	return fmt.Sprintf("blocked %s -> %s", p[0], p[2]), nil
+}
+
+// clientIndex is the index of client name w, or -1.
+func clientIndex(w string) int {
+	for i, n := range ClientNames {
+		if n == w {
+			return i
+		}
+	}
+	return -1
+}
+
 func ids(xs []uint64) string {
 	var s []string
 	for _, x := range xs {

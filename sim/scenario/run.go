@@ -81,7 +81,7 @@ func init() {
 		"sub": (*Runner).cmdSub, "group fetch": (*Runner).cmdGroupFetch, "group ack": (*Runner).cmdGroupAck,
 		// faults
 		"kill": (*Runner).cmdKill, "restart": (*Runner).cmdRestart, "pause": (*Runner).cmdPause,
-		"resume": (*Runner).cmdResume, "partition": (*Runner).cmdPartition, "heal": (*Runner).cmdHeal,
+		"resume": (*Runner).cmdResume, "partition": (*Runner).cmdPartition, "heal": (*Runner).cmdHeal, "block": (*Runner).cmdBlock,
 		"clock jump": (*Runner).cmdClockJump, "disk tear": (*Runner).cmdDiskTear, "crash": (*Runner).cmdCrash,
 		// time
 		"advance": (*Runner).cmdAdvance, "stabilize": (*Runner).cmdStabilize,
