@@ -142,15 +142,14 @@ func parseDurationNs(s string, signed bool) (int64, error) {
 	return 0, fmt.Errorf("duration %q refused: want an integer and a unit (ns, us, ms, s, m) up to an hour, like %s", s, want)
 }
 
-// formatNs prints a simulated duration or time compactly.
+// formatNs prints a simulated duration or time: whole units when exact,
+// else seconds with nanosecond digits.
 func formatNs(ns int64) string {
 	switch {
 	case ns%1_000_000_000 == 0:
 		return fmt.Sprintf("%ds", ns/1_000_000_000)
 	case ns%1_000_000 == 0:
 		return fmt.Sprintf("%dms", ns/1_000_000)
-	case ns%1_000 == 0:
-		return fmt.Sprintf("%dus", ns/1_000)
 	}
-	return fmt.Sprintf("%dns", ns)
+	return fmt.Sprintf("%d.%09ds", ns/1_000_000_000, ns%1_000_000_000)
 }

@@ -256,14 +256,16 @@ func (r *Runner) cmdStabilize(a *args) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	why := ""
 	err = c.World.RunUntil(func() (bool, string) {
-		if ok, why := c.AllLed(); !ok {
-			return false, why
+		ok := false
+		if ok, why = c.AllLed(); ok {
+			ok, why = caughtUp(c)
 		}
-		return caughtUp(c)
+		return ok, why
 	}, WaitBudgetNs)
 	if err != nil {
-		return "", err
+		return "", fmt.Errorf("not stable within %s: %s", formatNs(WaitBudgetNs), why)
 	}
 	return "stable", nil
 }
