@@ -36,7 +36,7 @@ func (c *Client) Publish(nowNs int64, tenant, namespace, stream string, routingK
 	if err != nil {
 		return nil, err
 	}
-	return sendCall(c, nowNs, q, receipt)
+	return sendCall(c, nowNs, q, publishReceipt)
 }
 
 // PublishIf is Publish written only at expectedOffset, the shard's next.
@@ -170,6 +170,15 @@ func receipt(b wire.AnswerBody) (Receipt, bool) {
 		return Receipt{}, false
 	}
 	return Receipt{Offset: w.Offset}, true
+}
+
+// publishReceipt also takes an ephemeral stream's Acked: a publish there
+// reaches the live subscribers and writes nothing, so it has no offset.
+func publishReceipt(b wire.AnswerBody) (Receipt, bool) {
+	if _, ok := b.(*wire.Acked); ok {
+		return Receipt{Ephemeral: true}, true
+	}
+	return receipt(b)
 }
 
 func conditional(b wire.AnswerBody) (ConditionalWrite, bool) {

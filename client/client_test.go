@@ -323,3 +323,22 @@ func TestMalformedAnswerIsProtocolError(t *testing.T) {
 	require.ErrorIs(t, err, ErrProtocol)
 	require.ErrorContains(t, err, "malformed answer")
 }
+
+// TestEphemeralPublishIsAcked: a publish to an ephemeral stream is answered
+// Acked (the live subscribers got it, nothing was written): the call
+// succeeds with an ephemeral receipt, while a commit answered Acked (which
+// no broker should send) stays an unexpected answer, never a success.
+func TestEphemeralPublishIsAcked(t *testing.T) {
+	c, tr := newTestClient(t, 0)
+	p, err := c.Publish(0, "acme", "orders", "order-events", []byte("rk"), []byte("p"))
+	require.NoError(t, err)
+	answer(t, c, tr, 1, &wire.Acked{})
+	r, err := p.Result()
+	require.NoError(t, err)
+	require.Equal(t, Receipt{Ephemeral: true}, r)
+
+	cp := commitOrder(t, c, 2)
+	answer(t, c, tr, 3, &wire.Acked{})
+	_, err = cp.Result()
+	require.Error(t, err, "a commit answered Acked must not succeed")
+}

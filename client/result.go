@@ -3,7 +3,12 @@ package client
 import "github.com/felixsim/felixsim/felix"
 
 // Receipt is where an unconditional write landed.
-type Receipt struct{ Offset uint64 }
+type Receipt struct {
+	Offset uint64
+	// Ephemeral marks a publish to an ephemeral stream: the live
+	// subscribers got it, nothing was written, and Offset is 0.
+	Ephemeral bool
+}
 
 // ConditionalWrite is the answer to CommitIf or PublishIf: Written or Refused.
 type ConditionalWrite interface {
