@@ -103,7 +103,7 @@ func (n *Node) applyEntry(b *logstore.Batch, g *raftGroup, e *raftpb.Entry, touc
 	}
 	body := n.applyCommand(b, g, &c, touched)
 	n.trace.apply(g, e, body)
-	if c.kind == cmdFetch || c.kind == cmdAck {
+	if c.kind == cmdFetch || c.kind == cmdAck && !n.cfg.Defects.AckNotPersisted {
 		*groupsTouched = append(*groupsTouched, groupTouch{tenant: c.scope.Tenant, name: c.group})
 	}
 	if c.proposer != n.cfg.ID {
@@ -158,17 +158,17 @@ func (n *Node) applyCommand(b *logstore.Batch, g *raftGroup, c *command, touched
 		}
 		return &wire.Acked{}
 	case cmdFetch:
-		ds, err := s.Fetch(statemachine.GroupFetch{Group: c.group, NowNs: c.nowNs, LeaseNs: c.leaseNs, EntriesMax: int(c.entriesMax)})
+		ds, err := s.Fetch(statemachine.GroupFetch{Group: c.group, NowNs: n.fetchNowNs(c), LeaseNs: c.leaseNs, EntriesMax: int(c.entriesMax)})
 		if err != nil {
 			return errorAnswer(err)
 		}
-		out := &wire.Deliveries{LeaseExpiryNs: uint64(c.nowNs + c.leaseNs)}
+		out := &wire.Deliveries{LeaseExpiryNs: uint64(n.fetchNowNs(c) + c.leaseNs)}
 		for _, d := range ds {
 			out.Entries = append(out.Entries, d.Entry)
 		}
 		return out
 	default:
-		if err := s.Ack(statemachine.GroupAck{Group: c.group, Offset: c.offset}); err != nil {
+		if err := n.ack(s, statemachine.GroupAck{Group: c.group, Offset: c.offset}); err != nil {
 			return errorAnswer(err)
 		}
 		return &wire.Acked{}

@@ -105,6 +105,25 @@ type Defects struct {
 	// broker restarted within a term has forgotten whom it voted for and
 	// may vote twice.
 	VoteNotPersisted bool
+	// AckNotPersisted applies a consumer-group ack in memory but leaves
+	// the group's row out of the round's store commit: a restart before
+	// the group's next fetch is written restores its position from before
+	// the ack, so the position moves back.
+	AckNotPersisted bool
+	// RedeliverAcked forgets every ack but the one of the group's oldest
+	// lease (statemachine.Shard.AckOldestOnly): a record whose ack
+	// succeeded is handed out again once its lease expires.
+	RedeliverAcked bool
+	// LeaseByLocalClock judges a fetch's leases by the applying replica's
+	// own clock instead of the time the proposer put in the command:
+	// replicas apply the same fetch at different times, so their leases
+	// (and later what they hand out) diverge.
+	LeaseByLocalClock bool
+	// AckDropsOlderLeases reads an ack as a cumulative offset commit
+	// (statemachine.Shard.AckDropsOlderLeases): every lease below the
+	// acked offset ends with it, so a record handed out in an answer that
+	// was lost is never delivered.
+	AckDropsOlderLeases bool
 	// WrongRouteHash is a client-library bug carried in the same set so
 	// that one list selects every planted bug: the simulated clients
 	// route with FNV-1 (multiply before XOR) instead of FNV-1a. The node

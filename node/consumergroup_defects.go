@@ -1,0 +1,25 @@
+package node
+
+import "github.com/felixsim/felixsim/statemachine"
+
+// fetchNowNs is the time a fetch's leases are judged by: the proposer's
+// clock time carried in the command, so every replica applies the same
+// fetch identically; under the LeaseByLocalClock defect, the applying
+// replica's own clock.
+func (n *Node) fetchNowNs(c *command) int64 {
+	if n.cfg.Defects.LeaseByLocalClock {
+		return n.host.NowNs()
+	}
+	return c.nowNs
+}
+
+// ack applies a group ack to s: Ack, or the planted defect's version.
+func (n *Node) ack(s *statemachine.Shard, cmd statemachine.GroupAck) error {
+	switch {
+	case n.cfg.Defects.RedeliverAcked:
+		return s.AckOldestOnly(cmd)
+	case n.cfg.Defects.AckDropsOlderLeases:
+		return s.AckDropsOlderLeases(cmd)
+	}
+	return s.Ack(cmd)
+}
