@@ -35,6 +35,10 @@ const (
 	InvariantOutboxNothingUncommitted InvariantName = "OutboxNothingUncommitted"
 	InvariantOutboxOffsetMatchesState InvariantName = "OutboxOffsetMatchesState"
 	InvariantTraceNotInModel          InvariantName = "TraceNotInModel"
+	InvariantGroupDeliversEveryRecord InvariantName = "GroupDeliversEveryRecord"
+	InvariantGroupAckedNotRedelivered InvariantName = "GroupAckedNotRedelivered"
+	InvariantGroupPositionMonotonic   InvariantName = "GroupPositionMonotonic"
+	InvariantGroupStateAgreement      InvariantName = "GroupStateAgreement"
 	InvariantLiveness                 InvariantName = "Liveness"
 	InvariantQuiesce                  InvariantName = "Quiesce"
 	InvariantCrash                    InvariantName = "Crash"
@@ -212,6 +216,30 @@ var registry = mustRegistry([]Invariant{
 		Statement: "every step a broker takes (its abstract trace) is explained by an action of the model FelixAtomicCommit",
 		Family:    FamilySafety,
 		Checks:    []string{"tla.TraceValidator.Step"},
+	},
+	{
+		Name:      InvariantGroupDeliversEveryRecord,
+		Statement: "every record committed to a shard (enqueued or published) is handed out to each consumer group drained after heal at least once, with its event",
+		Family:    FamilySafety,
+		Checks:    []string{"properties.HistoryGroupDeliversEveryRecord"},
+	},
+	{
+		Name:      InvariantGroupAckedNotRedelivered,
+		Statement: "a consumer group never hands out an offset again once an ack of it has succeeded (a lease ends at its ack or its expiry, and only an expired, unacked lease is handed out again)",
+		Family:    FamilySafety,
+		Checks:    []string{"properties.HistoryGroupAckedNotRedelivered"},
+	},
+	{
+		Name:      InvariantGroupPositionMonotonic,
+		Statement: "a consumer group's committed position never moves backwards on any broker, across restarts and failovers included",
+		Family:    FamilySafety,
+		Checks:    []string{"properties.GroupPositionsNeverBackwards"},
+	},
+	{
+		Name:      InvariantGroupStateAgreement,
+		Statement: "after quiesce every replica holds the same consumer groups: position, next offset to hand out and leases",
+		Family:    FamilySafety,
+		Checks:    []string{"properties.GroupStatesAgree"},
 	},
 	{
 		Name:      InvariantLiveness,
