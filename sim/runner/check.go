@@ -10,7 +10,7 @@ import (
 // and over the workload's history, recording each failure.
 func (r *run) check() {
 	snap := r.c.Snapshot()
-	h := r.wl.History()
+	h := r.withDrain(r.wl.History())
 	r.hist = h
 	logs := ReplicaLogsOf(snap)
 	r.res.Violations = append(r.res.Violations, r.inRun.take()...)
@@ -21,6 +21,7 @@ func (r *run) check() {
 	for _, c := range historyChecks {
 		r.violate(c.name, c.fn(h, logs, &ref))
 	}
+	r.checkGroups(snap, h, &ref)
 	r.checkLinearizable(h, &ref)
 	ds := r.relay.Sink().Deliveries()
 	for _, c := range outboxChecks {

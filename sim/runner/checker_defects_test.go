@@ -105,7 +105,7 @@ func TestDetectionSweep(t *testing.T) {
 		t.Skip("set FELIXSIM_DETECTION_SEEDS=N to measure seeds-to-detection over seeds 1..N")
 	}
 	only := os.Getenv("FELIXSIM_DETECTION_DEFECTS")
-	for _, dc := range checkerDefectCases {
+	for _, dc := range append(checkerDefectCases[:len(checkerDefectCases):len(checkerDefectCases)], groupDefectCases...) {
 		if only != "" && !slices.Contains(strings.Split(only, ","), dc.defect) {
 			continue
 		}

@@ -21,6 +21,10 @@ var defectNames = []struct {
 	{"no-fsync", func(d *node.Defects) *bool { return &d.NoFsync }},
 	{"keep-stale-suffix", func(d *node.Defects) *bool { return &d.KeepStaleSuffix }},
 	{"vote-not-persisted", func(d *node.Defects) *bool { return &d.VoteNotPersisted }},
+	{"ack-not-persisted", func(d *node.Defects) *bool { return &d.AckNotPersisted }},
+	{"redeliver-acked", func(d *node.Defects) *bool { return &d.RedeliverAcked }},
+	{"lease-by-local-clock", func(d *node.Defects) *bool { return &d.LeaseByLocalClock }},
+	{"ack-drops-older-leases", func(d *node.Defects) *bool { return &d.AckDropsOlderLeases }},
 	{"wrong-route-hash", func(d *node.Defects) *bool { return &d.WrongRouteHash }},
 	{"unscoped-outbox", func(d *node.Defects) *bool { return &d.UnscopedOutbox }},
 }

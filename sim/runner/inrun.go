@@ -33,6 +33,8 @@ type inRun struct {
 	names    []string
 	shard    stateGetter
 	lookupFn properties.StateLookup
+	// groups are the consumer-group positions each broker made durable.
+	groups groupPositions
 }
 
 // stateGetter is the part of a shard Applied reads (the runner does not
@@ -126,6 +128,7 @@ func (ir *inRun) Persisted(p *node.PersistedGroup) {
 		ir.seamBuf = l.Entries[:0]
 		ir.note(properties.InvariantRaftLogTermsMonotonic, properties.StoredLogTermsMonotonic(&l))
 	}
+	ir.groupsPersisted(p)
 }
 
 // Opened checks a broker just rebuilt from its store.
@@ -152,6 +155,7 @@ func (ir *inRun) Opened(n *node.Node) {
 		}
 		ir.note(properties.InvariantRaftLogsAgree, properties.StoredLogsAgree(append(theirs, logs...)))
 	}
+	ir.groupsOpened(n)
 	rl := replicaLogOf(ptr(n.ReplicaState()))
 	for i := range rl.Scopes {
 		ir.note(properties.InvariantStateMatchesLog, properties.StateMatchesLog(&rl.Scopes[i]))

@@ -41,6 +41,8 @@ type run struct {
 	obs *observer
 	// trace is the trace validator and export (nil when both are off).
 	trace *traceSinks
+	// drainSt is what the consumer-group drain after quiesce did.
+	drainSt drainState
 }
 
 // Run performs one run: build, fault phase, heal, liveness, quiesce,
@@ -89,6 +91,7 @@ func (r *run) execute() {
 	r.c.World.Heal()
 	r.liveness()
 	r.quiesce()
+	r.drain()
 	r.check()
 	r.finish()
 }
