@@ -7,8 +7,9 @@ import (
 )
 
 // replayFile reads the whole file, replays its committed transactions and
-// truncates a torn tail.
+// truncates a torn tail, noting in s.recovery what it found there.
 func (s *Store) replayFile() error {
+	s.recovery = Recovery{Kind: RecoveryClean}
 	size, err := s.f.Size()
 	if err != nil {
 		return fmt.Errorf("logstore: size of %s: %w", s.name, err)
@@ -24,13 +25,20 @@ func (s *Store) replayFile() error {
 		s.f.Close()
 		return s.create()
 	}
-	end, err := s.replay(buf)
+	end, tornAt, err := s.replay(buf)
 	if err != nil {
 		return err
 	}
 	s.sizeBytes = int64(end)
 	if end == len(buf) && s.sealMissing == nil {
 		return nil
+	}
+	s.recovery = Recovery{Kind: RecoveryPartial, CutBytes: int64(len(buf) - end)}
+	switch {
+	case s.sealMissing != nil:
+		s.recovery.Kind = RecoverySealRestored
+	case tornAt >= 0:
+		s.recovery.Kind = RecoveryTorn
 	}
 	if err := s.f.Truncate(int64(end)); err != nil {
 		return fmt.Errorf("logstore: truncate torn tail of %s at byte %d: %w", s.name, end, err)
@@ -50,10 +58,11 @@ func (s *Store) replayFile() error {
 }
 
 // replay applies every committed transaction in buf and returns the offset
-// just past the last one.
-func (s *Store) replay(buf []byte) (int, error) {
+// just past the last one, and the offset of a frame the tail ends inside
+// (-1 when the tail after the last transaction is whole frames, or none).
+func (s *Store) replay(buf []byte) (end, tornAt int, err error) {
 	if !hasHeader(buf) {
-		return 0, s.corrupt(0, "file header is not a felixsim logstore version %d header", fileVersion)
+		return 0, -1, s.corrupt(0, "file header is not a felixsim logstore version %d header", fileVersion)
 	}
 	off := len(headerFrame())
 	committed := off
@@ -62,14 +71,14 @@ func (s *Store) replay(buf []byte) (int, error) {
 		kind, p, next, err := parseFrame(buf, off)
 		if err != nil {
 			if c := commitAfter(buf, off); c >= 0 {
-				return 0, s.corrupt(off, "%v, and a committed transaction follows at byte %d", err, c)
+				return 0, -1, s.corrupt(off, "%v, and a committed transaction follows at byte %d", err, c)
 			}
-			return committed, nil // torn tail
+			return committed, off, nil // torn tail
 		}
 		switch kind {
 		case kindCommit:
 			if err := s.replayTxn(buf, committed, off, frames, p); err != nil {
-				return 0, err
+				return 0, -1, err
 			}
 			copyEnd := next + (next - off)
 			if copyEnd <= len(buf) && string(buf[next:copyEnd]) == string(buf[off:next]) {
@@ -79,18 +88,18 @@ func (s *Store) replay(buf []byte) (int, error) {
 			// The marker's copy is missing or damaged: the last transaction
 			// torn between its copies, or corruption if any commit follows.
 			if c := commitAfter(buf, next-1); c >= 0 {
-				return 0, s.corrupt(next, "the commit marker at byte %d lacks its intact copy, and a committed transaction follows at byte %d", off, c)
+				return 0, -1, s.corrupt(next, "the commit marker at byte %d lacks its intact copy, and a committed transaction follows at byte %d", off, c)
 			}
 			s.sealMissing = append([]byte(nil), buf[off:next]...)
-			return next, nil
+			return next, -1, nil
 		case kindHeader:
-			return 0, s.corrupt(off, "a second file header")
+			return 0, -1, s.corrupt(off, "a second file header")
 		default:
 			frames = append(frames, rawFrame{kind: kind, off: off, payload: p})
 		}
 		off = next
 	}
-	return committed, nil
+	return committed, -1, nil
 }
 
 // replayTxn checks a transaction's commit marker, decodes its frames and

@@ -43,6 +43,8 @@ type Store struct {
 	// sealMissing is, during Open, the last marker whose copy recovery
 	// must restore.
 	sealMissing []byte
+	// recovery is what Open found at the file's tail.
+	recovery Recovery
 	// failed, once set, refuses every write.
 	failed  error
 	closed  bool

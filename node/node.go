@@ -381,3 +381,7 @@ func (n *Node) Stats() Stats {
 	}
 	return st
 }
+
+// StoreRecovery is what opening the store found at its file's tail (a
+// transaction a crash left unfinished, and how much was cut).
+func (n *Node) StoreRecovery() logstore.Recovery { return n.store.Recovery() }

@@ -16,6 +16,10 @@ type CrashPolicy func(name string, synced, current []byte) []byte
 // survive.
 func LoseUnsynced(_ string, synced, _ []byte) []byte { return clone(synced) }
 
+// KeepUnsynced is the crash policy of a disk whose cache was flushed just
+// before the power went: every byte written survives, synced or not.
+func KeepUnsynced(_ string, _, current []byte) []byte { return clone(current) }
+
 // SectorBytes is the sector size torn writes are cut at.
 const SectorBytes = 512
 

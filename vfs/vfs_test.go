@@ -114,6 +114,22 @@ func TestTornTailKeepsWholeSectorsOfTheTail(t *testing.T) {
 	require.Equal(t, byte(0xAB), got[SectorBytes-1])
 }
 
+func TestKeepUnsyncedKeepsEveryWrittenByte(t *testing.T) {
+	m := NewMem()
+	f, _ := m.Create("log")
+	_, _ = f.Write([]byte("synced"))
+	require.NoError(t, f.Sync())
+	require.NoError(t, m.SyncDir("."))
+	_, _ = f.Write([]byte("+written"))
+	m.Crash(KeepUnsynced)
+	got, err := ReadAll(m, "log")
+	require.NoError(t, err)
+	require.Equal(t, "synced+written", string(got), "a flushed cache keeps the unsynced bytes")
+	m.Crash(LoseUnsynced)
+	got, _ = ReadAll(m, "log")
+	require.Equal(t, "synced+written", string(got), "what a crash kept is durable from then on")
+}
+
 func TestCorruptByteFlipsDurableBits(t *testing.T) {
 	m := NewMem()
 	f, _ := m.Create("x")
