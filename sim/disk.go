@@ -8,13 +8,20 @@ import (
 )
 
 // diskFaults is one node's disk-fault injector: error rates for fsync and
-// reads, and a per-operation latency charged to the running handler.
+// reads, a per-operation latency charged to the running handler, and an
+// armed crash at a disk operation (see CrashAtDiskOp).
 type diskFaults struct {
 	w            *World
 	node         int
 	fsyncErrPpm  int64
 	readErrPpm   int64
 	latencyMaxNs int64
+	// crashOpsLeft counts down the node's disk-changing operations to the
+	// armed crash (0: none armed); crashModel and crashRestartNs are its
+	// model and restart delay.
+	crashOpsLeft   int64
+	crashModel     CrashModel
+	crashRestartNs int64
 }
 
 var _ Injector = (*diskFaults)(nil)
@@ -23,8 +30,16 @@ var _ Injector = (*diskFaults)(nil)
 // so a plan without disk faults leaves the disk stream untouched.
 func (d *diskFaults) Before(op Op, name string) error {
 	w := d.w
+	if u := w.unwinding; u != nil && u.node == d.node {
+		return fmt.Errorf("%w: %s of %s on node %d refused: the node died at a disk operation", ErrInjected, op, name, d.node)
+	}
 	if d.latencyMaxNs > 0 && w.curNode == d.node {
 		w.busyNs += w.diskRand.Int63nRange(0, d.latencyMaxNs)
+	}
+	if d.crashOpsLeft > 0 && w.curNode == d.node && op.mutates() {
+		if d.crashOpsLeft--; d.crashOpsLeft == 0 {
+			w.crashNow(d, op, name)
+		}
 	}
 	switch op {
 	case OpSync, OpSyncDir:
@@ -39,7 +54,10 @@ func (d *diskFaults) Before(op Op, name string) error {
 	return nil
 }
 
-func (d *diskFaults) heal() { d.fsyncErrPpm, d.readErrPpm, d.latencyMaxNs = 0, 0, 0 }
+func (d *diskFaults) heal() {
+	d.fsyncErrPpm, d.readErrPpm, d.latencyMaxNs = 0, 0, 0
+	d.crashOpsLeft, d.crashModel, d.crashRestartNs = 0, crashModelInvalid, 0
+}
 
 // CorruptSector flips one bit of one byte in a file of node id, in both its
 // current and its synced content, as a bad sector would; a later read sees

@@ -25,6 +25,10 @@ type faultKindSpec struct {
 	lasting bool
 	// shape is how long the fault lasts (see FaultShape).
 	shape FaultShape
+	// aimed makes Generate aim every fault of the kind at a role (when the
+	// knobs name roles) instead of a quarter of them: a kind whose point is
+	// what it does to the role's holder (a deposed leader, say).
+	aimed bool
 	// draw draws the kind's fields after Generate has drawn Node (and
 	// Role) for a kind that uses Node; nil when there is nothing more.
 	draw func(r *prng.Rand, f *FaultEvent, targets []int)

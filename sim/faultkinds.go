@@ -12,9 +12,7 @@ package sim
 // the trace) and its entry. A kind that needs a field the vocabulary lacks
 // adds it here too: a FaultEvent field named with its unit last and a
 // faultFields entry (a new field has no v1 column). The kinds expected next
-// fit that mould: a crash at a disk operation (node, an operation number
-// field, a crash-model field), a replaced disk (node), cutting clients off a
-// broker but not brokers from each other (node), a membership change (node
+// fit that mould: a replaced disk (node), a membership change (node
 // and an add/remove field), a leadership transfer (node and peer), a
 // rolling-upgrade step (node and a version field).
 
@@ -51,6 +49,9 @@ const (
 	FaultReadErr
 	FaultCorrupt
 	FaultDiskLatency
+	FaultCrashAt
+	FaultStrand
+	FaultClientCut
 )
 
 // FaultEvent is one timed fault. AtNs, Kind and Role are every kind's; the
@@ -75,6 +76,8 @@ type FaultEvent struct {
 	DriftPpm     int64
 	Torn         bool
 	DurNs        int64
+	DiskOps      int64
+	CrashModel   CrashModel
 }
 
 // faultFieldID indexes faultFields.
@@ -92,6 +95,8 @@ const (
 	fieldDriftPpm
 	fieldTorn
 	fieldDurNs
+	fieldDiskOps
+	fieldCrashModel
 	faultFieldCount
 )
 
@@ -143,7 +148,34 @@ var faultFields = [faultFieldCount]faultField{
 		doc: "how long until it undoes itself; 0 lasts until a later fault or the heal",
 		get: func(f *FaultEvent) int64 { return f.DurNs },
 		set: func(f *FaultEvent, v int64) { f.DurNs = v }},
+	fieldDiskOps: {key: "disk_ops", unit: &unitOps, min: 1, max: DiskOpsMax,
+		doc: "which of the node's disk-changing operations from now it dies at (1 = the next)",
+		get: func(f *FaultEvent) int64 { return f.DiskOps },
+		set: func(f *FaultEvent, v int64) { f.DiskOps = v }},
+	fieldCrashModel: {key: "crash_model", unit: &unitCrashModel,
+		doc: "what the disk keeps of unsynced bytes: lost, torn (whole sectors of the tail) or kept",
+		get: func(f *FaultEvent) int64 { return int64(f.CrashModel) },
+		set: func(f *FaultEvent, v int64) { f.CrashModel = CrashModel(v) }},
 }
+
+// DiskOpsMax bounds a crash's disk-operation count.
+const DiskOpsMax = 1 << 20
+
+var (
+	unitOps        = fieldUnit{name: "disk operations", format: formatInt, parse: parseInt, check: checkBounds}
+	unitCrashModel = fieldUnit{name: "crash model",
+		format: func(v int64) string { return CrashModel(v).String() },
+		parse: func(s string) (int64, error) {
+			m, err := ParseCrashModel(s)
+			return int64(m), err
+		},
+		check: func(_ *faultField, v int64, _ int) string {
+			if v < 0 || v > 255 || !CrashModel(v).valid() {
+				return "not one of lost, torn, kept"
+			}
+			return ""
+		}}
+)
 
 // msNs is a millisecond, for the draw ranges below.
 const msNs = int64(1_000_000)
@@ -231,6 +263,29 @@ var faultKinds = []faultKindSpec{
 		fields: []faultFieldID{fieldNode, fieldLatencyMaxNs},
 		draw:   func(r *prng.Rand, f *FaultEvent, _ []int) { f.LatencyMaxNs = r.Int63nRange(msNs/10, 50*msNs) },
 		apply:  func(w *World, f FaultEvent) { w.nodes[f.Node].disk.latencyMaxNs = f.LatencyMaxNs }},
+	FaultCrashAt: {shape: ShapeSpan, name: "crashat", doc: "node dies at a disk operation (inside a store commit), before it lands; it boots again after dur_ns",
+		fields: []faultFieldID{fieldNode, fieldDiskOps, fieldCrashModel, fieldDurNs},
+		draw: func(r *prng.Rand, f *FaultEvent, _ []int) {
+			f.DiskOps, f.CrashModel = r.Int63nRange(1, 48), CrashLost+CrashModel(r.Intn(3))
+			f.DurNs = r.Int63nRange(msNs, 2000*msNs)
+		},
+		apply: func(w *World, f FaultEvent) { w.CrashAtDiskOp(f.Node, f.DiskOps, f.CrashModel, f.DurNs) }},
+	FaultStrand: {shape: ShapeSpan, name: "strand", doc: "cut node from the other targets (brokers), not from the exempt (clients), and move its clock by jump_ns; after dur_ns the links and the clock return",
+		fields: []faultFieldID{fieldNode, fieldJumpNs, fieldDurNs}, aimed: true,
+		draw: func(r *prng.Rand, f *FaultEvent, _ []int) {
+			f.JumpNs, f.DurNs = -r.Int63nRange(200*msNs, 3000*msNs), r.Int63nRange(500*msNs, 4000*msNs)
+		},
+		apply: func(w *World, f FaultEvent) {
+			w.ClockJump(f.Node, f.JumpNs)
+			w.CutPeers(f.Node, f.DurNs)
+			if f.DurNs > 0 {
+				w.At(w.nowNs+f.DurNs, uint64(f.Node), func() { w.ClockJump(f.Node, -f.JumpNs) })
+			}
+		}},
+	FaultClientCut: {shape: ShapeSpan, name: "clientcut", doc: "cut node from the exempt nodes (clients), not from the other targets (brokers); the links return after dur_ns",
+		fields: []faultFieldID{fieldNode, fieldDurNs},
+		draw:   func(r *prng.Rand, f *FaultEvent, _ []int) { f.DurNs = r.Int63nRange(100*msNs, 3000*msNs) },
+		apply:  func(w *World, f FaultEvent) { w.CutExempt(f.Node, f.DurNs) }},
 }
 
 // drawPeer draws a peer among targets other than Node.

@@ -123,8 +123,8 @@ var (
 	kindNameRe  = regexp.MustCompile(`^[a-z]+$`)
 	fieldKeyRe  = regexp.MustCompile(`^[a-z]+(_[a-z]+)*$`)
 	v1OnlyOnce  = "maps two fields to v1 column "
-	unitSuffix  = map[*fieldUnit]string{&unitNs: "_ns", &unitPpm: "_ppm"}
-	namedByUnit = map[*fieldUnit]bool{&unitNode: true, &unitMask: true, &unitFlag: true}
+	unitSuffix  = map[*fieldUnit]string{&unitNs: "_ns", &unitPpm: "_ppm", &unitOps: "_ops"}
+	namedByUnit = map[*fieldUnit]bool{&unitNode: true, &unitMask: true, &unitFlag: true, &unitCrashModel: true}
 )
 
 // checkFaultTable checks every row and field of the table: a kind has a
@@ -285,8 +285,8 @@ func TestFaultTableCheckHasTeeth(t *testing.T) {
 		{"two value columns", func() { faultKinds[FaultLoss].fields = []faultFieldID{fieldChancePpm, fieldLatencyMaxNs} }, v1OnlyOnce + "value"},
 		{"unit not last", func() { faultFields[fieldDurNs].key = "dur" }, "does not end with its unit ns"},
 		{"unused field", func() {
-			faultKinds[FaultClockJump].fields, faultKinds[FaultClockJump].draw = []faultFieldID{fieldNode}, nil
-		}, "field jump_ns: no kind uses it"},
+			faultKinds[FaultClockDrift].fields, faultKinds[FaultClockDrift].draw = []faultFieldID{fieldNode}, nil
+		}, "field drift_ppm: no kind uses it"},
 	} {
 		if err := plant(tc.edit); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: checkFaultTable = %v, want %q", tc.name, err, tc.want)

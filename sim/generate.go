@@ -25,7 +25,8 @@ type Knobs struct {
 	// drowning in every fault at once.
 	Swarm bool
 	// Roles, if any, are role names (see FaultEvent.Role) that a quarter of
-	// node-targeting faults aim at instead of a fixed node.
+	// node-targeting faults aim at instead of a fixed node (every fault of
+	// a kind the table marks aimed).
 	Roles []string
 	// Workload is copied into the plan unchanged.
 	Workload []Param
@@ -103,7 +104,7 @@ func drawFault(r *prng.Rand, atNs int64, kind FaultKind, targets []int, k Knobs)
 	f := FaultEvent{AtNs: atNs, Kind: kind}
 	if kind.targetsNode() {
 		f.Node = targets[r.Intn(len(targets))]
-		if len(k.Roles) > 0 && r.Intn(4) == 0 {
+		if len(k.Roles) > 0 && (faultKinds[kind].aimed || r.Intn(4) == 0) {
 			f.Role = k.Roles[r.Intn(len(k.Roles))]
 		}
 	}

@@ -100,9 +100,8 @@ func (w *World) deliver(ev event) {
 		return
 	}
 	w.trace(EvDeliver, ev.node, ev.peer, ev.msg.Digest())
-	w.curNode = n.id
-	n.proc.Receive(int(ev.peer), ev.msg)
-	w.curNode = -1
+	proc := n.proc
+	w.runNode(n, func() { proc.Receive(int(ev.peer), ev.msg) })
 }
 
 // Block cuts the directed link from -> to (a one-way partition).
@@ -160,4 +159,43 @@ func (w *World) SetLinks(edit func(*LinkConfig)) {
 	for i := range w.net.links {
 		edit(&w.net.links[i])
 	}
+}
+
+// CutPeers cuts every link, both ways, between id and the other nodes that
+// are not fault-exempt (a cluster's brokers), and keeps its links with the
+// fault-exempt nodes (the clients): a node its peers cannot reach but its
+// clients can. If restoreAfterNs > 0 those links return that much later.
+func (w *World) CutPeers(id int, restoreAfterNs int64) { w.cutClass(id, false, restoreAfterNs) }
+
+// CutExempt cuts every link, both ways, between id and the fault-exempt
+// nodes (a cluster's clients), and keeps its links with the other nodes:
+// a node its clients cannot reach but its peers can. If restoreAfterNs > 0
+// those links return that much later.
+func (w *World) CutExempt(id int, restoreAfterNs int64) { w.cutClass(id, true, restoreAfterNs) }
+
+// cutClass blocks the links between id and every other node whose
+// fault-exemption is exempt, and schedules their return.
+func (w *World) cutClass(id int, exempt bool, restoreAfterNs int64) {
+	w.node(id)
+	w.setClassBlocked(id, exempt, true)
+	if restoreAfterNs > 0 {
+		detail := uint64(id)<<1 | b2u(exempt)
+		w.At(w.nowNs+restoreAfterNs, detail, func() { w.setClassBlocked(id, exempt, false) })
+	}
+}
+
+func (w *World) setClassBlocked(id int, exempt, blocked bool) {
+	n := w.net.n
+	for o := 0; o < n; o++ {
+		if o != id && w.nodes[o].spec.FaultExempt == exempt {
+			w.net.blocked[id*n+o], w.net.blocked[o*n+id] = blocked, blocked
+		}
+	}
+}
+
+func b2u(b bool) uint64 {
+	if b {
+		return 1
+	}
+	return 0
 }

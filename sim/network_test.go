@@ -184,3 +184,44 @@ func TestLatencyTailIsSlow(t *testing.T) {
 		t.Fatalf("%d of %d messages took the 30%% tail", slow, len(p.recv[1]))
 	}
 }
+
+// TestCutPeersAndCutExemptSplitTheLinkClasses: with node 2 fault-exempt (a
+// client), CutPeers(0) cuts 0<->1 and keeps 0<->2, CutExempt(0) the other
+// way round, each both ways, and the links return after the delay.
+func TestCutPeersAndCutExemptSplitTheLinkClasses(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		cut  func(w *World)
+		// open[i] says whether 0<->i passes while the cut holds.
+		open [3]bool
+	}{
+		{"peers", func(w *World) { w.CutPeers(0, 50_000_000) }, [3]bool{true, false, true}},
+		{"exempt", func(w *World) { w.CutExempt(0, 50_000_000) }, [3]bool{true, true, false}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w, p := probeWorld(t, 1, 3, fixedLink, func(c *Config) { c.Nodes[2].FaultExempt = true })
+			tc.cut(w)
+			exchange := func() [3]int {
+				for _, o := range []int{1, 2} {
+					p.envs[0].Send(o, probeMsg(o))
+					p.envs[o].Send(0, probeMsg(o))
+				}
+				w.RunFor(5_000_000)
+				return [3]int{0, p.countFrom(1, 0) + p.countFrom(0, 1), p.countFrom(2, 0) + p.countFrom(0, 2)}
+			}
+			got := exchange()
+			for o := 1; o <= 2; o++ {
+				if want := map[bool]int{true: 2, false: 0}[tc.open[o]]; got[o] != want {
+					t.Fatalf("while cut: %d of 2 messages passed between 0 and %d, want %d", got[o], o, want)
+				}
+			}
+			w.RunFor(50_000_000)
+			after := exchange()
+			for o := 1; o <= 2; o++ {
+				if after[o]-got[o] != 2 {
+					t.Fatalf("after the delay: %d of 2 messages passed between 0 and %d", after[o]-got[o], o)
+				}
+			}
+		})
+	}
+}

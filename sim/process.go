@@ -1,10 +1,6 @@
 package sim
 
-import (
-	"fmt"
-
-	"github.com/felixsim/felixsim/vfs"
-)
+import "fmt"
 
 // boot starts a new incarnation of a down node. ev.gen, when non-zero, is
 // the incarnation the restart was scheduled for; a node that has booted
@@ -23,9 +19,8 @@ func (w *World) boot(ev event) {
 	}
 	w.trace(EvBoot, ev.node, -1, n.inc)
 	env := &procEnv{w: w, n: n, inc: n.inc}
-	w.curNode = n.id
-	n.proc.Boot(env)
-	w.curNode = -1
+	proc := n.proc
+	w.runNode(n, func() { proc.Boot(env) })
 }
 
 // Kill stops node id at once: its memory, timers and waiting messages are
@@ -33,16 +28,21 @@ func (w *World) boot(ev event) {
 // survive in part, cut at sector granularity). If restartAfterNs > 0 the node
 // boots again that much later.
 func (w *World) Kill(id int, torn bool, restartAfterNs int64) {
+	if torn {
+		w.kill(id, CrashTorn, 1, restartAfterNs)
+		return
+	}
+	w.kill(id, CrashLost, 0, restartAfterNs)
+}
+
+// kill stops node id, its disk keeping unsynced bytes as model says;
+// detail goes into the kill's trace event.
+func (w *World) kill(id int, model CrashModel, detail uint64, restartAfterNs int64) {
 	n := w.node(id)
 	if n.status == statusDown {
 		return
 	}
-	var policy vfs.CrashPolicy = vfs.LoseUnsynced
-	detail := uint64(0)
-	if torn {
-		detail = 1
-		policy = vfs.TornTail(func(_ string, tailSectors int) int { return w.diskRand.Intn(tailSectors + 1) })
-	}
+	policy := w.policy(model)
 	w.trace(EvKill, int32(id), -1, detail)
 	n.status = statusDown
 	n.proc = nil

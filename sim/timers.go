@@ -69,7 +69,5 @@ func (w *World) fireTimer(ev event) {
 	}
 	delete(n.timers, ev.id)
 	w.trace(EvTimer, ev.node, -1, ev.id)
-	w.curNode = n.id
-	t.fn()
-	w.curNode = -1
+	w.runNode(n, t.fn)
 }

@@ -63,8 +63,11 @@ type World struct {
 	// Invariant: instantEvents <= InstantEventsMax.
 	instantEvents int
 	diskRand      *prng.Rand
-	g             *guard
-	closed        bool
+	// unwinding is the crash at a disk operation whose panic is carrying
+	// its node's call back to runNode; nil otherwise.
+	unwinding *crashUnwind
+	g         *guard
+	closed    bool
 	// observer, when set, is called after every executed event (see SetObserver).
 	observer func(atNs int64, node int32)
 }
