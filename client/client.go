@@ -42,6 +42,11 @@ type Config struct {
 	NotLeaderRedirectsMax int
 	// Defects are planted bugs; all off in a correct client.
 	Defects Defects
+	// KeepBrokerOnTimeout keeps a shard's broker after a call to it timed
+	// out: the client moves only when a broker refuses (NotLeader,
+	// Unavailable), as a client holding a connection that only a refusal
+	// breaks. False tries another broker after every timeout.
+	KeepBrokerOnTimeout bool
 }
 
 // DefaultPendingMax is the cap on calls in flight when Config.PendingMax is 0.

@@ -153,6 +153,23 @@ func TestTimeoutMakesWriteUnknownAndNeverResends(t *testing.T) {
 	require.NotEqual(t, first.to, c.LeaderHint(first.req.Scope), "after a timeout the next call tries another broker")
 }
 
+// TestKeepBrokerOnTimeoutStaysUntilRefused: a client that keeps its broker
+// sends the next call to the broker that timed out, and moves only when a
+// broker refuses with NotLeader.
+func TestKeepBrokerOnTimeoutStaysUntilRefused(t *testing.T) {
+	tr := &recorder{}
+	c, err := New(Config{Brokers: []NodeID{1, 2, 3}, Streams: []StreamShards{{Namespace: "orders", Stream: "order-events", Shards: 4}},
+		CallTimeoutNs: timeoutNs, KeepBrokerOnTimeout: true}, tr)
+	require.NoError(t, err)
+	commitOrder(t, c, 100)
+	first := tr.last(t)
+	c.Tick(100 + timeoutNs)
+	require.Equal(t, first.to, c.LeaderHint(first.req.Scope), "after a timeout the call's broker stays")
+	commitOrder(t, c, 200+timeoutNs)
+	answer(t, c, tr, 201+timeoutNs, &wire.Error{Code: wire.CodeNotLeader, LeaderHint: 3})
+	require.Equal(t, NodeID(3), c.LeaderHint(first.req.Scope), "a refusal moves it")
+}
+
 func TestReadTimeoutIsNotUnknownOutcome(t *testing.T) {
 	c, _ := newTestClient(t, 0)
 	g, err := c.StateGet(0, "acme", "orders", "order-events", []byte("e"), "k")

@@ -88,7 +88,8 @@ func isWrite(k wire.RequestKind) bool {
 
 // Tick fails every call whose deadline is at or before nowNs, in request-id
 // order: a write's outcome becomes unknown (it is never re-sent), and the
-// shard's leader hint is dropped so the next call tries another broker.
+// shard's leader hint is dropped so the next call tries another broker
+// (unless Config.KeepBrokerOnTimeout).
 func (c *Client) Tick(nowNs int64) {
 	var overdue []uint64
 	for id, cl := range c.pending {
@@ -104,7 +105,9 @@ func (c *Client) Tick(nowNs int64) {
 		}
 		delete(c.pending, id)
 		c.stats.TimedOut++
-		c.forget(cl.req.Scope, cl.node)
+		if !c.cfg.KeepBrokerOnTimeout {
+			c.forget(cl.req.Scope, cl.node)
+		}
 		op := cl.req.Body.Kind()
 		cl.finish(cl, nil, &CallError{Op: op, Scope: cl.req.Scope, Node: cl.node, Unknown: isWrite(op), Cause: ErrTimeout,
 			Detail: fmt.Sprintf("no answer by %d ns (deadline %d ns)", nowNs, cl.deadlineNs)})

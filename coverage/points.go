@@ -19,10 +19,30 @@ type Declaration struct {
 const (
 	// RaftFailover: a shard group's leadership passed to another broker.
 	RaftFailover Point = "raft.failover"
+	// LogstoreRecoverPartial: a store opened after a crash cut away whole
+	// frames of a transaction that had no commit marker.
+	LogstoreRecoverPartial Point = "logstore.recover.partial"
+	// LogstoreRecoverTorn: a store opened after a crash cut away a final
+	// transaction torn inside a frame.
+	LogstoreRecoverTorn Point = "logstore.recover.torn"
+	// LogstoreRecoverSealRestored: a store opened after a crash kept a
+	// transaction whose commit marker's copy was torn, and rewrote the copy.
+	LogstoreRecoverSealRestored Point = "logstore.recover.seal_restored"
+	// ClientRequestToDeposedLeader: a client request reached a broker that
+	// still believed it led the request's raft group, after another broker had
+	// acknowledged a write in that raft group in a later term.
+	ClientRequestToDeposedLeader Point = "client.request.to_deposed_leader"
+	// ClientReadToDeposedLeader: the same, for a state read.
+	ClientReadToDeposedLeader Point = "client.read.to_deposed_leader"
 )
 
 var declarations = []Declaration{
 	{RaftFailover, "a raft group elected a leader other than its previous one", true},
+	{LogstoreRecoverPartial, "a broker's store, reopened after a crash, cut whole frames of a transaction without its commit marker", true},
+	{LogstoreRecoverTorn, "a broker's store, reopened after a crash, cut a final transaction torn inside a frame", true},
+	{LogstoreRecoverSealRestored, "a broker's store, reopened after a crash, kept a transaction whose marker copy was torn and rewrote the copy", false},
+	{ClientRequestToDeposedLeader, "a client request reached a broker leading its raft group in a term older than one in which another broker acknowledged a write", true},
+	{ClientReadToDeposedLeader, "a state read reached a broker leading its raft group in a term older than one in which another broker acknowledged a write", true},
 }
 
 // FaultFired names the point counting faults of the named kind that the

@@ -27,6 +27,9 @@ type broker struct {
 	// tickFn and windowFn are b.tick and b.windowClosed as func values,
 	// made once per incarnation so arming a timer allocates no closure.
 	tickFn, windowFn func()
+	// writes maps a write request to its raft group until it is answered
+	// (see noteRequest); len(writes) <= WritesNotedMax.
+	writes map[writeKey]uint64
 }
 
 // BatchInputsMax caps the inputs a broker holds for one batch window: the
@@ -59,6 +62,8 @@ func (b *broker) Boot(env simapi.Env) {
 		return
 	}
 	b.n = n
+	b.writes = map[writeKey]uint64{}
+	b.c.countRecovery(n.StoreRecovery())
 	b.tickFn, b.windowFn = b.tick, b.windowClosed
 	env.AfterNs(b.c.cfg.TickNs, b.tickFn)
 }
@@ -141,6 +146,7 @@ func (b *broker) Receive(from int, msg simapi.Message) {
 	case *PeerMsg:
 		b.n.HandlePeer(m.Batch())
 	case *RequestMsg:
+		b.noteRequest(from, m.Req)
 		b.n.HandleRequest(uint64(from), m.Req)
 	case *AdminMsg:
 		b.n.HandleAdmin(uint64(from), m.Req)
@@ -161,5 +167,6 @@ func (b *broker) SendPeer(to uint64, batch *node.PeerBatch) {
 
 // SendAnswer sends an answer to the client endpoint (its sim node id).
 func (b *broker) SendAnswer(to uint64, a *wire.Answer) {
+	b.noteAnswer(to, a)
 	b.env.Send(int(to), &AnswerMsg{Ans: a})
 }

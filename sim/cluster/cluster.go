@@ -24,6 +24,9 @@ type Cluster struct {
 	failStreak []int
 	// versions[i] is the software version broker sim id i boots at.
 	versions []uint32
+	// ackedTerm[g] is the highest term in which a broker leading group g
+	// acknowledged a write (0: none yet); kept only when cfg.Counts is set.
+	ackedTerm []uint64
 }
 
 // Restart backoff for brokers that fail repeatedly.
@@ -71,6 +74,7 @@ func New(cfg Config) (*Cluster, error) {
 		return nil, err
 	}
 	c := &Cluster{cfg: d, brokers: make([]*broker, d.Brokers), lastFailNs: make([]int64, d.Brokers), failStreak: make([]int, d.Brokers)}
+	c.ackedTerm = make([]uint64, c.Groups()+1)
 	for i := 0; i < d.Brokers; i++ {
 		c.peers = append(c.peers, RaftID(i))
 		v := d.BootstrapVersion

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"github.com/felixsim/felixsim/modeltrace"
 
+	"github.com/felixsim/felixsim/coverage"
 	"github.com/felixsim/felixsim/node"
 	"github.com/felixsim/felixsim/sim"
 	"github.com/felixsim/felixsim/statemachine"
@@ -83,6 +84,9 @@ type Config struct {
 	Trace modeltrace.Sink
 	// RecordTrace keeps the executed events for divergence reports.
 	RecordTrace bool
+	// Counts, when set, receives the cluster's coverage points (see
+	// counts.go); nil counts nothing.
+	Counts *coverage.Counts
 }
 
 // DefaultStreams is one quorum stream, orders/order-events, with shards

@@ -5,6 +5,7 @@ import (
 	"github.com/felixsim/felixsim/tla"
 	"strings"
 
+	"github.com/felixsim/felixsim/coverage"
 	"github.com/felixsim/felixsim/properties"
 	"github.com/felixsim/felixsim/sim"
 )
@@ -64,6 +65,8 @@ type Result struct {
 	LeadershipTruncated bool
 	// StateAt is the cluster's state at Options.UntilNs, rendered as text.
 	StateAt string
+	// Coverage counts the interesting paths the run took (see coverage).
+	Coverage *coverage.Counts
 }
 
 // OK reports whether no check failed.

@@ -5,6 +5,7 @@ import (
 	"runtime/debug"
 	"slices"
 
+	"github.com/felixsim/felixsim/coverage"
 	"github.com/felixsim/felixsim/felix"
 	"github.com/felixsim/felixsim/node"
 	"github.com/felixsim/felixsim/properties"
@@ -13,6 +14,12 @@ import (
 	"github.com/felixsim/felixsim/sim/relay"
 	"github.com/felixsim/felixsim/sim/workload"
 )
+
+// StickyClientsDrawn is how many workload clients keep their broker after a
+// timeout in a run whose plan is drawn from the seed (a given plan says
+// its own number, 0 when it names none): one, so that a deposed leader
+// still cut off from its peers is reached after the others moved on.
+const StickyClientsDrawn = 1
 
 // Namespace and StreamPrefix name the run's streams: orders/order-events,
 // orders/order-events-2, …
@@ -43,6 +50,8 @@ type run struct {
 	trace *traceSinks
 	// drainSt is what the consumer-group drain after quiesce did.
 	drainSt drainState
+	// counts is the run's coverage, counted into by the cluster.
+	counts *coverage.Counts
 }
 
 // Run performs one run: build, fault phase, heal, liveness, quiesce,
@@ -62,7 +71,7 @@ func runWith(opts Options, built func(*run)) (*Result, error) {
 	if err := opts.Validate(); err != nil {
 		return nil, err
 	}
-	r := &run{opts: opts.withDefaults()}
+	r := &run{opts: opts.withDefaults(), counts: coverage.New()}
 	if err := r.build(); err != nil {
 		return nil, err
 	}
@@ -77,7 +86,7 @@ func runWith(opts Options, built func(*run)) (*Result, error) {
 // execute runs the phases of a built run into r.res; a panic in the
 // simulated system ends the run with a Crash violation.
 func (r *run) execute() {
-	r.res = &Result{Options: r.opts, Seed: r.opts.Seed, Plan: r.plan}
+	r.res = &Result{Options: r.opts, Seed: r.opts.Seed, Plan: r.plan, Coverage: r.counts}
 	r.observe()
 	defer func() {
 		if p := recover(); p != nil {
@@ -124,6 +133,7 @@ func workloadConfig(o *Options) (workload.Config, error) {
 		Namespace: Namespace, Streams: streamNames(o.Streams), Shards: o.Shards, StopNs: o.DurationNs,
 		WrongRouteHash: o.Defects.WrongRouteHash}
 	if o.Plan == nil {
+		c.StickyClients = StickyClientsDrawn
 		return c, nil
 	}
 	return c.WithParams(o.Plan.Workload)
@@ -198,7 +208,7 @@ func (r *run) build() error {
 	extra := append(wl.Specs(), probeSpec, relaySpec)
 	ir := newInRun(o.Brokers)
 	c, err := cluster.New(cluster.Config{Seed: o.Seed, Brokers: o.Brokers, Extra: extra, Streams: topology(o), Defects: o.Defects,
-		RecordTrace: o.RecordTrace, Observer: ir, Trace: r.traceSink()})
+		RecordTrace: o.RecordTrace, Observer: ir, Trace: r.traceSink(), Counts: r.counts})
 	if err != nil {
 		return err
 	}

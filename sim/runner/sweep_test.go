@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/felixsim/felixsim/coverage"
 	"github.com/felixsim/felixsim/tla"
 )
 
@@ -20,11 +21,12 @@ var (
 // validates its abstract trace against the model, so TraceNotInModel
 // too) and equal trace hashes (the second run does not trace: emission
 // must not change the hash); it returns the total operations and
-// simulated time.
+// simulated time, and logs the coverage counted over the first runs.
 func sweep(t *testing.T, n int, durNs int64) (ops int, simNs int64) {
 	t.Helper()
 	idle := 0
 	visited := map[tla.ProjectedState]bool{}
+	total := coverage.New()
 	for s := 1; s <= n; s++ {
 		o := Options{Seed: uint64(s), DurationNs: durNs, FaultGapMeanNs: durNs / 16, Faults: AllFaults(), ValidateTrace: true}
 		if s%2 == 0 {
@@ -67,8 +69,12 @@ func sweep(t *testing.T, n int, durNs int64) (ops int, simNs int64) {
 		}
 		ops += a.Ops.Total
 		simNs += a.SimNs
+		total.Merge(a.Coverage)
 		t.Logf("seed %d: %d faults, %d ops (%d ok, %d unknown), %d retries, %d brokers lost to corruption, hash %016x",
 			s, len(a.Plan.Faults), a.Ops.Total, a.Ops.OK, a.Ops.Unknown, a.Retries, len(a.Inert), a.TraceHash)
+	}
+	for _, e := range total.Sorted() {
+		t.Logf("coverage over %d seeds: %s %d", n, e.Point, e.Count)
 	}
 	if c := logModelStates(t, visited); c.Visited < sweepModelStatesMin {
 		t.Fatalf("the sweep visited %d projected model states, fewer than %d: the traces (or their projection) no longer exercise the model", c.Visited, sweepModelStatesMin)

@@ -76,6 +76,10 @@ type Config struct {
 	// OpsMax caps the recorded history; at the cap clients invoke nothing
 	// more (overflow policy: refuse new operations). 0 means OpsMaxDefault.
 	OpsMax int
+	// StickyClients is how many clients, the last ones, keep a shard's
+	// broker after a call to it timed out (client.Config.KeepBrokerOnTimeout):
+	// they go on reaching a deposed leader that the others have left.
+	StickyClients int
 }
 
 // OpsMaxDefault caps a history when Config.OpsMax is 0.
@@ -135,6 +139,8 @@ func (c *Config) validate() error {
 			c.EntityKeys, c.OpGapMeanNs, c.InFlightMax, c.CallTimeoutNs, c.OpsMax)
 	case c.StartSpreadNs < 0:
 		return fmt.Errorf("workload: start spread %d ns refused: negative", c.StartSpreadNs)
+	case c.StickyClients < 0 || c.StickyClients > c.Clients:
+		return fmt.Errorf("workload: %d sticky clients refused: need 0..%d (the clients)", c.StickyClients, c.Clients)
 	case c.RetryUnknownPct > 100:
 		return fmt.Errorf("workload: retry chance %d%% refused: above 100", c.RetryUnknownPct)
 	}
@@ -167,4 +173,12 @@ func (c *Config) ClientConfig() client.Config {
 		NotLeaderRedirectsMax: NotLeaderRedirectsDefault,
 		Defects:               client.Defects{WrongRouteHash: c.WrongRouteHash},
 	}
+}
+
+// clientConfigOf is workload client index's config: ClientConfig, keeping
+// its broker after a timeout for the last StickyClients clients.
+func (c *Config) clientConfigOf(index int) client.Config {
+	cc := c.ClientConfig()
+	cc.KeepBrokerOnTimeout = index >= c.Clients-c.StickyClients
+	return cc
 }

@@ -15,6 +15,7 @@ const (
 	ParamOpGapMeanNs     = "op_gap_mean_ns"
 	ParamRetryUnknownPct = "retry_unknown_pct"
 	ParamStartSpreadNs   = "start_spread_ns"
+	ParamStickyClients   = "sticky_clients"
 )
 
 // paramFields maps each parameter to its Config field; sorted by name, as
@@ -36,6 +37,7 @@ func paramFields(c *Config) []struct {
 		{ParamOpGapMeanNs, func() int64 { return c.OpGapMeanNs }, func(v int64) { c.OpGapMeanNs = v }},
 		{ParamRetryUnknownPct, func() int64 { return int64(c.RetryUnknownPct) }, func(v int64) { c.RetryUnknownPct = int(v) }},
 		{ParamStartSpreadNs, func() int64 { return c.StartSpreadNs }, func(v int64) { c.StartSpreadNs = v }},
+		{ParamStickyClients, func() int64 { return int64(c.StickyClients) }, func(v int64) { c.StickyClients = int(v) }},
 	}
 }
 

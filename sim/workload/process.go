@@ -60,7 +60,7 @@ func (p *proc) Boot(env simapi.Env) {
 		panic(fmt.Sprintf("workload: client %d booted twice; clients are fault-exempt", p.index))
 	}
 	p.env = env
-	cl, err := client.New(p.w.cfg.ClientConfig(), transport{p})
+	cl, err := client.New(p.w.cfg.clientConfigOf(p.index), transport{p})
 	if err != nil {
 		panic(fmt.Sprintf("workload: client %d: validated config refused: %v", p.index, err))
 	}
