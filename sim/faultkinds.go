@@ -273,7 +273,7 @@ var faultKinds = []faultKindSpec{
 	FaultStrand: {shape: ShapeSpan, name: "strand", doc: "cut node from the other targets (brokers), not from the exempt (clients), and move its clock by jump_ns; after dur_ns the links and the clock return",
 		fields: []faultFieldID{fieldNode, fieldJumpNs, fieldDurNs}, aimed: true,
 		draw: func(r *prng.Rand, f *FaultEvent, _ []int) {
-			f.JumpNs, f.DurNs = -r.Int63nRange(200*msNs, 3000*msNs), r.Int63nRange(500*msNs, 4000*msNs)
+			f.JumpNs, f.DurNs = -r.Int63nRange(500*msNs, 5000*msNs), r.Int63nRange(1000*msNs, 6000*msNs)
 		},
 		apply: func(w *World, f FaultEvent) {
 			w.ClockJump(f.Node, f.JumpNs)
