@@ -19,14 +19,17 @@ type defectCase struct {
 }
 
 // defectCases: every planted defect with the fault mix and seed budget
-// that catch it. stale-read needs a leader cut off while it still serves
-// reads; since plans aim faults at whoever leads, random seeds find it too
-// (TestStaleReadDefectCaught scripts the same situation directly).
+// that catch it. stale-read needs a broker serving reads behind the
+// writes others acknowledged: a lagging follower, or a leader cut off
+// while it still serves reads. Drawn plans strand the leader (cut from
+// its peers, not its clients, its clock stalled) and a sticky client keeps
+// reading from it; measured: caught on seed 1 (seed 3 before strand and
+// sticky clients; TestStaleReadDefectCaught scripts the situation directly).
 var defectCases = []defectCase{
 	{defect: "ack-before-quorum", family: properties.FamilySafety, faults: "all", gapNs: 6e8, seedsMax: 4},
 	{defect: "commit-if-at-proposal", family: properties.FamilySafety, faults: "all", gapNs: 6e8, seedsMax: 4},
 	{defect: "commit-as-two-records", family: properties.FamilySafety, faults: "all", gapNs: 6e8, seedsMax: 4},
-	{defect: "stale-read", family: properties.FamilySafety, faults: "all", gapNs: 6e8, seedsMax: 12},
+	{defect: "stale-read", family: properties.FamilySafety, faults: "all", gapNs: 6e8, seedsMax: 1},
 	// The workload's two tenants write the same offsets of every shard, so
 	// an outbox keyed by offset alone hands the relay one tenant's event as
 	// the other's and loses entries to the other tenant's trims; every
