@@ -64,11 +64,16 @@ func (w *World) policy(m CrashModel) vfs.CrashPolicy {
 	panic(fmt.Sprintf("sim: crash model %d is not one of lost, torn, kept", uint8(m)))
 }
 
-// mutates reports whether op changes the disk: the operations a crash at a
-// disk operation counts.
-func (o Op) mutates() bool {
+// crashPoint reports whether a crash at a disk operation may land before
+// op: every operation that changes the disk but a file sync. A crash
+// before a sync would keep, under the torn and kept models, a whole
+// transaction whose commit never returned; the broker's trace never says
+// it was persisted, and the trace validation's model (tla) does not yet
+// allow a crash to keep an unfinished persist. Before a write, at most a
+// transaction without its commit marker survives, which recovery cuts.
+func (o Op) crashPoint() bool {
 	switch o {
-	case OpCreate, OpRemove, OpRename, OpSyncDir, OpWrite, OpTruncate, OpSync:
+	case OpCreate, OpRemove, OpRename, OpSyncDir, OpWrite, OpTruncate:
 		return true
 	}
 	return false
@@ -83,9 +88,9 @@ type crashUnwind struct {
 }
 
 // CrashAtDiskOp arms a crash of node id at its opsAfter-th disk operation
-// that changes the disk (write, sync, truncate, create, remove, rename,
-// directory sync), counted from now over the operations its own code makes
-// (1 = the next one). The node dies before that operation reaches the disk:
+// that may be a crash point (write, truncate, create, remove, rename,
+// directory sync; not a file sync, see Op.crashPoint), counted from now
+// over the operations its own code makes (1 = the next one). The node dies before that operation reaches the disk:
 // the call it was in unwinds at once, nothing after it runs, and its disk
 // keeps the unsynced bytes as model says. It boots again restartAfterNs
 // later (0: at the heal). Arming again replaces an armed crash; the heal

@@ -16,7 +16,7 @@ type diskFaults struct {
 	fsyncErrPpm  int64
 	readErrPpm   int64
 	latencyMaxNs int64
-	// crashOpsLeft counts down the node's disk-changing operations to the
+	// crashOpsLeft counts down the node's crash-point operations to the
 	// armed crash (0: none armed); crashModel and crashRestartNs are its
 	// model and restart delay.
 	crashOpsLeft   int64
@@ -36,7 +36,7 @@ func (d *diskFaults) Before(op Op, name string) error {
 	if d.latencyMaxNs > 0 && w.curNode == d.node {
 		w.busyNs += w.diskRand.Int63nRange(0, d.latencyMaxNs)
 	}
-	if d.crashOpsLeft > 0 && w.curNode == d.node && op.mutates() {
+	if d.crashOpsLeft > 0 && w.curNode == d.node && op.crashPoint() {
 		if d.crashOpsLeft--; d.crashOpsLeft == 0 {
 			w.crashNow(d, op, name)
 		}

@@ -149,7 +149,7 @@ var faultFields = [faultFieldCount]faultField{
 		get: func(f *FaultEvent) int64 { return f.DurNs },
 		set: func(f *FaultEvent, v int64) { f.DurNs = v }},
 	fieldDiskOps: {key: "disk_ops", unit: &unitOps, min: 1, max: DiskOpsMax,
-		doc: "which of the node's disk-changing operations from now it dies at (1 = the next)",
+		doc: "which of the node's disk writes, truncates, creates, removes, renames and directory syncs from now it dies before (1 = the next)",
 		get: func(f *FaultEvent) int64 { return f.DiskOps },
 		set: func(f *FaultEvent, v int64) { f.DiskOps = v }},
 	fieldCrashModel: {key: "crash_model", unit: &unitCrashModel,
