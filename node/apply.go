@@ -88,7 +88,9 @@ func (s tenantSet) has(t string) bool {
 // applyEntry applies one committed entry.
 func (n *Node) applyEntry(b *logstore.Batch, g *raftGroup, e *raftpb.Entry, touched *tenantSet, groupsTouched *[]groupTouch, replies []reply) []reply {
 	if e.GetType() != raftpb.EntryType_EntryNormal {
-		panic(fmt.Sprintf("node %d: group %d index %d: %s entry, but membership is static", n.cfg.ID, g.id, e.GetIndex(), e.GetType()))
+		n.applyConfChange(g, e)
+		n.trace.apply(g, e, nil) // to the model, an entry that writes nothing
+		return replies
 	}
 	if len(e.GetData()) == 0 {
 		n.trace.apply(g, e, nil)
@@ -211,7 +213,7 @@ func (n *Node) applyWrite(b *logstore.Batch, g *raftGroup, s *statemachine.Shard
 // applyMeta applies a metadata command; a broker too old for a feature
 // the group finalizes fail-stops (a restart then refuses to start it).
 func (n *Node) applyMeta(c *command) wire.AnswerBody {
-	if err := n.meta.apply(c, n.cfg.Peers, n.cfg.Defects.EarlyFinalize); err != nil {
+	if err := n.meta.apply(c, members(n.raftGroups[0].confState), n.cfg.Defects.EarlyFinalize); err != nil {
 		return &wire.Error{Code: wire.CodeAdminRefused, Message: truncate(err.Error())}
 	}
 	if c.kind == cmdFinalize && !n.cfg.Defects.EarlyFinalize {

@@ -134,14 +134,28 @@ type Defects struct {
 	// overwrite each other's outbox entry, and one tenant's trim drops
 	// the other's.
 	UnscopedOutbox bool
+	// RejoinOldIdentity is an operator bug carried in the same set: a
+	// simulated cluster whose broker lost its disk boots it again under
+	// its old raft id on the empty disk (it bootstraps afresh and may
+	// vote twice in a term) instead of replacing it through a membership
+	// change. The node itself ignores it.
+	RejoinOldIdentity bool
 }
 
 // Config configures one broker; build it by field name.
 type Config struct {
-	// ID is this broker's raft node id, one of Peers.
+	// ID is this broker's raft node id, one of Peers unless Join.
 	ID uint64
-	// Peers are every broker's node ids; every broker replicates every group.
+	// Peers are the brokers of a fresh cluster: every group's voters at
+	// bootstrap (every broker replicates every group). Membership then
+	// changes only through raft (see membership.go).
 	Peers []uint64
+	// Join makes a node with an empty store wait to be added to every
+	// group by a membership change instead of bootstrapping: a broker
+	// replacing one that lost its store, under a raft id never used
+	// before. Its topology is Bootstrap.Streams until the metadata
+	// group's snapshot arrives.
+	Join bool
 	// FS is the node's durable filesystem; the store lives in its root.
 	FS vfs.FS
 	// TickNs is the interval at which the host calls Tick on the node's clock.
@@ -218,8 +232,11 @@ func (c *Config) Validate() error {
 		}
 		found = found || p == c.ID
 	}
-	if !found {
-		return fmt.Errorf("%w: node id %d is not among peers %v", ErrInvalidConfig, c.ID, c.Peers)
+	if c.ID == 0 {
+		return fmt.Errorf("%w: node id 0 is reserved (raft's none)", ErrInvalidConfig)
+	}
+	if !found && !c.Join {
+		return fmt.Errorf("%w: node id %d is not among peers %v (only a joining node may be new)", ErrInvalidConfig, c.ID, c.Peers)
 	}
 	if c.FS == nil {
 		return fmt.Errorf("%w: FS is nil", ErrInvalidConfig)

@@ -28,9 +28,11 @@
 // (replicastate.go) is what the simulator reads of a node at one instant;
 // properties.ReplicaView is the checks' form of one scope's replica.
 //
-// Membership is static: every broker replicates every group, bootstrapped
-// from a snapshot at index 1, term 1, all peers voting (PreVote and
-// CheckQuorum on). The metadata group's snapshot carries the bootstrap
+// Every broker replicates every group, bootstrapped from a snapshot at
+// index 1, term 1, all peers voting (PreVote and CheckQuorum on).
+// Membership then changes only through raft (membership.go): a broker that
+// lost its store joins under a new raft id (Config.Join) as a learner,
+// catches up by snapshot and is promoted; the old id is removed. The metadata group's snapshot carries the bootstrap
 // Metadata (streams, broker versions, finalized fleet features); a booting
 // node folds the group's stored committed commands onto it before it starts
 // anything else (raft resumes after them), and refuses to start when its

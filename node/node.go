@@ -72,7 +72,7 @@ func Open(cfg Config, host Host, incarnation uint64) (*Node, error) {
 	n.writes = newPendingWrites(incarnation)
 	n.reads = newPendingReads(incarnation)
 	n.out = newOutbound(cfg.Peers)
-	if len(store.Groups()) == 0 {
+	if len(store.Groups()) == 0 && !cfg.Join {
 		if err := n.bootstrap(); err != nil {
 			store.Close()
 			return nil, err
@@ -123,13 +123,12 @@ func (n *Node) recover() error {
 	if err != nil {
 		return fmt.Errorf("node %d: metadata snapshot: %w", n.cfg.ID, err)
 	}
-	meta, err := decodeMetadata(snap.GetData())
+	meta, bootFeatures, err := n.bootMetadata(snap)
 	if err != nil {
-		return fmt.Errorf("node %d: metadata snapshot: %w", n.cfg.ID, err)
+		return err
 	}
-	bootFeatures := featuresOf(meta.Finalized)
 	n.meta = meta
-	metaApplied, err := n.foldMeta(snap.GetMetadata().GetIndex())
+	metaApplied, metaConf, metaConfIndex, err := n.foldMeta(snap)
 	if err != nil {
 		return err
 	}
@@ -142,7 +141,7 @@ func (n *Node) recover() error {
 		if g.id != MetaGroup {
 			g.spec, g.shard = n.topo.specOf(g.id)
 		} else {
-			g.applied = metaApplied
+			g.applied, g.confState, g.confIndex = metaApplied, metaConf, metaConfIndex
 		}
 		n.raftGroups = append(n.raftGroups, g)
 	}
@@ -158,11 +157,11 @@ func (n *Node) recover() error {
 		if err := n.recoverFeatures(g, snap); err != nil {
 			return err
 		}
-		_, cs, err := n.store.RaftStorage(g.id).InitialState()
-		if err != nil {
-			return fmt.Errorf("node %d: group %d conf state: %w", n.cfg.ID, g.id, err)
+		if g.id != MetaGroup {
+			if err := n.recoverConfState(g, snap); err != nil {
+				return err
+			}
 		}
-		g.confState = cs
 		if err := n.startRaft(g); err != nil {
 			return err
 		}
@@ -170,28 +169,67 @@ func (n *Node) recover() error {
 	return nil
 }
 
-// foldMeta applies the metadata group's stored committed entries after
-// its snapshot at index from, so that a booting node knows its cluster's
-// streams and finalized features before anything else; it returns the
-// index applied, where raft resumes.
-func (n *Node) foldMeta(from uint64) (uint64, error) {
-	ents, err := n.storedEntries(MetaGroup, from, 0)
-	if err != nil {
-		return 0, err
+// bootMetadata is the metadata a booting node starts from: its stored
+// metadata snapshot's, or, for a joining node that has not received one
+// yet, its bootstrap topology with nothing else (the metadata snapshot it
+// receives replaces it). bootFeatures are the finalized features a shard
+// group starts with before its own snapshot says more.
+func (n *Node) bootMetadata(snap *raftpb.Snapshot) (*Metadata, statemachine.Features, error) {
+	if snap.GetMetadata().GetIndex() == 0 && n.cfg.Join {
+		return newMetadata(&Bootstrap{Streams: n.cfg.Bootstrap.Streams}, nil), statemachine.Features{}, nil
 	}
-	applied := from
+	meta, err := decodeMetadata(snap.GetData())
+	if err != nil {
+		return nil, statemachine.Features{}, fmt.Errorf("node %d: metadata snapshot: %w", n.cfg.ID, err)
+	}
+	return meta, featuresOf(meta.Finalized), nil
+}
+
+// foldMeta applies the metadata group's stored committed entries after
+// its snapshot, so that a booting node knows its cluster's streams,
+// members and finalized features before anything else; it returns the
+// index applied, where raft resumes, and the group's membership then.
+func (n *Node) foldMeta(snap *raftpb.Snapshot) (applied uint64, cs *raftpb.ConfState, confIndex uint64, err error) {
+	applied = snap.GetMetadata().GetIndex()
+	cs = raftpb.EnsureConfState(snap.GetMetadata().GetConfState())
+	ents, err := n.storedEntries(MetaGroup, applied, 0)
+	if err != nil {
+		return 0, nil, 0, err
+	}
 	for _, e := range ents {
 		applied = e.GetIndex()
-		if e.GetType() != raftpb.EntryType_EntryNormal || len(e.GetData()) == 0 {
+		if e.GetType() != raftpb.EntryType_EntryNormal {
+			if next, at := confFold(cs, []*raftpb.Entry{e}); at != 0 {
+				cs, confIndex = next, at
+			}
+			continue
+		}
+		if len(e.GetData()) == 0 {
 			continue
 		}
 		c, err := decodeCommand(e.GetData())
 		if err != nil {
 			continue // every replica skips it at apply too
 		}
-		_ = n.meta.apply(&c, n.cfg.Peers, n.cfg.Defects.EarlyFinalize) // a refusal changes nothing
+		_ = n.meta.apply(&c, members(cs), n.cfg.Defects.EarlyFinalize) // a refusal changes nothing
 	}
-	return applied, nil
+	return applied, cs, confIndex, nil
+}
+
+// recoverConfState sets shard group g's membership at its applied index:
+// its compaction point's, with the conf changes stored after it folded in.
+func (n *Node) recoverConfState(g *raftGroup, snap *raftpb.Snapshot) error {
+	g.confState = raftpb.EnsureConfState(snap.GetMetadata().GetConfState())
+	from := snap.GetMetadata().GetIndex()
+	if g.applied <= from {
+		return nil
+	}
+	ents, err := n.storedEntries(g.id, from, g.applied)
+	if err != nil {
+		return err
+	}
+	g.confState, g.confIndex = confFold(g.confState, ents)
+	return nil
 }
 
 // recoverFeatures finds the feature markers shard group g applied after
@@ -356,6 +394,8 @@ type Stats struct {
 	// Commits the store commits (fsyncs) made; Rewrites the store file
 	// rewrites asked for.
 	Cycles, Rounds, Commits, Rewrites uint64
+	// MembershipChanges are conf changes applied (every group).
+	MembershipChanges uint64
 	// Compactions are raft log compactions made; SnapshotsBuilt the
 	// snapshots built for raft to send, SnapshotsSent those sent and
 	// SnapshotsInstalled those received and installed.

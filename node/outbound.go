@@ -2,6 +2,7 @@ package node
 
 import (
 	"fmt"
+	"slices"
 
 	"go.etcd.io/raft/v3"
 	"go.etcd.io/raft/v3/raftpb"
@@ -31,13 +32,22 @@ type batchBuf struct {
 	first [outboundCapFirst]GroupMessage
 }
 
+// outboundPeersMax caps the destinations outbound tracks. Membership
+// changes bring new raft ids; when one more arrives and the list is full,
+// the destinations without messages this cycle are forgotten (and found
+// again when raft next addresses them).
+const outboundPeersMax = 4 * PeersMax
+
 func newOutbound(peers []uint64) outbound {
-	return outbound{peers: peers, msgs: make([][]GroupMessage, len(peers)), bufs: make([]*batchBuf, len(peers))}
+	return outbound{peers: slices.Clone(peers), msgs: make([][]GroupMessage, len(peers)), bufs: make([]*batchBuf, len(peers))}
 }
 
 func (o *outbound) add(group uint64, msgs []*raftpb.Message) {
 	for _, m := range msgs {
 		i := o.index(m.GetTo())
+		if i < 0 {
+			continue // raft addressed no broker (id 0): nothing to send
+		}
 		if o.bufs[i] == nil {
 			o.bufs[i] = &batchBuf{}
 			o.msgs[i] = o.bufs[i].first[:0]
@@ -49,13 +59,41 @@ func (o *outbound) add(group uint64, msgs []*raftpb.Message) {
 	}
 }
 
+// index is destination to's slot, added in ascending id order if new
+// (flush sends in that order); -1 for id 0.
 func (o *outbound) index(to uint64) int {
-	for i, p := range o.peers {
-		if p == to {
-			return i
+	i, found := slices.BinarySearch(o.peers, to)
+	if found {
+		return i
+	}
+	if to == 0 {
+		return -1
+	}
+	if len(o.peers) >= outboundPeersMax {
+		o.forgetIdle()
+		i, _ = slices.BinarySearch(o.peers, to)
+	}
+	o.peers = slices.Insert(o.peers, i, to)
+	o.msgs = slices.Insert(o.msgs, i, nil)
+	o.bufs = slices.Insert(o.bufs, i, nil)
+	if len(o.peers) > outboundPeersMax {
+		panic(fmt.Sprintf("outbound: %d destinations with messages in one cycle, more than %d", len(o.peers), outboundPeersMax))
+	}
+	return i
+}
+
+// forgetIdle drops the destinations with no message this cycle.
+func (o *outbound) forgetIdle() {
+	k := 0
+	for i := range o.peers {
+		if len(o.msgs[i]) > 0 {
+			o.peers[k], o.msgs[k], o.bufs[k] = o.peers[i], o.msgs[i], o.bufs[i]
+			k++
 		}
 	}
-	panic(fmt.Sprintf("outbound: raft addressed a message to %d, not a peer of %v", to, o.peers))
+	clear(o.msgs[k:])
+	clear(o.bufs[k:])
+	o.peers, o.msgs, o.bufs = o.peers[:k], o.msgs[:k], o.bufs[:k]
 }
 
 // flush sends every collected batch in peer order and then reports each

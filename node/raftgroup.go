@@ -52,8 +52,11 @@ type raftGroup struct {
 	outboxStart map[string]uint64
 	// early is the AckBeforeQuorum defect's next predicted offset per tenant.
 	early map[string]uint64
-	// confState is the group's membership as of applied.
+	// confState is the group's membership as of applied; confIndex is
+	// the index of the last conf change applied (0: none since boot or
+	// the last snapshot installed).
 	confState *raftpb.ConfState
+	confIndex uint64
 	// ages are each tenant's retention-by-age marks (nil: none taken yet).
 	ages map[string]*ageMarks
 }

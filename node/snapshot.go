@@ -7,6 +7,7 @@ import (
 
 	"go.etcd.io/raft/v3"
 	"go.etcd.io/raft/v3/raftpb"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/felixsim/felixsim/felix"
 	"github.com/felixsim/felixsim/logstore"
@@ -49,18 +50,34 @@ type groupStorage struct {
 	g *raftGroup
 }
 
-// Snapshot implements raft.Storage.
-func (s *groupStorage) Snapshot() (*raftpb.Snapshot, error) {
-	if s.g.id == MetaGroup {
-		return s.GroupStorage.Snapshot()
+// InitialState implements raft.Storage: the stored hard state and the
+// group's membership at its applied index (the store keeps only the
+// compaction point's; see membership.go).
+func (s *groupStorage) InitialState() (*raftpb.HardState, *raftpb.ConfState, error) {
+	hs, _, err := s.GroupStorage.InitialState()
+	if err != nil {
+		return nil, nil, err
 	}
+	return hs, proto.Clone(raftpb.EnsureConfState(s.g.confState)).(*raftpb.ConfState), nil
+}
+
+// Snapshot implements raft.Storage: built from memory at the applied
+// index. Raft asks for one only for a follower behind the log's start: a
+// stream shard group's follower behind its compaction point, or a member
+// that joined with an empty store (the metadata group's log starts after
+// its bootstrap snapshot, whose membership does not name the newcomer).
+func (s *groupStorage) Snapshot() (*raftpb.Snapshot, error) {
 	term, err := s.GroupStorage.Term(s.g.applied)
 	if err != nil {
 		return nil, raft.ErrSnapshotTemporarilyUnavailable
 	}
 	s.n.stats.SnapshotsBuilt++
+	data := encodeMetadata(s.n.meta)
+	if s.g.id != MetaGroup {
+		data = encodeGroupSnapshot(s.g)
+	}
 	return &raftpb.Snapshot{
-		Data: encodeGroupSnapshot(s.g),
+		Data: data,
 		Metadata: &raftpb.SnapshotMetadata{
 			Index:     new(s.g.applied),
 			Term:      new(term),
@@ -83,6 +100,9 @@ func (n *Node) maybeCompact(b *logstore.Batch, g *raftGroup, durable uint64) {
 		return
 	}
 	at := durable - keep
+	if at < g.confIndex {
+		return // the compaction point's membership would be g.confState, which is later's
+	}
 	term, err := st.Term(at)
 	if err != nil {
 		panic(fmt.Sprintf("node %d: group %d: applied entry %d has no term in the store: %v", n.cfg.ID, g.id, at, err))
@@ -227,7 +247,7 @@ func (n *Node) installSnapshot(b *logstore.Batch, g *raftGroup, snap *raftpb.Sna
 		addInstallRows(b, g.scopeOf(t), g.scopes[t], scopes[t], idx)
 	}
 	g.scopes, g.tenants = scopes, tenants
-	g.applied, g.confState = idx, snap.GetMetadata().GetConfState()
+	g.applied, g.confState, g.confIndex = idx, snap.GetMetadata().GetConfState(), idx
 	if err := restoreSnapshotFeatures(g, snap.GetData(), idx); err != nil {
 		panic(fmt.Sprintf("node %d: %v, after it was checked", n.cfg.ID, err))
 	}
@@ -248,6 +268,7 @@ func (n *Node) installMetaSnapshot(g *raftGroup, snap *raftpb.Snapshot) error {
 	}
 	n.meta = meta
 	g.applied, g.confState = snap.GetMetadata().GetIndex(), snap.GetMetadata().GetConfState()
+	g.confIndex = g.applied
 	n.stats.SnapshotsInstalled++
 	return nil
 }

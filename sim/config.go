@@ -64,6 +64,15 @@ type LinkOverride struct {
 	Link     LinkConfig
 }
 
+// Operator is the system under test's operator, told of world faults
+// that need an operator's action: its methods run inside the fault's
+// event and must not call back into the world's run loop.
+type Operator interface {
+	// DiskReplaced is told that node's disk was just replaced by an empty
+	// one (the node is down and boots on it later).
+	DiskReplaced(node int)
+}
+
 // Config builds a World; build it by field name.
 type Config struct {
 	// Seed fixes every random stream of the run.
@@ -77,6 +86,9 @@ type Config struct {
 	// ResolveRole names the node holding a role (such as "leader") right
 	// now, for plan faults aimed at a role; nil refuses such plans.
 	ResolveRole func(role string) (node int, ok bool)
+	// Operator carries out, on the system under test, what a fault does
+	// beyond the world (see Operator); nil: the world part alone.
+	Operator Operator
 	// RecordTrace keeps the executed events (for WriteTrace and
 	// FirstDivergence); the hash is computed either way.
 	RecordTrace bool

@@ -105,6 +105,24 @@ func memSize(mem *vfs.Mem, name string) int64 {
 	return b
 }
 
+// ReplaceDisk kills node id (if it runs; unsynced writes are lost with
+// the disk anyway) and gives it a new, empty disk with the old one's
+// fault settings: everything the node stored is gone. The node boots on
+// the new disk restartAfterNs later (at least 1 ns), and the world's
+// Operator, if any, is told first (a broker that lost its store must
+// rejoin under a new identity).
+func (w *World) ReplaceDisk(id int, restartAfterNs int64) {
+	n := w.node(id)
+	w.Kill(id, false, 0)
+	w.trace(EvDiskReplace, int32(id), -1, n.inc)
+	n.mem = vfs.NewMem()
+	n.fs = NewFaultFS(n.mem, n.disk)
+	if w.cfg.Operator != nil {
+		w.cfg.Operator.DiskReplaced(id)
+	}
+	w.q.push(event{atNs: w.nowNs + max(restartAfterNs, 1), kind: EvBoot, node: int32(id), peer: -1, gen: n.inc})
+}
+
 // SetDiskFaults sets node id's fsync and read error rates (ppm) and its
 // per-operation latency bound.
 func (w *World) SetDiskFaults(id int, fsyncErrPpm, readErrPpm, latencyMaxNs int64) {

@@ -12,23 +12,24 @@ type EventKind uint8
 
 // Event kinds. Their numbers are part of the trace hash: append, never renumber.
 const (
-	evInvalid EventKind = iota
-	EvBoot              // a node's process booted (start or restart)
-	EvTimer             // a node's timer fired
-	EvDeliver           // a message reached its receiver
-	EvDrop              // a message was dropped (detail says why)
-	EvFault             // a fault-plan event was applied
-	EvCall              // a harness callback scheduled with World.At
-	EvKill              // a node was killed
-	EvPause             // a node was paused
-	EvResume            // a node resumed
-	EvHeal              // every fault was healed
-	EvNote              // a process folded an observation into the trace
-	EvHeld              // a timer or message waited on a paused node
+	evInvalid     EventKind = iota
+	EvBoot                  // a node's process booted (start or restart)
+	EvTimer                 // a node's timer fired
+	EvDeliver               // a message reached its receiver
+	EvDrop                  // a message was dropped (detail says why)
+	EvFault                 // a fault-plan event was applied
+	EvCall                  // a harness callback scheduled with World.At
+	EvKill                  // a node was killed
+	EvPause                 // a node was paused
+	EvResume                // a node resumed
+	EvHeal                  // every fault was healed
+	EvNote                  // a process folded an observation into the trace
+	EvHeld                  // a timer or message waited on a paused node
+	EvDiskReplace           // a node's disk was replaced by an empty one
 	evKindCount
 )
 
-var eventKindNames = [...]string{"invalid", "boot", "timer", "deliver", "drop", "fault", "call", "kill", "pause", "resume", "heal", "note", "held"}
+var eventKindNames = [...]string{"invalid", "boot", "timer", "deliver", "drop", "fault", "call", "kill", "pause", "resume", "heal", "note", "held", "diskreplace"}
 
 // String names the kind.
 func (k EventKind) String() string {

@@ -29,10 +29,10 @@ type runJSON struct {
 	Linearizable runner.LinearizableCounts `json:"linearizable"`
 	Faults       int                       `json:"faults"`
 	Events       uint64                    `json:"events"`
-	// LostBrokers are brokers lost for good to a corrupt store (a casualty
-	// the cluster survives while a quorum remains).
-	LostBrokers []uint64 `json:"lost_brokers"`
-	SimSeconds  float64  `json:"sim_seconds"`
+	// ReplacedBrokers are brokers that lost their store and rejoined
+	// under a new identity through a membership change.
+	ReplacedBrokers []runner.Replacement `json:"replaced_brokers"`
+	SimSeconds      float64              `json:"sim_seconds"`
 	// WallSeconds is measured here in cmd, around the run; the simulated
 	// path never reads the wall clock.
 	WallSeconds float64 `json:"wall_seconds"`
@@ -40,6 +40,9 @@ type runJSON struct {
 	// TraceValidation is the abstract trace's validation against the
 	// model (absent with --validate-trace=false).
 	TraceValidation *tla.TraceResult `json:"trace_validation,omitempty"`
+	// TraceValidationCut says where validation stopped, if it did (a
+	// broker replacement: the model has no membership change).
+	TraceValidationCut string `json:"trace_validation_cut,omitempty"`
 	// TraceActions counts the model actions the validated trace took.
 	TraceActions map[string]int `json:"trace_actions,omitempty"`
 	// ModelStates is the projected model states the trace visited against
@@ -270,17 +273,17 @@ func printRunJSON(w io.Writer, res *runner.Result, wall time.Duration) {
 func runJSONOf(res *runner.Result, wall time.Duration) runJSON {
 	out := runJSON{Seed: res.Seed, TraceHash: fmt.Sprintf("%016x", res.TraceHash), Violations: res.Violations,
 		Ops:     runOpsJSON{Total: res.Ops.Total, OK: res.Ops.OK, Refused: res.Ops.Refused, Failed: res.Ops.Failed, Unknown: res.Ops.Unknown, Pending: res.Ops.Pending},
-		Retries: res.Retries, Linearizable: res.Linearizable, Faults: len(res.Plan.Faults), Events: res.Events, LostBrokers: res.Inert,
+		Retries: res.Retries, Linearizable: res.Linearizable, Faults: len(res.Plan.Faults), Events: res.Events, ReplacedBrokers: res.Replaced,
 		SimSeconds: float64(res.SimNs) / 1e9, WallSeconds: wall.Seconds(), Reproduce: res.ReproduceCommand(),
-		TraceValidation: res.TraceValidation, ModelStates: res.ModelStates}
+		TraceValidation: res.TraceValidation, TraceValidationCut: res.TraceValidationCut, ModelStates: res.ModelStates}
 	if res.TraceCoverage != nil {
 		out.TraceActions = res.TraceCoverage.Actions
 	}
 	if out.Violations == nil {
 		out.Violations = []runner.Violation{}
 	}
-	if out.LostBrokers == nil {
-		out.LostBrokers = []uint64{}
+	if out.ReplacedBrokers == nil {
+		out.ReplacedBrokers = []runner.Replacement{}
 	}
 	return out
 }

@@ -22,8 +22,6 @@ type broker struct {
 	// batched counts inputs taken since the last processing.
 	processArmed bool
 	batched      int
-	// corrupt is set when the store refused to open as corrupt.
-	corrupt bool
 	// tickFn and windowFn are b.tick and b.windowClosed as func values,
 	// made once per incarnation so arming a timer allocates no closure.
 	tickFn, windowFn func()
@@ -52,10 +50,10 @@ func (b *broker) Boot(env simapi.Env) {
 	if err != nil {
 		b.c.noteFailure(b.id, fmt.Errorf("boot %d: %w", env.Incarnation(), err))
 		if errors.Is(err, logstore.ErrCorrupt) {
-			// A corrupt store stays corrupt: booting again cannot help,
-			// and brokers cannot yet be re-seeded from their peers. The
-			// broker stays up but inert (it answers nothing).
-			b.corrupt = true
+			// A corrupt store stays corrupt: booting again cannot help.
+			// The operator replaces the disk, and the slot rejoins under
+			// a new identity (see replace.go).
+			b.c.replaceCorrupt(b.id)
 			return
 		}
 		b.restartLater()

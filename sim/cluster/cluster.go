@@ -27,6 +27,20 @@ type Cluster struct {
 	// ackedTerm[g] is the highest term in which a broker leading group g
 	// acknowledged a write (0: none yet); kept only when cfg.Counts is set.
 	ackedTerm []uint64
+	// gens[i] is broker slot i's identity generation (see IdentityOf).
+	gens []uint64
+	// target is the membership the operator drives every group to;
+	// replacements the replacements begun, at most ReplacementsMax.
+	target            node.MembershipTarget
+	replacements      []Replacement
+	replacementsBegun int
+	// operatorArmed is set while an operator step is scheduled;
+	// operatorPending while membership work is unfinished, operatorLast
+	// saying what the last step found pending. corruptNow is set while
+	// the operator replaces a corrupt store's disk.
+	operatorArmed, operatorPending bool
+	operatorLast                   string
+	corruptNow                     bool
 }
 
 // Restart backoff for brokers that fail repeatedly.
@@ -61,11 +75,13 @@ type Failure struct {
 // FailuresMax caps the recorded failures; later ones are counted only.
 const FailuresMax = 1024
 
-// RaftID is the raft node id of the broker at sim id simID.
+// RaftID is the raft node id broker slot simID boots under first, and
+// how clients address the slot (IdentityOf is the one it runs now).
 func RaftID(simID int) uint64 { return uint64(simID) + 1 }
 
-// SimID is the sim node id of the broker with raft id raftID.
-func SimID(raftID uint64) int { return int(raftID) - 1 }
+// SimID is the sim node id of the broker slot whose identity (any
+// generation) has raft id raftID.
+func SimID(raftID uint64) int { return int((raftID - 1) % RaftIDStride) }
 
 // New builds the world and boots every broker and extra process at time 0.
 func New(cfg Config) (*Cluster, error) {
@@ -73,10 +89,12 @@ func New(cfg Config) (*Cluster, error) {
 	if err := d.validate(); err != nil {
 		return nil, err
 	}
-	c := &Cluster{cfg: d, brokers: make([]*broker, d.Brokers), lastFailNs: make([]int64, d.Brokers), failStreak: make([]int, d.Brokers)}
+	c := &Cluster{cfg: d, brokers: make([]*broker, d.Brokers), lastFailNs: make([]int64, d.Brokers), failStreak: make([]int, d.Brokers),
+		gens: make([]uint64, d.Brokers)}
 	c.ackedTerm = make([]uint64, c.Groups()+1)
 	for i := 0; i < d.Brokers; i++ {
 		c.peers = append(c.peers, RaftID(i))
+		c.target.Voters = append(c.target.Voters, RaftID(i))
 		v := d.BootstrapVersion
 		if i < len(d.Versions) && d.Versions[i] != 0 {
 			v = d.Versions[i]
@@ -89,7 +107,7 @@ func New(cfg Config) (*Cluster, error) {
 		specs = append(specs, sim.NodeSpec{Name: fmt.Sprintf("broker-%d", RaftID(i)), New: func() simapi.Process { return &broker{c: c, id: id} }})
 	}
 	specs = append(specs, d.Extra...)
-	w, err := sim.New(sim.Config{Seed: d.Seed, Nodes: specs, Link: d.Link, RecordTrace: d.RecordTrace, ResolveRole: c.resolveRole})
+	w, err := sim.New(sim.Config{Seed: d.Seed, Nodes: specs, Link: d.Link, RecordTrace: d.RecordTrace, ResolveRole: c.resolveRole, Operator: c})
 	if err != nil {
 		return nil, err
 	}
@@ -122,8 +140,9 @@ func (c *Cluster) nodeConfig(simID int, env simapi.Env) node.Config {
 		boot.FinalizedFeatures = []string{node.FeatureAtomicCommit}
 	}
 	return node.Config{
-		ID:               RaftID(simID),
+		ID:               c.IdentityOf(simID),
 		Peers:            c.peers,
+		Join:             c.gens[simID] > 0,
 		FS:               env.FS(),
 		TickNs:           c.cfg.TickNs,
 		ElectionTicks:    c.cfg.ElectionTicks,
@@ -195,18 +214,4 @@ func (c *Cluster) Running() int {
 		}
 	}
 	return n
-}
-
-// Inert lists the raft ids of brokers that are up but could not open their
-// store because it is corrupt (logstore.ErrCorrupt): they stay inert until
-// the end of the run, since a broker cannot yet be re-seeded from its
-// peers. Heal cannot bring them back.
-func (c *Cluster) Inert() []uint64 {
-	var out []uint64
-	for i, b := range c.brokers {
-		if b != nil && b.corrupt && c.World.Up(i) {
-			out = append(out, RaftID(i))
-		}
-	}
-	return out
 }

@@ -47,6 +47,18 @@
 // world until the returned Pending is done. Probe is a lower-level
 // scripted client sending raw wire requests, for scenario tests.
 //
+// # Replacing a broker (replace.go)
+//
+// A broker slot (process and disk) runs one raft identity at a time
+// (IdentityOf; SimID maps every identity back to its slot, RaftID is the
+// slot's first identity and its address for clients). A slot whose disk
+// is replaced, or whose store refuses to open as corrupt (the operator
+// then replaces the disk), boots under the next identity as a joining
+// node; the cluster's operator moves every group to the new membership
+// (old identity removed, new one added as a learner, caught up by
+// snapshot, promoted) and reports when it is done (MembershipSettled,
+// Replacements). The RejoinOldIdentity defect skips all that.
+//
 // # Tests
 //
 // The package's tests are the broker's end-to-end evidence: the seeds'

@@ -18,7 +18,7 @@ func (c *Cluster) Leader(group uint64) (uint64, bool) {
 		}
 		term, leader := n.LeaderTerm(group)
 		if leader && term >= bestTerm {
-			best, bestTerm = RaftID(i), term
+			best, bestTerm = n.ID(), term
 		}
 	}
 	return best, best != 0

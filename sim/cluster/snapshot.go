@@ -6,7 +6,7 @@ import "github.com/felixsim/felixsim/node"
 // taken between two events of the single-threaded world.
 type Snapshot struct {
 	AtNs int64
-	// Replicas are the running brokers' views, ascending by raft id.
+	// Replicas are the running brokers' views, in broker slot order.
 	Replicas []node.ReplicaState
 	// Down are the raft ids of brokers that are down, paused or failed.
 	Down []uint64
@@ -18,7 +18,7 @@ func (c *Cluster) Snapshot() Snapshot {
 	for i := 0; i < c.cfg.Brokers; i++ {
 		n := c.Node(RaftID(i))
 		if n == nil {
-			s.Down = append(s.Down, RaftID(i))
+			s.Down = append(s.Down, c.IdentityOf(i))
 			continue
 		}
 		s.Replicas = append(s.Replicas, n.ReplicaState())

@@ -201,7 +201,7 @@ func soakConfig(seed uint64, durNs int64, kinds []sim.FaultKind, base Config) so
 	res := soakResult{}
 	if err := c.World.RunUntil(func() (bool, string) {
 		done, pending := c.AllLed()
-		if done && c.Running()+len(c.Inert()) < c.Brokers() {
+		if done && c.Running() < c.Brokers() {
 			return false, "brokers down"
 		}
 		return done, pending

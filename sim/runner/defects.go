@@ -27,6 +27,7 @@ var defectNames = []struct {
 	{"ack-drops-older-leases", func(d *node.Defects) *bool { return &d.AckDropsOlderLeases }},
 	{"wrong-route-hash", func(d *node.Defects) *bool { return &d.WrongRouteHash }},
 	{"unscoped-outbox", func(d *node.Defects) *bool { return &d.UnscopedOutbox }},
+	{"rejoin-old-identity", func(d *node.Defects) *bool { return &d.RejoinOldIdentity }},
 }
 
 // ParseDefects reads a comma-separated list of planted-bug names ("none"

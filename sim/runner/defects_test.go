@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -16,6 +17,9 @@ type defectCase struct {
 	faults   string
 	gapNs    int64
 	seedsMax uint64
+	// anyOf, when set, names the invariants of which a caught run must
+	// break at least one: the failure the bug is known to cause.
+	anyOf []properties.InvariantName
 }
 
 // defectCases: every planted defect with the fault mix and seed budget
@@ -38,6 +42,11 @@ var defectCases = []defectCase{
 	// The two store commits of one round are split only by a failed fsync
 	// between them; the broker then cannot reopen a store whose positions
 	// claim rows it lost, and stays down: a liveness violation naming it.
+	// A broker whose store is corrupt (corruption, then a kill) comes back
+	// under its old identity with an empty store: its term and vote go
+	// back to zero, so it could vote twice in a term.
+	{defect: "rejoin-old-identity", family: properties.FamilySafety, faults: "corrupt,kill", gapNs: 3e8, seedsMax: 6,
+		anyOf: []properties.InvariantName{properties.InvariantHardStateMonotonic, properties.InvariantCommittedNeverLost}},
 	{defect: "position-apart-from-state", family: properties.FamilyLiveness, faults: "kill,fsyncerr,disklatency", gapNs: 3e8, seedsMax: 10},
 }
 
@@ -74,6 +83,9 @@ func TestPlantedDefectsCaught(t *testing.T) {
 					t.Logf("caught on seed %d by %s: %.300s", s, strings.Join(names, ","), res.Violations[0].Message)
 					if fam, _ := res.Worst(); fam != dc.family {
 						t.Fatalf("seed %d: verdict family %s, want %s (violations %s)", s, fam, dc.family, strings.Join(names, ","))
+					}
+					if len(dc.anyOf) > 0 && !slices.ContainsFunc(dc.anyOf, func(inv properties.InvariantName) bool { return hasViolation(res.Violations, inv) }) {
+						t.Fatalf("seed %d: violations %s, want one of %v", s, strings.Join(names, ","), dc.anyOf)
 					}
 					return
 				}

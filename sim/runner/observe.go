@@ -93,7 +93,7 @@ func (o *observer) look(b int, atNs int64) {
 				continue
 			}
 			o.open[b][gi] = len(o.spans)
-			o.spans = append(o.spans, LeaderSpan{Group: uint64(gi + 1), Broker: cluster.RaftID(b), Term: term, FromNs: atNs})
+			o.spans = append(o.spans, LeaderSpan{Group: uint64(gi + 1), Broker: n.ID(), Term: term, FromNs: atNs})
 		}
 	}
 }

@@ -13,26 +13,25 @@ import (
 const quiesceStepNs = 100_000_000
 
 // liveness is the phase after heal: within LivenessBudgetNs every broker
-// runs (but those whose store is corrupt: inert casualties, a minority at
-// most), every group has a leader, and every stream shard accepts a commit
-// from the probe. Whatever is still pending at the budget is a Liveness
-// violation naming it.
+// runs, every membership change (a replaced broker's) is done, so the
+// cluster is back at full strength, every group has a leader, and every
+// stream shard accepts a commit from the probe. Whatever is still pending
+// at the budget is a Liveness violation naming it.
 func (r *run) liveness() {
 	w := r.c.World
 	end := w.NowNs() + r.opts.LivenessBudgetNs
 	err := w.RunUntil(func() (bool, string) {
 		done, pending := r.c.AllLed()
-		if done && r.c.Running() < r.c.Brokers()-len(r.c.Inert()) {
-			return false, fmt.Sprintf("%d of %d brokers running, %d inert (failures %d)", r.c.Running(), r.c.Brokers(), len(r.c.Inert()), len(r.c.Failures()))
+		if done && r.c.Running() < r.c.Brokers() {
+			return false, fmt.Sprintf("%d of %d brokers running (failures %d)", r.c.Running(), r.c.Brokers(), len(r.c.Failures()))
+		}
+		if done {
+			return r.c.MembershipSettled()
 		}
 		return done, pending
 	}, r.opts.LivenessBudgetNs)
 	if err != nil {
 		r.violate(properties.InvariantLiveness, r.withLastFailure(err))
-		return
-	}
-	if inert := r.c.Inert(); len(inert) > (r.c.Brokers()-1)/2 {
-		r.violate(properties.InvariantLiveness, fmt.Errorf("brokers %v cannot open their corrupt stores: more than a minority of %d lost for good", inert, r.c.Brokers()))
 		return
 	}
 	for _, stream := range streamNames(r.opts.Streams) {
@@ -138,24 +137,17 @@ func (r *run) commitSum() uint64 {
 // on, or returns "" when every group agrees and is applied.
 func (r *run) lagging() string {
 	commit := map[uint64]uint64{}
-	inert := map[uint64]bool{}
-	for _, id := range r.c.Inert() {
-		inert[id] = true
-	}
 	for i := 0; i < r.c.Brokers(); i++ {
 		n := r.c.Node(cluster.RaftID(i))
-		if n == nil && inert[cluster.RaftID(i)] {
-			continue // a casualty: its store is corrupt and it cannot rejoin
-		}
 		if n == nil {
-			return fmt.Sprintf("broker %d not running", cluster.RaftID(i))
+			return fmt.Sprintf("broker %d not running", r.c.IdentityOf(i))
 		}
 		for _, g := range n.ReplicaState().RaftGroups {
 			if g.Applied != g.Commit {
-				return fmt.Sprintf("broker %d group %d applied %d of commit %d", cluster.RaftID(i), g.ID, g.Applied, g.Commit)
+				return fmt.Sprintf("broker %d group %d applied %d of commit %d", n.ID(), g.ID, g.Applied, g.Commit)
 			}
 			if c, ok := commit[g.ID]; ok && c != g.Commit {
-				return fmt.Sprintf("group %d commit index %d on broker %d, %d on an earlier one", g.ID, g.Commit, cluster.RaftID(i), c)
+				return fmt.Sprintf("group %d commit index %d on broker %d, %d on an earlier one", g.ID, g.Commit, n.ID(), c)
 			}
 			commit[g.ID] = g.Commit
 		}

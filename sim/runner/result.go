@@ -8,6 +8,7 @@ import (
 	"github.com/felixsim/felixsim/coverage"
 	"github.com/felixsim/felixsim/properties"
 	"github.com/felixsim/felixsim/sim"
+	"github.com/felixsim/felixsim/sim/cluster"
 )
 
 // Violation is one property that failed, and how. Invariant is always a
@@ -43,13 +44,18 @@ type Result struct {
 	Plan *sim.Plan
 	// BrokerFailures counts brokers' fail-stops and failed boots.
 	BrokerFailures int
-	// Inert are the brokers lost for good to a corrupt store (a minority
-	// at most, else a Liveness violation); the checks skip them.
-	Inert []uint64
+	// Replaced are the brokers that lost their store (a replaced disk, or
+	// a corrupt store whose disk the operator replaced) and rejoined under
+	// a new identity through a membership change; a run ends with every
+	// one done (else a Liveness violation).
+	Replaced []Replacement
 	// TraceValidation is the trace validation's outcome and TraceCoverage
 	// the model actions the trace took (nil unless Options.ValidateTrace).
 	TraceValidation *tla.TraceResult
 	TraceCoverage   *tla.TraceCoverage
+	// TraceValidationCut, when set, says where validation stopped (the
+	// first broker replacement: the model has no membership change).
+	TraceValidationCut string
 	// ModelStates compares the projected model states the trace visited
 	// with the mirror's reachable ones (nil unless the trace was validated
 	// on three brokers).
@@ -157,12 +163,19 @@ func (r *Result) Summary() string {
 	fmt.Fprintf(&b, "faults: %d drawn from %s: %s\n", len(r.Plan.Faults), r.Options.Faults, faultTally(r.Plan))
 	fmt.Fprintf(&b, "ops: %d total, %d ok, %d refused, %d failed, %d unknown, %d pending; %d retries; %d broker fail-stops\n",
 		r.Ops.Total, r.Ops.OK, r.Ops.Refused, r.Ops.Failed, r.Ops.Unknown, r.Ops.Pending, r.Retries, r.BrokerFailures)
+	if r.TraceValidationCut != "" {
+		fmt.Fprintf(&b, "trace validation: %s\n", r.TraceValidationCut)
+	}
 	if l := r.Linearizable; l.Unknown+l.Skipped > 0 {
 		fmt.Fprintf(&b, "linearizability: %d scope(s) ok, %d illegal, %d unknown (search budget spent: not a pass), %d skipped (unobserved offsets lost to retention)\n",
 			l.OK, l.Illegal, l.Unknown, l.Skipped)
 	}
-	if len(r.Inert) > 0 {
-		fmt.Fprintf(&b, "lost for good to a corrupt store: brokers %v\n", r.Inert)
+	for _, rp := range r.Replaced {
+		how := "disk replaced"
+		if rp.Corrupt {
+			how = "corrupt store"
+		}
+		fmt.Fprintf(&b, "replaced broker %d by %d at %d ns (%s), membership done at %d ns\n", rp.Old, rp.New, rp.AtNs, how, rp.DoneNs)
 	}
 	writeViolations(&b, r.Violations)
 	if !r.OK() {
@@ -189,3 +202,7 @@ func faultTally(p *sim.Plan) string {
 	}
 	return strings.Join(parts, ", ")
 }
+
+// Replacement is one broker identity replaced by a new one on a new disk
+// (see sim/cluster's replace.go).
+type Replacement = cluster.Replacement

@@ -213,6 +213,9 @@ func (r *run) build() error {
 		return err
 	}
 	ir.c, r.inRun = c, ir
+	if r.trace != nil {
+		r.trace.c = c
+	}
 	r.c, r.wl, r.probe, r.relay = c, wl, probe, rl
 	nodes := o.Brokers + len(extra)
 	exempt := uint64(0)
@@ -314,7 +317,7 @@ func (r *run) finish() {
 	r.res.SimNs = r.c.World.NowNs()
 	r.res.Events = r.c.World.EventsExecuted()
 	r.res.BrokerFailures = len(r.c.Failures())
-	r.res.Inert = r.c.Inert()
+	r.res.Replaced = r.c.Replacements()
 	r.endObserving()
 	r.traceResult()
 	if r.opts.KeepHistory {

@@ -70,8 +70,8 @@ func sweep(t *testing.T, n int, durNs int64) (ops int, simNs int64) {
 		ops += a.Ops.Total
 		simNs += a.SimNs
 		total.Merge(a.Coverage)
-		t.Logf("seed %d: %d faults, %d ops (%d ok, %d unknown), %d retries, %d brokers lost to corruption, hash %016x",
-			s, len(a.Plan.Faults), a.Ops.Total, a.Ops.OK, a.Ops.Unknown, a.Retries, len(a.Inert), a.TraceHash)
+		t.Logf("seed %d: %d faults, %d ops (%d ok, %d unknown), %d retries, %d brokers replaced, hash %016x",
+			s, len(a.Plan.Faults), a.Ops.Total, a.Ops.OK, a.Ops.Unknown, a.Retries, len(a.Replaced), a.TraceHash)
 	}
 	for _, e := range total.Sorted() {
 		t.Logf("coverage over %d seeds: %s %d", n, e.Point, e.Count)

@@ -59,10 +59,11 @@ func TestStaleReadDefectCaught(t *testing.T) {
 }
 
 // TestLivenessViolationReported: corrupted sectors keep killed brokers
-// from reopening their stores (brokers cannot be re-seeded from peers
-// yet). One such broker of three is a casualty the cluster survives: the
-// run passes and names it. Two of three are a quorum lost for good: the
-// liveness check must say so rather than pass.
+// from reopening their stores. One such broker of three is replaced (a
+// new identity on a new disk, through a membership change): the run
+// passes at full strength and names the replacement. Two of three are a
+// quorum lost for good (the membership change itself needs a quorum of
+// the old members): the liveness check must say so rather than pass.
 func TestLivenessViolationReported(t *testing.T) {
 	corrupt := func(nodes ...int) *Result {
 		o := Options{Seed: 3, DurationNs: 4e9, LivenessBudgetNs: 3e9, QuiesceBudgetNs: 1e9}
@@ -78,8 +79,8 @@ func TestLivenessViolationReported(t *testing.T) {
 		return res
 	}
 	one := corrupt(1)
-	if !one.OK() || len(one.Inert) != 1 || one.Inert[0] != 2 || !strings.Contains(one.Summary(), "lost for good to a corrupt store: brokers [2]") {
-		t.Fatalf("one corrupt broker of three should be a named casualty, not a failure:\n%s", one.Summary())
+	if !one.OK() || len(one.Replaced) != 1 || one.Replaced[0].Old != 2 || one.Replaced[0].DoneNs == 0 || !strings.Contains(one.Summary(), "replaced broker 2 by 9") {
+		t.Fatalf("one corrupt broker of three should be replaced, not a failure:\n%s", one.Summary())
 	}
 	two := corrupt(1, 2)
 	if !hasViolation(two.Violations, properties.InvariantLiveness) {

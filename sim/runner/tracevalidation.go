@@ -1,7 +1,10 @@
 package runner
 
 import (
+	"fmt"
+
 	"github.com/felixsim/felixsim/modeltrace"
+	"github.com/felixsim/felixsim/sim/cluster"
 	"github.com/felixsim/felixsim/tla"
 )
 
@@ -10,11 +13,25 @@ import (
 type traceSinks struct {
 	v      *tla.TraceValidator
 	export modeltrace.Sink
+	// c is the run's cluster, set once built; steps counts the steps
+	// seen; cutAtNs and cutStep are when validation stopped at the first
+	// broker replacement (0: it did not).
+	c       *cluster.Cluster
+	steps   int
+	cutAtNs int64
+	cutStep int
 }
 
-// Step passes a step to each sink that is on.
+// Step passes a step to each sink that is on. The model has no membership
+// change: from the first broker replacement on, steps are exported but no
+// longer validated (the result says where validation stopped: unknown
+// beyond it, not a pass).
 func (t *traceSinks) Step(s *modeltrace.Step) {
-	if t.v != nil {
+	t.steps++
+	if t.v != nil && t.cutStep == 0 && t.c != nil && t.c.ReplacementsBegun() > 0 {
+		t.cutStep, t.cutAtNs = t.steps, t.c.World.NowNs()
+	}
+	if t.v != nil && t.cutStep == 0 {
 		t.v.Step(s)
 	}
 	if t.export != nil {
@@ -45,6 +62,10 @@ func (r *run) traceResult() {
 	res := r.trace.v.Result()
 	cov := r.trace.v.Coverage()
 	r.res.TraceValidation, r.res.TraceCoverage = &res, &cov
+	if r.trace.cutStep != 0 {
+		r.res.TraceValidationCut = fmt.Sprintf("validated up to step %d (%d ns), where a broker replacement began: the model has no membership change, so the %d steps after it are unknown, not a pass",
+			r.trace.cutStep-1, r.trace.cutAtNs, r.trace.steps-r.trace.cutStep+1)
+	}
 	if visited := r.trace.v.VisitedStates(); visited != nil {
 		if c, err := ModelStateCoverage(visited, false); err == nil {
 			r.res.ModelStates = &c
