@@ -19,6 +19,9 @@ type Plan struct {
 	DurationNs int64
 	Workload   []Param      // sorted by name, names unique
 	Faults     []FaultEvent // sorted by AtNs (ties keep their order)
+	// Ops restricts workload clients to some of their operations (see
+	// ClientOps), sorted by client; nil keeps the full workload.
+	Ops []ClientOps
 }
 
 // Param returns the workload parameter name, or def if the plan lacks it.
@@ -49,6 +52,9 @@ func (p *Plan) Validate() error {
 		if !validParamName(q.Name) {
 			return fmt.Errorf("sim: workload param name %q refused: use [a-z0-9_]+", q.Name)
 		}
+	}
+	if err := p.validateOps(); err != nil {
+		return err
 	}
 	var prev int64
 	for i, f := range p.Faults {

@@ -22,7 +22,21 @@ func genPlan(t *rapid.T) *Plan {
 			p.Faults = append(p.Faults, f)
 		}
 	}
+	clients := rapid.SliceOfDistinct(rapid.IntRange(0, nodes-1), func(c int) int { return c }).Draw(t, "opsClients")
+	sortInts(clients)
+	for _, c := range clients {
+		slots := rapid.SliceOf(rapid.IntRange(0, 200)).Draw(t, "slots")
+		p.Ops = append(p.Ops, ClientOps{Client: c, Keep: OpRangesOf(slots)})
+	}
 	return p
+}
+
+func sortInts(s []int) {
+	for i := 1; i < len(s); i++ {
+		for j := i; j > 0 && s[j] < s[j-1]; j-- {
+			s[j], s[j-1] = s[j-1], s[j]
+		}
+	}
 }
 
 // genFault draws a fault of any kind with each of its fields anywhere in
@@ -165,6 +179,16 @@ func TestParsePlanRefusesBadInput(t *testing.T) {
 		{good + "param B 1\n", "use [a-z0-9_]+"},
 		{good + "param b 1\nparam a 1\n", "unique and sorted"},
 		{good + "bogus\n", "line kind"},
+		{good + "ops client=3 keep=1\n", "ops for client 3 refused: outside [0, 3)"},
+		{good + "ops client=1 keep=1\nops client=0 keep=1\n", "unique and sorted"},
+		{good + "ops client=1 keep=4-2\n", "range 4-2 refused: want 0 <= first <= last"},
+		{good + "ops client=1 keep=1-3,4\n", "range 4-4 refused: must start after 4"},
+		{good + "ops client=1 keep=5,2\n", "range 2-2 refused"},
+		{good + "ops client=1 keep=-1\n", "want a slot or first-last"},
+		{good + "ops client=1 keep=1-x\n", "want a slot or first-last"},
+		{good + "ops client=1\n", "ops wants client=N keep=LIST"},
+		{good + "ops keep=1 client=1\n", "want client=N keep=LIST"},
+		{good + "ops client=x keep=none\n", "ops client \"x\" refused"},
 		{good + "fault at_ns=x kind=pause\n", "at_ns=\"x\""},
 		{v1 + "fault at_ns=1 kind=pause\n", "at= and kind= are required"},
 		{v1 + "fault at=1 kind=loss value=2000000\n", "outside [0, 1000000]"},
@@ -185,6 +209,7 @@ func FuzzParsePlan(f *testing.F) {
 	f.Add(p.String())
 	f.Add("felixsim-plan v1\nseed 1\nnodes 3\nduration_ns 10\nfault at=1 kind=bridge node=1 mask=0x1\n")
 	f.Add("felixsim-plan v2\nseed 1\nnodes 3\nduration_ns 10\nfault at_ns=1 kind=kill node=2 torn=true dur_ns=5 role=leader\n")
+	f.Add("felixsim-plan v2\nseed 1\nnodes 3\nduration_ns 10\nops client=0 keep=none\nops client=2 keep=0-3,7,9-12\n")
 	f.Fuzz(func(t *testing.T, text string) {
 		p, err := ParsePlan(text)
 		if err != nil {

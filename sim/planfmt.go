@@ -25,6 +25,9 @@ func (p *Plan) String() string {
 	for _, q := range p.Workload {
 		fmt.Fprintf(&b, "param %s %d\n", q.Name, q.Value)
 	}
+	for _, c := range p.Ops {
+		fmt.Fprintf(&b, "ops %s\n", c)
+	}
 	for _, f := range p.Faults {
 		b.WriteString("fault ")
 		b.WriteString(f.String())
@@ -101,6 +104,13 @@ func (p *Plan) parseLine(line string, v1 bool, seen map[string]bool) error {
 		}
 		p.Workload = append(p.Workload, Param{Name: fields[0], Value: v})
 		return nil
+	case "ops":
+		c, err := parseClientOps(fields)
+		if err != nil {
+			return err
+		}
+		p.Ops = append(p.Ops, c)
+		return nil
 	case "fault":
 		f, err := parseFault(fields, v1)
 		if err != nil {
@@ -109,7 +119,7 @@ func (p *Plan) parseLine(line string, v1 bool, seen map[string]bool) error {
 		p.Faults = append(p.Faults, f)
 		return nil
 	}
-	return fmt.Errorf("line kind %q refused: want seed, nodes, duration_ns, param or fault", word)
+	return fmt.Errorf("line kind %q refused: want seed, nodes, duration_ns, param, ops or fault", word)
 }
 
 func (p *Plan) parseHeaderValue(word, s string) error {

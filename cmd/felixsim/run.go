@@ -24,6 +24,9 @@ type runJSON struct {
 	Violations []runner.Violation `json:"violations"`
 	Ops        runOpsJSON         `json:"ops"`
 	Retries    int                `json:"retries"`
+	// OpSlots is, per workload client, how many operations it drew (a
+	// plan's ops lines number them; `felixsim shrink` reads this).
+	OpSlots []int `json:"op_slots"`
 	// Linearizable counts the scopes by linearizability verdict; unknown
 	// (search budget spent) is neither a pass nor a violation.
 	Linearizable runner.LinearizableCounts `json:"linearizable"`
@@ -281,6 +284,9 @@ func runJSONOf(res *runner.Result, wall time.Duration) runJSON {
 	}
 	if out.Violations == nil {
 		out.Violations = []runner.Violation{}
+	}
+	if out.OpSlots = res.OpSlots; out.OpSlots == nil {
+		out.OpSlots = []int{}
 	}
 	if out.ReplacedBrokers == nil {
 		out.ReplacedBrokers = []runner.Replacement{}

@@ -36,6 +36,11 @@ type Result struct {
 	Linearizable LinearizableCounts
 	// Retries counts writes re-sent after an unknown outcome.
 	Retries int
+	// OpSlots is, per workload client, how many operations it drew (its
+	// slots, see sim.ClientOps); OpsSkipped how many of them the plan's
+	// ops lines skipped.
+	OpSlots    []int
+	OpsSkipped int
 	// SimNs is the simulated time at the end of the run.
 	SimNs int64
 	// Events counts the events the world executed.

@@ -136,7 +136,9 @@ func workloadConfig(o *Options) (workload.Config, error) {
 		c.StickyClients = StickyClientsDrawn
 		return c, nil
 	}
-	return c.WithParams(o.Plan.Workload)
+	c, err := c.WithParams(o.Plan.Workload)
+	c.KeepOps = o.Plan.Ops
+	return c, err
 }
 
 // WithPlan returns o set to replay plan p: the plan's seed, duration and
@@ -312,7 +314,8 @@ func (r *run) finish() {
 		h = r.wl.History() // the run ended before its checks (a crash)
 	}
 	r.res.Ops = h.Counts()
-	r.res.Retries = r.wl.Stats().Retries
+	st := r.wl.Stats()
+	r.res.Retries, r.res.OpSlots, r.res.OpsSkipped = st.Retries, st.Slots, st.Skipped
 	r.res.TraceHash = r.c.World.TraceHash()
 	r.res.SimNs = r.c.World.NowNs()
 	r.res.Events = r.c.World.EventsExecuted()

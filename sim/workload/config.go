@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/felixsim/felixsim/client"
+	"github.com/felixsim/felixsim/sim"
 )
 
 // Defaults of a Config field left zero.
@@ -80,6 +81,9 @@ type Config struct {
 	// broker after a call to it timed out (client.Config.KeepBrokerOnTimeout):
 	// they go on reaching a deposed leader that the others have left.
 	StickyClients int
+	// KeepOps restricts clients to some of their operations (a shrunk
+	// plan's sim.Plan.Ops); nil keeps every operation.
+	KeepOps []sim.ClientOps
 }
 
 // OpsMaxDefault caps a history when Config.OpsMax is 0.
@@ -143,6 +147,9 @@ func (c *Config) validate() error {
 		return fmt.Errorf("workload: %d sticky clients refused: need 0..%d (the clients)", c.StickyClients, c.Clients)
 	case c.RetryUnknownPct > 100:
 		return fmt.Errorf("workload: retry chance %d%% refused: above 100", c.RetryUnknownPct)
+	}
+	if err := validateKeepOps(c.KeepOps, c.Clients); err != nil {
+		return err
 	}
 	for i, t := range c.Tenants {
 		for _, u := range c.Tenants[:i] {

@@ -141,8 +141,12 @@ func (p *proc) shardScope(r *prng.Rand) felix.Scope {
 }
 
 // begin records an invocation; it returns -1 (and invokes nothing) when
-// the history is full.
+// the history is full or the plan skips the slot being drawn.
 func (p *proc) begin(op properties.HistoryOp, now int64) int {
+	if p.slots.skipping {
+		p.slots.skipped++
+		return -1
+	}
 	op.Client = p.index
 	i := p.w.rec.invoke(op, now)
 	if i >= 0 {

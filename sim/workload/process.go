@@ -31,6 +31,8 @@ type proc struct {
 	open int
 	// seq numbers this client's writes, to tag their payloads and values.
 	seq int
+	// slots counts the operations drawn, for Config.KeepOps.
+	slots slotState
 }
 
 // retry is an unconditional write to re-send: the recorded op it repeats
@@ -88,7 +90,7 @@ func (p *proc) step() {
 		if len(p.retries) > 0 {
 			p.sendRetry(now)
 		} else {
-			p.invokeRandom(now)
+			p.invokeSlot(now)
 		}
 	}
 	if stopped && p.open == 0 {

@@ -79,7 +79,20 @@ type Stats struct {
 	Retries int
 	// RefusedFull counts invocations not made because the history was full.
 	RefusedFull int
+	// Slots is, per client, how many operations it drew (see
+	// sim.ClientOps: retries and acks are not slots).
+	Slots []int
+	// Skipped counts the slots drawn but not invoked because
+	// Config.KeepOps skips them.
+	Skipped int
 }
 
 // Stats returns the counters so far.
-func (w *Workload) Stats() Stats { return Stats{Retries: w.retries, RefusedFull: w.rec.refused} }
+func (w *Workload) Stats() Stats {
+	s := Stats{Retries: w.retries, RefusedFull: w.rec.refused}
+	for _, p := range w.procs {
+		s.Slots = append(s.Slots, p.slots.drawn)
+		s.Skipped += p.slots.skipped
+	}
+	return s
+}

@@ -1,0 +1,118 @@
+package runner
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/felixsim/felixsim/properties"
+	"github.com/felixsim/felixsim/sim"
+	"github.com/felixsim/felixsim/sim/workload"
+)
+
+// slotOps lists, per client, what each drawn-and-invoked operation asked
+// for, in slot order: a client's operations that are neither re-sent
+// writes nor group acks (those follow from earlier operations).
+func slotOps(h *properties.History, clients int) [][]string {
+	out := make([][]string, clients)
+	for _, op := range h.Ops {
+		if op.RetryOf != 0 || op.Kind == properties.HistoryGroupAck {
+			continue
+		}
+		payload := ""
+		if op.Record != nil {
+			payload = string(op.Record.Payload)
+		}
+		out[op.Client] = append(out[op.Client], fmt.Sprintf("%s %s %s %s %s", op.Kind, op.Scope, op.EntityKey, op.Key, payload))
+	}
+	return out
+}
+
+// TestPlanOpsKeepTheSlotsAsDrawn: a plan's ops lines keep exactly the
+// named slots, and a kept slot asks for what the same slot asked for in
+// the full workload (a skipped slot is drawn all the same), judged against
+// the full run's history; a plan whose ops lines name every slot replays
+// the full run's trace hash.
+func TestPlanOpsKeepTheSlotsAsDrawn(t *testing.T) {
+	const clients = 4
+	full, err := Run(Options{Seed: 21, DurationNs: 1e9, Faults: NoFaults(), KeepHistory: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fullOps := slotOps(full.History, clients)
+	for c := 0; c < clients; c++ {
+		if len(fullOps[c]) != full.OpSlots[c] || full.OpSlots[c] < 20 {
+			t.Fatalf("client %d: %d ops in the history, %d slots drawn", c, len(fullOps[c]), full.OpSlots[c])
+		}
+	}
+	everything := *full.Plan
+	keep := map[int][]int{0: {0, 3, 4, 5, 17}, 2: {}, 3: {1}}
+	restricted := *full.Plan
+	for c := 0; c < clients; c++ {
+		all := make([]int, full.OpSlots[c])
+		for i := range all {
+			all[i] = i
+		}
+		everything.Ops = append(everything.Ops, sim.ClientOps{Client: c, Keep: sim.OpRangesOf(all)})
+		if ks, ok := keep[c]; ok {
+			restricted.Ops = append(restricted.Ops, sim.ClientOps{Client: c, Keep: sim.OpRangesOf(ks)})
+		}
+	}
+	same := runPlan(t, &everything)
+	if same.TraceHash != full.TraceHash || same.OpsSkipped != 0 {
+		t.Fatalf("plan keeping every slot: hash %016x (full run %016x), %d skipped", same.TraceHash, full.TraceHash, same.OpsSkipped)
+	}
+	got := runPlan(t, &restricted)
+	gotOps := slotOps(got.History, clients)
+	for c := 0; c < clients; c++ {
+		ks, restrictedClient := keep[c]
+		if !restrictedClient {
+			if len(gotOps[c]) < len(fullOps[c])/2 {
+				t.Errorf("client %d (not restricted) invoked %d ops, the full run %d", c, len(gotOps[c]), len(fullOps[c]))
+			}
+			continue
+		}
+		if len(gotOps[c]) != len(ks) {
+			t.Fatalf("client %d keeps slots %v but invoked %d ops: %v", c, ks, len(gotOps[c]), gotOps[c])
+		}
+		for i, s := range ks {
+			if gotOps[c][i] != fullOps[c][s] {
+				t.Errorf("client %d slot %d: %q, the full run's slot %d was %q", c, s, gotOps[c][i], s, fullOps[c][s])
+			}
+		}
+	}
+	if got.OpsSkipped == 0 {
+		t.Fatal("restricted run counts no skipped slots")
+	}
+}
+
+func runPlan(t *testing.T, p *sim.Plan) *Result {
+	t.Helper()
+	q, err := sim.ParsePlan(p.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, err := Options{KeepHistory: true}.WithPlan(q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Run(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+// TestPlanOpsForAMissingClientRefused: an ops line for a client the
+// workload lacks is refused with the reason, before anything runs.
+func TestPlanOpsForAMissingClientRefused(t *testing.T) {
+	p := &sim.Plan{Seed: 1, Nodes: 3 + 4 + 1, DurationNs: 1e9, Workload: []sim.Param{{Name: workload.ParamClients, Value: 4}},
+		Ops: []sim.ClientOps{{Client: 5}}}
+	o, err := Options{}.WithPlan(p)
+	if err == nil {
+		_, err = Run(o)
+	}
+	if err == nil || !strings.Contains(err.Error(), "ops for client 5 refused") {
+		t.Fatalf("plan with ops for client 5 of 4: %v", err)
+	}
+}
