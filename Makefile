@@ -5,7 +5,7 @@ GO       ?= go
 PKGS     := ./...
 GOFILES   = $(shell git ls-files '*.go' 2>/dev/null || find . -name '*.go')
 
-.PHONY: test lint vet fmt-check bench fuzz sweep tlc tlc-trace build timeline-test
+.PHONY: test lint vet fmt-check bench fuzz sweep shrink-bench tlc tlc-trace build timeline-test
 
 ## test: lint, then every unit, property and bounded simulation test, then
 ## the store and the cluster again with the expensive invariant checks built
@@ -60,6 +60,13 @@ SWEEP_DURATION ?= 20s
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 sweep: build
 	bin/felixsim sweep --seeds 1..$(SEEDS) --duration $(SWEEP_DURATION) --repeat-fraction 1.0 --jobs $(JOBS)
+
+## shrink-bench: the acceptance measurement of `felixsim shrink`: for every
+## planted defect, a seed failing at 60 s is shrunk with two workers within
+## the 60 s budget to a verified plan at least 5x smaller in faults plus
+## operations; prints a table row per defect (docs/performance.md).
+shrink-bench:
+	$(GO) test -count=1 -timeout 20m ./sim/shrink -run 'TestShrinkAcceptance' -shrink-bench -v
 
 ## tlc: run TLC on every TLA+ config; needs TLA2TOOLS_JAR (see tla/README.md).
 tlc:

@@ -42,6 +42,7 @@ var commands = []command{
 	{name: "run", summary: "run one seed on a simulated cluster under faults, then heal, check every property, print the trace hash", run: runCommand},
 	{name: "sweep", summary: "run many seeds in worker processes and list the failing ones with the command that reproduces each", run: sweepCommand},
 	{name: "scenario", summary: "run broker scenario files (scripted stories with expected output); --rewrite updates them", run: scenarioCommand},
+	{name: "shrink", summary: "reduce a failing run to a small plan (fewer faults, operations, shorter) that fails the same invariant", run: shrinkCommand},
 	{name: "merge", summary: "combine the reports of a sharded sweep (sweep --shard i/n --json) into the report of the whole", run: mergeCommand},
 }
 

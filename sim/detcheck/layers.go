@@ -103,7 +103,10 @@ var layers = map[string]layer{
 	// (goroutines, wall clock, os/exec) and speaks to runs only through
 	// the CLI; it reads the invariants' families from properties' registry.
 	"sim/sweep": {may: []string{"properties"}},
-	"cmd/felixsim": {may: []string{"sim", "sim/runner", "sim/scenario", "sim/sweep", "sim/artifact", "properties", "tla", "coverage", "modeltrace"},
+	// sim/shrink drives candidate runs in worker processes like sweep,
+	// and runs the failing run and the final check through runner.
+	"sim/shrink": {may: []string{"felix", "sim", "sim/runner", "sim/workload", "properties"}},
+	"cmd/felixsim": {may: []string{"sim", "sim/runner", "sim/scenario", "sim/sweep", "sim/shrink", "sim/artifact", "properties", "tla", "coverage", "modeltrace"},
 		external: []string{progressbarModule, termModule}},
 }
 

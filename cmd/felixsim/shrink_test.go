@@ -1,0 +1,78 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/felixsim/felixsim/sim"
+)
+
+// TestShrinkBadUsageIsOneLine: shrink's refusals are one line pointing to
+// --help, exit 2, before anything runs.
+func TestShrinkBadUsageIsOneLine(t *testing.T) {
+	out := t.TempDir()
+	cases := [][]string{
+		{"shrink", "--bogus"}, {"shrink", "--out", out}, {"shrink", "--seed", "3"},
+		{"shrink", "--seed", "3", "--plan", "x.plan", "--out", out},
+		{"shrink", "--seed", "3", "--defects", "nope", "--out", out},
+		{"shrink", "--seed", "3", "--jobs", "0", "--out", out},
+		{"shrink", "--seed", "3", "--budget", "0s", "--out", out},
+		{"shrink", "--seed", "3", "--invariant", "NoSuchThing", "--out", out},
+		{"shrink", "--plan", "/nonexistent/plan.txt", "--out", out},
+		{"shrink", "--seed", "3", "--out", out, "stray"},
+	}
+	for _, args := range cases {
+		var stdout, stderr bytes.Buffer
+		code := dispatch(args, &stdout, &stderr)
+		e := stderr.String()
+		if code != exitUsage || strings.Count(e, "\n") != 1 || !strings.HasPrefix(e, "felixsim shrink: ") || !strings.Contains(e, "'felixsim shrink --help'") {
+			t.Errorf("%q: exit %d, stderr %q; want exit 2 and one line pointing to --help", args, code, e)
+		}
+	}
+}
+
+// TestShrinkCommand: the command shrinks a failing seed into --out; the
+// plan it writes replays, in a fresh `felixsim run --plan` process, to
+// the same failure (exit 1, the invariant it names).
+func TestShrinkCommand(t *testing.T) {
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "felixsim")
+	if b, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, b)
+	}
+	out := filepath.Join(dir, "small")
+	cmd := exec.Command(bin, "shrink", "--seed", "3", "--duration", "2s", "--defects", "commit-as-two-records", "--out", out)
+	b, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("shrink: %v\n%s", err, b)
+	}
+	listing := string(b)
+	for _, want := range []string{"shrunk to violate NoPartialCommit", "before: ", "after: ", "operations (", "verified: a fresh run", "replay: felixsim run --plan "} {
+		if !strings.Contains(listing, want) {
+			t.Fatalf("listing lacks %q:\n%s", want, listing)
+		}
+	}
+	text, err := os.ReadFile(filepath.Join(out, "plan.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sim.ParsePlan(string(text)); err != nil {
+		t.Fatalf("plan.txt does not parse: %v\n%s", err, text)
+	}
+	for _, f := range []string{"original-plan.txt", "shrink.txt"} {
+		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	replay := exec.Command(bin, "run", "--plan", filepath.Join(out, "plan.txt"), "--defects", "commit-as-two-records")
+	rb, err := replay.CombinedOutput()
+	var exitErr *exec.ExitError
+	if !errors.As(err, &exitErr) || exitErr.ExitCode() != exitSafety || !strings.Contains(string(rb), "NoPartialCommit") {
+		t.Fatalf("replay of the shrunk plan: %v\n%s", err, rb)
+	}
+}

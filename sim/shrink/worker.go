@@ -1,0 +1,165 @@
+package shrink
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/felixsim/felixsim/properties"
+	"github.com/felixsim/felixsim/sim"
+	"github.com/felixsim/felixsim/sim/runner"
+)
+
+// Exit codes of `felixsim run` the worker protocol reads.
+const (
+	exitPass       = 0
+	exitSafety     = 1
+	exitUsage      = 2
+	exitIncomplete = 3
+	exitLiveness   = 4
+)
+
+// outcome is what one run of a candidate plan showed.
+type outcome struct {
+	// invariants are the violated invariants, in report order.
+	invariants []properties.InvariantName
+	// crash is set when the worker process died outside the simulation
+	// (a Go runtime crash report on stderr) instead of reporting.
+	crash     string
+	traceHash string
+	// faults and ops size the run: the plan's faults and the operations
+	// the workload invoked (history ops: retries and acks included).
+	faults, ops int
+	// opSlots is, per client, how many operations it drew.
+	opSlots []int
+	wall    time.Duration
+}
+
+// fails reports whether the run violated inv.
+func (o *outcome) fails(inv properties.InvariantName) bool {
+	for _, v := range o.invariants {
+		if v == inv {
+			return true
+		}
+	}
+	return false
+}
+
+// outcomeOf is a run's outcome from its Result (the baseline and the
+// verification run in this process).
+func outcomeOf(res *runner.Result, wall time.Duration) *outcome {
+	o := &outcome{traceHash: fmt.Sprintf("%016x", res.TraceHash), faults: len(res.Plan.Faults), ops: res.Ops.Total,
+		opSlots: append([]int(nil), res.OpSlots...), wall: wall}
+	for _, v := range res.Violations {
+		o.invariants = append(o.invariants, v.Invariant)
+	}
+	return o
+}
+
+// runJSON is the part of `felixsim run --json` a worker's answer is read by.
+type runJSON struct {
+	TraceHash  string `json:"trace_hash"`
+	Violations []struct {
+		Invariant properties.InvariantName `json:"invariant"`
+	} `json:"violations"`
+	Ops struct {
+		Total int `json:"total"`
+	} `json:"ops"`
+	OpSlots []int `json:"op_slots"`
+	Faults  int   `json:"faults"`
+}
+
+// workerArgs is the command line that runs planPath with o's topology
+// and defects.
+func workerArgs(o *runner.Options, planPath string) []string {
+	return []string{"run", "--plan", planPath, "--json",
+		"--nodes", strconv.Itoa(o.Brokers), "--streams", strconv.Itoa(o.Streams),
+		"--shards", strconv.FormatUint(uint64(o.Shards), 10), "--defects", o.DefectList()}
+}
+
+// runWorker runs plan p in a fresh `felixsim run` process (one simulation
+// per process: the determinism guards are process-global) and reads its
+// verdict. name names the plan file in dir. An error means the worker
+// could not be trusted (it refused the plan, or its output breaks the
+// protocol) or ctx ended.
+func runWorker(ctx context.Context, binary, dir, name string, o *runner.Options, p *sim.Plan) (*outcome, error) {
+	path := filepath.Join(dir, name)
+	if err := os.WriteFile(path, []byte(p.String()), 0o644); err != nil {
+		return nil, fmt.Errorf("shrink: candidate plan: %w", err)
+	}
+	defer os.Remove(path)
+	start := time.Now()
+	cmd := exec.CommandContext(ctx, binary, workerArgs(o, path)...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	wall := time.Since(start)
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	code := 0
+	var exitErr *exec.ExitError
+	switch {
+	case errors.As(err, &exitErr):
+		code = exitErr.ExitCode()
+	case err != nil:
+		return nil, fmt.Errorf("shrink: worker %s did not run: %w", binary, err)
+	}
+	return readWorker(code, stdout.Bytes(), stderr.String(), wall)
+}
+
+// readWorker classifies a worker's exit code and output.
+func readWorker(code int, stdout []byte, stderr string, wall time.Duration) (*outcome, error) {
+	if crash := goCrash(stderr); crash != "" {
+		return &outcome{crash: crash, wall: wall}, nil
+	}
+	if code == exitUsage || code < 0 || code > exitLiveness {
+		return nil, fmt.Errorf("shrink: worker exited %d: %s", code, firstLine(stderr))
+	}
+	var out runJSON
+	dec := json.NewDecoder(bytes.NewReader(stdout))
+	if err := dec.Decode(&out); err != nil || dec.More() {
+		return nil, fmt.Errorf("shrink: worker exited %d without one JSON object on stdout (%v): %s", code, err, firstLine(stderr))
+	}
+	if (code == exitPass) != (len(out.Violations) == 0) || out.TraceHash == "" {
+		return nil, fmt.Errorf("shrink: worker exited %d with %d violation(s) and trace hash %q: the verdict and the exit code disagree", code, len(out.Violations), out.TraceHash)
+	}
+	o := &outcome{traceHash: out.TraceHash, faults: out.Faults, ops: out.Ops.Total, opSlots: out.OpSlots, wall: wall}
+	for _, v := range out.Violations {
+		o.invariants = append(o.invariants, v.Invariant)
+	}
+	return o, nil
+}
+
+// goCrash returns the first line of a Go runtime crash report on stderr,
+// or "" when there is none.
+func goCrash(stderr string) string {
+	if !strings.Contains(stderr, "goroutine ") {
+		return ""
+	}
+	for _, line := range strings.Split(stderr, "\n") {
+		if strings.HasPrefix(line, "panic: ") || strings.HasPrefix(line, "fatal error: ") {
+			return line
+		}
+	}
+	return ""
+}
+
+func firstLine(s string) string {
+	s = strings.TrimSpace(s)
+	if line, _, ok := strings.Cut(s, "\n"); ok {
+		return line
+	}
+	if s == "" {
+		return "(no message on stderr)"
+	}
+	return s
+}
