@@ -95,7 +95,7 @@ func TestShrinkPlantedDefect(t *testing.T) {
 		}
 		o := res.VerifiedRun.Options
 		o.Plan = nil
-		if invs := replayInWorker(t, o, q);  !hasInvariant(invs, "NoPartialCommit") {
+		if invs := replayInWorker(t, o, q); !hasInvariant(invs, "NoPartialCommit") {
 			t.Fatalf("the shrunk plan replayed in a fresh process violates %v, not NoPartialCommit:\n%s", invs, q)
 		}
 		if !strings.Contains(listing.String(), "verified: a fresh run of the shrunk plan violates NoPartialCommit") {
