@@ -111,7 +111,7 @@ func writeShrink(res *shrink.Result, opts *shrink.Options, dir string, stdout, s
 		plan, o.Brokers, o.Streams, o.Shards, o.DefectList())
 	fmt.Fprintf(&listing, "plan: %s\nreplay: %s\n", plan, replay)
 	files := []struct{ name, text string }{
-		{"plan.txt", fmt.Sprintf("# shrunk by felixsim shrink to violate %s; replay with\n#   %s\n%s", res.Invariant, replay, res.Plan)},
+		{"plan.txt", fmt.Sprintf("# shrunk by felixsim shrink to violate %s; replay with\n#   %s\n%s%s", res.Invariant, replay, runMeta(res, &o), res.Plan)},
 		{"original-plan.txt", res.OriginalPlan.String()},
 		{"shrink.txt", listing.String()},
 	}
@@ -126,6 +126,18 @@ func writeShrink(res *shrink.Result, opts *shrink.Options, dir string, stdout, s
 		return exitIncomplete
 	}
 	return exitPass
+}
+
+// runMeta is the run's topology, defects and (when verified) trace hash
+// as `# key: value` comment lines, which plan readers skip and the saved-
+// run format (felixsim run --out, replay) reads: with them the plan file
+// says how it must be run.
+func runMeta(res *shrink.Result, o *runner.Options) string {
+	meta := fmt.Sprintf("# brokers: %d\n# streams: %d\n# shards: %d\n# defects: %s\n", o.Brokers, o.Streams, o.Shards, o.DefectList())
+	if res.Verified() {
+		meta += fmt.Sprintf("# trace-hash: %016x\n", res.VerifiedRun.TraceHash)
+	}
+	return meta
 }
 
 // shrinkProgress shows the search on a terminal as one line rewritten in
