@@ -191,3 +191,28 @@ func (s *shrinker) shrinkMagnitudes() error {
 	_, err := s.firstFailing([]*sim.Plan{&q})
 	return err
 }
+
+// shrinkEarlier moves the whole fault schedule earlier, cutting the fault
+// phase by as much: first so the first fault strikes at once, then by half
+// and a quarter of that. What the workload did before the first fault is
+// often only the setting; a failure that needs it stays as it was.
+func (s *shrinker) shrinkEarlier() error {
+	base := s.best
+	if len(base.Faults) == 0 || base.Faults[0].AtNs < DurationNsMin {
+		return nil
+	}
+	var plans []*sim.Plan
+	for _, div := range []int64{1, 2, 4} {
+		shift := roundMs(base.Faults[0].AtNs / div)
+		q := *base
+		q.DurationNs = base.DurationNs - shift
+		q.Faults = nil
+		for _, f := range base.Faults {
+			f.AtNs -= shift
+			q.Faults = append(q.Faults, f)
+		}
+		plans = append(plans, &q)
+	}
+	_, err := s.firstFailing(plans)
+	return err
+}

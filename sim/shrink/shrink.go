@@ -148,9 +148,9 @@ type shrinker struct {
 
 // Shrink runs the failing run, then searches for a smaller plan that still
 // violates the same invariant: the fault phase's duration, the faults
-// (ddmin), the workload's operations (ddmin over every client's slots),
-// the faults' magnitudes, in rounds until nothing changes or a bound is
-// reached. The result is re-run in this process and checked before it is
+// (ddmin), the fault schedule moved earlier, the workload's operations
+// (ddmin over every client's slots), the faults' magnitudes, in rounds
+// until nothing changes or a bound is reached. The result is re-run in this process and checked before it is
 // returned. An error means the shrink could not be trusted to run (the
 // original passes, a worker refused a plan); reaching a bound is not one.
 func Shrink(o Options) (*Result, error) {
@@ -246,7 +246,7 @@ func (s *shrinker) search() (int, error) {
 	phases := []struct {
 		name string
 		fn   func() error
-	}{{"faults", s.shrinkFaults}, {"operations", s.shrinkOps}, {"magnitudes", s.shrinkMagnitudes}, {"duration", s.shrinkDuration}}
+	}{{"faults", s.shrinkFaults}, {"earlier", s.shrinkEarlier}, {"duration", s.shrinkDuration}, {"operations", s.shrinkOps}, {"magnitudes", s.shrinkMagnitudes}, {"duration", s.shrinkDuration}}
 	for round := 1; round <= RoundsMax; round++ {
 		before := s.best.String()
 		for _, ph := range phases {

@@ -152,6 +152,11 @@ var acceptanceSeeds = map[string]uint64{
 	"commit-if-at-proposal":     1,
 	"commit-as-two-records":     3,
 	"position-apart-from-state": 3,
+	"partial-apply":             1,
+	"no-fsync":                  3, // seeds 1 and 2 crash first (the Crash invariant)
+	"keep-stale-suffix":         4,
+	"vote-not-persisted":        1,
+	"wrong-route-hash":          1,
 }
 
 const acceptanceSeedsMax = 30
