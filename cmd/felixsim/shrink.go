@@ -21,7 +21,7 @@ var shrinkHelp = help{
 	usage: "shrink --seed N [--defects LIST] [--nodes 3] [--streams 1] [--shards 4] [--duration 60s] [--faults LIST] --out DIR\n       felixsim shrink --plan FILE [--defects LIST] [--nodes 3] ... --out DIR\n       [--invariant NAME] [--jobs 2] [--budget 60s] [--candidates 2000]",
 	examples: []string{
 		"felixsim shrink --seed 3 --defects commit-as-two-records --out /tmp/small   # then: felixsim run --plan /tmp/small/plan.txt --defects commit-as-two-records",
-		"felixsim shrink --seed 7 --duration 10s --defects stale-read --invariant LinearizableRead --budget 2m --out /tmp/s7",
+		"felixsim shrink --seed 4 --defects stale-read --invariant " + string(properties.InvariantLinearizableRead) + " --budget 2m --out /tmp/s4",
 		"felixsim shrink --plan failing.plan --defects ack-before-quorum --jobs 1 --out /tmp/small",
 	},
 	exits: "0 shrunk, and a fresh run of the shrunk plan violates the same invariant; 2 bad usage;\n3 no verified result: the run given does not fail, a worker broke the protocol, or the re-run of the shrunk plan did not fail as its candidate did",
