@@ -106,7 +106,7 @@ func runPlan(t *testing.T, p *sim.Plan) *Result {
 // TestPlanOpsForAMissingClientRefused: an ops line for a client the
 // workload lacks is refused with the reason, before anything runs.
 func TestPlanOpsForAMissingClientRefused(t *testing.T) {
-	p := &sim.Plan{Seed: 1, Nodes: 3 + 4 + 1, DurationNs: 1e9, Workload: []sim.Param{{Name: workload.ParamClients, Value: 4}},
+	p := &sim.Plan{Seed: 1, Nodes: WorldNodes(Options{Clients: 4}), DurationNs: 1e9, Workload: []sim.Param{{Name: workload.ParamClients, Value: 4}},
 		Ops: []sim.ClientOps{{Client: 5}}}
 	o, err := Options{}.WithPlan(p)
 	if err == nil {
