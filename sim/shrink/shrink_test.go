@@ -157,6 +157,7 @@ var acceptanceSeeds = map[string]uint64{
 	"keep-stale-suffix":         4,
 	"vote-not-persisted":        1,
 	"wrong-route-hash":          1,
+	"unscoped-outbox":           1,
 }
 
 const acceptanceSeedsMax = 30
