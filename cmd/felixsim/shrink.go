@@ -12,19 +12,22 @@ import (
 	"golang.org/x/term"
 
 	"github.com/felixsim/felixsim/properties"
+	"github.com/felixsim/felixsim/sim/artifact"
 	"github.com/felixsim/felixsim/sim/runner"
 	"github.com/felixsim/felixsim/sim/shrink"
 )
 
 // shrinkHelp is `felixsim shrink --help` besides the flags.
 var shrinkHelp = help{
-	usage: "shrink --seed N [--defects LIST] [--nodes 3] [--streams 1] [--shards 4] [--duration 60s] [--faults LIST] --out DIR\n       felixsim shrink --plan FILE [--defects LIST] [--nodes 3] ... --out DIR\n       [--invariant NAME] [--jobs 2] [--budget 60s] [--candidates 2000]",
+	usage: "shrink SAVED-DIR | --plan FILE | --seed N [--defects LIST] [--nodes 3] [--streams 1] [--shards 4] [--duration 60s] [--faults LIST]\n       --out DIR [--invariant NAME] [--jobs 2] [--budget 60s] [--candidates 2000]",
 	examples: []string{
-		"felixsim shrink --seed 3 --defects commit-as-two-records --out /tmp/small   # then: felixsim run --plan /tmp/small/plan.txt --defects commit-as-two-records",
+		"felixsim shrink --seed 3 --defects commit-as-two-records --out /tmp/small   # then: felixsim replay /tmp/small",
+		"felixsim run --seed 4 --defects stale-read --out /tmp/s4; felixsim shrink /tmp/s4 --out /tmp/s4-small",
 		"felixsim shrink --seed 4 --defects stale-read --invariant " + string(properties.InvariantLinearizableRead) + " --budget 2m --out /tmp/s4",
-		"felixsim shrink --plan failing.plan --defects ack-before-quorum --jobs 1 --out /tmp/small",
+		"felixsim shrink --plan old.plan --defects ack-before-quorum --jobs 1 --out /tmp/small   # a plan without meta lines: flags say how it ran",
 	},
-	exits: "0 shrunk, and a fresh run of the shrunk plan violates the same invariant; 2 bad usage;\n3 no verified result: the run given does not fail, a worker broke the protocol, or the re-run of the shrunk plan did not fail as its candidate did",
+	positional: true,
+	exits:      "0 shrunk, and a fresh run of the shrunk plan violates the same invariant; 2 bad usage;\n3 no verified result: the run given does not fail, a worker broke the protocol, or the re-run of the shrunk plan did not fail as its candidate did",
 }
 
 // shrinkCommand is `felixsim shrink`: it parses flags into shrink.Options,
@@ -32,8 +35,8 @@ var shrinkHelp = help{
 // the listing to --out and prints the listing.
 func shrinkCommand(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("shrink", flag.ContinueOnError)
-	seed := fs.Uint64("seed", 0, "the failing run's seed (or give --plan)")
-	planFile := fs.String("plan", "", "the failing run's plan file (sim's plan format) instead of a seed")
+	seed := fs.Uint64("seed", 0, "the failing run's seed (or give a saved run's directory, or --plan)")
+	planFile := fs.String("plan", "", "the failing run's plan file instead of a seed; its meta lines (felixsim run --out) give topology and defects")
 	nodes := fs.Int("nodes", runner.BrokersDefault, "brokers in the cluster")
 	streams := fs.Int("streams", runner.StreamsDefault, "streams in the cluster")
 	shards := fs.Uint("shards", runner.ShardsDefault, "shards per stream")
@@ -41,7 +44,7 @@ func shrinkCommand(args []string, stdout, stderr io.Writer) int {
 	faults := fs.String("faults", "all", "fault kinds the seed draws from (with --seed): all, none, or a comma-separated list")
 	defects := fs.String("defects", "none", "planted broker bugs the failing run had: none or "+runner.DefectNames())
 	invariant := fs.String("invariant", "", "the invariant the shrunk run must still violate (default: the failing run's decisive one)")
-	outDir := fs.String("out", "", "directory for the shrunk plan (plan.txt), the original plan (original-plan.txt) and the listing (shrink.txt)")
+	outDir := fs.String("out", "", "directory for the shrunk run, saved as `felixsim run --out` saves one (felixsim replay DIR re-runs it), with original-plan.txt and the listing shrink.txt")
 	jobs := fs.Int("jobs", 2, "candidate runs at once, each in its own process (the result does not depend on it)")
 	budget := fs.Duration("budget", shrink.BudgetDefault, "wall time for the whole shrink, the final re-run included")
 	candidates := fs.Int("candidates", shrink.CandidatesMaxDefault, "most candidate runs")
@@ -61,8 +64,9 @@ func shrinkCommand(args []string, stdout, stderr io.Writer) int {
 		err = opts.Validate()
 	}
 	if err == nil {
-		err = os.MkdirAll(*outDir, 0o755)
+		err = artifact.Prepare(*outDir)
 	}
+	opts.ArtifactDir = *outDir
 	if err != nil {
 		return usageError(stderr, "shrink", err)
 	}
@@ -76,19 +80,30 @@ func shrinkCommand(args []string, stdout, stderr io.Writer) int {
 	return writeShrink(res, &opts, *outDir, stdout, stderr)
 }
 
-// shrinkOptions builds the failing run's options from --seed or --plan.
+// shrinkOptions builds the failing run's options from a saved run's
+// directory (positional), --plan or --seed. A saved plan's meta lines give
+// its topology and defects; flags may not contradict them.
 func shrinkOptions(fs *flag.FlagSet, seed uint64, planFile string, nodes, streams int, shards uint, duration time.Duration, faults, defects, binary string) (shrink.Options, error) {
 	ro, err := runOptions(seed, nodes, streams, shards, duration, faults, defects)
 	if err != nil {
 		return shrink.Options{}, err
 	}
+	given := 0
+	for _, set := range []bool{fs.NArg() > 0, planFile != "", flagSet(fs, "seed")} {
+		if set {
+			given++
+		}
+	}
 	switch {
-	case planFile == "" && !flagSet(fs, "seed"):
-		return shrink.Options{}, fmt.Errorf("give the failing run: --seed N or --plan FILE")
-	case planFile != "" && flagSet(fs, "seed"):
-		return shrink.Options{}, fmt.Errorf("--seed and --plan refused together: a plan carries its seed")
-	case planFile != "":
-		if err := withPlan(&ro, planFile, false); err != nil {
+	case fs.NArg() > 1:
+		return shrink.Options{}, fmt.Errorf("unexpected argument %q: give one saved run's directory", fs.Arg(1))
+	case given != 1:
+		return shrink.Options{}, fmt.Errorf("give the failing run once: a saved run's DIR (felixsim run --out DIR), --plan FILE or --seed N")
+	case fs.NArg() == 1:
+		planFile = filepath.Join(fs.Arg(0), artifact.PlanFile)
+	}
+	if planFile != "" {
+		if ro, err = savedRun(fs, planFile, ro); err != nil {
 			return shrink.Options{}, err
 		}
 	}
@@ -100,44 +115,66 @@ func shrinkOptions(fs *flag.FlagSet, seed uint64, planFile string, nodes, stream
 	return shrink.Options{Run: ro, Binary: binary}, nil
 }
 
-// writeShrink saves the plans and the listing, prints the listing and the
-// replay command, and returns the exit code.
+// savedRun loads a plan file into run options: its meta lines' topology
+// and defects when it has them (a flag that disagrees is refused), else
+// the flags'.
+func savedRun(fs *flag.FlagSet, planFile string, flags runner.Options) (runner.Options, error) {
+	ro, meta, err := artifact.LoadRun(planFile)
+	if err != nil {
+		return runner.Options{}, err
+	}
+	if meta.Brokers == 0 && meta.Defects == "" {
+		// An older plan without meta lines: the flags say how it ran.
+		if err := withPlan(&flags, planFile, false); err != nil {
+			return runner.Options{}, err
+		}
+		return flags, nil
+	}
+	for _, c := range []struct{ flag, flagV, savedV string }{
+		{"nodes", fmt.Sprint(flags.Brokers), fmt.Sprint(ro.Brokers)},
+		{"streams", fmt.Sprint(flags.Streams), fmt.Sprint(ro.Streams)},
+		{"shards", fmt.Sprint(flags.Shards), fmt.Sprint(ro.Shards)},
+		{"defects", flags.DefectList(), ro.DefectList()},
+	} {
+		if flagSet(fs, c.flag) && c.flagV != c.savedV {
+			return runner.Options{}, fmt.Errorf("--%s %s refused: %s was saved with %s %s", c.flag, c.flagV, planFile, c.flag, c.savedV)
+		}
+	}
+	return ro, nil
+}
+
+// Files shrink adds to the shrunk run's artifact directory.
+const (
+	originalPlanFile  = "original-plan.txt"
+	shrinkListingFile = "shrink.txt"
+)
+
+// writeShrink saves the original plan and the listing beside the shrunk
+// run's artifact, prints the listing and the replay command, and returns
+// the exit code.
 func writeShrink(res *shrink.Result, opts *shrink.Options, dir string, stdout, stderr io.Writer) int {
 	var listing strings.Builder
 	res.WriteListing(&listing)
-	plan := filepath.Join(dir, "plan.txt")
+	fmt.Fprintf(&listing, "saved: %s (plan %s, timeline %s)\nreplay: felixsim replay %s\n", dir,
+		filepath.Join(dir, artifact.PlanFile), filepath.Join(dir, artifact.TimelineFile), dir)
 	o := opts.Run
-	replay := fmt.Sprintf("felixsim run --plan %s --nodes %d --streams %d --shards %d --defects %s",
-		plan, o.Brokers, o.Streams, o.Shards, o.DefectList())
-	fmt.Fprintf(&listing, "plan: %s\nreplay: %s\n", plan, replay)
-	files := []struct{ name, text string }{
-		{"plan.txt", fmt.Sprintf("# shrunk by felixsim shrink to violate %s; replay with\n#   %s\n%s%s", res.Invariant, replay, runMeta(res, &o), res.Plan)},
-		{"original-plan.txt", res.OriginalPlan.String()},
-		{"shrink.txt", listing.String()},
-	}
-	for _, f := range files {
-		if err := os.WriteFile(filepath.Join(dir, f.name), []byte(f.text), 0o644); err != nil {
-			fmt.Fprintf(stderr, "felixsim shrink: --out: %v\n", err)
-			return exitIncomplete
+	var original strings.Builder
+	meta := artifact.Meta{Revision: artifact.Revision(), Brokers: o.Brokers, Streams: o.Streams, Shards: int(o.Shards), Defects: o.DefectList()}
+	err := artifact.WritePlan(&original, res.OriginalPlan, meta)
+	for _, f := range []struct{ name, text string }{{originalPlanFile, original.String()}, {shrinkListingFile, listing.String()}} {
+		if err == nil {
+			err = os.WriteFile(filepath.Join(dir, f.name), []byte(f.text), 0o644)
 		}
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "felixsim shrink: --out: %v\n", err)
+		return exitIncomplete
 	}
 	fmt.Fprint(stdout, listing.String())
 	if !res.Verified() {
 		return exitIncomplete
 	}
 	return exitPass
-}
-
-// runMeta is the run's topology, defects and (when verified) trace hash
-// as `# key: value` comment lines, which plan readers skip and the saved-
-// run format (felixsim run --out, replay) reads: with them the plan file
-// says how it must be run.
-func runMeta(res *shrink.Result, o *runner.Options) string {
-	meta := fmt.Sprintf("# brokers: %d\n# streams: %d\n# shards: %d\n# defects: %s\n", o.Brokers, o.Streams, o.Shards, o.DefectList())
-	if res.Verified() {
-		meta += fmt.Sprintf("# trace-hash: %016x\n", res.VerifiedRun.TraceHash)
-	}
-	return meta
 }
 
 // shrinkProgress shows the search on a terminal as one line rewritten in

@@ -25,6 +25,8 @@ func TestShrinkBadUsageIsOneLine(t *testing.T) {
 		{"shrink", "--seed", "3", "--invariant", "NoSuchThing", "--out", out},
 		{"shrink", "--plan", "/nonexistent/plan.txt", "--out", out},
 		{"shrink", "--seed", "3", "--out", out, "stray"},
+		{"shrink", "/nonexistent-dir", "--out", out},
+		{"shrink", "a", "b", "--out", out},
 	}
 	for _, args := range cases {
 		var stdout, stderr bytes.Buffer
@@ -52,7 +54,7 @@ func TestShrinkCommand(t *testing.T) {
 		t.Fatalf("shrink: %v\n%s", err, b)
 	}
 	listing := string(b)
-	for _, want := range []string{"shrunk to violate NoPartialCommit", "before: ", "after: ", "operations (", "verified: a fresh run", "replay: felixsim run --plan "} {
+	for _, want := range []string{"shrunk to violate NoPartialCommit", "before: ", "after: ", "operations (", "verified: a fresh run", "replay: felixsim replay "} {
 		if !strings.Contains(listing, want) {
 			t.Fatalf("listing lacks %q:\n%s", want, listing)
 		}
@@ -61,18 +63,24 @@ func TestShrinkCommand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := sim.ParsePlan(string(text)); err != nil {
-		t.Fatalf("plan.txt does not parse: %v\n%s", err, text)
+	if _, err := sim.ParsePlan(string(text)); err != nil || !strings.Contains(string(text), "# defects: commit-as-two-records") {
+		t.Fatalf("plan.txt does not parse or lacks its defects line: %v\n%s", err, text)
 	}
-	for _, f := range []string{"original-plan.txt", "shrink.txt"} {
+	for _, f := range []string{originalPlanFile, shrinkListingFile, "timeline.html", "trace.ndjson"} {
 		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
 			t.Fatal(err)
 		}
 	}
-	replay := exec.Command(bin, "run", "--plan", filepath.Join(out, "plan.txt"), "--defects", "commit-as-two-records")
-	rb, err := replay.CombinedOutput()
+	// The saved run replays hash-checked to the same failure (exit 1).
+	rb, err := exec.Command(bin, "replay", out).CombinedOutput()
 	var exitErr *exec.ExitError
-	if !errors.As(err, &exitErr) || exitErr.ExitCode() != exitSafety || !strings.Contains(string(rb), "NoPartialCommit") {
-		t.Fatalf("replay of the shrunk plan: %v\n%s", err, rb)
+	if !errors.As(err, &exitErr) || exitErr.ExitCode() != exitSafety || !strings.Contains(string(rb), "reproduced trace hash") || !strings.Contains(string(rb), "NoPartialCommit") {
+		t.Fatalf("replay of the shrunk run: %v\n%s", err, rb)
+	}
+	// A saved run's directory shrinks too (its plan's meta lines give the
+	// defects); shrinking the shrunk run again keeps it failing.
+	again := filepath.Join(dir, "again")
+	if b, err := exec.Command(bin, "shrink", out, "--out", again).CombinedOutput(); err != nil || !strings.Contains(string(b), "verified: a fresh run of the shrunk plan violates NoPartialCommit") {
+		t.Fatalf("shrink of a saved run: %v\n%s", err, b)
 	}
 }

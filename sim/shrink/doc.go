@@ -5,7 +5,9 @@
 // faults (ddmin over the plan's faults), fewer workload operations (ddmin
 // over every client's operation slots, carried in the plan's ops lines),
 // gentler faults (sim.FaultEvent.Smaller), in rounds until a round
-// changes nothing. The result is a plan `felixsim run --plan` replays.
+// changes nothing. The result is a plan `felixsim run --plan` replays;
+// with Options.ArtifactDir the verified re-run is saved as a run
+// (sim/artifact), which `felixsim replay DIR` re-runs hash-checked.
 //
 // Candidates run as `felixsim run --plan FILE --json` in fresh worker
 // processes, one simulation per process, since the determinism guards
@@ -19,6 +21,6 @@
 //
 // shrink is outside the simulated path (goroutines, the wall clock,
 // os/exec, temporary files). It imports sim, sim/runner, sim/workload
-// (parameter names) and properties; no simulated package may import it
+// (parameter names), sim/artifact and properties; no simulated package may import it
 // (sim/detcheck/layers.go).
 package shrink

@@ -10,6 +10,7 @@ import (
 
 	"github.com/felixsim/felixsim/properties"
 	"github.com/felixsim/felixsim/sim"
+	"github.com/felixsim/felixsim/sim/artifact"
 	"github.com/felixsim/felixsim/sim/runner"
 )
 
@@ -45,6 +46,11 @@ type Options struct {
 	Budget time.Duration
 	// CandidatesMax bounds the candidate runs (0: CandidatesMaxDefault).
 	CandidatesMax int
+	// ArtifactDir, when set, receives the verified re-run as a saved run
+	// (sim/artifact: the shrunk plan with its revision, topology, defects
+	// and expected trace hash, the history, report, trace and timeline),
+	// so `felixsim replay ArtifactDir` re-runs it hash-checked.
+	ArtifactDir string
 	// Progress, when set, is called after every batch of candidates,
 	// from the goroutine that called Shrink.
 	Progress func(Progress)
@@ -356,12 +362,22 @@ func (s *shrinker) report() {
 func (s *shrinker) verify(res *Result) {
 	o := s.run
 	o.KeepHistory = true
+	o.PlanPath, o.ArtifactDir = "", ""
+	if s.opts.ArtifactDir != "" {
+		o = artifact.Recording(o)
+		o.ArtifactDir = s.opts.ArtifactDir // its reproduce line: felixsim replay DIR
+	}
 	o, err := o.WithPlan(s.best)
 	if err == nil {
 		res.VerifiedRun, err = runner.Run(o)
 	}
+	if err == nil && s.opts.ArtifactDir != "" {
+		if err = artifact.Prepare(s.opts.ArtifactDir); err == nil {
+			err = artifact.Write(s.opts.ArtifactDir, res.VerifiedRun, artifact.Revision())
+		}
+	}
 	if err != nil {
-		res.VerifyError = fmt.Sprintf("the shrunk plan could not be re-run: %v", err)
+		res.VerifyError = fmt.Sprintf("the shrunk plan could not be re-run and saved: %v", err)
 		return
 	}
 	out := outcomeOf(res.VerifiedRun, 0)
