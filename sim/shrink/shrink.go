@@ -145,6 +145,10 @@ type shrinker struct {
 	deadline time.Time
 	best     *sim.Plan
 	bestOut  *outcome
+	// smallest is the failing plan with the smallest run so far (see
+	// noteSmallest); it is what Shrink returns.
+	smallest    *sim.Plan
+	smallestOut *outcome
 	// seen caches outcomes by plan text: a candidate is never run twice.
 	seen       map[string]*outcome
 	candidates int
@@ -176,7 +180,8 @@ func Shrink(o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	res.Plan, res.Candidates, res.Phases = s.best, s.candidates, s.phases
+	s.noteSmallest(s.best, s.bestOut)
+	res.Plan, res.Candidates, res.Phases = s.smallest, s.candidates, s.phases
 	s.verify(res)
 	res.Wall = time.Since(s.start)
 	return res, nil
@@ -213,7 +218,7 @@ func newShrinker(o Options) (*shrinker, *Result, error) {
 	run := base.Options // defaults filled in: workers get every flag explicitly
 	run.Plan, run.KeepHistory, run.RecordTrace = nil, false, false
 	s := &shrinker{opts: o, run: run, target: target, dir: dir, start: start, deadline: start.Add(o.Budget),
-		best: base.Plan, bestOut: baseOut, seen: map[string]*outcome{base.Plan.String(): baseOut}}
+		best: base.Plan, bestOut: baseOut, smallest: base.Plan, smallestOut: baseOut, seen: map[string]*outcome{base.Plan.String(): baseOut}}
 	res := &Result{Invariant: target, Original: sizeOf(base.Plan, baseOut), OriginalPlan: base.Plan}
 	return s, res, nil
 }
@@ -289,6 +294,7 @@ func (s *shrinker) firstFailing(plans []*sim.Plan) (int, error) {
 		for i, o := range outs {
 			if o.fails(s.target) {
 				s.best, s.bestOut = plans[lo+i], o
+				s.noteSmallest(plans[lo+i], o)
 				s.report()
 				return lo + i, nil
 			}
@@ -296,6 +302,17 @@ func (s *shrinker) firstFailing(plans []*sim.Plan) (int, error) {
 		s.report()
 	}
 	return -1, nil
+}
+
+// noteSmallest keeps the failing plan whose run was smallest in faults
+// plus operations. The search takes any failing candidate with fewer plan
+// elements, and removing a fault can let the workload invoke more
+// operations; the result is the smallest failing run seen, so it is never
+// larger than the original.
+func (s *shrinker) noteSmallest(p *sim.Plan, o *outcome) {
+	if s.smallest == nil || sizeOf(p, o).Total() < sizeOf(s.smallest, s.smallestOut).Total() {
+		s.smallest, s.smallestOut = p, o
+	}
 }
 
 // runBatch runs plans at once, each in its own worker, and returns their
@@ -343,7 +360,7 @@ func (s *shrinker) runBatch(plans []*sim.Plan) ([]*outcome, error) {
 // its time: the budget's end less three of the best run's wall time and
 // half a second.
 func (s *shrinker) searchDeadline() time.Time {
-	return s.deadline.Add(-3*s.bestOut.wall - 500*time.Millisecond)
+	return s.deadline.Add(-3*max(s.bestOut.wall, s.smallestOut.wall) - 500*time.Millisecond)
 }
 
 func (s *shrinker) budgetNote() string {
@@ -352,7 +369,7 @@ func (s *shrinker) budgetNote() string {
 
 func (s *shrinker) report() {
 	if s.opts.Progress != nil {
-		s.opts.Progress(Progress{Phase: s.phase, Candidates: s.candidates, Best: sizeOf(s.best, s.bestOut),
+		s.opts.Progress(Progress{Phase: s.phase, Candidates: s.candidates, Best: sizeOf(s.smallest, s.smallestOut),
 			Elapsed: time.Since(s.start), Budget: s.opts.Budget})
 	}
 }
@@ -367,7 +384,7 @@ func (s *shrinker) verify(res *Result) {
 		o = artifact.Recording(o)
 		o.ArtifactDir = s.opts.ArtifactDir // its reproduce line: felixsim replay DIR
 	}
-	o, err := o.WithPlan(s.best)
+	o, err := o.WithPlan(s.smallest)
 	if err == nil {
 		res.VerifiedRun, err = runner.Run(o)
 	}
@@ -381,12 +398,12 @@ func (s *shrinker) verify(res *Result) {
 		return
 	}
 	out := outcomeOf(res.VerifiedRun, 0)
-	res.Shrunk = sizeOf(s.best, out)
+	res.Shrunk = sizeOf(s.smallest, out)
 	switch {
 	case !out.fails(s.target):
 		res.VerifyError = fmt.Sprintf("the re-run of the shrunk plan does not violate %s (violations: %v)", s.target, out.invariants)
-	case out.traceHash != s.bestOut.traceHash:
-		res.VerifyError = fmt.Sprintf("the re-run's trace hash %s differs from the candidate run's %s: a run is not a function of its plan", out.traceHash, s.bestOut.traceHash)
+	case out.traceHash != s.smallestOut.traceHash:
+		res.VerifyError = fmt.Sprintf("the re-run's trace hash %s differs from the candidate run's %s: a run is not a function of its plan", out.traceHash, s.smallestOut.traceHash)
 	}
 }
 
