@@ -10,13 +10,15 @@ import (
 	"github.com/felixsim/felixsim/sim/workload"
 )
 
-// slotOps lists, per client, what each drawn-and-invoked operation asked
-// for, in slot order: a client's operations that are neither re-sent
-// writes nor group acks (those follow from earlier operations).
+// slotOps lists, per workload client, what each drawn-and-invoked
+// operation asked for, in slot order: a client's operations that are
+// neither re-sent writes nor group acks.
 func slotOps(h *properties.History, clients int) [][]string {
 	out := make([][]string, clients)
 	for _, op := range h.Ops {
-		if op.RetryOf != 0 || op.Kind == properties.HistoryGroupAck {
+		if op.RetryOf != 0 || op.Kind == properties.HistoryGroupAck || op.Client >= clients {
+			// Retries and acks follow from earlier operations; clients past
+			// the workload's are the runner's own (the group drain).
 			continue
 		}
 		payload := ""

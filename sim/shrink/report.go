@@ -43,7 +43,7 @@ func (r *Result) WriteListing(w io.Writer) {
 		fmt.Fprintf(w, "  at %s  %s\n", secondsText(f.AtNs), strings.TrimPrefix(f.String(), fmt.Sprintf("at_ns=%d kind=", f.AtNs)))
 	}
 	if r.VerifiedRun != nil && r.VerifiedRun.History != nil {
-		writeOps(w, r.Plan, r.VerifiedRun.History)
+		writeOps(w, r.Plan, r.VerifiedRun.History, len(r.VerifiedRun.OpSlots))
 	}
 	if r.Verified() {
 		fmt.Fprintf(w, "verified: a fresh run of the shrunk plan violates %s (trace hash %016x)\n", r.Invariant, r.VerifiedRun.TraceHash)
@@ -66,8 +66,9 @@ func secondsText(ns int64) string { return fmt.Sprintf("%.3f s", float64(ns)/1e9
 
 // writeOps lists the history's operations: each drawn one with its
 // client and slot (the plan's ops lines number them), re-sent writes and
-// group acks marked as what they follow from.
-func writeOps(w io.Writer, p *sim.Plan, h *properties.History) {
+// group acks marked as what they follow from, and the runner's own
+// operations (clients past the workload's, the group drain) as such.
+func writeOps(w io.Writer, p *sim.Plan, h *properties.History, clients int) {
 	fmt.Fprintf(w, "operations (%d, as the re-run invoked them):\n", len(h.Ops))
 	next := map[int]int{} // per client: the slot of its next drawn operation
 	for i, op := range h.Ops {
@@ -75,6 +76,8 @@ func writeOps(w io.Writer, p *sim.Plan, h *properties.History) {
 		switch {
 		case op.RetryOf != 0:
 			origin = fmt.Sprintf("re-send of op %d", op.RetryOf)
+		case op.Client >= clients:
+			origin = "runner (group drain)"
 		case op.Kind == properties.HistoryGroupAck:
 			origin = "ack of a fetch"
 		default:
