@@ -37,6 +37,30 @@ type tracer struct {
 	eventsMax int
 	events    []TraceEvent
 	truncated bool
+	// byNode counts the events by node (index node+1: 0 is the harness's
+	// events, node -1) and kind; nil counts nothing.
+	byNode []EventKindCounts
+}
+
+// EventKindCounts counts executed events by kind; index it with an EventKind.
+type EventKindCounts [evKindCount]uint64
+
+// Add adds o's counts to c.
+func (c *EventKindCounts) Add(o EventKindCounts) {
+	for k := range c {
+		c[k] += o[k]
+	}
+}
+
+// Map names every kind counted at least once, for reports.
+func (c EventKindCounts) Map() map[string]uint64 {
+	m := map[string]uint64{}
+	for k := EventKind(1); k < evKindCount; k++ {
+		if c[k] > 0 {
+			m[k.String()] = c[k]
+		}
+	}
+	return m
 }
 
 const (
@@ -57,6 +81,9 @@ func (t *tracer) add(e TraceEvent) {
 	h = mixWord(h, uint64(e.Kind)|uint64(uint32(e.Node))<<8|uint64(uint32(e.Peer))<<40)
 	t.hash = mixWord(h, e.Detail)
 	t.count++
+	if i := int(e.Node) + 1; i >= 0 && i < len(t.byNode) && e.Kind < evKindCount {
+		t.byNode[i][e.Kind]++
+	}
 	if !t.record {
 		return
 	}

@@ -85,6 +85,7 @@ func New(cfg Config) (*World, error) {
 	}
 	w := &World{cfg: cfg, curNode: -1, g: g, diskRand: prng.Derive(cfg.Seed, "disk")}
 	w.tr = tracer{hash: traceHashInit, record: cfg.RecordTrace, eventsMax: cfg.TraceEventsMax}
+	w.tr.byNode = make([]EventKindCounts, len(cfg.Nodes)+1)
 	if w.tr.eventsMax == 0 {
 		w.tr.eventsMax = TraceEventsMaxDefault
 	}
@@ -119,6 +120,28 @@ func (w *World) TraceHash() uint64 { return w.tr.hash }
 
 // EventsExecuted counts the events folded into the trace hash.
 func (w *World) EventsExecuted() uint64 { return w.tr.count }
+
+// EventsByKind counts the events executed so far by kind, over every node
+// and the harness.
+func (w *World) EventsByKind() EventKindCounts {
+	var c EventKindCounts
+	for _, n := range w.tr.byNode {
+		c.Add(n)
+	}
+	return c
+}
+
+// NodeEventsByKind counts the events executed so far on node id (-1: the
+// harness's own events: calls, faults, heal) by kind.
+func (w *World) NodeEventsByKind(id int) EventKindCounts {
+	if id < -1 || id+1 >= len(w.tr.byNode) {
+		panic(fmt.Sprintf("sim: node %d out of range [-1, %d)", id, len(w.tr.byNode)-1))
+	}
+	return w.tr.byNode[id+1]
+}
+
+// NodeName is node id's label (NodeSpec.Name).
+func (w *World) NodeName(id int) string { return w.node(id).spec.Name }
 
 // Trace returns the recorded events (nil unless Config.RecordTrace) and
 // whether recording stopped at the cap.

@@ -32,6 +32,8 @@ type runJSON struct {
 	Linearizable runner.LinearizableCounts `json:"linearizable"`
 	Faults       int                       `json:"faults"`
 	Events       uint64                    `json:"events"`
+	// EventsByKind counts the events by kind (deliver, timer, ...).
+	EventsByKind map[string]uint64 `json:"events_by_kind"`
 	// ReplacedBrokers are brokers that lost their store and rejoined
 	// under a new identity through a membership change.
 	ReplacedBrokers []runner.Replacement `json:"replaced_brokers"`
@@ -276,7 +278,7 @@ func printRunJSON(w io.Writer, res *runner.Result, wall time.Duration) {
 func runJSONOf(res *runner.Result, wall time.Duration) runJSON {
 	out := runJSON{Seed: res.Seed, TraceHash: fmt.Sprintf("%016x", res.TraceHash), Violations: res.Violations,
 		Ops:     runOpsJSON{Total: res.Ops.Total, OK: res.Ops.OK, Refused: res.Ops.Refused, Failed: res.Ops.Failed, Unknown: res.Ops.Unknown, Pending: res.Ops.Pending},
-		Retries: res.Retries, Linearizable: res.Linearizable, Faults: len(res.Plan.Faults), Events: res.Events, ReplacedBrokers: res.Replaced,
+		Retries: res.Retries, Linearizable: res.Linearizable, Faults: len(res.Plan.Faults), Events: res.Events, EventsByKind: res.EventsByKind.Map(), ReplacedBrokers: res.Replaced,
 		SimSeconds: float64(res.SimNs) / 1e9, WallSeconds: wall.Seconds(), Reproduce: res.ReproduceCommand(),
 		TraceValidation: res.TraceValidation, TraceValidationCut: res.TraceValidationCut, ModelStates: res.ModelStates}
 	if res.TraceCoverage != nil {

@@ -1,12 +1,16 @@
 package runner
 
 import (
+	"fmt"
 	"slices"
+	"strings"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/felixsim/felixsim/modeltrace"
 	"github.com/felixsim/felixsim/properties"
+	"github.com/felixsim/felixsim/sim"
 	"github.com/felixsim/felixsim/tla"
 )
 
@@ -14,11 +18,16 @@ import (
 // 1 stream x 4 shards + the metadata group, every healable fault kind in
 // swarm, the default workload, 60 simulated seconds of faults, then heal,
 // liveness, quiesce and every check), one seed per iteration. It reports
-// simulated seconds per wall second. (The wall clock is read here, in a
-// benchmark, never on the simulated path.)
+// simulated seconds per wall second and per CPU second (user+system of the
+// whole process: run it with -cpu 1), the run's density (events, message
+// deliveries, timers and client operations per simulated second) and, with
+// -v, the first seed's events by process and kind. (The wall clock and
+// rusage are read here, in a benchmark, never on the simulated path.)
 func BenchmarkDefaultRun(b *testing.B) {
 	var simNs, wallNs int64
 	var ops int
+	var kinds sim.EventKindCounts
+	cpu0 := cpuNs(b)
 	for i := 0; i < b.N; i++ {
 		start := time.Now()
 		res, err := Run(Options{Seed: uint64(i + 1)})
@@ -31,9 +40,53 @@ func BenchmarkDefaultRun(b *testing.B) {
 		}
 		simNs += res.SimNs
 		ops += res.Ops.Total
+		kinds.Add(res.EventsByKind)
+		if i == 0 {
+			logEventsByProcess(b, res)
+		}
+	}
+	cpu := cpuNs(b) - cpu0
+	simS := float64(simNs) / 1e9
+	var events uint64
+	for _, n := range kinds {
+		events += n
 	}
 	b.ReportMetric(float64(simNs)/float64(wallNs), "sim-s/wall-s")
+	b.ReportMetric(float64(simNs)/float64(cpu), "sim-s/cpu-s")
 	b.ReportMetric(float64(ops)/float64(b.N), "ops/run")
+	b.ReportMetric(float64(ops)/simS, "ops/sim-s")
+	b.ReportMetric(float64(events)/simS, "events/sim-s")
+	b.ReportMetric(float64(kinds[sim.EvDeliver])/simS, "delivers/sim-s")
+	b.ReportMetric(float64(kinds[sim.EvTimer])/simS, "timers/sim-s")
+}
+
+// cpuNs is the process's user+system CPU time so far.
+func cpuNs(b *testing.B) int64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		b.Fatalf("getrusage: %v", err)
+	}
+	return ru.Utime.Nano() + ru.Stime.Nano()
+}
+
+// logEventsByProcess logs one run's events per simulated second by
+// process and kind, the busiest first.
+func logEventsByProcess(b *testing.B, res *Result) {
+	simS := float64(res.SimNs) / 1e9
+	names := make([]string, 0, len(res.EventsByProcess))
+	for name := range res.EventsByProcess {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		c := res.EventsByProcess[name]
+		var parts []string
+		for k, n := range c.Map() {
+			parts = append(parts, fmt.Sprintf("%s %.0f", k, float64(n)/simS))
+		}
+		slices.Sort(parts)
+		b.Logf("seed %d %-10s per sim-s: %s", res.Seed, name, strings.Join(parts, ", "))
+	}
 }
 
 // BenchmarkLinearizableCheck times the per-scope linearizability check

@@ -45,6 +45,11 @@ type Result struct {
 	SimNs int64
 	// Events counts the events the world executed.
 	Events uint64
+	// EventsByKind counts them by kind, and EventsByProcess by the process
+	// (node name; "harness" for calls, faults and heal) and kind: what the
+	// run's cost is made of.
+	EventsByKind    sim.EventKindCounts
+	EventsByProcess map[string]sim.EventKindCounts
 	// Plan is the fault plan drawn from the seed.
 	Plan *sim.Plan
 	// BrokerFailures counts brokers' fail-stops and failed boots.

@@ -319,6 +319,11 @@ func (r *run) finish() {
 	r.res.TraceHash = r.c.World.TraceHash()
 	r.res.SimNs = r.c.World.NowNs()
 	r.res.Events = r.c.World.EventsExecuted()
+	r.res.EventsByKind = r.c.World.EventsByKind()
+	r.res.EventsByProcess = map[string]sim.EventKindCounts{"harness": r.c.World.NodeEventsByKind(-1)}
+	for id := 0; id < r.c.World.Nodes(); id++ {
+		r.res.EventsByProcess[r.c.World.NodeName(id)] = r.c.World.NodeEventsByKind(id)
+	}
 	r.res.BrokerFailures = len(r.c.Failures())
 	r.res.Replaced = r.c.Replacements()
 	r.endObserving()
