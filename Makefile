@@ -5,7 +5,7 @@ GO       ?= go
 PKGS     := ./...
 GOFILES   = $(shell git ls-files '*.go' 2>/dev/null || find . -name '*.go')
 
-.PHONY: test lint vet fmt-check bench fuzz sweep shrink-bench tlc tlc-trace build timeline-test
+.PHONY: test lint vet fmt-check bench bench-compare fuzz sweep shrink-bench tlc tlc-trace build timeline-test
 
 ## test: lint, then every unit, property and bounded simulation test, then
 ## the store and the cluster again with the expensive invariant checks built
@@ -45,6 +45,16 @@ build:
 ## bench: every benchmark, 5 runs each, for benchstat (see docs/performance.md).
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem -count 5 $(PKGS) | tee bench.txt
+
+## bench-compare: OLD=rev [NEW=rev]: build felixsim at OLD and at NEW (default:
+## this working tree) and compare them interleaved: `felixsim run --seed S
+## --json` for SEEDS (default 1..6), ROUNDS rounds (default 3), summed
+## sim-s/wall-s, sim-s/cpu-s, ops and events per simulated second with the
+## new/old ratios; then BenchmarkDefaultRun -cpu 1 of both, BENCH_COUNT times
+## (default 3, 0 skips it), through benchstat. See scripts/bench-compare.sh.
+bench-compare:
+	@test -n "$(OLD)" || { echo "usage: make bench-compare OLD=rev [NEW=rev]"; exit 2; }
+	scripts/bench-compare.sh "$(OLD)" "$(NEW)"
 
 ## fuzz: each fuzz target for FUZZTIME (default 30s).
 FUZZTIME ?= 30s

@@ -76,19 +76,9 @@ func (r *run) traceResult() {
 	}
 }
 
-// reachableProjected caches tla.ReachableProjected: a process runs one
-// simulation at a time, and the main config's projection never changes.
-var reachableProjected []tla.ProjectedState
-
 // ModelStateCoverage compares projected states visited (sorted) with the
-// mirror's reachable ones; withMissed lists those never visited.
+// mirror's reachable ones (the generated table, not a fresh exploration);
+// withMissed lists those never visited.
 func ModelStateCoverage(visited []tla.ProjectedState, withMissed bool) (tla.StateCoverage, error) {
-	if reachableProjected == nil {
-		r, err := tla.ReachableProjected()
-		if err != nil {
-			return tla.StateCoverage{}, err
-		}
-		reachableProjected = r
-	}
-	return tla.CompareStates(visited, reachableProjected, withMissed), nil
+	return tla.CompareStates(visited, tla.ReachableProjectedTable(), withMissed), nil
 }
