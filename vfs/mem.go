@@ -72,7 +72,13 @@ type Mem struct {
 	dirs    map[string]bool
 	// generation counts crashes; handles from an older generation are dead.
 	generation uint64
+	// writtenBytes counts the bytes every Write ever took, across crashes.
+	writtenBytes uint64
 }
+
+// WrittenBytes is how many bytes were written to the filesystem's files
+// since NewMem, across crashes: the disk's write volume.
+func (m *Mem) WrittenBytes() uint64 { return m.writtenBytes }
 
 // NewMem returns an empty in-memory filesystem with its root directory.
 func NewMem() *Mem {
@@ -320,6 +326,7 @@ func (f *memFile) Write(p []byte) (int, error) {
 		return 0, err
 	}
 	f.ino.data = appendDoubling(f.ino.data, p)
+	f.fs.writtenBytes += uint64(len(p))
 	return len(p), nil
 }
 

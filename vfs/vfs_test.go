@@ -172,3 +172,26 @@ func BenchmarkMemAppendSync(b *testing.B) {
 		}
 	}
 }
+
+// TestMemCountsWrittenBytes: every byte a Write took counts, across a
+// truncate, a rewrite under a new name and a crash that loses some of them.
+func TestMemCountsWrittenBytes(t *testing.T) {
+	m := NewMem()
+	f, err := m.Create("log")
+	require.NoError(t, err)
+	_, err = f.Write([]byte("hello "))
+	require.NoError(t, err)
+	require.NoError(t, f.Truncate(2))
+	_, err = f.Write([]byte("world"))
+	require.NoError(t, err)
+	g, err := m.Create("log.new")
+	require.NoError(t, err)
+	_, err = g.Write([]byte("abc"))
+	require.NoError(t, err)
+	require.NoError(t, m.Rename("log.new", "log"))
+	m.Crash(nil)
+	require.EqualValues(t, len("hello ")+len("world")+len("abc"), m.WrittenBytes())
+	_, err = f.Write([]byte("dead handle"))
+	require.ErrorIs(t, err, ErrClosed)
+	require.EqualValues(t, 14, m.WrittenBytes(), "a refused write writes nothing")
+}

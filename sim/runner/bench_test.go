@@ -20,12 +20,14 @@ import (
 // liveness, quiesce and every check), one seed per iteration. It reports
 // simulated seconds per wall second and per CPU second (user+system of the
 // whole process: run it with -cpu 1), the run's density (events, message
-// deliveries, timers and client operations per simulated second) and, with
+// deliveries, timers and client operations per simulated second), the
+// bytes the brokers wrote to their disks per simulated second and, with
 // -v, the first seed's events by process and kind. (The wall clock and
 // rusage are read here, in a benchmark, never on the simulated path.)
 func BenchmarkDefaultRun(b *testing.B) {
 	var simNs, wallNs int64
 	var ops int
+	var storeBytes uint64
 	var kinds sim.EventKindCounts
 	cpu0 := cpuNs(b)
 	for i := 0; i < b.N; i++ {
@@ -41,6 +43,7 @@ func BenchmarkDefaultRun(b *testing.B) {
 		simNs += res.SimNs
 		ops += res.Ops.Total
 		kinds.Add(res.EventsByKind)
+		storeBytes += res.StoreWrittenBytes
 		if i == 0 {
 			logEventsByProcess(b, res)
 		}
@@ -58,6 +61,7 @@ func BenchmarkDefaultRun(b *testing.B) {
 	b.ReportMetric(float64(events)/simS, "events/sim-s")
 	b.ReportMetric(float64(kinds[sim.EvDeliver])/simS, "delivers/sim-s")
 	b.ReportMetric(float64(kinds[sim.EvTimer])/simS, "timers/sim-s")
+	b.ReportMetric(float64(storeBytes)/simS, "store-B/sim-s")
 }
 
 // cpuNs is the process's user+system CPU time so far.

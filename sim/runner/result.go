@@ -50,6 +50,9 @@ type Result struct {
 	// run's cost is made of.
 	EventsByKind    sim.EventKindCounts
 	EventsByProcess map[string]sim.EventKindCounts
+	// StoreWrittenBytes is what the brokers wrote to their disks over the
+	// run (every Write, store rewrites included, across restarts).
+	StoreWrittenBytes uint64
 	// Plan is the fault plan drawn from the seed.
 	Plan *sim.Plan
 	// BrokerFailures counts brokers' fail-stops and failed boots.

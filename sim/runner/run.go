@@ -324,6 +324,9 @@ func (r *run) finish() {
 	for id := 0; id < r.c.World.Nodes(); id++ {
 		r.res.EventsByProcess[r.c.World.NodeName(id)] = r.c.World.NodeEventsByKind(id)
 	}
+	for id := 0; id < r.opts.Brokers; id++ {
+		r.res.StoreWrittenBytes += r.c.World.Mem(id).WrittenBytes()
+	}
 	r.res.BrokerFailures = len(r.c.Failures())
 	r.res.Replaced = r.c.Replacements()
 	r.endObserving()
