@@ -66,7 +66,7 @@ type runOpsJSON struct {
 
 // runHelp is `felixsim run --help` besides the flags.
 var runHelp = help{
-	usage: "run --seed N [--nodes 3] [--streams 1] [--shards 4] [--duration 60s] [--faults LIST|all|none] [--defects LIST] [--plan FILE] [--history FILE] [--out DIR] [--trace-out FILE] [--validate-trace=false] [--check-determinism] [--json]\n       felixsim run --list-invariants | --list-faults",
+	usage: "run --seed N [--nodes 3] [--streams 1] [--shards 4] [--duration 60s] [--faults LIST|all|none] [--defects LIST]\n       [--clients 4] [--fault-gap 2s] [--liveness-budget 30s] [--quiesce-budget 20s] [--plan FILE] [--history FILE] [--out DIR] [--trace-out FILE] [--validate-trace=false] [--check-determinism] [--json]\n       felixsim run --list-invariants | --list-faults",
 	examples: []string{
 		"felixsim run --seed 42                         # one seed, every fault kind, 60 s of faults",
 		"felixsim run --seed 3 --duration 10s --defects commit-as-two-records --json",
@@ -78,9 +78,22 @@ var runHelp = help{
 	exits: "0 every check held, 1 a safety invariant failed (liveness ones may have failed too), 2 bad usage,\n3 no verdict: the simulated system panicked, or --check-determinism found the two runs differ, 4 only liveness invariants failed\n('felixsim run --list-invariants' lists every invariant and its family)",
 }
 
-// runCommand is `felixsim run`: it parses flags into runner.Options, runs,
-// and prints a summary (or one JSON object); it returns the exit code.
-func runCommand(args []string, stdout, stderr io.Writer) int {
+// runArgs is what `felixsim run`'s flags ask for.
+type runArgs struct {
+	opts           runner.Options
+	historyFile    string
+	outDir         string
+	traceOut       string
+	asJSON         bool
+	listInvariants bool
+	listFaults     bool
+	checkDet       bool
+}
+
+// parseRunArgs reads `felixsim run`'s flags into runner options; done
+// says the command is over (help printed, or bad usage reported) with
+// exit code code.
+func parseRunArgs(args []string, stdout, stderr io.Writer) (ra runArgs, code int, done bool) {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	seed := fs.Uint64("seed", 0, "the run's seed (required unless --plan): faults, workload, network and raft timeouts all derive from it")
 	nodes := fs.Int("nodes", runner.BrokersDefault, "brokers in the cluster")
@@ -89,27 +102,29 @@ func runCommand(args []string, stdout, stderr io.Writer) int {
 	duration := fs.Duration("duration", time.Duration(runner.DurationNsDefault), "simulated fault phase (workload and faults), e.g. 60s")
 	faults := fs.String("faults", "all", "fault kinds: all, none, or a comma-separated list of sim fault kinds")
 	defects := fs.String("defects", "none", "planted broker bugs to switch on: none or "+runner.DefectNames())
+	clients := fs.Int("clients", runner.ClientsDefault, "workload clients (tenants alternate)")
+	gap := fs.Duration("fault-gap", time.Duration(runner.FaultGapMeanNsDefault), "mean simulated time between drawn faults")
+	liveBudget := fs.Duration("liveness-budget", time.Duration(runner.LivenessBudgetNsDefault), "simulated time after heal for every shard to elect a leader and take a commit")
+	quietBudget := fs.Duration("quiesce-budget", time.Duration(runner.QuiesceBudgetNsDefault), "simulated time after liveness for every call to complete and every replica to catch up")
 	planFile := fs.String("plan", "", "replay this fault plan file (sim's plan format) instead of drawing one from the seed; the seed is the plan's")
-	historyFile := fs.String("history", "", "write the workload's history (every operation, JSON lines) to this file")
-	outDir := fs.String("out", "", "write the run's artifact directory here: plan (with revision and expected hash), history, report.json, trace.ndjson, timeline.html; `felixsim replay DIR` re-runs it")
-	asJSON := fs.Bool("json", false, "print one JSON object instead of the summary")
-	listInvariants := fs.Bool("list-invariants", false, "print every invariant the run checks, its family and what it states, then exit")
-	listFaults := fs.Bool("list-faults", false, "print the fault kinds (name, meaning, fields with units) and exit")
-	checkDet := fs.Bool("check-determinism", false, "run the seed twice in this process and compare the trace hashes; a mismatch names the first diverging event and exits 3")
-	traceOut := fs.String("trace-out", "", "write the brokers' abstract trace (modeltrace steps, JSON lines) to this file")
+	fs.StringVar(&ra.historyFile, "history", "", "write the workload's history (every operation, JSON lines) to this file")
+	fs.StringVar(&ra.outDir, "out", "", "write the run's artifact directory here: plan (with revision and expected hash), history, report.json, trace.ndjson, timeline.html; `felixsim replay DIR` re-runs it")
+	fs.StringVar(&ra.traceOut, "trace-out", "", "write the brokers' abstract trace (modeltrace steps, JSON lines) to this file")
 	validateTrace := fs.Bool("validate-trace", true, "validate the brokers' abstract trace against the model FelixAtomicCommit (a rejection is "+string(tla.TraceNotInModel)+")")
+	fs.BoolVar(&ra.asJSON, "json", false, "print one JSON object instead of the summary")
+	fs.BoolVar(&ra.listInvariants, "list-invariants", false, "print every invariant the run checks, its family and what it states, then exit")
+	fs.BoolVar(&ra.listFaults, "list-faults", false, "print the fault kinds (name, meaning, fields with units, what counts as an effect) and exit")
+	fs.BoolVar(&ra.checkDet, "check-determinism", false, "run the seed twice in this process and compare the trace hashes; a mismatch names the first diverging event and exits 3")
 	if code, done := parseFlags(fs, args, runHelp, stdout, stderr); done {
-		return code
+		return ra, code, true
 	}
-	if *listInvariants {
-		writeInvariants(stdout)
-		return exitPass
-	}
-	if *listFaults {
-		fmt.Fprint(stdout, sim.FaultTable())
-		return exitPass
+	if ra.listInvariants || ra.listFaults {
+		return ra, exitPass, false
 	}
 	opts, err := runOptions(*seed, *nodes, *streams, *shards, *duration, *faults, *defects)
+	if err == nil {
+		err = budgets(&opts, *clients, *gap, *liveBudget, *quietBudget)
+	}
 	if err == nil && *planFile == "" && !flagSet(fs, "seed") {
 		err = fmt.Errorf("--seed is required")
 	}
@@ -120,22 +135,42 @@ func runCommand(args []string, stdout, stderr io.Writer) int {
 		err = opts.Validate()
 	}
 	if err != nil {
-		return usageError(stderr, "run", err)
-	}
-	if *checkDet {
-		return checkDeterminism(opts, *asJSON, stdout, stderr)
-	}
-	if err := checkOutputs(*historyFile, *outDir); err != nil {
-		return usageError(stderr, "run", fmt.Errorf("%w (nothing ran)", err))
-	}
-	opts.KeepHistory = *historyFile != ""
-	if *outDir != "" {
-		opts = artifact.Recording(opts)
+		return ra, usageError(stderr, "run", err), true
 	}
 	opts.ValidateTrace = *validateTrace
+	ra.opts = opts
+	return ra, exitPass, false
+}
+
+// runCommand is `felixsim run`: it parses flags into runner.Options, runs,
+// and prints a summary (or one JSON object); it returns the exit code.
+func runCommand(args []string, stdout, stderr io.Writer) int {
+	ra, code, done := parseRunArgs(args, stdout, stderr)
+	switch {
+	case done:
+		return code
+	case ra.listInvariants:
+		writeInvariants(stdout)
+		return exitPass
+	case ra.listFaults:
+		fmt.Fprint(stdout, sim.FaultTable())
+		return exitPass
+	case ra.checkDet:
+		o := ra.opts
+		o.ValidateTrace = false // as before: the two runs compare hashes; the plain run checks the trace
+		return checkDeterminism(o, ra.asJSON, stdout, stderr)
+	}
+	if err := checkOutputs(ra.historyFile, ra.outDir); err != nil {
+		return usageError(stderr, "run", fmt.Errorf("%w (nothing ran)", err))
+	}
+	opts := ra.opts
+	opts.KeepHistory = ra.historyFile != ""
+	if ra.outDir != "" {
+		opts = artifact.Recording(opts)
+	}
 	var export *modeltrace.NDJSON
-	if *traceOut != "" {
-		f, err := os.Create(*traceOut)
+	if ra.traceOut != "" {
+		f, err := os.Create(ra.traceOut)
 		if err != nil {
 			fmt.Fprintf(stderr, "felixsim run: %v\n", err)
 			return exitUsage
@@ -156,25 +191,25 @@ func runCommand(args []string, stdout, stderr io.Writer) int {
 			return exitUsage
 		}
 	}
-	if *historyFile != "" {
-		if err := writeHistory(*historyFile, res.History); err != nil {
+	if ra.historyFile != "" {
+		if err := writeHistory(ra.historyFile, res.History); err != nil {
 			fmt.Fprintf(stderr, "felixsim run: %v\n", err)
 			return exitUsage
 		}
 	}
-	if *outDir != "" {
-		if err := artifact.Write(*outDir, res, artifact.Revision()); err != nil {
+	if ra.outDir != "" {
+		if err := artifact.Write(ra.outDir, res, artifact.Revision()); err != nil {
 			fmt.Fprintf(stderr, "felixsim run: %v\n", err)
 			return exitUsage
 		}
 	}
-	if *asJSON {
+	if ra.asJSON {
 		printRunJSON(stdout, res, wall)
 	} else {
 		fmt.Fprint(stdout, res.Summary())
-		if *outDir != "" {
+		if ra.outDir != "" {
 			fmt.Fprintf(stdout, "artifacts: %s (timeline %s; `felixsim replay %s` re-runs it)\n",
-				*outDir, filepath.Join(*outDir, artifact.TimelineFile), *outDir)
+				ra.outDir, filepath.Join(ra.outDir, artifact.TimelineFile), ra.outDir)
 		}
 	}
 	return exitCodeOf(res)
@@ -224,6 +259,17 @@ func checkOutputs(historyFile, outDir string) error {
 			return fmt.Errorf("--out: %w", err)
 		}
 	}
+	return nil
+}
+
+// budgets sets the rarely changed options: the client count, the fault
+// gap and the liveness and quiesce budgets (each must be positive).
+func budgets(opts *runner.Options, clients int, gap, liveness, quiesce time.Duration) error {
+	if gap <= 0 || liveness <= 0 || quiesce <= 0 {
+		return fmt.Errorf("--fault-gap %s, --liveness-budget %s, --quiesce-budget %s refused: each must be positive", gap, liveness, quiesce)
+	}
+	opts.Clients, opts.FaultGapMeanNs = clients, gap.Nanoseconds()
+	opts.LivenessBudgetNs, opts.QuiesceBudgetNs = liveness.Nanoseconds(), quiesce.Nanoseconds()
 	return nil
 }
 

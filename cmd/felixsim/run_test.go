@@ -63,7 +63,7 @@ func TestRunCommandSummaryAndViolation(t *testing.T) {
 		if code == exitPass {
 			continue
 		}
-		want := "reproduce: felixsim run --seed 7 --nodes 3 --streams 1 --shards 4 --duration 10000ms --faults all --defects stale-read"
+		want := "reproduce: felixsim run --seed 7 --nodes 3 --streams 1 --shards 4 --duration 10s --faults all --defects stale-read"
 		if code != exitSafety || !strings.Contains(out.String(), "violation LinearizableRead") || !strings.Contains(out.String(), want) {
 			t.Fatalf("exit %d, want %d with a reproduce line:\n%s", code, exitSafety, out.String())
 		}

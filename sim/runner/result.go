@@ -135,13 +135,35 @@ func (r *Result) Worst() (properties.Family, bool) {
 	return 0, false
 }
 
-// ReproduceCommand is a paste-ready command that reruns this exact run.
+// ReproduceCommand is a paste-ready command that reruns this exact run:
+// every option the run used, printed so that `felixsim run` parses it back
+// to the same value (durations in the largest unit that divides them
+// exactly; the rarely changed options only when they differ from their
+// defaults).
 func (r *Result) ReproduceCommand() string {
-	o := r.Options
-	cmd := fmt.Sprintf("felixsim run --seed %d --nodes %d --streams %d --shards %d --duration %dms --faults %s",
-		r.Seed, o.Brokers, o.Streams, o.Shards, o.DurationNs/1_000_000, o.Faults)
+	o := r.Options.withDefaults()
+	cmd := fmt.Sprintf("felixsim run --seed %d --nodes %d --streams %d --shards %d --duration %s --faults %s",
+		r.Seed, o.Brokers, o.Streams, o.Shards, FormatDurationNs(o.DurationNs), o.Faults)
+	if o.Clients != ClientsDefault {
+		cmd += fmt.Sprintf(" --clients %d", o.Clients)
+	}
+	for _, d := range []struct {
+		flag      string
+		ns, defNs int64
+	}{
+		{"fault-gap", o.FaultGapMeanNs, FaultGapMeanNsDefault},
+		{"liveness-budget", o.LivenessBudgetNs, LivenessBudgetNsDefault},
+		{"quiesce-budget", o.QuiesceBudgetNs, QuiesceBudgetNsDefault},
+	} {
+		if d.ns != d.defNs {
+			cmd += fmt.Sprintf(" --%s %s", d.flag, FormatDurationNs(d.ns))
+		}
+	}
 	if names := o.defectList(); names != "" {
 		cmd += " --defects " + names
+	}
+	if !o.ValidateTrace {
+		cmd += " --validate-trace=false"
 	}
 	switch {
 	case o.Plan == nil:
@@ -161,6 +183,21 @@ func shellQuote(s string) string {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// FormatDurationNs prints ns in the largest of s, ms, us and ns that
+// divides it exactly ("1500us", "60s"), as Go's duration flags parse it
+// back to the same value.
+func FormatDurationNs(ns int64) string {
+	for _, u := range []struct {
+		name string
+		ns   int64
+	}{{"s", 1_000_000_000}, {"ms", 1_000_000}, {"us", 1_000}} {
+		if ns != 0 && ns%u.ns == 0 {
+			return fmt.Sprintf("%d%s", ns/u.ns, u.name)
+		}
+	}
+	return fmt.Sprintf("%dns", ns)
 }
 
 // Summary is a short human report ending with the trace hash; a failing
