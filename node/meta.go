@@ -19,6 +19,12 @@ const (
 	StreamsMax = ShardGroupsMax
 )
 
+// BrokerVersionsMax caps the broker versions the metadata keeps. Every
+// identity that ever reported a version keeps its entry (a replaced
+// broker's too), so they can outnumber PeersMax. Overflow policy: a
+// set-version for a further identity is refused.
+const BrokerVersionsMax = 256
+
 // BrokerVersion is one broker's reported software version.
 type BrokerVersion struct {
 	Node    uint64
@@ -65,15 +71,19 @@ func (m *Metadata) finalize(feature string) {
 	m.Finalized[i] = feature
 }
 
-func (m *Metadata) setVersion(node uint64, version uint32) {
+func (m *Metadata) setVersion(node uint64, version uint32) error {
 	i := sort.Search(len(m.Versions), func(i int) bool { return m.Versions[i].Node >= node })
 	if i < len(m.Versions) && m.Versions[i].Node == node {
 		m.Versions[i].Version = version
-		return
+		return nil
+	}
+	if len(m.Versions) >= BrokerVersionsMax {
+		return fmt.Errorf("metadata group refused the version of broker %d: %d brokers' versions already kept (BrokerVersionsMax)", node, len(m.Versions))
 	}
 	m.Versions = append(m.Versions, BrokerVersion{})
 	copy(m.Versions[i+1:], m.Versions[i:])
 	m.Versions[i] = BrokerVersion{Node: node, Version: version}
+	return nil
 }
 
 // apply applies one committed metadata command. A finalize is refused
@@ -82,7 +92,7 @@ func (m *Metadata) setVersion(node uint64, version uint32) {
 func (m *Metadata) apply(c *command, peers []uint64, versionsUnchecked bool) error {
 	switch c.kind {
 	case cmdSetVersion:
-		m.setVersion(c.node, c.version)
+		return m.setVersion(c.node, c.version)
 	case cmdFinalize:
 		if m.IsFinalized(c.feature) {
 			return nil
@@ -143,7 +153,7 @@ func decodeMetadata(p []byte) (*Metadata, error) {
 		}
 		s.RetainedAgeMaxNs = int64(d.u64("retained age"))
 	}
-	m.Versions = make([]BrokerVersion, d.count("versions", PeersMax, 12))
+	m.Versions = make([]BrokerVersion, d.count("versions", BrokerVersionsMax, 12))
 	for i := range m.Versions {
 		m.Versions[i] = BrokerVersion{Node: d.u64("node"), Version: d.u32("version")}
 		if d.err == nil && i > 0 && m.Versions[i].Node <= m.Versions[i-1].Node {
