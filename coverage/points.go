@@ -34,6 +34,20 @@ const (
 	ClientRequestToDeposedLeader Point = "client.request.to_deposed_leader"
 	// ClientReadToDeposedLeader: the same, for a state read.
 	ClientReadToDeposedLeader Point = "client.read.to_deposed_leader"
+	// RaftPromotionSecond: a group failed over again after a first
+	// failover (the "second promotion" CommittedNeverLost must survive).
+	RaftPromotionSecond Point = "raft.promotion.second"
+	// StoreCorruptDetected: a broker's store refused to open as corrupt.
+	StoreCorruptDetected Point = "logstore.recover.corrupt"
+	// BrokerFailStop: a broker stopped on a store error.
+	BrokerFailStop Point = "broker.failstop"
+	// CommitIfRefused: a client's commit_if or publish_if was refused with
+	// the true tail.
+	CommitIfRefused Point = "workload.conditional.refused"
+	// WriteRetried: a client re-sent a write after an unknown outcome.
+	WriteRetried Point = "workload.write.retried"
+	// RetryLandedTwice: a retried write's record is in a replica's log twice.
+	RetryLandedTwice Point = "workload.write.landed_twice"
 )
 
 var declarations = []Declaration{
@@ -43,6 +57,12 @@ var declarations = []Declaration{
 	{LogstoreRecoverSealRestored, "a broker's store, reopened after a crash, kept a transaction whose marker copy was torn and rewrote the copy", false},
 	{ClientRequestToDeposedLeader, "a client request reached a broker leading its raft group in a term older than one in which another broker acknowledged a write", true},
 	{ClientReadToDeposedLeader, "a state read reached a broker leading its raft group in a term older than one in which another broker acknowledged a write", true},
+	{RaftPromotionSecond, "a raft group elected a leader other than its previous one, after an earlier such failover in the run", true},
+	{StoreCorruptDetected, "a broker's store refused to open as corrupt (damage before its tail)", true},
+	{BrokerFailStop, "a broker fail-stopped on a store error (a refused write or fsync)", true},
+	{CommitIfRefused, "a conditional write was refused with the true tail", true},
+	{WriteRetried, "a client re-sent a write whose first answer was lost", true},
+	{RetryLandedTwice, "a retried write landed twice (its record sits at two offsets of one replica's log)", false},
 }
 
 // FaultFired names the point counting faults of the named kind that the

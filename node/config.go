@@ -198,6 +198,10 @@ type Config struct {
 	// Trace receives the node's abstract trace for the model to validate;
 	// nil (the default) emits nothing.
 	Trace modeltrace.Sink
+	// OnLeader, if set, is called when this node becomes a group's leader,
+	// with the group and the term (a host that sees every broker can tell
+	// a failover from a re-election). It must not call back into the node.
+	OnLeader func(group, term uint64)
 }
 
 func (c *Config) compactEntriesMin() int {

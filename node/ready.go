@@ -177,6 +177,9 @@ func (n *Node) persist(b *logstore.Batch, gr *groupReady) {
 			n.dropReads(g)
 			g.ephemeral = nil // subscribers reconnect to the new leader
 		}
+		if !wasLeader && g.isLeader {
+			n.notePromotion(g)
+		}
 	}
 	n.trace.ready(g, rd)
 	w := logstore.GroupWrite{Group: g.id, Entries: rd.Entries}

@@ -3,6 +3,7 @@ package sim
 import (
 	"fmt"
 
+	"github.com/felixsim/felixsim/coverage"
 	"github.com/felixsim/felixsim/sim/simapi"
 )
 
@@ -94,6 +95,9 @@ type Config struct {
 	RecordTrace bool
 	// TraceEventsMax caps the recorded trace (0 means TraceEventsMaxDefault).
 	TraceEventsMax int
+	// Coverage, if set, counts every plan fault applied and every one
+	// that had an effect (see effects.go); nil counts nothing.
+	Coverage *coverage.Counts
 }
 
 func (c *Config) validate() error {

@@ -101,6 +101,7 @@ func (w *World) CrashAtDiskOp(id int, opsAfter int64, model CrashModel, restartA
 	}
 	d := w.node(id).disk
 	d.crashOpsLeft, d.crashModel, d.crashRestartNs = opsAfter, model, restartAfterNs
+	d.by.crash = w.cause
 }
 
 // crashDetail is a crash's kill trace detail: apart from Kill's 0 and 1,
@@ -112,6 +113,7 @@ func crashDetail(op Op, m CrashModel) uint64 { return 1<<32 | uint64(op)<<8 | ui
 func (w *World) crashNow(d *diskFaults, op Op, name string) {
 	model, restartNs := d.crashModel, d.crashRestartNs
 	d.crashOpsLeft, d.crashModel, d.crashRestartNs = 0, crashModelInvalid, 0
+	w.effect(d.by.crash)
 	w.kill(d.node, model, crashDetail(op, model), restartNs)
 	u := &crashUnwind{node: d.node, op: op, name: name}
 	w.unwinding = u

@@ -9,10 +9,21 @@ import (
 
 // diskFaults is one node's disk-fault injector: error rates for fsync and
 // reads, a per-operation latency charged to the running handler, and an
-// armed crash at a disk operation (see CrashAtDiskOp).
+// armed crash at a disk operation (see CrashAtDiskOp); and, for counting
+// effects, the fault behind each setting and the corrupted bytes not yet
+// read back.
 type diskFaults struct {
-	w            *World
-	node         int
+	w    *World
+	node int
+	diskRates
+	by diskCauses
+	// damaged are corrupted bytes, oldest first.
+	// Invariant: len(damaged) <= DamageRecordsMax.
+	damaged []damage
+}
+
+// diskRates are the disk's fault settings.
+type diskRates struct {
 	fsyncErrPpm  int64
 	readErrPpm   int64
 	latencyMaxNs int64
@@ -24,7 +35,30 @@ type diskFaults struct {
 	crashRestartNs int64
 }
 
+// diskCauses names the fault behind each of diskRates.
+type diskCauses struct {
+	fsyncErr, readErr, latency, crash faultCause
+}
+
 var _ Injector = (*diskFaults)(nil)
+var _ fsObserver = (*diskFaults)(nil)
+
+// editDisk changes node id's disk fault settings; the fault being applied
+// becomes the cause of each setting that changed.
+func (w *World) editDisk(id int, edit func(r *diskRates)) {
+	d := w.node(id).disk
+	was := d.diskRates
+	edit(&d.diskRates)
+	if d.fsyncErrPpm != was.fsyncErrPpm {
+		d.by.fsyncErr = w.cause
+	}
+	if d.readErrPpm != was.readErrPpm {
+		d.by.readErr = w.cause
+	}
+	if d.latencyMaxNs != was.latencyMaxNs {
+		d.by.latency = w.cause
+	}
+}
 
 // Before implements Injector. Random draws happen only for enabled faults,
 // so a plan without disk faults leaves the disk stream untouched.
@@ -34,7 +68,11 @@ func (d *diskFaults) Before(op Op, name string) error {
 		return fmt.Errorf("%w: %s of %s on node %d refused: the node died at a disk operation", ErrInjected, op, name, d.node)
 	}
 	if d.latencyMaxNs > 0 && w.curNode == d.node {
-		w.busyNs += w.diskRand.Int63nRange(0, d.latencyMaxNs)
+		delayNs := w.diskRand.Int63nRange(0, d.latencyMaxNs)
+		w.busyNs += delayNs
+		if delayNs > 0 {
+			w.effect(d.by.latency)
+		}
 	}
 	if d.crashOpsLeft > 0 && w.curNode == d.node && op.crashPoint() {
 		if d.crashOpsLeft--; d.crashOpsLeft == 0 {
@@ -44,20 +82,19 @@ func (d *diskFaults) Before(op Op, name string) error {
 	switch op {
 	case OpSync, OpSyncDir:
 		if d.fsyncErrPpm > 0 && w.diskRand.ChancePpm(d.fsyncErrPpm) {
+			w.effect(d.by.fsyncErr)
 			return fmt.Errorf("%w: %s of %s on node %d failed by the fault plan (nothing synced)", ErrInjected, op, name, d.node)
 		}
 	case OpRead:
 		if d.readErrPpm > 0 && w.diskRand.ChancePpm(d.readErrPpm) {
+			w.effect(d.by.readErr)
 			return fmt.Errorf("%w: read of %s on node %d failed by the fault plan", ErrInjected, name, d.node)
 		}
 	}
 	return nil
 }
 
-func (d *diskFaults) heal() {
-	d.fsyncErrPpm, d.readErrPpm, d.latencyMaxNs = 0, 0, 0
-	d.crashOpsLeft, d.crashModel, d.crashRestartNs = 0, crashModelInvalid, 0
-}
+func (d *diskFaults) heal() { d.diskRates, d.by = diskRates{}, diskCauses{} }
 
 // CorruptSector flips one bit of one byte in a file of node id, in both its
 // current and its synced content, as a bad sector would; a later read sees
@@ -89,6 +126,7 @@ func (w *World) CorruptSector(id int) (name string, offsetBytes int64, ok bool) 
 	if err := mem.CorruptByte(f.name, off, mask); err != nil {
 		panic(fmt.Sprintf("sim: corrupting %s at %d of %d bytes: %v", f.name, off, f.bytes, err))
 	}
+	w.node(id).disk.noteDamage(f.name, off, w.cause)
 	return f.name, off, true
 }
 
@@ -126,6 +164,7 @@ func (w *World) ReplaceDisk(id int, restartAfterNs int64) {
 // SetDiskFaults sets node id's fsync and read error rates (ppm) and its
 // per-operation latency bound.
 func (w *World) SetDiskFaults(id int, fsyncErrPpm, readErrPpm, latencyMaxNs int64) {
-	d := w.node(id).disk
-	d.fsyncErrPpm, d.readErrPpm, d.latencyMaxNs = fsyncErrPpm, readErrPpm, latencyMaxNs
+	w.editDisk(id, func(r *diskRates) {
+		r.fsyncErrPpm, r.readErrPpm, r.latencyMaxNs = fsyncErrPpm, readErrPpm, latencyMaxNs
+	})
 }

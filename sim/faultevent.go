@@ -16,8 +16,11 @@ import (
 // faultKindSpec is one row of the fault table.
 type faultKindSpec struct {
 	// name is the kind's plan spelling, [a-z]+; doc says in one line what
-	// it does.
-	name, doc string
+	// it does; effect says in one line what observation counts the fault
+	// under coverage.FaultEffect (once per fault; see effects.go: the
+	// world notes the fault behind every condition apply sets up, and
+	// counts it when the condition bites).
+	name, doc, effect string
 	// fields are the vocabulary the kind uses, in print order; every other
 	// field of its events stays zero.
 	fields []faultFieldID
@@ -345,12 +348,13 @@ func (f FaultEvent) String() string {
 }
 
 // FaultTable lists every fault kind, one line each (name and meaning),
-// then one indented line per field: its plan key, unit and meaning.
+// then an indented line saying what counts as its effect, then one per field: its plan key, unit and meaning.
 func FaultTable() string {
 	var b strings.Builder
 	for _, k := range AllFaultKinds() {
 		spec := &faultKinds[k]
 		fmt.Fprintf(&b, "%-12s %s\n", spec.name, spec.doc)
+		fmt.Fprintf(&b, "%-12s   effect: %s\n", "", spec.effect)
 		for _, id := range spec.fields {
 			fld := &faultFields[id]
 			fmt.Fprintf(&b, "%-12s   %s (%s): %s\n", "", fld.key, fld.unit.name, fld.doc)

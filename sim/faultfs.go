@@ -50,6 +50,31 @@ type Injector interface {
 	Before(op Op, name string) error
 }
 
+// fsObserver is told, after an operation succeeded, what it did to file
+// content (an Injector that tracks damage implements it).
+type fsObserver interface {
+	afterRead(name string, offBytes int64, n int)
+	afterTruncate(name string, sizeBytes int64)
+	afterReset(name string) // created afresh or removed
+	afterRename(oldname, newname string)
+}
+
+// observe calls fn with inj's observer, if it has one.
+func observe(inj Injector, fn func(o fsObserver)) {
+	if o, ok := inj.(fsObserver); ok {
+		fn(o)
+	}
+}
+
+// cleanName is name as the memory filesystem stores it (name itself if
+// it does not clean).
+func cleanName(name string) string {
+	if c, err := vfs.Clean(name); err == nil {
+		return c
+	}
+	return name
+}
+
 // FaultFS wraps a vfs.FS, asking an Injector before passing each call on.
 type FaultFS struct {
 	inner vfs.FS
@@ -70,6 +95,7 @@ func (f *FaultFS) Create(name string) (vfs.File, error) {
 	if err != nil {
 		return nil, err
 	}
+	observe(f.inj, func(o fsObserver) { o.afterReset(cleanName(name)) })
 	return &faultFile{inner: file, inj: f.inj}, nil
 }
 
@@ -90,7 +116,11 @@ func (f *FaultFS) Remove(name string) error {
 	if err := f.inj.Before(OpRemove, name); err != nil {
 		return err
 	}
-	return f.inner.Remove(name)
+	if err := f.inner.Remove(name); err != nil {
+		return err
+	}
+	observe(f.inj, func(o fsObserver) { o.afterReset(cleanName(name)) })
+	return nil
 }
 
 // Rename implements vfs.FS.
@@ -98,7 +128,11 @@ func (f *FaultFS) Rename(oldname, newname string) error {
 	if err := f.inj.Before(OpRename, oldname); err != nil {
 		return err
 	}
-	return f.inner.Rename(oldname, newname)
+	if err := f.inner.Rename(oldname, newname); err != nil {
+		return err
+	}
+	observe(f.inj, func(o fsObserver) { o.afterRename(cleanName(oldname), cleanName(newname)) })
+	return nil
 }
 
 // List implements vfs.FS.
@@ -135,7 +169,11 @@ func (f *faultFile) ReadAt(p []byte, off int64) (int, error) {
 	if err := f.inj.Before(OpRead, f.inner.Name()); err != nil {
 		return 0, err
 	}
-	return f.inner.ReadAt(p, off)
+	n, err := f.inner.ReadAt(p, off)
+	if n > 0 {
+		observe(f.inj, func(o fsObserver) { o.afterRead(f.inner.Name(), off, n) })
+	}
+	return n, err
 }
 
 func (f *faultFile) Write(p []byte) (int, error) {
@@ -156,7 +194,11 @@ func (f *faultFile) Truncate(sizeBytes int64) error {
 	if err := f.inj.Before(OpTruncate, f.inner.Name()); err != nil {
 		return err
 	}
-	return f.inner.Truncate(sizeBytes)
+	if err := f.inner.Truncate(sizeBytes); err != nil {
+		return err
+	}
+	observe(f.inj, func(o fsObserver) { o.afterTruncate(f.inner.Name(), sizeBytes) })
+	return nil
 }
 
 func (f *faultFile) Sync() error {

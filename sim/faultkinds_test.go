@@ -143,6 +143,8 @@ func checkFaultTable() error {
 			return errorString("kind " + spec.name + ": name not [a-z]+ or not unique")
 		case spec.doc == "" || strings.Contains(spec.doc, "\n"):
 			return errorString("kind " + spec.name + ": doc missing or longer than a line")
+		case spec.effect == "" || strings.Contains(spec.effect, "\n"):
+			return errorString("kind " + spec.name + ": effect missing or longer than a line")
 		case spec.apply == nil:
 			return errorString("kind " + spec.name + ": no apply")
 		case spec.shape == shapeInvalid || spec.shape > ShapeSpan:
@@ -212,6 +214,7 @@ func addPausePair(t *testing.T) FaultKind {
 	t.Cleanup(func() { faultKinds = saved })
 	faultKinds = append(faultKinds[:len(faultKinds):len(faultKinds)], faultKindSpec{
 		name: "pausepair", doc: "pause node and peer; they resume after dur_ns",
+		effect: "a message reached one of them while paused",
 		fields: []faultFieldID{fieldNode, fieldPeer, fieldDurNs},
 		draw: func(r *prng.Rand, f *FaultEvent, targets []int) {
 			drawPeer(r, f, targets)
@@ -280,6 +283,7 @@ func TestFaultTableCheckHasTeeth(t *testing.T) {
 	}{
 		{"no apply", func() { faultKinds[FaultKill].apply = nil }, "kind kill: no apply"},
 		{"no doc", func() { faultKinds[FaultLoss].doc = "" }, "kind loss: doc missing"},
+		{"no effect", func() { faultKinds[FaultLoss].effect = "" }, "kind loss: effect missing"},
 		{"duplicate name", func() { faultKinds[FaultLoss].name = "kill" }, "not unique"},
 		{"undrawn field", func() { faultKinds[FaultPause].draw = nil }, "field dur_ns is never drawn"},
 		{"two value columns", func() { faultKinds[FaultLoss].fields = []faultFieldID{fieldChancePpm, fieldLatencyMaxNs} }, v1OnlyOnce + "value"},

@@ -21,6 +21,7 @@ func (w *World) ApplyPlan(p *Plan) error {
 	}
 	for _, f := range p.Faults {
 		w.faults = append(w.faults, f)
+		w.notePlanFault(f)
 		w.q.push(event{atNs: f.AtNs, kind: EvFault, node: -1, peer: -1, id: uint64(len(w.faults) - 1)})
 	}
 	return nil
@@ -59,13 +60,19 @@ func (w *World) applyFault(idx int) {
 		f.Node = id
 	}
 	w.trace(EvFault, int32(f.Node), int32(f.Peer), f.digest())
+	w.countFired(idx)
+	w.cause = faultCause(idx + 1)
 	faultKinds[f.Kind].apply(w, f)
+	w.cause = causeNone
 }
 
 // ClockJump moves node id's clock by deltaNs (either way); its timers move
 // with it.
 func (w *World) ClockJump(id int, deltaNs int64) {
 	n := w.node(id)
+	if deltaNs != 0 && len(n.timers) > 0 {
+		w.effect(w.cause)
+	}
 	n.clock.jump(w.nowNs, deltaNs)
 	w.rescheduleTimers(n)
 }
@@ -73,8 +80,12 @@ func (w *World) ClockJump(id int, deltaNs int64) {
 // ClockDrift sets node id's drift rate from now on; its timers are re-planned.
 func (w *World) ClockDrift(id int, driftPpm int64) error {
 	n := w.node(id)
+	was := n.clock.driftPpm
 	if err := n.clock.setDrift(w.nowNs, driftPpm); err != nil {
 		return err
+	}
+	if was != driftPpm && len(n.timers) > 0 {
+		w.effect(w.cause)
 	}
 	w.rescheduleTimers(n)
 	return nil

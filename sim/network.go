@@ -34,12 +34,17 @@ type network struct {
 	base    []LinkConfig // as configured; Heal restores it
 	links   []LinkConfig // as faulted right now
 	blocked []bool
-	rand    *prng.Rand
+	// cutBy and linkBy name the plan fault behind each cut and each
+	// faulted part of a link (for counting effects).
+	cutBy  []faultCause
+	linkBy []linkCauses
+	rand   *prng.Rand
 }
 
 func newNetwork(cfg *Config, r *prng.Rand) network {
 	n := len(cfg.Nodes)
-	net := network{n: n, base: make([]LinkConfig, n*n), blocked: make([]bool, n*n), rand: r}
+	net := network{n: n, base: make([]LinkConfig, n*n), blocked: make([]bool, n*n), rand: r,
+		cutBy: make([]faultCause, n*n), linkBy: make([]linkCauses, n*n)}
 	for i := range net.base {
 		net.base[i] = cfg.Link
 	}
@@ -57,25 +62,29 @@ func (w *World) send(from, to int, msg simapi.Message) {
 	i := from*net.n + to
 	link := &net.links[i]
 	if net.blocked[i] {
+		w.effect(net.cutBy[i])
 		w.trace(EvDrop, int32(to), int32(from), dropDetail(dropPartition, msg.Digest()))
 		return
 	}
 	if net.rand.ChancePpm(link.LossPpm) {
+		w.effect(net.linkBy[i].loss)
 		w.trace(EvDrop, int32(to), int32(from), dropDetail(dropLoss, msg.Digest()))
 		return
 	}
-	w.scheduleDelivery(from, to, msg, link)
+	w.scheduleDelivery(from, to, msg, i)
 	if net.rand.ChancePpm(link.DuplicatePpm) {
+		w.effect(net.linkBy[i].duplicate)
 		dup := msg
 		if c, ok := msg.(simapi.Cloner); ok {
 			dup = c.Clone()
 		}
-		w.scheduleDelivery(from, to, dup, link)
+		w.scheduleDelivery(from, to, dup, i)
 	}
 }
 
-func (w *World) scheduleDelivery(from, to int, msg simapi.Message, link *LinkConfig) {
-	r := w.net.rand
+// scheduleDelivery draws the latency of a message on link i and queues it.
+func (w *World) scheduleDelivery(from, to int, msg simapi.Message, i int) {
+	r, link := w.net.rand, &w.net.links[i]
 	latencyNs := link.LatencyMinNs
 	switch {
 	case link.LatencyTailPpm > 0 && r.ChancePpm(link.LatencyTailPpm):
@@ -83,7 +92,11 @@ func (w *World) scheduleDelivery(from, to int, msg simapi.Message, link *LinkCon
 	case link.LatencyMaxNs > link.LatencyMinNs:
 		latencyNs = r.Int63nRange(link.LatencyMinNs, link.LatencyMaxNs)
 	}
+	if latencyNs > w.net.base[i].LatencyMaxNs {
+		w.effect(w.net.linkBy[i].latency)
+	}
 	if link.ReorderDelayMaxNs > 0 && r.ChancePpm(link.ReorderPpm) {
+		w.effect(w.net.linkBy[i].reorder)
 		latencyNs += r.Int63nRange(0, link.ReorderDelayMaxNs)
 	}
 	w.q.push(event{atNs: w.nowNs + w.busyNs + latencyNs, kind: EvDeliver, node: int32(to), peer: int32(from), msg: msg})
@@ -109,6 +122,7 @@ func (w *World) Block(from, to int) {
 	w.node(from)
 	w.node(to)
 	w.net.blocked[from*w.net.n+to] = true
+	w.net.cutBy[from*w.net.n+to] = w.cause
 }
 
 // Partition cuts the links between a and b both ways.
@@ -150,14 +164,24 @@ func (w *World) Bridge(bridge int, mask uint64) {
 
 // HealNetwork removes every partition and restores every link's baseline.
 func (w *World) HealNetwork() {
+	for i := range w.net.links {
+		if w.net.blocked[i] || w.net.links[i] != w.net.base[i] {
+			w.effect(w.cause)
+			break
+		}
+	}
 	clear(w.net.blocked)
+	clear(w.net.cutBy)
+	clear(w.net.linkBy)
 	copy(w.net.links, w.net.base)
 }
 
 // SetLinks changes every link's behaviour with edit (a network-wide fault).
 func (w *World) SetLinks(edit func(*LinkConfig)) {
 	for i := range w.net.links {
+		was := w.net.links[i]
 		edit(&w.net.links[i])
+		noteLinkCauses(&w.net.linkBy[i], was, w.net.links[i], w.cause)
 	}
 }
 
@@ -189,6 +213,7 @@ func (w *World) setClassBlocked(id int, exempt, blocked bool) {
 	for o := 0; o < n; o++ {
 		if o != id && w.nodes[o].spec.FaultExempt == exempt {
 			w.net.blocked[id*n+o], w.net.blocked[o*n+id] = blocked, blocked
+			w.net.cutBy[id*n+o], w.net.cutBy[o*n+id] = w.cause, w.cause
 		}
 	}
 }

@@ -12,6 +12,7 @@ func (w *World) boot(ev event) {
 	}
 	n.inc++
 	n.status = statusUp
+	w.effect(faultCause(ev.id)) // a Restart fault's boot
 	n.timers = map[uint64]*timer{}
 	n.proc = n.spec.New()
 	if n.proc == nil {
@@ -44,11 +45,13 @@ func (w *World) kill(id int, model CrashModel, detail uint64, restartAfterNs int
 	}
 	policy := w.policy(model)
 	w.trace(EvKill, int32(id), -1, detail)
+	w.effect(w.cause)
 	n.status = statusDown
 	n.proc = nil
 	n.timers = map[uint64]*timer{}
 	n.held, n.heldMessages = nil, 0
 	n.mem.Crash(policy)
+	n.disk.afterCrash()
 	if restartAfterNs > 0 {
 		w.q.push(event{atNs: w.nowNs + restartAfterNs, kind: EvBoot, node: int32(id), peer: -1, gen: n.inc})
 	}
@@ -57,7 +60,7 @@ func (w *World) kill(id int, model CrashModel, detail uint64, restartAfterNs int
 // Restart boots a down node now; it does nothing to a running one.
 func (w *World) Restart(id int) {
 	w.node(id)
-	w.q.push(event{atNs: w.nowNs, kind: EvBoot, node: int32(id), peer: -1})
+	w.q.push(event{atNs: w.nowNs, kind: EvBoot, node: int32(id), peer: -1, id: uint64(w.cause)})
 }
 
 // Pause freezes node id: it runs nothing, and its timers and incoming
@@ -69,6 +72,7 @@ func (w *World) Pause(id int, resumeAfterNs int64) {
 		return
 	}
 	n.status = statusPaused
+	n.pausedBy = w.cause
 	w.trace(EvPause, int32(id), -1, n.inc)
 	if resumeAfterNs > 0 {
 		w.q.push(event{atNs: w.nowNs + resumeAfterNs, kind: EvResume, node: int32(id), peer: -1, gen: n.inc})
@@ -85,6 +89,7 @@ func (w *World) resume(id int, inc uint64) {
 		return
 	}
 	n.status = statusUp
+	w.effect(w.cause) // a Resume fault's
 	w.trace(EvResume, int32(id), -1, uint64(len(n.held)))
 	held := n.held
 	n.held, n.heldMessages = nil, 0
@@ -98,6 +103,7 @@ func (w *World) resume(id int, inc uint64) {
 // dropped.
 func (w *World) hold(n *node, ev event) {
 	if ev.kind == EvDeliver {
+		w.effect(n.pausedBy) // the paused node missed a message
 		if n.heldMessages >= HeldMessagesMax {
 			w.trace(EvDrop, ev.node, ev.peer, dropDetail(dropHeldFull, ev.msg.Digest()))
 			return

@@ -37,10 +37,12 @@ type node struct {
 	held   []event // timers and messages that arrived while paused, in order
 	// heldMessages counts the deliveries in held.
 	heldMessages int
-	mem          *vfs.Mem
-	disk         *diskFaults
-	fs           *FaultFS
-	rand         *prng.Rand
+	// pausedBy is the plan fault behind the current pause.
+	pausedBy faultCause
+	mem      *vfs.Mem
+	disk     *diskFaults
+	fs       *FaultFS
+	rand     *prng.Rand
 }
 
 // World is one deterministic simulation. It is driven by one goroutine; a
@@ -58,6 +60,11 @@ type World struct {
 	curNode  int
 	timerSeq uint64
 	faults   []FaultEvent
+	// cause is the plan fault being applied (causeNone outside
+	// applyFault); effected marks the faults that had an effect.
+	cause    faultCause
+	effected []bool
+	points   []faultPoints
 	healed   bool
 	// instantEvents counts events executed at the current nowNs.
 	// Invariant: instantEvents <= InstantEventsMax.

@@ -53,6 +53,20 @@ type runJSON struct {
 	// ModelStates is the projected model states the trace visited against
 	// the mirror's reachable ones (tla/README.md, "Model coverage").
 	ModelStates *tla.StateCoverage `json:"model_states,omitempty"`
+	// Coverage counts the paths the run took, by point name: every fault
+	// kind as fault.<kind>.fired and fault.<kind>.effect, and the points
+	// package coverage declares.
+	Coverage map[string]uint64 `json:"coverage"`
+	// Progress is what the checks had to judge; Vacuous is true when it
+	// fell under the floor (VacuousReason says why).
+	Progress      runProgressJSON `json:"progress"`
+	Vacuous       bool            `json:"vacuous"`
+	VacuousReason string          `json:"vacuous_reason,omitempty"`
+}
+
+type runProgressJSON struct {
+	AckedWrites  int `json:"acked_writes"`
+	CheckedReads int `json:"checked_reads"`
 }
 
 type runOpsJSON struct {
@@ -326,7 +340,9 @@ func runJSONOf(res *runner.Result, wall time.Duration) runJSON {
 		Ops:     runOpsJSON{Total: res.Ops.Total, OK: res.Ops.OK, Refused: res.Ops.Refused, Failed: res.Ops.Failed, Unknown: res.Ops.Unknown, Pending: res.Ops.Pending},
 		Retries: res.Retries, Linearizable: res.Linearizable, Faults: len(res.Plan.Faults), Events: res.Events, EventsByKind: res.EventsByKind.Map(), ReplacedBrokers: res.Replaced,
 		SimSeconds: float64(res.SimNs) / 1e9, WallSeconds: wall.Seconds(), Reproduce: res.ReproduceCommand(),
-		TraceValidation: res.TraceValidation, TraceValidationCut: res.TraceValidationCut, ModelStates: res.ModelStates}
+		TraceValidation: res.TraceValidation, TraceValidationCut: res.TraceValidationCut, ModelStates: res.ModelStates,
+		Coverage: res.Coverage.Map(), Progress: runProgressJSON{AckedWrites: res.Progress.AckedWrites, CheckedReads: res.Progress.CheckedReads},
+		Vacuous: res.Vacuous != "", VacuousReason: res.Vacuous}
 	if res.TraceCoverage != nil {
 		out.TraceActions = res.TraceCoverage.Actions
 	}

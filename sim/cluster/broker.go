@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/felixsim/felixsim/coverage"
 	"github.com/felixsim/felixsim/logstore"
 	"github.com/felixsim/felixsim/node"
 	"github.com/felixsim/felixsim/sim/simapi"
@@ -50,6 +51,7 @@ func (b *broker) Boot(env simapi.Env) {
 	if err != nil {
 		b.c.noteFailure(b.id, fmt.Errorf("boot %d: %w", env.Incarnation(), err))
 		if errors.Is(err, logstore.ErrCorrupt) {
+			b.c.cfg.Counts.Add(coverage.StoreCorruptDetected)
 			// A corrupt store stays corrupt: booting again cannot help.
 			// The operator replaces the disk, and the slot rejoins under
 			// a new identity (see replace.go).
@@ -115,6 +117,7 @@ func (b *broker) checkFailed() bool {
 		return b.n == nil
 	}
 	b.c.noteFailure(b.id, b.n.Failed())
+	b.c.cfg.Counts.Add(coverage.BrokerFailStop)
 	b.restartLater()
 	return true
 }

@@ -41,6 +41,8 @@ type Cluster struct {
 	operatorArmed, operatorPending bool
 	operatorLast                   string
 	corruptNow                     bool
+	// leads tracks leadership for counting failovers.
+	leads leaderships
 }
 
 // Restart backoff for brokers that fail repeatedly.
@@ -101,13 +103,14 @@ func New(cfg Config) (*Cluster, error) {
 		}
 		c.versions = append(c.versions, v)
 	}
+	c.leads = newLeaderships(c.Groups())
 	var specs []sim.NodeSpec
 	for i := 0; i < d.Brokers; i++ {
 		id := i
 		specs = append(specs, sim.NodeSpec{Name: fmt.Sprintf("broker-%d", RaftID(i)), New: func() simapi.Process { return &broker{c: c, id: id} }})
 	}
 	specs = append(specs, d.Extra...)
-	w, err := sim.New(sim.Config{Seed: d.Seed, Nodes: specs, Link: d.Link, RecordTrace: d.RecordTrace, ResolveRole: c.resolveRole, Operator: c})
+	w, err := sim.New(sim.Config{Seed: d.Seed, Nodes: specs, Link: d.Link, RecordTrace: d.RecordTrace, ResolveRole: c.resolveRole, Operator: c, Coverage: d.Counts})
 	if err != nil {
 		return nil, err
 	}
@@ -159,6 +162,7 @@ func (c *Cluster) nodeConfig(simID int, env simapi.Env) node.Config {
 
 		CompactEntriesMin:  c.cfg.CompactEntriesMin,
 		CompactKeepEntries: c.cfg.CompactKeepEntries,
+		OnLeader:           c.onLeader(RaftID(simID)),
 	}
 }
 

@@ -18,6 +18,7 @@ func (r *run) check() {
 	r.violate(properties.InvariantRoutedToOwningShard, properties.HistoryWritesOnOwningShard(h, logs, r.shardCount))
 	r.res.Violations = append(r.res.Violations, ReplicaViolations(properties.ClusterScopes(logs), h)...)
 	ref := properties.LongestLogs(logs)
+	countLandedTwice(r.counts, h, &ref)
 	for _, c := range historyChecks {
 		r.violate(c.name, c.fn(h, logs, &ref))
 	}

@@ -84,8 +84,15 @@ type Result struct {
 	LeadershipTruncated bool
 	// StateAt is the cluster's state at Options.UntilNs, rendered as text.
 	StateAt string
-	// Coverage counts the interesting paths the run took (see coverage).
+	// Coverage counts the paths the run took: every fault fired and with
+	// an effect (fault.<kind>.fired, fault.<kind>.effect) and the points
+	// declared in package coverage.
 	Coverage *coverage.Counts
+	// Progress is what the workload got done that the checks judge.
+	Progress Progress
+	// Vacuous, when not empty, says why the run passed checks that had
+	// too little to check (see VacuousReason); it is not a failure.
+	Vacuous string
 }
 
 // OK reports whether no check failed.
@@ -219,6 +226,10 @@ func (r *Result) Summary() string {
 	if l := r.Linearizable; l.Unknown+l.Skipped > 0 {
 		fmt.Fprintf(&b, "linearizability: %d scope(s) ok, %d illegal, %d unknown (search budget spent: not a pass), %d skipped (unobserved offsets lost to retention)\n",
 			l.OK, l.Illegal, l.Unknown, l.Skipped)
+	}
+	fmt.Fprintf(&b, "progress: %d acknowledged writes, %d checked reads\n", r.Progress.AckedWrites, r.Progress.CheckedReads)
+	if r.Vacuous != "" {
+		fmt.Fprintf(&b, "vacuous: %s\n", r.Vacuous)
 	}
 	for _, rp := range r.Replaced {
 		how := "disk replaced"

@@ -337,6 +337,9 @@ func (r *run) finish() {
 	if r.opts.RecordTrace {
 		r.res.Trace, r.res.TraceTruncated = r.c.World.Trace()
 	}
+	countHistory(r.counts, h)
+	r.res.Progress = ProgressOf(h)
+	r.res.Vacuous = VacuousReason(r.res.Progress, r.opts.DurationNs)
 }
 
 // livenessTenant owns the probe's liveness commits: an ordinary tenant

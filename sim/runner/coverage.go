@@ -1,0 +1,48 @@
+package runner
+
+import (
+	"github.com/felixsim/felixsim/coverage"
+	"github.com/felixsim/felixsim/felix"
+	"github.com/felixsim/felixsim/properties"
+)
+
+// countHistory adds the workload's paths seen in its history: refused
+// conditional writes and re-sent writes.
+func countHistory(c *coverage.Counts, h *properties.History) {
+	for i := range h.Ops {
+		op := &h.Ops[i]
+		if op.Kind.IsConditional() && op.Outcome == properties.OutcomeRefused {
+			c.Add(coverage.CommitIfRefused)
+		}
+		if op.RetryOf != 0 {
+			c.Add(coverage.WriteRetried)
+		}
+	}
+}
+
+// countLandedTwice counts the retried writes whose record sits at two or
+// more offsets of the reference log of its scope (a retry of a write whose
+// first send had landed after all). A record is identified by its event
+// payload, which the workload makes unique per write and keeps on retry.
+func countLandedTwice(c *coverage.Counts, h *properties.History, ref *properties.ReplicaLog) {
+	seen := map[felix.Scope]map[string]int{}
+	for i := range h.Ops {
+		op := &h.Ops[i]
+		if op.RetryOf == 0 || op.Record == nil {
+			continue
+		}
+		byEvent, ok := seen[op.Scope]
+		if !ok {
+			byEvent = map[string]int{}
+			if v := ref.Scope(op.Scope); v != nil {
+				for j := range v.Log {
+					byEvent[v.Log[j].Event]++
+				}
+			}
+			seen[op.Scope] = byEvent
+		}
+		if byEvent[string(op.Record.Payload)] >= 2 {
+			c.Add(coverage.RetryLandedTwice)
+		}
+	}
+}

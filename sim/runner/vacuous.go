@@ -1,0 +1,66 @@
+package runner
+
+import (
+	"fmt"
+
+	"github.com/felixsim/felixsim/properties"
+)
+
+// The vacuous floor: a run whose workload got fewer acknowledged writes or
+// fewer checked reads than these, per simulated second of its fault phase
+// (rounded up, so every run needs at least one of each), passed checks that
+// had almost nothing to check. Such a run is reported vacuous: not a
+// failure, but counted and listed by sweeps, and its share over the CI
+// seed range is bounded by a test (see docs/performance.md).
+const (
+	// VacuousAckedWritesPerSecondMin floors writes answered Written or
+	// Refused (with the true tail): the records the durability, agreement
+	// and conditional-write checks judge.
+	VacuousAckedWritesPerSecondMin = 10
+	// VacuousCheckedReadsPerSecondMin floors state_get and subscribe reads
+	// answered with data: the reads the linearizability, version and
+	// whole-record checks judge.
+	VacuousCheckedReadsPerSecondMin = 2
+)
+
+// Progress is how much a run's workload got done that the checks judge.
+type Progress struct {
+	// AckedWrites counts writes answered Written or Refused.
+	AckedWrites int
+	// CheckedReads counts state_get and subscribe reads answered ok.
+	CheckedReads int
+}
+
+// ProgressOf tallies a history's acknowledged writes and checked reads.
+func ProgressOf(h *properties.History) Progress {
+	var p Progress
+	for i := range h.Ops {
+		op := &h.Ops[i]
+		switch {
+		case op.Kind.IsWrite() && (op.Outcome == properties.OutcomeOK || op.Outcome == properties.OutcomeRefused):
+			p.AckedWrites++
+		case (op.Kind == properties.HistoryStateGet || op.Kind == properties.HistorySubscribe) && op.Outcome == properties.OutcomeOK:
+			p.CheckedReads++
+		}
+	}
+	return p
+}
+
+// vacuousFloor is perSecond per simulated second of durationNs, rounded up.
+func vacuousFloor(perSecond, durationNs int64) int {
+	return int((perSecond*durationNs + 999_999_999) / 1_000_000_000)
+}
+
+// VacuousReason says why a run with this progress over a fault phase of
+// durationNs is vacuous, or returns "" when it cleared both floors.
+func VacuousReason(p Progress, durationNs int64) string {
+	writesMin := vacuousFloor(VacuousAckedWritesPerSecondMin, durationNs)
+	readsMin := vacuousFloor(VacuousCheckedReadsPerSecondMin, durationNs)
+	switch {
+	case p.AckedWrites < writesMin:
+		return fmt.Sprintf("%d acknowledged writes, under the floor of %d (%d per simulated second)", p.AckedWrites, writesMin, VacuousAckedWritesPerSecondMin)
+	case p.CheckedReads < readsMin:
+		return fmt.Sprintf("%d checked reads, under the floor of %d (%d per simulated second)", p.CheckedReads, readsMin, VacuousCheckedReadsPerSecondMin)
+	}
+	return ""
+}
