@@ -35,6 +35,10 @@ type faultKindSpec struct {
 	// draw draws the kind's fields after Generate has drawn Node (and
 	// Role) for a kind that uses Node; nil when there is nothing more.
 	draw func(r *prng.Rand, f *FaultEvent, targets []int)
+	// pair, when set, draws the partner fault Generate adds next to a
+	// drawn one so that it is observable on its own (see the pairs in
+	// faultkinds.go); nil when the kind shows on its own.
+	pair func(r *prng.Rand, f FaultEvent, targets []int, durationNs int64) FaultEvent
 	// check refuses what the fields' own ranges allow but the kind does
 	// not; nil when the ranges suffice.
 	check func(f FaultEvent) error

@@ -209,7 +209,8 @@ var faultKinds = []faultKindSpec{
 		apply: func(w *World, f FaultEvent) { w.Bridge(f.Node, f.Mask) }},
 	FaultHealNet: {shape: ShapeClear, name: "healnet", doc: "remove partitions, restore links",
 		effect: "it removed a cut or restored a faulted link",
-		apply:  func(w *World, f FaultEvent) { w.HealNetwork() }},
+		apply:  func(w *World, f FaultEvent) { w.HealNetwork() },
+		pair:   pairCutBefore},
 	FaultLoss: {shape: ShapeSetting, name: "loss", doc: "every link loses messages",
 		effect: "a message was lost to it",
 		fields: []faultFieldID{fieldChancePpm}, draw: drawChanceLow,
@@ -244,7 +245,8 @@ var faultKinds = []faultKindSpec{
 	FaultRestart: {shape: ShapeMoment, name: "restart", doc: "boot node if it is down",
 		effect: "a down node booted",
 		fields: []faultFieldID{fieldNode},
-		apply:  func(w *World, f FaultEvent) { w.Restart(f.Node) }},
+		apply:  func(w *World, f FaultEvent) { w.Restart(f.Node) },
+		pair:   pairKillBefore},
 	FaultPause: {shape: ShapeSpan, name: "pause", doc: "pause node; it resumes after dur_ns",
 		effect: "a message reached the node while it was paused (it waits until resume)",
 		fields: []faultFieldID{fieldNode, fieldDurNs},
@@ -253,7 +255,8 @@ var faultKinds = []faultKindSpec{
 	FaultResume: {shape: ShapeMoment, name: "resume", doc: "resume node if it is paused",
 		effect: "a paused node resumed",
 		fields: []faultFieldID{fieldNode},
-		apply:  func(w *World, f FaultEvent) { w.Resume(f.Node) }},
+		apply:  func(w *World, f FaultEvent) { w.Resume(f.Node) },
+		pair:   pairPauseBefore},
 	FaultClockJump: {shape: ShapeMoment, name: "clockjump", doc: "move node's clock, its timers with it",
 		effect: "the clock of a node with armed timers moved",
 		fields: []faultFieldID{fieldNode, fieldJumpNs},
@@ -276,11 +279,13 @@ var faultKinds = []faultKindSpec{
 	FaultReadErr: {shape: ShapeSetting, name: "readerr", doc: "node's reads fail",
 		effect: "a read of the node failed",
 		fields: []faultFieldID{fieldNode, fieldChancePpm}, draw: drawChanceLow,
-		apply: func(w *World, f FaultEvent) { w.editDisk(f.Node, func(r *diskRates) { r.readErrPpm = f.ChancePpm }) }},
+		apply: func(w *World, f FaultEvent) { w.editDisk(f.Node, func(r *diskRates) { r.readErrPpm = f.ChancePpm }) },
+		pair:  pairCrashAfter},
 	FaultCorrupt: {shape: ShapeMoment, name: "corrupt", doc: "flip a bit in one sector of node's disk (the heal does not undo it)",
 		effect: "the node read the flipped bit back",
 		fields: []faultFieldID{fieldNode}, lasting: true,
-		apply: func(w *World, f FaultEvent) { w.CorruptSector(f.Node) }},
+		apply: func(w *World, f FaultEvent) { w.CorruptSector(f.Node) },
+		pair:  pairCrashAfter},
 	FaultDiskLatency: {shape: ShapeSetting, name: "disklatency", doc: "node's disk operations take up to latency_max_ns",
 		effect: "a disk operation of the node was delayed",
 		fields: []faultFieldID{fieldNode, fieldLatencyMaxNs},
@@ -317,6 +322,51 @@ var faultKinds = []faultKindSpec{
 		fields: []faultFieldID{fieldNode, fieldDurNs},
 		draw:   func(r *prng.Rand, f *FaultEvent, _ []int) { f.DurNs = r.Int63nRange(100*msNs, 3000*msNs) },
 		apply:  func(w *World, f FaultEvent) { w.CutExempt(f.Node, f.DurNs) }},
+}
+
+// Pairs: a kind that undoes a condition (restart, resume, healnet) has
+// nothing to act on unless that condition holds, and a kind whose damage
+// only a reopening store meets (corrupt, readerr: the store reads its file
+// only when it opens) shows nothing while the broker runs on. Generate
+// draws each such fault with a partner that makes it observable on its own,
+// aimed at the same node (so neither is aimed at a role).
+
+// pairBeforeMaxNs and pairAfterMaxNs bound how far a partner lies from its
+// fault.
+const (
+	pairBeforeMaxNs = 1000 * msNs
+	pairAfterMaxNs  = 100 * msNs
+)
+
+// pairAt is a partner's time: up to pairBeforeMaxNs before f (not before
+// 0), or up to pairAfterMaxNs after it (within the fault phase of
+// durationNs when f is).
+func pairAt(r *prng.Rand, f FaultEvent, after bool, durationNs int64) int64 {
+	if !after {
+		return f.AtNs - min(f.AtNs, r.Int63nRange(msNs, pairBeforeMaxNs))
+	}
+	return min(f.AtNs+r.Int63nRange(msNs, pairAfterMaxNs), max(f.AtNs, durationNs-1))
+}
+
+// pairKillBefore kills a restart's node earlier, for good (dur_ns 0).
+func pairKillBefore(r *prng.Rand, f FaultEvent, _ []int, durationNs int64) FaultEvent {
+	return FaultEvent{AtNs: pairAt(r, f, false, durationNs), Kind: FaultKill, Node: f.Node, Torn: r.Intn(2) == 1}
+}
+
+// pairPauseBefore pauses a resume's node earlier, for good (dur_ns 0).
+func pairPauseBefore(r *prng.Rand, f FaultEvent, _ []int, durationNs int64) FaultEvent {
+	return FaultEvent{AtNs: pairAt(r, f, false, durationNs), Kind: FaultPause, Node: f.Node}
+}
+
+// pairCutBefore isolates a node before a healnet.
+func pairCutBefore(r *prng.Rand, f FaultEvent, targets []int, durationNs int64) FaultEvent {
+	return FaultEvent{AtNs: pairAt(r, f, false, durationNs), Kind: FaultIsolate, Node: targets[r.Intn(len(targets))]}
+}
+
+// pairCrashAfter crashes the node soon after (losing nothing synced) and
+// boots it again, so its store reopens and reads the disk.
+func pairCrashAfter(r *prng.Rand, f FaultEvent, _ []int, durationNs int64) FaultEvent {
+	return FaultEvent{AtNs: pairAt(r, f, true, durationNs), Kind: FaultKill, Node: f.Node, DurNs: r.Int63nRange(msNs, 500*msNs)}
 }
 
 // drawPeer draws a peer among targets other than Node.

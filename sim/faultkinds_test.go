@@ -130,7 +130,7 @@ var (
 // checkFaultTable checks every row and field of the table: a kind has a
 // unique lower-case name, a one-line doc and an apply; it maps at most one
 // field to each v1 column; every field it lists is drawn (non-zero in some
-// of 300 draws); every field has a unique key naming its unit last (a node
+// of 300 draws) and its partner, if any, validates without a role; every field has a unique key naming its unit last (a node
 // id, mask or flag is named by what it is), a known unit and a doc; and
 // every field is used by some kind.
 func checkFaultTable() error {
@@ -191,9 +191,14 @@ func checkDrawn(k FaultKind) error {
 	seen := make([]bool, faultFieldCount)
 	targets := []int{0, 1, 2, 3}
 	for i := 0; i < 300; i++ {
-		f := drawFault(r, 0, k, targets, Knobs{})
+		f := drawFault(r, int64(i)*msNs, k, targets, Knobs{})
 		if err := f.validate(len(targets)); err != nil {
 			return err
+		}
+		if pair := faultKinds[k].pair; pair != nil {
+			if p := pair(r, f, targets, 1e9); p.validate(len(targets)) != nil || p.Role != "" || f.Role != "" {
+				return errorString("kind " + k.String() + ": partner " + p.String() + " of " + f.String() + " does not validate or has a role")
+			}
 		}
 		for _, id := range faultKinds[k].fields {
 			seen[id] = seen[id] || faultFields[id].get(&f) != 0

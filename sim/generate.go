@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"sort"
 
 	"github.com/felixsim/felixsim/sim/prng"
 )
@@ -30,6 +31,11 @@ type Knobs struct {
 	Roles []string
 	// Workload is copied into the plan unchanged.
 	Workload []Param
+	// LastingNodesMax caps how many distinct nodes faults whose damage
+	// outlives the heal (FaultKind.Lasting) may hit: such a fault drawn for
+	// a further node is dropped, with its partner. Zero means no cap (leave
+	// lasting kinds out of Kinds to allow none).
+	LastingNodesMax int
 }
 
 // FaultsPerPlanMax caps a generated plan; generation stops there.
@@ -64,9 +70,18 @@ func Generate(k Knobs) (*Plan, error) {
 	if k.FaultGapMeanNs == 0 || len(kinds) == 0 {
 		return p, p.Validate()
 	}
-	for at := r.Int63nRange(0, 2*k.FaultGapMeanNs); at < k.DurationNs && len(p.Faults) < FaultsPerPlanMax; at += r.Int63nRange(1, 2*k.FaultGapMeanNs) {
-		p.Faults = append(p.Faults, drawFault(r, at, kinds[r.Intn(len(kinds))], targets, k))
+	lastingHit := map[int]bool{}
+	for at := r.Int63nRange(0, 2*k.FaultGapMeanNs); at < k.DurationNs && len(p.Faults)+2 <= FaultsPerPlanMax/2; at += r.Int63nRange(1, 2*k.FaultGapMeanNs) {
+		fs := drawWithPartner(r, at, kinds[r.Intn(len(kinds))], targets, k)
+		if f := fs[0]; f.Kind.Lasting() && k.LastingNodesMax > 0 && !lastingHit[f.Node] {
+			if len(lastingHit) >= k.LastingNodesMax {
+				continue
+			}
+			lastingHit[f.Node] = true
+		}
+		p.Faults = append(p.Faults, fs...)
 	}
+	sort.SliceStable(p.Faults, func(i, j int) bool { return p.Faults[i].AtNs < p.Faults[j].AtNs })
 	return p, p.Validate()
 }
 
@@ -98,8 +113,21 @@ func swarmSubset(r *prng.Rand, kinds []FaultKind) []FaultKind {
 	return out
 }
 
+// drawWithPartner draws a fault of the given kind and, for a kind drawn
+// with one, its partner.
+func drawWithPartner(r *prng.Rand, atNs int64, kind FaultKind, targets []int, k Knobs) []FaultEvent {
+	f := drawFault(r, atNs, kind, targets, k)
+	if pair := faultKinds[kind].pair; pair != nil {
+		return []FaultEvent{f, pair(r, f, targets, k.DurationNs)}
+	}
+	return []FaultEvent{f}
+}
+
 // drawFault draws a fault of the given kind: its node and role if it has a
-// node, then the rest as its table entry draws them.
+// node, then the rest as its table entry draws them. A kind drawn with a
+// partner (faultKindSpec.pair) keeps no role: the two must hit one node;
+// nor does a lasting kind: a role resolves to a different node each time
+// and would slip past Knobs.LastingNodesMax.
 func drawFault(r *prng.Rand, atNs int64, kind FaultKind, targets []int, k Knobs) FaultEvent {
 	f := FaultEvent{AtNs: atNs, Kind: kind}
 	if kind.targetsNode() {
@@ -107,6 +135,9 @@ func drawFault(r *prng.Rand, atNs int64, kind FaultKind, targets []int, k Knobs)
 		if len(k.Roles) > 0 && (faultKinds[kind].aimed || r.Intn(4) == 0) {
 			f.Role = k.Roles[r.Intn(len(k.Roles))]
 		}
+	}
+	if faultKinds[kind].pair != nil || faultKinds[kind].lasting {
+		f.Role = ""
 	}
 	if draw := faultKinds[kind].draw; draw != nil {
 		draw(r, &f, targets)

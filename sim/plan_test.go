@@ -221,3 +221,50 @@ func FuzzParsePlan(f *testing.F) {
 		}
 	})
 }
+
+// TestGenerateCapsLastingDamage: with LastingNodesMax, lasting faults hit
+// at most that many distinct nodes, never by role, and a dropped one takes
+// its partner with it (no fault is left at a dropped fault's time but those
+// of kept faults); without the cap they spread over every target.
+func TestGenerateCapsLastingDamage(t *testing.T) {
+	lasting := []FaultKind{}
+	for _, k := range AllFaultKinds() {
+		if k.Lasting() {
+			lasting = append(lasting, k)
+		}
+	}
+	knobs := Knobs{Seed: 4, Nodes: 5, DurationNs: 20e9, FaultGapMeanNs: 2e8, Kinds: lasting, Roles: []string{"leader"}}
+	hit := func(p *Plan) map[int]bool {
+		nodes := map[int]bool{}
+		for _, f := range p.Faults {
+			if f.Kind.Lasting() {
+				nodes[f.Node] = true
+				if f.Role != "" {
+					t.Fatalf("lasting fault aimed at a role: %s", f)
+				}
+			}
+		}
+		return nodes
+	}
+	free, err := Generate(knobs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(hit(free)); n < 3 {
+		t.Fatalf("uncapped plan hits %d nodes, want them spread", n)
+	}
+	knobs.LastingNodesMax = 2
+	capped, err := Generate(knobs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nodes := hit(capped)
+	if len(nodes) != 2 {
+		t.Fatalf("capped plan hits nodes %v, want 2", nodes)
+	}
+	for _, f := range capped.Faults {
+		if !nodes[f.Node] {
+			t.Fatalf("a partner of a dropped fault stayed: %s", f)
+		}
+	}
+}

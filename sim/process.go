@@ -1,6 +1,10 @@
 package sim
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/felixsim/felixsim/vfs"
+)
 
 // boot starts a new incarnation of a down node. ev.gen, when non-zero, is
 // the incarnation the restart was scheduled for; a node that has booted
@@ -36,14 +40,31 @@ func (w *World) Kill(id int, torn bool, restartAfterNs int64) {
 	w.kill(id, CrashLost, 0, restartAfterNs)
 }
 
+// KillTearingUnsynced stops node id like Kill, keeping of each file's
+// unsynced tail a strict sector prefix (possibly none): what a crash right
+// after a failed write or fsync may leave, a write cut short but never
+// whole (a whole one would be as if its fsync had succeeded). If
+// restartAfterNs > 0 the node boots again that much later.
+func (w *World) KillTearingUnsynced(id int, restartAfterNs int64) {
+	policy := vfs.TornTail(func(_ string, tailSectors int) int { return w.diskRand.Intn(tailSectors) })
+	w.killWith(id, policy, 2, restartAfterNs)
+}
+
 // kill stops node id, its disk keeping unsynced bytes as model says;
 // detail goes into the kill's trace event.
 func (w *World) kill(id int, model CrashModel, detail uint64, restartAfterNs int64) {
+	if w.node(id).status == statusDown {
+		return
+	}
+	w.killWith(id, w.policy(model), detail, restartAfterNs)
+}
+
+// killWith stops node id, its disk crashing with policy.
+func (w *World) killWith(id int, policy vfs.CrashPolicy, detail uint64, restartAfterNs int64) {
 	n := w.node(id)
 	if n.status == statusDown {
 		return
 	}
-	policy := w.policy(model)
 	w.trace(EvKill, int32(id), -1, detail)
 	w.effect(w.cause)
 	n.status = statusDown

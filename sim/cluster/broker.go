@@ -127,13 +127,16 @@ func (b *broker) checkFailed() bool {
 // broker that followed its previous one within FailStreakWindowNs, at most
 // RestartBackoffMaxShift times (a crash-looping broker backs off, as a
 // service manager would, instead of replaying its store five times a
-// second).
+// second). The crash keeps a strict sector prefix of the unsynced tail
+// (sim.World.KillTearingUnsynced): a store that failed a write or fsync
+// holds one, a crash then may leave part of it but never all, and the next
+// boot's recovery must cut it.
 func (b *broker) restartLater() {
 	w, id := b.c.World, b.id
 	inc := b.env.Incarnation()
 	w.At(w.NowNs(), uint64(id), func() {
 		if cur := b.c.brokers[id]; cur != nil && cur.env.Incarnation() == inc {
-			w.Kill(id, false, b.c.restartDelayNs(id))
+			w.KillTearingUnsynced(id, b.c.restartDelayNs(id))
 		}
 	})
 }

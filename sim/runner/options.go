@@ -104,7 +104,7 @@ type FaultSet struct {
 
 // AllFaults is every fault kind sim knows, disk corruption included. A
 // drawn plan corrupts the disks of a minority of brokers at most (see
-// capCorruption): a broker whose store is corrupt is replaced (a new
+// drawPlan): a broker whose store is corrupt is replaced (a new
 // identity on a new disk, through a membership change), and a minority
 // lost at once is within what the cluster must survive.
 func AllFaults() FaultSet { return FaultSet{set: true, kinds: sim.AllFaultKinds()} }

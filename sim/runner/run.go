@@ -224,19 +224,9 @@ func (r *run) build() error {
 	for i := o.Brokers; i < nodes; i++ {
 		exempt |= 1 << uint(i)
 	}
-	gap := o.FaultGapMeanNs
-	kinds := o.Faults.Kinds()
-	if len(kinds) == 0 {
-		gap = 0
-	}
 	plan := o.Plan
 	if plan == nil {
-		plan, err = sim.Generate(sim.Knobs{Seed: o.Seed, Nodes: nodes, ExemptMask: exempt, DurationNs: o.DurationNs,
-			FaultGapMeanNs: gap, Kinds: kinds, Swarm: true, Workload: wl.Config().Params(),
-			Roles: []string{cluster.RoleLeader}})
-	}
-	if err == nil && o.Plan == nil {
-		plan = capCorruption(plan, o.Brokers)
+		plan, err = r.drawPlan(nodes, exempt, wl.Config().Params())
 	}
 	if err == nil {
 		err = c.World.ApplyPlan(plan)
@@ -253,32 +243,29 @@ func (r *run) build() error {
 // and marked, so one runaway list cannot drown the report.
 const ViolationMessageLenMax = 2000
 
-// capCorruption keeps a drawn plan's lasting damage (disk corruption; see
-// sim.FaultKind.Lasting) on a minority of brokers, (brokers-1)/2 at most,
-// dropping such faults aimed at any further broker: more would be a correct
-// cluster losing its quorum for good, which says nothing about the system.
-// The relay's disk counts as one more (a damaged position file only makes
-// the relay start over). A given plan is replayed as it is.
-func capCorruption(p *sim.Plan, brokers int) *sim.Plan {
-	allowed := (brokers - 1) / 2
-	hit := map[int]bool{}
-	out := *p
-	out.Faults = nil
-	for _, f := range p.Faults {
-		if f.Kind.Lasting() {
-			// Lasting damage is aimed by node, never by role: a role resolves
-			// to a different broker each time and would slip past the cap.
-			f.Role = ""
+// drawPlan draws the seed's fault plan. Damage that outlives the heal
+// (disk corruption; see sim.FaultKind.Lasting) stays on a minority of
+// brokers, (brokers-1)/2 at most: more would be a correct cluster losing
+// its quorum for good, which says nothing about the system. A broker whose
+// store is corrupt is replaced (a new identity on a new disk, through a
+// membership change), and a minority lost at once is within what the
+// cluster must survive.
+func (r *run) drawPlan(nodes int, exempt uint64, workload []sim.Param) (*sim.Plan, error) {
+	o := &r.opts
+	lastingMax := (o.Brokers - 1) / 2
+	var kinds []sim.FaultKind
+	for _, k := range o.Faults.Kinds() {
+		if !k.Lasting() || lastingMax > 0 {
+			kinds = append(kinds, k)
 		}
-		if f.Kind.Lasting() && !hit[f.Node] {
-			if len(hit) >= allowed {
-				continue
-			}
-			hit[f.Node] = true
-		}
-		out.Faults = append(out.Faults, f)
 	}
-	return &out
+	gap := o.FaultGapMeanNs
+	if len(kinds) == 0 {
+		gap = 0
+	}
+	return sim.Generate(sim.Knobs{Seed: o.Seed, Nodes: nodes, ExemptMask: exempt, DurationNs: o.DurationNs,
+		FaultGapMeanNs: gap, Kinds: kinds, Swarm: true, Workload: workload,
+		Roles: []string{cluster.RoleLeader}, LastingNodesMax: lastingMax})
 }
 
 // violate records a failed check.

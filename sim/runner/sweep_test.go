@@ -2,11 +2,14 @@ package runner
 
 import (
 	"flag"
+	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/felixsim/felixsim/coverage"
+	"github.com/felixsim/felixsim/sim"
 	"github.com/felixsim/felixsim/tla"
 )
 
@@ -15,18 +18,27 @@ var (
 	sweepDurationNs = flag.Duration("sweep-duration", 20*time.Second, "TestSweep: simulated fault phase per seed")
 )
 
+// sweepReport sums a sweep: operations, simulated time, coverage and the
+// vacuous seeds.
+type sweepReport struct {
+	ops     int
+	simNs   int64
+	cov     *coverage.Counts
+	vacuous []uint64
+}
+
 // sweep runs seeds 1..n with every healable fault kind (even seeds with
 // the clients' starts spread over the fault phase), each twice, and
 // requires zero violations (liveness after heal included; the first run
 // validates its abstract trace against the model, so TraceNotInModel
-// too) and equal trace hashes (the second run does not trace: emission
-// must not change the hash); it returns the total operations and
-// simulated time, and logs the coverage counted over the first runs.
-func sweep(t *testing.T, n int, durNs int64) (ops int, simNs int64) {
+// too), equal trace hashes (the second run does not trace: emission must
+// not change the hash) and at most VacuousSharePctMax percent of the
+// seeds vacuous; it returns the sums.
+func sweep(t *testing.T, n int, durNs int64) sweepReport {
 	t.Helper()
 	idle := 0
 	visited := map[tla.ProjectedState]bool{}
-	total := coverage.New()
+	rep := sweepReport{cov: coverage.New()}
 	for s := 1; s <= n; s++ {
 		o := Options{Seed: uint64(s), DurationNs: durNs, FaultGapMeanNs: durNs / 16, Faults: AllFaults(), ValidateTrace: true}
 		if s%2 == 0 {
@@ -67,13 +79,17 @@ func sweep(t *testing.T, n int, durNs int64) (ops int, simNs int64) {
 			idle++
 			t.Logf("seed %d: no operation succeeded during the fault phase (%d failed, %d unknown)", s, a.Ops.Failed, a.Ops.Unknown)
 		}
-		ops += a.Ops.Total
-		simNs += a.SimNs
-		total.Merge(a.Coverage)
+		rep.ops += a.Ops.Total
+		rep.simNs += a.SimNs
+		rep.cov.Merge(a.Coverage)
+		if a.Vacuous != "" {
+			rep.vacuous = append(rep.vacuous, a.Seed)
+			t.Logf("seed %d vacuous: %s", s, a.Vacuous)
+		}
 		t.Logf("seed %d: %d faults, %d ops (%d ok, %d unknown), %d retries, %d brokers replaced, hash %016x",
 			s, len(a.Plan.Faults), a.Ops.Total, a.Ops.OK, a.Ops.Unknown, a.Retries, len(a.Replaced), a.TraceHash)
 	}
-	for _, e := range total.Sorted() {
+	for _, e := range rep.cov.Sorted() {
 		t.Logf("coverage over %d seeds: %s %d", n, e.Point, e.Count)
 	}
 	if c := logModelStates(t, visited); c.Visited < sweepModelStatesMin {
@@ -82,7 +98,10 @@ func sweep(t *testing.T, n int, durNs int64) (ops int, simNs int64) {
 	if idle*100 > n*sweepIdleSeedsPctMax {
 		t.Fatalf("%d of %d seeds had no successful operation (more than %d%%): the workload is not exercising the cluster", idle, n, sweepIdleSeedsPctMax)
 	}
-	return ops, simNs
+	if len(rep.vacuous)*100 > n*VacuousSharePctMax {
+		t.Fatalf("%d of %d seeds vacuous (more than %d%%): %v", len(rep.vacuous), n, VacuousSharePctMax, rep.vacuous)
+	}
+	return rep
 }
 
 // sweepModelStatesMin is the fewest projected model states a sweep may
@@ -96,13 +115,65 @@ const sweepIdleSeedsPctMax = 2
 // TestSeedsAllFaultsBounded is the bounded version of the 200-seed sweep
 // that runs in every `go test`: a handful of seeds with every healable
 // fault kind (swarm), each run twice — zero violations, every shard live
-// after heal, identical trace hashes.
+// after heal, identical trace hashes, few vacuous seeds — and, like a
+// "sometimes" assertion, every declared Sometimes point reached and every
+// fault kind fired with an effect somewhere in the range.
 func TestSeedsAllFaultsBounded(t *testing.T) {
 	n, dur := 12, int64(10e9)
 	if testing.Short() {
 		n, dur = 3, 5e9
 	}
-	sweep(t, n, dur)
+	rep := sweep(t, n, dur)
+	if testing.Short() {
+		return // three seeds cannot be expected to take every path
+	}
+	if err := sometimesReached(rep.cov); err != nil {
+		t.Fatalf("seeds 1..%d: %v", n, err)
+	}
+}
+
+// sometimesReached fails when a declared Sometimes point, or the firing or
+// effect of some fault kind, has count 0 in c.
+func sometimesReached(c *coverage.Counts) error {
+	missing := c.Missing()
+	for _, k := range sim.AllFaultKinds() {
+		for _, p := range []coverage.Point{coverage.FaultFired(k.String()), coverage.FaultEffect(k.String())} {
+			if c.Get(p) == 0 {
+				missing = append(missing, p)
+			}
+		}
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("never reached: %v (counts: %v)", missing, c.Map())
+	}
+	return nil
+}
+
+// TestSometimesCheckHasTeeth: counts lacking one declared point, or one
+// kind's effect, fail the check; complete counts pass it.
+func TestSometimesCheckHasTeeth(t *testing.T) {
+	full := coverage.New()
+	for _, d := range coverage.Declared() {
+		full.Add(d.Point)
+	}
+	for _, k := range sim.AllFaultKinds() {
+		full.Add(coverage.FaultFired(k.String()))
+		full.Add(coverage.FaultEffect(k.String()))
+	}
+	if err := sometimesReached(full); err != nil {
+		t.Fatalf("complete counts refused: %v", err)
+	}
+	for _, drop := range []coverage.Point{coverage.RaftFailover, coverage.FaultEffect("corrupt")} {
+		c := coverage.New()
+		for _, e := range full.Sorted() {
+			if e.Point != drop {
+				c.AddN(e.Point, e.Count)
+			}
+		}
+		if err := sometimesReached(c); err == nil || !strings.Contains(err.Error(), string(drop)) {
+			t.Fatalf("counts without %s: %v", drop, err)
+		}
+	}
 }
 
 // TestSweep is the full sweep, run on demand:
@@ -113,9 +184,12 @@ func TestSweep(t *testing.T) {
 		t.Skip("TestSweep runs only with -seeds=N")
 	}
 	start := time.Now() // wall time for the report only; the runs never see it
-	ops, simNs := sweep(t, *sweepSeeds, sweepDurationNs.Nanoseconds())
-	t.Logf("sweep: %d seeds x 2 runs, 0 violations, %d ops, %.0f simulated s per pass, %.0f wall s",
-		*sweepSeeds, ops, float64(simNs)/1e9, time.Since(start).Seconds())
+	rep := sweep(t, *sweepSeeds, sweepDurationNs.Nanoseconds())
+	t.Logf("sweep: %d seeds x 2 runs, 0 violations, %d ops, %.0f simulated s per pass, %.0f wall s, %d vacuous %v",
+		*sweepSeeds, rep.ops, float64(rep.simNs)/1e9, time.Since(start).Seconds(), len(rep.vacuous), rep.vacuous)
+	if err := sometimesReached(rep.cov); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // logModelStates logs the sweep's projected model states against the
