@@ -52,6 +52,7 @@ const (
 	FaultCrashAt
 	FaultStrand
 	FaultClientCut
+	FaultCalm
 )
 
 // FaultEvent is one timed fault. AtNs, Kind and Role are every kind's; the
@@ -278,9 +279,12 @@ var faultKinds = []faultKindSpec{
 		apply: func(w *World, f FaultEvent) { w.editDisk(f.Node, func(r *diskRates) { r.fsyncErrPpm = f.ChancePpm }) }},
 	FaultReadErr: {shape: ShapeSetting, name: "readerr", doc: "node's reads fail",
 		effect: "a read of the node failed",
-		fields: []faultFieldID{fieldNode, fieldChancePpm}, draw: drawChanceLow,
-		apply: func(w *World, f FaultEvent) { w.editDisk(f.Node, func(r *diskRates) { r.readErrPpm = f.ChancePpm }) },
-		pair:  pairCrashAfter},
+		// The store reads only when it opens (a handful of reads per boot),
+		// so a low chance would almost never strike: draw 20% to 80%.
+		fields: []faultFieldID{fieldNode, fieldChancePpm},
+		draw:   func(r *prng.Rand, f *FaultEvent, _ []int) { f.ChancePpm = r.Int63nRange(200_000, 800_000) },
+		apply:  func(w *World, f FaultEvent) { w.editDisk(f.Node, func(r *diskRates) { r.readErrPpm = f.ChancePpm }) },
+		pair:   pairCrashAfter},
 	FaultCorrupt: {shape: ShapeMoment, name: "corrupt", doc: "flip a bit in one sector of node's disk (the heal does not undo it)",
 		effect: "the node read the flipped bit back",
 		fields: []faultFieldID{fieldNode}, lasting: true,
@@ -322,9 +326,16 @@ var faultKinds = []faultKindSpec{
 		fields: []faultFieldID{fieldNode, fieldDurNs},
 		draw:   func(r *prng.Rand, f *FaultEvent, _ []int) { f.DurNs = r.Int63nRange(100*msNs, 3000*msNs) },
 		apply:  func(w *World, f FaultEvent) { w.CutExempt(f.Node, f.DurNs) }},
+	FaultCalm: {shape: ShapeClear, name: "calm", doc: "undo what the heal undoes (cuts, link and disk faults, drift, pauses, down nodes); later faults still strike",
+		effect: "it undid a fault condition",
+		apply:  func(w *World, f FaultEvent) { w.Calm() }, pair: pairCutBefore},
 }
 
-// Pairs: a kind that undoes a condition (restart, resume, healnet) has
+// progressWindowKind opens each progress window of a drawn plan (see
+// Knobs.ProgressEveryNs): it must undo every transient fault.
+const progressWindowKind = FaultCalm
+
+// Pairs: a kind that undoes a condition (restart, resume, healnet, calm) has
 // nothing to act on unless that condition holds, and a kind whose damage
 // only a reopening store meets (corrupt, readerr: the store reads its file
 // only when it opens) shows nothing while the broker runs on. Generate
@@ -358,7 +369,7 @@ func pairPauseBefore(r *prng.Rand, f FaultEvent, _ []int, durationNs int64) Faul
 	return FaultEvent{AtNs: pairAt(r, f, false, durationNs), Kind: FaultPause, Node: f.Node}
 }
 
-// pairCutBefore isolates a node before a healnet.
+// pairCutBefore isolates a node before a healnet or a calm.
 func pairCutBefore(r *prng.Rand, f FaultEvent, targets []int, durationNs int64) FaultEvent {
 	return FaultEvent{AtNs: pairAt(r, f, false, durationNs), Kind: FaultIsolate, Node: targets[r.Intn(len(targets))]}
 }

@@ -98,8 +98,19 @@ func (w *World) ClockDrift(id int, driftPpm int64) error {
 func (w *World) Heal() {
 	w.trace(EvHeal, -1, -1, 0)
 	w.healed = true
+	w.Calm()
+}
+
+// Calm undoes what Heal undoes (network, disk fault rates, clock drift,
+// pauses, down nodes) without ending the fault phase: later plan faults
+// still strike. Applied as a plan fault, it has an effect when it undid
+// anything.
+func (w *World) Calm() {
 	w.HealNetwork()
 	for _, n := range w.nodes {
+		if n.disk.diskRates != (diskRates{}) {
+			w.effect(w.cause)
+		}
 		n.disk.heal()
 		if n.clock.driftPpm != n.spec.ClockDriftPpm {
 			if err := w.ClockDrift(n.id, n.spec.ClockDriftPpm); err != nil {

@@ -31,6 +31,13 @@ type Knobs struct {
 	Roles []string
 	// Workload is copied into the plan unchanged.
 	Workload []Param
+	// ProgressEveryNs and ProgressWindowNs shape the plan for progress:
+	// at every multiple of ProgressEveryNs within the fault phase a calm
+	// fault (progressWindowKind) undoes every transient fault, and no fault is
+	// drawn for the ProgressWindowNs that follow, so faults cannot pile up
+	// into a run where almost nothing succeeds. Zero means no windows.
+	ProgressEveryNs  int64
+	ProgressWindowNs int64
 	// LastingNodesMax caps how many distinct nodes faults whose damage
 	// outlives the heal (FaultKind.Lasting) may hit: such a fault drawn for
 	// a further node is dropped, with its partner. Zero means no cap (leave
@@ -72,7 +79,13 @@ func Generate(k Knobs) (*Plan, error) {
 	}
 	lastingHit := map[int]bool{}
 	for at := r.Int63nRange(0, 2*k.FaultGapMeanNs); at < k.DurationNs && len(p.Faults)+2 <= FaultsPerPlanMax/2; at += r.Int63nRange(1, 2*k.FaultGapMeanNs) {
+		if k.inProgressWindow(at) {
+			continue
+		}
 		fs := drawWithPartner(r, at, kinds[r.Intn(len(kinds))], targets, k)
+		if len(fs) == 2 && k.inProgressWindow(fs[1].AtNs) {
+			continue // the partner would strike inside a progress window
+		}
 		if f := fs[0]; f.Kind.Lasting() && k.LastingNodesMax > 0 && !lastingHit[f.Node] {
 			if len(lastingHit) >= k.LastingNodesMax {
 				continue
@@ -81,8 +94,23 @@ func Generate(k Knobs) (*Plan, error) {
 		}
 		p.Faults = append(p.Faults, fs...)
 	}
+	p.Faults = append(p.Faults, k.progressWindows()...)
 	sort.SliceStable(p.Faults, func(i, j int) bool { return p.Faults[i].AtNs < p.Faults[j].AtNs })
 	return p, p.Validate()
+}
+
+// inProgressWindow reports whether atNs falls in a progress window.
+func (k *Knobs) inProgressWindow(atNs int64) bool {
+	return k.ProgressEveryNs > 0 && atNs >= k.ProgressEveryNs && atNs%k.ProgressEveryNs < k.ProgressWindowNs
+}
+
+// progressWindows are the calm faults that open the progress windows.
+func (k *Knobs) progressWindows() []FaultEvent {
+	var out []FaultEvent
+	for at := k.ProgressEveryNs; k.ProgressEveryNs > 0 && at < k.DurationNs && len(out) < FaultsPerPlanMax/2; at += k.ProgressEveryNs {
+		out = append(out, FaultEvent{AtNs: at, Kind: progressWindowKind})
+	}
+	return out
 }
 
 // usableKinds drops kinds that need more target nodes than there are.

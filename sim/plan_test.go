@@ -268,3 +268,36 @@ func TestGenerateCapsLastingDamage(t *testing.T) {
 		}
 	}
 }
+
+// TestGenerateLeavesProgressWindows: a calm opens every window, and no
+// drawn fault (nor a partner) falls inside.
+func TestGenerateLeavesProgressWindows(t *testing.T) {
+	k := Knobs{Seed: 9, Nodes: 3, DurationNs: 35e9, FaultGapMeanNs: 2e8, ProgressEveryNs: 10e9, ProgressWindowNs: 2e9}
+	p, err := Generate(k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	calms := map[int64]bool{}
+	for _, f := range p.Faults {
+		if f.Kind == progressWindowKind && f.AtNs%k.ProgressEveryNs == 0 {
+			calms[f.AtNs] = true
+			continue
+		}
+		if k.inProgressWindow(f.AtNs) {
+			t.Errorf("fault %s inside a progress window", f)
+		}
+	}
+	if len(calms) != 3 || !calms[10e9] || !calms[20e9] || !calms[30e9] {
+		t.Fatalf("calm faults at %v, want 10, 20 and 30 s", calms)
+	}
+	k.ProgressEveryNs = 0
+	q, err := Generate(k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range q.Faults {
+		if k.inProgressWindow(f.AtNs) || (f.Kind == progressWindowKind && f.AtNs%10e9 == 0) {
+			t.Fatalf("no windows asked, yet %s", f)
+		}
+	}
+}

@@ -46,7 +46,7 @@ func fixtureWorld(t *testing.T, p *Plan) *World {
 }
 
 // TestPlanV1FixtureReplays: the committed v1 plan parses, holds every
-// fault kind, and replays to the trace the v1 code recorded.
+// fault kind v1 knew, and replays to the trace the v1 code recorded.
 func TestPlanV1FixtureReplays(t *testing.T) {
 	text, err := os.ReadFile(planV1Fixture)
 	if err != nil {

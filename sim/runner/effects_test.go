@@ -10,7 +10,7 @@ import (
 // effectRunNs and effectSeedsMax bound TestEveryFaultKindHasAnEffect: a
 // kind gets up to effectSeedsMax seeds of effectRunNs each to show it.
 const (
-	effectRunNs    = 10_000_000_000
+	effectRunNs    = 5_000_000_000
 	effectSeedsMax = 3
 )
 

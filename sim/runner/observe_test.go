@@ -19,7 +19,7 @@ func TestObserverKeepsHash(t *testing.T) {
 		t.Fatal(err)
 	}
 	o := base
-	o.Observe, o.RecordTrace, o.UntilNs, o.UntilScope = true, true, 1_500_000_000, "t0/orders/order-events/0"
+	o.Observe, o.RecordTrace, o.UntilNs, o.UntilScope = true, true, 2_500_000_000, "t0/orders/order-events/0"
 	b, err := Run(o)
 	if err != nil {
 		t.Fatal(err)
@@ -44,7 +44,7 @@ func TestObserverKeepsHash(t *testing.T) {
 	if len(led) != groups {
 		t.Fatalf("leaders seen in %d of %d groups: %+v", len(led), groups, b.Leadership)
 	}
-	if !strings.Contains(b.StateAt, "cluster state at 1.500s") || !strings.Contains(b.StateAt, "leader broker") {
-		t.Fatalf("state at 1.5 s:\n%s", b.StateAt)
+	if !strings.Contains(b.StateAt, "cluster state at 2.500s") || !strings.Contains(b.StateAt, "leader broker") {
+		t.Fatalf("state at 2.5 s:\n%s", b.StateAt)
 	}
 }

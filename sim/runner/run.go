@@ -243,6 +243,15 @@ func (r *run) build() error {
 // and marked, so one runaway list cannot drown the report.
 const ViolationMessageLenMax = 2000
 
+// A drawn plan's progress windows (see sim.Knobs.ProgressEveryNs): every
+// 10 s of faults, a calm fault undoes every transient one and 2 s pass
+// without a new fault, so that faults cannot pile up into a run too
+// vacuous to check (see VacuousReason).
+const (
+	ProgressEveryNs  = 10_000_000_000
+	ProgressWindowNs = 2_000_000_000
+)
+
 // drawPlan draws the seed's fault plan. Damage that outlives the heal
 // (disk corruption; see sim.FaultKind.Lasting) stays on a minority of
 // brokers, (brokers-1)/2 at most: more would be a correct cluster losing
@@ -265,7 +274,8 @@ func (r *run) drawPlan(nodes int, exempt uint64, workload []sim.Param) (*sim.Pla
 	}
 	return sim.Generate(sim.Knobs{Seed: o.Seed, Nodes: nodes, ExemptMask: exempt, DurationNs: o.DurationNs,
 		FaultGapMeanNs: gap, Kinds: kinds, Swarm: true, Workload: workload,
-		Roles: []string{cluster.RoleLeader}, LastingNodesMax: lastingMax})
+		Roles: []string{cluster.RoleLeader}, LastingNodesMax: lastingMax,
+		ProgressEveryNs: ProgressEveryNs, ProgressWindowNs: ProgressWindowNs})
 }
 
 // violate records a failed check.

@@ -12,8 +12,9 @@ import (
 // had almost nothing to check. The floors are a twentieth of what a run
 // without faults gets (about 110 acknowledged writes and 64 checked reads
 // per simulated second with the default workload). Such a run is reported vacuous: not a
-// failure, but counted and listed by sweeps, and its share over the CI
-// seed range is bounded by a test (see docs/performance.md).
+// failure, but its share over the CI seed range is bounded by a test
+// (TestSeedsAllFaultsBounded; see docs/performance.md), and the run JSON's
+// "vacuous" field lets a sweep count and list such seeds.
 const (
 	// VacuousAckedWritesPerSecondMin floors writes answered Written or
 	// Refused (with the true tail): the records the durability, agreement
@@ -24,7 +25,7 @@ const (
 	// whole-record checks judge.
 	VacuousCheckedReadsPerSecondMin = 3
 	// VacuousSharePctMax bounds the share of a sweep's seeds, in percent,
-	// that may be vacuous (the bounded sweep in every go test, make sweep).
+	// that may be vacuous (TestSeedsAllFaultsBounded, TestSweep).
 	VacuousSharePctMax = 10
 )
 
