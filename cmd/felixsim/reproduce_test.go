@@ -81,6 +81,7 @@ func drawRunOptions(t *rapid.T) runner.Options {
 	unit := rapid.SampledFrom([]int64{1, 1_000, 1_000_000}).Draw(t, "unit")
 	o.DurationNs = rapid.Int64Range(1, 300_000_000/unit).Draw(t, "duration") * unit
 	o.FaultGapMeanNs = rapid.Int64Range(1, 2_000_000).Draw(t, "gap") * 1_000
+	o.ClientStartSpreadNs = rapid.SampledFrom([]int64{0, 0, o.DurationNs, rapid.Int64Range(0, 1e9).Draw(t, "spread ns")}).Draw(t, "spread")
 	o.LivenessBudgetNs = rapid.Int64Range(1_000, 30_000).Draw(t, "liveness") * 1_000_000
 	o.QuiesceBudgetNs = rapid.Int64Range(1_000, 20_000).Draw(t, "quiesce") * 1_000_000
 	var kinds []string

@@ -80,7 +80,7 @@ type runOpsJSON struct {
 
 // runHelp is `felixsim run --help` besides the flags.
 var runHelp = help{
-	usage: "run --seed N [--nodes 3] [--streams 1] [--shards 4] [--duration 60s] [--faults LIST|all|none] [--defects LIST]\n       [--clients 4] [--fault-gap 2s] [--liveness-budget 30s] [--quiesce-budget 20s] [--plan FILE] [--history FILE] [--out DIR] [--trace-out FILE] [--validate-trace=false] [--check-determinism] [--json]\n       felixsim run --list-invariants | --list-faults",
+	usage: "run --seed N [--nodes 3] [--streams 1] [--shards 4] [--duration 60s] [--faults LIST|all|none] [--defects LIST]\n       [--clients 4] [--client-start-spread 0s] [--fault-gap 2s] [--liveness-budget 30s] [--quiesce-budget 20s] [--plan FILE] [--history FILE] [--out DIR] [--trace-out FILE] [--validate-trace=false] [--check-determinism] [--json]\n       felixsim run --list-invariants | --list-faults",
 	examples: []string{
 		"felixsim run --seed 42                         # one seed, every fault kind, 60 s of faults",
 		"felixsim run --seed 3 --duration 10s --defects commit-as-two-records --json",
@@ -119,6 +119,7 @@ func parseRunArgs(args []string, stdout, stderr io.Writer) (ra runArgs, code int
 	clients := fs.Int("clients", runner.ClientsDefault, "workload clients (tenants alternate)")
 	gap := fs.Duration("fault-gap", time.Duration(runner.FaultGapMeanNsDefault), "mean simulated time between drawn faults")
 	liveBudget := fs.Duration("liveness-budget", time.Duration(runner.LivenessBudgetNsDefault), "simulated time after heal for every shard to elect a leader and take a commit")
+	spread := fs.Duration("client-start-spread", 0, "spread the clients' first invocations over this much of the fault phase (0: all start at once)")
 	quietBudget := fs.Duration("quiesce-budget", time.Duration(runner.QuiesceBudgetNsDefault), "simulated time after liveness for every call to complete and every replica to catch up")
 	planFile := fs.String("plan", "", "replay this fault plan file (sim's plan format) instead of drawing one from the seed; the seed is the plan's")
 	fs.StringVar(&ra.historyFile, "history", "", "write the workload's history (every operation, JSON lines) to this file")
@@ -139,6 +140,10 @@ func parseRunArgs(args []string, stdout, stderr io.Writer) (ra runArgs, code int
 	if err == nil {
 		err = budgets(&opts, *clients, *gap, *liveBudget, *quietBudget)
 	}
+	if *spread < 0 {
+		err = fmt.Errorf("--client-start-spread %s refused: negative", *spread)
+	}
+	opts.ClientStartSpreadNs = spread.Nanoseconds()
 	if err == nil && *planFile == "" && !flagSet(fs, "seed") {
 		err = fmt.Errorf("--seed is required")
 	}

@@ -158,6 +158,7 @@ func (r *Result) ReproduceCommand() string {
 		flag      string
 		ns, defNs int64
 	}{
+		{"client-start-spread", o.ClientStartSpreadNs, 0},
 		{"fault-gap", o.FaultGapMeanNs, FaultGapMeanNsDefault},
 		{"liveness-budget", o.LivenessBudgetNs, LivenessBudgetNsDefault},
 		{"quiesce-budget", o.QuiesceBudgetNs, QuiesceBudgetNsDefault},

@@ -336,7 +336,14 @@ func (r *run) finish() {
 	}
 	countHistory(r.counts, h)
 	r.res.Progress = ProgressOf(h)
-	r.res.Vacuous = VacuousReason(r.res.Progress, r.opts.DurationNs)
+	r.res.Vacuous = VacuousReason(r.res.Progress, clientActiveNs(&r.opts))
+}
+
+// clientActiveNs is how long the workload's clients were active in the
+// fault phase, on average: all of it, less half the start spread (clients
+// start uniformly over ClientStartSpreadNs).
+func clientActiveNs(o *Options) int64 {
+	return o.DurationNs - min(o.ClientStartSpreadNs, o.DurationNs)/2
 }
 
 // livenessTenant owns the probe's liveness commits: an ordinary tenant

@@ -7,8 +7,9 @@ import (
 )
 
 // The vacuous floor: a run whose workload got fewer acknowledged writes or
-// fewer checked reads than these, per simulated second of its fault phase
-// (rounded up, so every run needs at least one of each), passed checks that
+// fewer checked reads than these, per simulated second its clients were
+// active in the fault phase (rounded up, so every run needs at least one of
+// each), passed checks that
 // had almost nothing to check. The floors are a twentieth of what a run
 // without faults gets (about 110 acknowledged writes and 64 checked reads
 // per simulated second with the default workload). Such a run is reported vacuous: not a
@@ -57,11 +58,12 @@ func vacuousFloor(perSecond, durationNs int64) int {
 	return int((perSecond*durationNs + 999_999_999) / 1_000_000_000)
 }
 
-// VacuousReason says why a run with this progress over a fault phase of
-// durationNs is vacuous, or returns "" when it cleared both floors.
-func VacuousReason(p Progress, durationNs int64) string {
-	writesMin := vacuousFloor(VacuousAckedWritesPerSecondMin, durationNs)
-	readsMin := vacuousFloor(VacuousCheckedReadsPerSecondMin, durationNs)
+// VacuousReason says why a run with this progress over activeNs of client
+// activity in the fault phase is vacuous, or returns "" when it cleared
+// both floors.
+func VacuousReason(p Progress, activeNs int64) string {
+	writesMin := vacuousFloor(VacuousAckedWritesPerSecondMin, activeNs)
+	readsMin := vacuousFloor(VacuousCheckedReadsPerSecondMin, activeNs)
 	switch {
 	case p.AckedWrites < writesMin:
 		return fmt.Sprintf("%d acknowledged writes, under the floor of %d (%d per simulated second)", p.AckedWrites, writesMin, VacuousAckedWritesPerSecondMin)
