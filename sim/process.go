@@ -40,14 +40,36 @@ func (w *World) Kill(id int, torn bool, restartAfterNs int64) {
 	w.kill(id, CrashLost, 0, restartAfterNs)
 }
 
+// FailedWriteGuardBytes is how much of a failed write's end a crash after
+// it never keeps (KillTearingUnsynced): a store's commit marker and its
+// copy (58 bytes) close every transaction, so the failed one never
+// survives as if its fsync had succeeded.
+const FailedWriteGuardBytes = 64
+
 // KillTearingUnsynced stops node id like Kill, keeping of each file's
-// unsynced tail a strict sector prefix (possibly none): what a crash right
-// after a failed write or fsync may leave, a write cut short but never
-// whole (a whole one would be as if its fsync had succeeded). If
-// restartAfterNs > 0 the node boots again that much later.
+// unsynced tail a whole-sector prefix (possibly none) that ends at least
+// FailedWriteGuardBytes before the tail's end: what a crash right after a
+// failed write or fsync may leave, a write cut short. If restartAfterNs > 0
+// the node boots again that much later.
 func (w *World) KillTearingUnsynced(id int, restartAfterNs int64) {
-	policy := vfs.TornTail(func(_ string, tailSectors int) int { return w.diskRand.Intn(tailSectors) })
-	w.killWith(id, policy, 2, restartAfterNs)
+	w.killWith(id, w.cutShort, 2, restartAfterNs)
+}
+
+// cutShort is KillTearingUnsynced's crash policy.
+func (w *World) cutShort(_ string, synced, current []byte) []byte {
+	if len(current) <= len(synced) || string(current[:len(synced)]) != string(synced) {
+		return append([]byte(nil), synced...)
+	}
+	first := len(synced) / vfs.SectorBytes
+	last := (len(current) - FailedWriteGuardBytes) / vfs.SectorBytes
+	if last <= first {
+		return append([]byte(nil), synced...)
+	}
+	end := (first + w.diskRand.Intn(last-first+1)) * vfs.SectorBytes
+	if end <= len(synced) {
+		return append([]byte(nil), synced...)
+	}
+	return append([]byte(nil), current[:end]...)
 }
 
 // kill stops node id, its disk keeping unsynced bytes as model says;

@@ -241,3 +241,36 @@ func TestZeroDelayTimerLoopPanics(t *testing.T) {
 	}()
 	w.RunFor(1)
 }
+
+// TestKillTearingUnsyncedStopsShortOfTheEnd: the crash after a failed
+// write keeps a whole-sector prefix of the unsynced tail that ends at
+// least FailedWriteGuardBytes before it (where a store's commit marker and
+// its copy sit), and over draws it sometimes keeps part of the tail (a
+// torn write) and sometimes none.
+func TestKillTearingUnsyncedStopsShortOfTheEnd(t *testing.T) {
+	const syncedBytes, tailBytes = 100, 5*512 + 40
+	partial, none := false, false
+	for seed := uint64(1); seed <= 20; seed++ {
+		w, p := probeWorld(t, seed, 1, fixedLink, nil)
+		f, err := p.envs[0].FS().Create("log")
+		if err != nil || p.envs[0].FS().SyncDir(".") != nil {
+			t.Fatalf("create: %v", err)
+		}
+		if _, err := f.Write(make([]byte, syncedBytes)); err != nil || f.Sync() != nil {
+			t.Fatalf("write and sync: %v", err)
+		}
+		if _, err := f.Write(make([]byte, tailBytes)); err != nil {
+			t.Fatal(err)
+		}
+		w.KillTearingUnsynced(0, 0)
+		kept := memSize(w.Mem(0), "log") - syncedBytes
+		if guard := int64(syncedBytes + tailBytes - FailedWriteGuardBytes); kept < 0 || syncedBytes+kept > guard || (syncedBytes+kept)%512 != 0 && kept != 0 {
+			t.Fatalf("seed %d: kept %d of %d unsynced bytes: past byte %d, or not at a sector end", seed, kept, tailBytes, guard)
+		}
+		partial, none = partial || kept > 0, none || kept == 0
+		w.Close()
+	}
+	if !partial || !none {
+		t.Fatalf("over 20 crashes: a partial tail kept %v, nothing kept %v; want both", partial, none)
+	}
+}

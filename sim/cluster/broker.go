@@ -127,10 +127,10 @@ func (b *broker) checkFailed() bool {
 // broker that followed its previous one within FailStreakWindowNs, at most
 // RestartBackoffMaxShift times (a crash-looping broker backs off, as a
 // service manager would, instead of replaying its store five times a
-// second). The crash keeps a strict sector prefix of the unsynced tail
+// second). The crash keeps a sector prefix of the unsynced tail that stops
+// short of the failed transaction's commit marker
 // (sim.World.KillTearingUnsynced): a store that failed a write or fsync
-// holds one, a crash then may leave part of it but never all, and the next
-// boot's recovery must cut it.
+// holds one, and the next boot's recovery must cut it.
 func (b *broker) restartLater() {
 	w, id := b.c.World, b.id
 	inc := b.env.Incarnation()
