@@ -105,7 +105,7 @@ var layers = map[string]layer{
 	"sim/sweep": {may: []string{"properties"}},
 	// sim/shrink drives candidate runs in worker processes like sweep,
 	// and runs the failing run and the final check through runner.
-	"sim/shrink": {may: []string{"felix", "sim", "sim/runner", "sim/workload", "sim/artifact", "properties"}},
+	"sim/shrink": {may: []string{"felix", "sim", "sim/runner", "sim/workload", "sim/artifact", "sim/sweep", "properties"}},
 	"cmd/felixsim": {may: []string{"sim", "sim/runner", "sim/scenario", "sim/sweep", "sim/shrink", "sim/artifact", "properties", "tla", "coverage", "modeltrace"},
 		external: []string{progressbarModule, termModule}},
 }

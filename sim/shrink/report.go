@@ -7,6 +7,7 @@ import (
 
 	"github.com/felixsim/felixsim/properties"
 	"github.com/felixsim/felixsim/sim"
+	"github.com/felixsim/felixsim/sim/sweep"
 )
 
 // ListedOpsMax caps the operations the listing prints one per line; the
@@ -49,7 +50,7 @@ func (r *Result) WriteListing(w io.Writer) {
 		fmt.Fprintf(w, "verified: a fresh run of the shrunk plan violates %s (trace hash %016x)\n", r.Invariant, r.VerifiedRun.TraceHash)
 		for _, v := range r.VerifiedRun.Violations {
 			if v.Invariant == r.Invariant {
-				fmt.Fprintf(w, "  %s: %s\n", v.Invariant, firstLine(v.Message))
+				fmt.Fprintf(w, "  %s: %s\n", v.Invariant, sweep.FirstLine(v.Message))
 				break
 			}
 		}
@@ -128,7 +129,7 @@ func opText(op *properties.HistoryOp) string {
 	case op.Outcome == properties.OutcomeOK && len(op.Entries) > 0:
 		fmt.Fprintf(&b, " %d entries", len(op.Entries))
 	case op.Error != "":
-		fmt.Fprintf(&b, " (%s)", firstLine(op.Error))
+		fmt.Fprintf(&b, " (%s)", sweep.FirstLine(op.Error))
 	}
 	return b.String()
 }

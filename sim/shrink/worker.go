@@ -10,12 +10,12 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/felixsim/felixsim/properties"
 	"github.com/felixsim/felixsim/sim"
 	"github.com/felixsim/felixsim/sim/runner"
+	"github.com/felixsim/felixsim/sim/sweep"
 )
 
 // Exit codes of `felixsim run` the worker protocol reads.
@@ -118,16 +118,16 @@ func runWorker(ctx context.Context, binary, dir, name string, o *runner.Options,
 
 // readWorker classifies a worker's exit code and output.
 func readWorker(code int, stdout []byte, stderr string, wall time.Duration) (*outcome, error) {
-	if crash := goCrash(stderr); crash != "" {
+	if crash := sweep.GoCrash(stderr); crash != "" {
 		return &outcome{crash: crash, wall: wall}, nil
 	}
 	if code == exitUsage || code < 0 || code > exitLiveness {
-		return nil, fmt.Errorf("shrink: worker exited %d: %s", code, firstLine(stderr))
+		return nil, fmt.Errorf("shrink: worker exited %d: %s", code, sweep.FirstLine(stderr))
 	}
 	var out runJSON
 	dec := json.NewDecoder(bytes.NewReader(stdout))
 	if err := dec.Decode(&out); err != nil || dec.More() {
-		return nil, fmt.Errorf("shrink: worker exited %d without one JSON object on stdout (%v): %s", code, err, firstLine(stderr))
+		return nil, fmt.Errorf("shrink: worker exited %d without one JSON object on stdout (%v): %s", code, err, sweep.FirstLine(stderr))
 	}
 	if (code == exitPass) != (len(out.Violations) == 0) || out.TraceHash == "" {
 		return nil, fmt.Errorf("shrink: worker exited %d with %d violation(s) and trace hash %q: the verdict and the exit code disagree", code, len(out.Violations), out.TraceHash)
@@ -137,29 +137,4 @@ func readWorker(code int, stdout []byte, stderr string, wall time.Duration) (*ou
 		o.invariants = append(o.invariants, v.Invariant)
 	}
 	return o, nil
-}
-
-// goCrash returns the first line of a Go runtime crash report on stderr,
-// or "" when there is none.
-func goCrash(stderr string) string {
-	if !strings.Contains(stderr, "goroutine ") {
-		return ""
-	}
-	for _, line := range strings.Split(stderr, "\n") {
-		if strings.HasPrefix(line, "panic: ") || strings.HasPrefix(line, "fatal error: ") {
-			return line
-		}
-	}
-	return ""
-}
-
-func firstLine(s string) string {
-	s = strings.TrimSpace(s)
-	if line, _, ok := strings.Cut(s, "\n"); ok {
-		return line
-	}
-	if s == "" {
-		return "(no message on stderr)"
-	}
-	return s
 }

@@ -102,16 +102,16 @@ func (o *Options) runSeed(ctx context.Context, seed uint64) (seedResult, error) 
 // a pass), or an error when the output does not keep the protocol.
 func classify(seed uint64, code int, stdout []byte, stderr string, args []string) (*Failure, error) {
 	if code == exitUsage || code < 0 {
-		if crash := goCrash(stderr); crash != "" {
+		if crash := GoCrash(stderr); crash != "" {
 			return &Failure{Seed: seed, Invariant: InvariantProcessCrash, Family: FamilyCrash, ExitCode: code,
 				Message: clipMessage(crash), Reproduce: "felixsim " + strings.Join(args, " ")}, nil
 		}
-		return nil, fmt.Errorf("seed %d: worker exited %d: %s", seed, code, firstLine(stderr))
+		return nil, fmt.Errorf("seed %d: worker exited %d: %s", seed, code, FirstLine(stderr))
 	}
 	var out runOutput
 	dec := json.NewDecoder(bytes.NewReader(stdout))
 	if err := dec.Decode(&out); err != nil || dec.More() {
-		return nil, fmt.Errorf("seed %d: worker exited %d without one JSON object on stdout (%v): %s", seed, code, err, firstLine(stderr))
+		return nil, fmt.Errorf("seed %d: worker exited %d without one JSON object on stdout (%v): %s", seed, code, err, FirstLine(stderr))
 	}
 	if out.Seed != seed || out.Reproduce == "" {
 		return nil, fmt.Errorf("seed %d: worker reported seed %d and reproduce %q", seed, out.Seed, out.Reproduce)
@@ -131,9 +131,10 @@ func classify(seed uint64, code int, stdout []byte, stderr string, args []string
 	return nil, fmt.Errorf("seed %d: worker exited %d with %d violation(s): the exit code and the verdict disagree", seed, code, len(out.Violations))
 }
 
-// goCrash returns the first line of a Go runtime crash report on stderr
-// ("panic: …", "fatal error: …"), or "" when stderr holds none.
-func goCrash(stderr string) string {
+// GoCrash returns the first line of a Go runtime crash report on a
+// worker's stderr ("panic: …", "fatal error: …"), or "" when it holds none;
+// sweep and shrink both read their `felixsim run` workers with it.
+func GoCrash(stderr string) string {
 	if !strings.Contains(stderr, "goroutine ") {
 		return ""
 	}
@@ -145,7 +146,9 @@ func goCrash(stderr string) string {
 	return ""
 }
 
-func firstLine(s string) string {
+// FirstLine is s's first non-blank line, or a note that s is empty: one
+// line of a worker's stderr for an error message.
+func FirstLine(s string) string {
 	s = strings.TrimSpace(s)
 	if line, _, ok := strings.Cut(s, "\n"); ok {
 		return line
