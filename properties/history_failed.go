@@ -30,16 +30,6 @@ func HistoryFailedWroteNothing(h *History, replicas []ReplicaLog) error {
 	if len(want) == 0 {
 		return nil
 	}
-	for r := range replicas {
-		for s := range replicas[r].Scopes {
-			l := &replicas[r].Scopes[s]
-			for e := range l.Log {
-				if op, ok := want[l.Log[e].Event]; ok {
-					v.add("op %d (%s on %s) was recorded failed (%s), yet broker %d holds its record at %s offset %d",
-						op.ID, op.Kind, op.Scope, op.Error, replicas[r].Node, l.Scope, l.Log[e].Offset)
-				}
-			}
-		}
-	}
+	reportTraces(&v, replicas, want, "recorded failed")
 	return v.err()
 }
