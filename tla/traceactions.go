@@ -147,6 +147,7 @@ func (v *TraceValidator) promote(g *traceGroup, s *modeltrace.Step) error {
 		return fmt.Errorf("only %d of %d brokers voted for broker %d in term %d with a log no more up to date than its own", votes, v.brokers, s.Broker, s.Term)
 	}
 	g.leaders[s.Term] = s.Broker
+	g.leadTerm = max(g.leadTerm, s.Term)
 	br.leads = s.Term
 	return nil
 }

@@ -72,6 +72,8 @@ type traceGroup struct {
 	committed []modeltrace.Entry
 	votes     map[entryKey]voteRec // key: (term, voter)
 	leaders   map[uint64]uint64    // term -> its leader
+	// leadTerm is the newest term in leaders (0 before any).
+	leadTerm uint64
 	// written[tenant][o] is the raft index of the entry written at offset o.
 	written map[string][]uint64
 }
