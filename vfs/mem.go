@@ -243,7 +243,9 @@ func (m *Mem) Crash(policy CrashPolicy) {
 		ino, seen := byOld[old]
 		if !seen {
 			data := policy(name, old.synced, old.data)
-			ino = &memInode{data: data, synced: clone(data)}
+			// The policy's slice is the file's own, all of it synced: synced
+			// aliases it, capped, as after a Sync.
+			ino = &memInode{data: data, synced: data[:len(data):len(data)]}
 			byOld[old] = ino
 		}
 		m.cur[name] = ino
@@ -376,9 +378,9 @@ func (f *memFile) Name() string { return f.name }
 // write-ahead file far more often.
 func appendDoubling(data, p []byte) []byte {
 	if need := len(data) + len(p); need > cap(data) {
-		grown := make([]byte, len(data), max(need, 2*cap(data), 4096))
-		copy(grown, data)
-		data = grown
+		// append of a make is one allocation that clears only the added
+		// part (make then copy cleared all of it first).
+		data = append(data[:len(data):len(data)], make([]byte, max(need, 2*cap(data), 4096)-len(data))...)[:len(data)]
 	}
 	return append(data, p...)
 }
