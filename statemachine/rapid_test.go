@@ -267,6 +267,16 @@ func (h *harness) checkGroups(t *rapid.T) {
 	if len(got) != len(names) {
 		t.Fatalf("shard has %d groups, model %v", len(got), names)
 	}
+	prefix := GroupPosition{Name: "kept", CommittedOffset: 7}
+	pos := h.s.AppendGroupPositions([]GroupPosition{prefix})
+	if len(pos) != len(names)+1 || pos[0] != prefix {
+		t.Fatalf("AppendGroupPositions after %+v: %+v, model groups %v", prefix, pos, names)
+	}
+	for i, n := range names {
+		if p := pos[i+1]; p.Name != n || p.CommittedOffset != h.m.groups[n].committed() {
+			t.Fatalf("AppendGroupPositions[%d] = %+v, model group %q committed %d (all: %+v)", i, p, n, h.m.groups[n].committed(), pos)
+		}
+	}
 	for i, n := range names {
 		g, mg := got[i], h.m.groups[n]
 		flight := mg.inFlight()
