@@ -142,6 +142,15 @@ func TestSingleNodeWriteReadRestart(t *testing.T) {
 		t.Fatalf("state_get: %+v", sv)
 	}
 	before := n.ReplicaState()
+	progress := n.AppendGroupProgress([]GroupProgress{{ID: 99}})
+	if len(progress) != len(before.RaftGroups)+1 || progress[0].ID != 99 {
+		t.Fatalf("AppendGroupProgress after one kept row: %+v for %d groups", progress, len(before.RaftGroups))
+	}
+	for i, g := range before.RaftGroups {
+		if p := progress[i+1]; p != (GroupProgress{ID: g.ID, Commit: g.Commit, Applied: g.Applied}) || p.Commit == 0 {
+			t.Fatalf("AppendGroupProgress[%d] = %+v, ReplicaState has group %d commit %d applied %d", i, p, g.ID, g.Commit, g.Applied)
+		}
+	}
 	if err := n.Close(); err != nil {
 		t.Fatal(err)
 	}

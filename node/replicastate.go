@@ -66,6 +66,22 @@ func (n *Node) ReplicaState() ReplicaState {
 	return v
 }
 
+// GroupProgress is one raft group's commit index and this node's applied
+// index.
+type GroupProgress struct {
+	ID, Commit, Applied uint64
+}
+
+// AppendGroupProgress appends every raft group's progress to dst, ascending
+// by id: ReplicaState's ID, Commit and Applied without copying the shards
+// (a quiesce loop polls these every step).
+func (n *Node) AppendGroupProgress(dst []GroupProgress) []GroupProgress {
+	for _, g := range n.raftGroups {
+		dst = append(dst, GroupProgress{ID: g.id, Commit: g.rn.BasicStatus().GetCommit(), Applied: g.applied})
+	}
+	return dst
+}
+
 // RaftGroups is the number of raft groups the node hosts (metadata included).
 func (n *Node) RaftGroups() int { return len(n.raftGroups) }
 

@@ -125,7 +125,7 @@ func (r *run) commitSum() uint64 {
 	sum := uint64(0)
 	for i := 0; i < r.c.Brokers(); i++ {
 		if n := r.c.Node(cluster.RaftID(i)); n != nil {
-			for _, g := range n.ReplicaState().RaftGroups {
+			for _, g := range n.AppendGroupProgress(nil) {
 				sum += g.Commit
 			}
 		}
@@ -142,7 +142,7 @@ func (r *run) lagging() string {
 		if n == nil {
 			return fmt.Sprintf("broker %d not running", r.c.IdentityOf(i))
 		}
-		for _, g := range n.ReplicaState().RaftGroups {
+		for _, g := range n.AppendGroupProgress(nil) {
 			if g.Applied != g.Commit {
 				return fmt.Sprintf("broker %d group %d applied %d of commit %d", n.ID(), g.ID, g.Applied, g.Commit)
 			}
