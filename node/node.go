@@ -47,10 +47,11 @@ type Node struct {
 	// late holds the PartialApply defect's state operations until the
 	// next round; at most the records one round applies.
 	late []lateState
-	// appliedBuf and termsBuf are the Observer's reused AppliedRecord
-	// and stored terms.
-	appliedBuf *AppliedRecord
-	termsBuf   []uint64
+	// appliedBuf, persistedBuf and termsBuf are the Observer's reused
+	// AppliedRecord, PersistedGroup and stored terms.
+	appliedBuf   *AppliedRecord
+	persistedBuf *PersistedGroup
+	termsBuf     []uint64
 	// trace emits the abstract trace; nil when Config.Trace is nil.
 	trace *tracer
 }

@@ -21,7 +21,8 @@ type Observer interface {
 	// before the node processes anything.
 	Opened(n *Node)
 	// Persisted is called after a store commit made a Ready round durable,
-	// once per group whose raft state the commit wrote.
+	// once per group whose raft state the commit wrote; p is reused
+	// afterwards.
 	Persisted(p *PersistedGroup)
 	// Applied is called right after a written record was applied to its
 	// scope's shard, before anything else happens on the node; the record
@@ -129,14 +130,19 @@ func (n *Node) observePersisted(rds []groupReady) {
 		if len(rd.Entries) == 0 && raft.IsEmptyHardState(rd.HardState) {
 			continue
 		}
-		p := PersistedGroup{Node: n.cfg.ID, Group: rds[i].g.id}
+		if n.persistedBuf == nil {
+			n.persistedBuf = &PersistedGroup{}
+		}
+		p := n.persistedBuf
+		*p = PersistedGroup{Node: n.cfg.ID, Group: rds[i].g.id}
 		if !raft.IsEmptyHardState(rd.HardState) {
 			p.HardState, p.HasHardState = hardStateOf(rd.HardState), true
 		}
 		if len(rd.Entries) > 0 {
 			p.FirstIndex, p.StoredTerms = n.storedTermsFrom(p.Group, rd.Entries[0].GetIndex()-1)
 		}
-		n.cfg.Observer.Persisted(&p)
+		n.cfg.Observer.Persisted(p)
+		*p = PersistedGroup{}
 	}
 }
 
