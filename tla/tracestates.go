@@ -145,50 +145,69 @@ type scopeCursor struct {
 
 // stateTracker projects each scope of each group after every step.
 type stateTracker struct {
-	// cursors[group][tenant][broker]
-	cursors map[uint64]map[string]*[projectedBrokers + 1]scopeCursor
+	// scopes[group][tenant] is the scope's cursors and views.
+	scopes  map[uint64]map[string]*scopeTrack
 	visited map[ProjectedState]bool
 }
 
-func newStateTracker() *stateTracker {
-	return &stateTracker{cursors: map[uint64]map[string]*[projectedBrokers + 1]scopeCursor{}, visited: map[ProjectedState]bool{}}
+// scopeTrack is one scope's cursor per broker (indexed by broker id) and
+// the views last computed from them.
+type scopeTrack struct {
+	cursors [projectedBrokers + 1]scopeCursor
+	views   [projectedBrokers]brokerView
 }
 
-// note projects the scopes of g after step s took effect.
+func newStateTracker() *stateTracker {
+	return &stateTracker{scopes: map[uint64]map[string]*scopeTrack{}, visited: map[ProjectedState]bool{}}
+}
+
+// note projects the scopes of g after step s took effect. A step changes
+// only its own broker's variables (log, commit, applied, leadership),
+// except that a Promote may make the newest leader term newer, which
+// every broker's leader flag reads: so only the step's broker's view is
+// computed again, every broker's after a Promote or when a scope first
+// appears. (A log entry's write is known before the entry reaches any
+// log, so scanning a broker's log at its own steps only finds what
+// scanning it at every step found.)
 func (t *stateTracker) note(g *traceGroup, s *modeltrace.Step) {
-	scopes := t.cursors[g.id]
+	scopes := t.scopes[g.id]
 	if scopes == nil {
-		scopes = map[string]*[projectedBrokers + 1]scopeCursor{}
-		t.cursors[g.id] = scopes
+		scopes = map[string]*scopeTrack{}
+		t.scopes[g.id] = scopes
 	}
+	var fresh *scopeTrack
 	switch s.Kind {
 	case modeltrace.Request:
 		if w := s.Proposed; w != nil && w.Kind.Writes() && scopes[w.Tenant] == nil {
-			scopes[w.Tenant] = &[projectedBrokers + 1]scopeCursor{}
+			fresh = &scopeTrack{}
+			scopes[w.Tenant] = fresh
 			t.visited[project([projectedBrokers]brokerView{})] = true
 		}
 	case modeltrace.Persist:
-		for _, cs := range scopes { //det:ok each scope's cursor alone; no order reaches output
-			c := &cs[s.Broker]
+		for _, st := range scopes { //det:ok each scope's cursor alone; no order reaches output
+			c := &st.cursors[s.Broker]
 			c.scanned = min(c.scanned, s.Index-1)
 			for len(c.pos) > 0 && c.pos[len(c.pos)-1] >= s.Index {
 				c.pos = c.pos[:len(c.pos)-1]
 			}
 		}
 	case modeltrace.Snapshot:
-		for _, cs := range scopes { //det:ok each scope's cursor alone; no order reaches output
-			cs[s.Broker] = scopeCursor{}
+		for _, st := range scopes { //det:ok each scope's cursor alone; no order reaches output
+			st.cursors[s.Broker] = scopeCursor{}
 		}
 	case modeltrace.Answer:
 		return
 	}
 	leadTerm := g.leadTerm
-	for tenant, cs := range scopes { //det:ok the visited set is sorted before output
-		var vs [projectedBrokers]brokerView
-		for b := uint64(1); b <= projectedBrokers; b++ {
-			vs[b-1] = t.view(g, tenant, &cs[b], b, leadTerm)
+	for tenant, st := range scopes { //det:ok the visited set is sorted before output
+		if s.Kind == modeltrace.Promote || st == fresh {
+			for b := uint64(1); b <= projectedBrokers; b++ {
+				st.views[b-1] = t.view(g, tenant, &st.cursors[b], b, leadTerm)
+			}
+		} else if b := s.Broker; b >= 1 && b <= projectedBrokers {
+			st.views[b-1] = t.view(g, tenant, &st.cursors[b], b, leadTerm)
 		}
-		t.visited[project(vs)] = true
+		t.visited[project(st.views)] = true
 	}
 }
 
