@@ -397,46 +397,6 @@ func TestZeroFilledNewFileIsFresh(t *testing.T) {
 	}
 }
 
-// TestFlipInLastMarkerIsCaught flips one bit in each copy of the last
-// transaction's commit marker: in the first copy it is corruption (the
-// acknowledged transaction must not pass for a torn write), in the second
-// the transaction is whole and recovery restores the copy.
-func TestFlipInLastMarkerIsCaught(t *testing.T) {
-	for _, tc := range []struct {
-		name   string
-		copyAt int
-	}{{"first copy", 0}, {"second copy", commitFrameBytes}} {
-		fs := vfs.NewMem()
-		s := openMem(t, fs)
-		sc := scopeOf("acme", 0)
-		mustCommit(t, s, fullBatch(sc, 1, 1))
-		mustCommit(t, s, fullBatch(sc, 1, 2))
-		want, size := dump(s), s.Stats().FileBytes
-		s.Close()
-		at := size - 2*commitFrameBytes + int64(tc.copyAt) + 12
-		if err := fs.CorruptByte(s.Name(), at, 0x01); err != nil {
-			t.Fatal(err)
-		}
-		s2, err := Open(Options{FS: fs, Dir: "node1"})
-		if tc.copyAt == 0 {
-			if !errors.Is(err, ErrCorrupt) {
-				t.Fatalf("%s: flip at byte %d: %v, want ErrCorrupt", tc.name, at, err)
-			}
-			continue
-		}
-		if err != nil {
-			t.Fatalf("%s: %v", tc.name, err)
-		}
-		if got := dump(s2); got != want {
-			t.Fatalf("%s: store differs:\n%s\nwant:\n%s", tc.name, got, want)
-		}
-		raw, _ := vfs.ReadAll(fs, s.Name())
-		if int64(len(raw)) != size || string(raw[size-commitFrameBytes:]) != string(raw[size-2*commitFrameBytes:size-commitFrameBytes]) {
-			t.Fatalf("%s: the damaged copy was not restored", tc.name)
-		}
-	}
-}
-
 // TestAppliedIndexRefusals: an applied index never goes back, never names
 // an index the group's log lacks, and applied entries are never cut; a
 // refused batch changes nothing.
