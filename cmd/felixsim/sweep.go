@@ -24,7 +24,7 @@ import (
 var sweepHelp = help{
 	usage: "sweep --seeds A..B [--jobs N] [--defects LIST] [--faults LIST] [--duration D] [--shard i/n] [--repeat-fraction F] [--json] [--junit FILE] [--out DIR] [--for DURATION]",
 	examples: []string{
-		"felixsim sweep --seeds 1..1000                         # every CPU, a progress bar, the failing seeds at the end",
+		"felixsim sweep --seeds 1..1000                         # every CPU, a progress bar; then the failing and vacuous seeds and the coverage totals",
 		"felixsim sweep --seeds 1..3 --duration 2s --defects commit-as-two-records",
 		"felixsim sweep --seeds 1..10000 --shard 2/8 --json > shard-2.json   # one of 8 CI jobs; then felixsim merge shard-*.json",
 		"felixsim sweep --seeds 1.. --for 8h --out nightly      # as many seeds as fit in 8 hours",
@@ -108,7 +108,8 @@ func sweepOptions(seeds, shard string, forDur time.Duration, faults, defects, bi
 	if err != nil {
 		return sweep.Options{}, fmt.Errorf("--shard: %w", err)
 	}
-	if _, err := runner.ParseFaults(faults); err != nil {
+	fset, err := runner.ParseFaults(faults)
+	if err != nil {
 		return sweep.Options{}, fmt.Errorf("--faults: %w", err)
 	}
 	if _, err := runner.ParseDefects(defects); err != nil {
@@ -119,7 +120,11 @@ func sweepOptions(seeds, shard string, forDur time.Duration, faults, defects, bi
 			return sweep.Options{}, fmt.Errorf("cannot find this felixsim binary for the workers (give --binary): %w", err)
 		}
 	}
-	return sweep.Options{Binary: binary, Seeds: rg, Shard: sh, For: forDur, Faults: faults, Defects: defects}, nil
+	var points []string
+	for _, d := range runner.CoverageDeclared(fset) {
+		points = append(points, string(d.Point))
+	}
+	return sweep.Options{Binary: binary, Seeds: rg, Shard: sh, For: forDur, Faults: faults, Defects: defects, Points: points}, nil
 }
 
 // showProgress sets opts.Progress to draw a live bar when stderr is a

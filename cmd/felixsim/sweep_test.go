@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -53,9 +54,9 @@ func TestBadUsageIsOneLine(t *testing.T) {
 }
 
 // shardReport is a one-shard report of seeds 1..4 (seeds 1 and 3 of 2
-// shards), with seed 3 failing.
+// shards), with seed 3 failing and seed 1 vacuous.
 const shardReport = `{
-  "format": "felixsim-sweep-report/1",
+  "format": "felixsim-sweep-report/2",
   "seeds": "1..4",
   "shard": "1/2",
   "duration": "2s",
@@ -69,6 +70,16 @@ const shardReport = `{
   "failures": [
     {"seed":3,"invariant":"CommittedNeverLost","family":"safety","exit_code":1,"message":"lost","reproduce":"felixsim run --seed 3 --duration 2000ms --defects ack-before-quorum"}
   ],
+  "vacuous": 1,
+  "vacuous_seeds": [
+    {"seed":1,"reason":"2 acknowledged writes, under the floor of 10"}
+  ],
+  "coverage_seeds": 2,
+  "coverage": {
+    "fault.kill.effect": 0,
+    "fault.kill.fired": 3,
+    "raft.failover": 5
+  },
   "seconds": 1
 }
 `
@@ -88,14 +99,21 @@ func TestMergeCommand(t *testing.T) {
 	s1 := write("s1.json", shardReport)
 	i, j := strings.Index(shardReport, `"failures": [`), strings.Index(shardReport, "  ],\n")+len("  ],\n")
 	noFailures := shardReport[:i] + "\"failures\": [],\n" + shardReport[j:]
-	s2 := write("s2.json", strings.NewReplacer(`"shard": "1/2"`, `"shard": "2/2"`, `"last_seed": 3`, `"last_seed": 4`).Replace(noFailures))
+	s2 := write("s2.json", strings.NewReplacer(`"shard": "1/2"`, `"shard": "2/2"`, `"last_seed": 3`, `"last_seed": 4`,
+		`{"seed":1,"reason"`, `{"seed":2,"reason"`, `"fault.kill.fired": 3`, `"fault.kill.fired": 4`).Replace(noFailures))
 	var out, errOut bytes.Buffer
 	junit := filepath.Join(dir, "merged.xml")
 	code := dispatch([]string{"merge", s1, "--junit", junit, s2}, &out, &errOut)
-	if code != exitSafety || !strings.Contains(out.String(), "4 seeds run") || !strings.Contains(out.String(), "felixsim run --seed 3 --duration 2000ms") {
-		t.Fatalf("merge: exit %d\n%s\n%s", code, out.String(), errOut.String())
+	o := out.String()
+	if code != exitSafety || !strings.Contains(o, "4 seeds run") || !strings.Contains(o, "felixsim run --seed 3 --duration 2000ms") ||
+		!strings.Contains(o, "vacuous: 2 of 4 seeds (50.0%)") || !regexp.MustCompile(`(?m)^2 +2 acknowledged writes`).MatchString(o) ||
+		!regexp.MustCompile(`(?m)^kill +7 +0$`).MatchString(o) || !regexp.MustCompile(`(?m)^raft\.failover +10$`).MatchString(o) ||
+		!strings.Contains(o, "never hit: fault.kill.effect\n") {
+		t.Fatalf("merge: exit %d\n%s\n%s", code, o, errOut.String())
 	}
-	if x, err := os.ReadFile(junit); err != nil || !strings.Contains(string(x), `<testcase classname="felixsim.sweep" name="seed 3">`) {
+	if x, err := os.ReadFile(junit); err != nil || !strings.Contains(string(x), `<testcase classname="felixsim.sweep" name="seed 3">`) ||
+		!strings.Contains(string(x), `<property name="coverage.fault.kill.fired" value="7"></property>`) ||
+		!strings.Contains(string(x), `name="seed 2 (vacuous)"`) {
 		t.Fatalf("JUnit: %v\n%s", err, x)
 	}
 	cut := write("cut.json", shardReport[:strings.Index(shardReport, `"complete"`)])

@@ -101,8 +101,9 @@ var layers = map[string]layer{
 	"sim/detcheck": {}, // a test-time tool: it reads source files and imports no felixsim package
 	// sim/sweep drives worker processes from outside the simulated path
 	// (goroutines, wall clock, os/exec) and speaks to runs only through
-	// the CLI; it reads the invariants' families from properties' registry.
-	"sim/sweep": {may: []string{"properties"}},
+	// the CLI; it reads the invariants' families from properties' registry
+	// and which coverage points are optional from coverage's declarations.
+	"sim/sweep": {may: []string{"properties", "coverage"}},
 	// sim/shrink drives candidate runs in worker processes like sweep,
 	// and runs the failing run and the final check through runner.
 	"sim/shrink": {may: []string{"felix", "sim", "sim/runner", "sim/workload", "sim/artifact", "sim/sweep", "properties"}},

@@ -4,6 +4,7 @@ import (
 	"github.com/felixsim/felixsim/coverage"
 	"github.com/felixsim/felixsim/felix"
 	"github.com/felixsim/felixsim/properties"
+	"github.com/felixsim/felixsim/sim"
 )
 
 // countHistory adds the workload's paths seen in its history: refused
@@ -45,4 +46,12 @@ func countLandedTwice(c *coverage.Counts, h *properties.History, ref *properties
 			c.Add(coverage.RetryLandedTwice)
 		}
 	}
+}
+
+// CoverageDeclared lists the points a run with these fault kinds is
+// declared to count: the coverage package's points, then the fired and
+// effect points of each kind in faults. A sweep reports each with its
+// total, zero included, so that one never reached shows as never hit.
+func CoverageDeclared(faults FaultSet) []coverage.Declaration {
+	return append(coverage.Declared(), sim.FaultCoverage(faults.Kinds())...)
 }

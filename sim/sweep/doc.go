@@ -21,6 +21,12 @@
 // The sweep itself is outside the simulated path: it uses goroutines, the
 // wall clock and os/exec. It speaks to the runs only through the CLI's
 // flags, JSON and exit codes, imports only properties (a failing seed's
-// family is its invariant's, from the registry), and must not be imported
-// by any simulated package (sim/detcheck/layers.go).
+// family is its invariant's, from the registry) and coverage (which points
+// are declared optional), and must not be imported by any simulated
+// package (sim/detcheck/layers.go).
+//
+// Besides the failing seeds, a report counts and lists the vacuous seeds
+// (runs that reported too little progress for their checks to mean much)
+// and sums every run's coverage counts, so that a fault kind or a path no
+// seed of the range reached shows as never hit.
 package sweep

@@ -2,7 +2,6 @@ package sweep
 
 import (
 	"fmt"
-	"sort"
 )
 
 // NamedReport is a report and the file it came from, for merge's errors.
@@ -13,7 +12,8 @@ type NamedReport struct {
 
 // Merge combines the reports of one sweep's shards 1/n..n/n into the
 // report of the whole range, as an unsharded sweep would have written it
-// (wall time aside: the merge keeps the longest shard's). It refuses
+// (wall time aside: the merge keeps the longest shard's): failures and
+// vacuous seeds listed together in seed order, counts and coverage summed. It refuses
 // reports of different sweeps (range, duration, faults, defects, repeat
 // fraction), a missing or repeated shard, and a failing seed reported twice.
 func Merge(in []NamedReport) (*Report, error) {
@@ -28,8 +28,9 @@ func Merge(in []NamedReport) (*Report, error) {
 	seen := make(map[uint64]string, len(in))
 	out := *first.Report
 	out.Shard, out.SeedsRun, out.SeedsRepeated, out.LastSeed, out.Complete, out.Seconds = "1/1", 0, 0, 0, true, 0
-	out.Failures = []Failure{}
-	failing := map[uint64]string{}
+	out.Failures, out.VacuousSeeds, out.Vacuous, out.CoverageSeeds = []Failure{}, []VacuousSeed{}, 0, 0
+	out.Coverage = map[string]uint64{}
+	failing, vacuous := map[uint64]string{}, map[uint64]string{}
 	for _, nr := range in {
 		r := nr.Report
 		if err := sameSweep(first, nr); err != nil {
@@ -53,6 +54,18 @@ func Merge(in []NamedReport) (*Report, error) {
 			failing[f.Seed] = nr.Name
 			out.Failures = append(out.Failures, f)
 		}
+		for _, v := range r.VacuousSeeds {
+			if prev, dup := vacuous[v.Seed]; dup {
+				return nil, fmt.Errorf("merge refused: seed %d is vacuous in both %s and %s: their shards overlap", v.Seed, prev, nr.Name)
+			}
+			vacuous[v.Seed] = nr.Name
+			out.VacuousSeeds = append(out.VacuousSeeds, v)
+		}
+		if err := addCounts(out.Coverage, r.Coverage); err != nil {
+			return nil, fmt.Errorf("merge refused: %s: %w", nr.Name, err)
+		}
+		out.Vacuous += r.Vacuous
+		out.CoverageSeeds += r.CoverageSeeds
 		out.SeedsRun += r.SeedsRun
 		out.SeedsRepeated += r.SeedsRepeated
 		out.LastSeed = max(out.LastSeed, r.LastSeed)
@@ -62,7 +75,8 @@ func Merge(in []NamedReport) (*Report, error) {
 	if missing := missingShards(seen, count); len(missing) > 0 {
 		return nil, fmt.Errorf("merge refused: shard(s) %v of %d missing", missing, count)
 	}
-	sort.Slice(out.Failures, func(i, j int) bool { return out.Failures[i].Seed < out.Failures[j].Seed })
+	out.sortFailures()
+	out.sortVacuous()
 	return &out, nil
 }
 

@@ -16,7 +16,8 @@ func shardOf(i uint64, failing ...uint64) *Report {
 	for s, ok := sched.First(); ok; s, ok = sched.Next(s) {
 		r.LastSeed = s
 	}
-	r.Failures = nil
+	r.Failures, r.Vacuous, r.VacuousSeeds, r.CoverageSeeds = nil, 0, nil, n
+	r.Coverage = map[string]uint64{"raft.failover": i, "fault.kill.fired": 10 * i, "fault.kill.effect": 0}
 	for _, s := range failing {
 		r.Failures = append(r.Failures, Failure{Seed: s, Invariant: "NoPartialCommit", Family: FamilySafety, ExitCode: 1,
 			Reproduce: "felixsim run --seed " + strconv.FormatUint(s, 10)})
@@ -24,11 +25,31 @@ func shardOf(i uint64, failing ...uint64) *Report {
 	return r
 }
 
+// withVacuous marks seeds of r vacuous.
+func withVacuous(r *Report, seeds ...uint64) *Report {
+	for _, s := range seeds {
+		r.VacuousSeeds = append(r.VacuousSeeds, VacuousSeed{Seed: s, Reason: "few writes"})
+	}
+	r.Vacuous = uint64(len(r.VacuousSeeds))
+	return r
+}
+
 func TestMergeShards(t *testing.T) {
-	in := []NamedReport{{"c", shardOf(3, 3, 9)}, {"a", shardOf(1, 1, 7)}, {"b", shardOf(2, 5)}}
+	in := []NamedReport{{"c", withVacuous(shardOf(3, 3, 9), 6, 9)}, {"a", withVacuous(shardOf(1, 1, 7), 4)}, {"b", shardOf(2, 5)}}
 	m, err := Merge(in)
 	if err != nil {
 		t.Fatal(err)
+	}
+	// Shard i reports raft.failover i and fault.kill.fired 10*i over its
+	// 4, 3 and 3 seeds: the sums are 1+2+3 and 10+20+30 over 10 seeds.
+	if m.Coverage["raft.failover"] != 6 || m.Coverage["fault.kill.fired"] != 60 || len(m.Coverage) != 3 || m.CoverageSeeds != 10 {
+		t.Fatalf("merged coverage %v over %d seeds, want raft.failover 6, fault.kill.fired 60, fault.kill.effect 0 over 10", m.Coverage, m.CoverageSeeds)
+	}
+	if m.Vacuous != 3 || len(m.VacuousSeeds) != 3 || m.VacuousSeeds[0].Seed != 4 || m.VacuousSeeds[1].Seed != 6 || m.VacuousSeeds[2].Seed != 9 {
+		t.Fatalf("merged vacuous %d: %+v, want seeds 4, 6, 9", m.Vacuous, m.VacuousSeeds)
+	}
+	if _, ok := m.Coverage["fault.kill.effect"]; !ok {
+		t.Fatalf("the merge dropped a point no shard reached: %v", m.Coverage)
 	}
 	var seeds []uint64
 	for _, f := range m.Failures {
@@ -50,10 +71,15 @@ func TestMergeRefuses(t *testing.T) {
 	other.Defects = "none"
 	twoShards := shardOf(2)
 	twoShards.Shard = "2/2"
+	overflow := shardOf(2)
+	overflow.Coverage["raft.failover"] = 1<<64 - 1
 	cases := map[string]struct {
 		in   []NamedReport
 		want string
 	}{
+		"vacuous overlap": {[]NamedReport{{"a", withVacuous(shardOf(1), 5)}, {"b", withVacuous(shardOf(2), 5)}, {"c", shardOf(3)}},
+			"seed 5 is vacuous in both a and b"},
+		"overflow":      {[]NamedReport{{"a", shardOf(1)}, {"b", overflow}, {"c", shardOf(3)}}, "b: coverage point raft.failover overflows"},
 		"nothing":       {nil, "no reports"},
 		"missing shard": {[]NamedReport{{"a", shardOf(1)}, {"c", shardOf(3)}}, "shard(s) [2] of 3 missing"},
 		"repeated":      {[]NamedReport{{"a", shardOf(1)}, {"a2", shardOf(1)}, {"b", shardOf(2)}, {"c", shardOf(3)}}, "a and a2 are both shard 1/3"},

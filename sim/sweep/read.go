@@ -101,7 +101,8 @@ func (p *reportParser) truncated() error {
 
 // reportFields are the report's fields in the order WriteJSON writes them.
 var reportFields = []string{"format", "seeds", "shard", "duration", "faults", "defects", "repeat_fraction",
-	"seeds_run", "seeds_repeated", "last_seed", "complete", "failures", "seconds"}
+	"seeds_run", "seeds_repeated", "last_seed", "complete", "failures", "vacuous", "vacuous_seeds",
+	"coverage_seeds", "coverage", "seconds"}
 
 func (p *reportParser) parse() (*Report, error) {
 	if err := p.delim('{'); err != nil {
@@ -183,8 +184,16 @@ func (p *reportParser) field(rep *Report, key string, line int) error {
 		dst = &rep.Complete
 	case "seconds":
 		dst = &rep.Seconds
+	case "vacuous":
+		dst = &rep.Vacuous
+	case "coverage_seeds":
+		dst = &rep.CoverageSeeds
 	case "failures":
 		return p.failures(rep)
+	case "vacuous_seeds":
+		return p.vacuousSeeds(rep)
+	case "coverage":
+		return p.coverage(rep)
 	default:
 		return p.errorAt(line, "unknown field %q", key)
 	}
@@ -206,8 +215,8 @@ func (p *reportParser) failures(rep *Report) error {
 		if err := p.dec.Decode(&raw); err != nil {
 			return p.valueError(fmt.Sprintf("failures[%d]", i), line, err)
 		}
-		f, err := decodeFailure(raw)
-		if err != nil {
+		var f Failure
+		if err := decodeStrict(raw, &f, failureFieldNames); err != nil {
 			return p.errorAt(line, "failures[%d]: %v", i, err)
 		}
 		p.lines[fmt.Sprintf("failures[%d]", i)] = line
@@ -216,25 +225,79 @@ func (p *reportParser) failures(rep *Report) error {
 	return p.delim(']')
 }
 
-// failureFieldCount is how many fields a Failure has in JSON.
-const failureFieldCount = 6
+// vacuousSeeds decodes the vacuous_seeds array, one strict object at a time.
+func (p *reportParser) vacuousSeeds(rep *Report) error {
+	if err := p.delim('['); err != nil {
+		return err
+	}
+	rep.VacuousSeeds = []VacuousSeed{}
+	for i := 0; p.dec.More(); i++ {
+		line := p.nextLine()
+		raw := json.RawMessage{}
+		if err := p.dec.Decode(&raw); err != nil {
+			return p.valueError(fmt.Sprintf("vacuous_seeds[%d]", i), line, err)
+		}
+		var v VacuousSeed
+		if err := decodeStrict(raw, &v, vacuousFieldNames); err != nil {
+			return p.errorAt(line, "vacuous_seeds[%d]: %v", i, err)
+		}
+		p.lines[fmt.Sprintf("vacuous_seeds[%d]", i)] = line
+		rep.VacuousSeeds = append(rep.VacuousSeeds, v)
+	}
+	return p.delim(']')
+}
 
-// decodeFailure reads one failure object: every field, nothing unknown.
-func decodeFailure(raw json.RawMessage) (Failure, error) {
-	var f Failure
+// coverage decodes the coverage object, a point at a time, refusing an
+// empty or repeated point name.
+func (p *reportParser) coverage(rep *Report) error {
+	if err := p.delim('{'); err != nil {
+		return err
+	}
+	rep.Coverage = map[string]uint64{}
+	for p.dec.More() {
+		tok, err := p.dec.Token()
+		if err != nil {
+			return p.tokenError(err)
+		}
+		line := p.line(p.dec.InputOffset())
+		name, ok := tok.(string)
+		if !ok {
+			return p.errorAt(line, "coverage: found %v where a point name belongs", tok)
+		}
+		if _, dup := rep.Coverage[name]; dup || name == "" {
+			return p.errorAt(line, "coverage: point %q is empty or appears twice", name)
+		}
+		var n uint64
+		if err := p.dec.Decode(&n); err != nil {
+			return p.valueError(fmt.Sprintf("coverage point %q", name), line, err)
+		}
+		rep.Coverage[name] = n
+	}
+	return p.delim('}')
+}
+
+// The fields of a Failure and of a VacuousSeed in JSON, all required.
+var (
+	failureFieldNames = []string{"seed", "invariant", "family", "exit_code", "message", "reproduce"}
+	vacuousFieldNames = []string{"seed", "reason"}
+)
+
+// decodeStrict reads one object into dst: every field of names, nothing
+// unknown.
+func decodeStrict(raw json.RawMessage, dst any, names []string) error {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
-	if err := dec.Decode(&f); err != nil {
-		return Failure{}, err
+	if err := dec.Decode(dst); err != nil {
+		return err
 	}
 	var fields map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &fields); err != nil {
-		return Failure{}, err
+		return err
 	}
-	if len(fields) != failureFieldCount {
-		return Failure{}, fmt.Errorf("has %d fields, want %d (seed, invariant, family, exit_code, message, reproduce)", len(fields), failureFieldCount)
+	if len(fields) != len(names) {
+		return fmt.Errorf("has %d fields, want %d (%s)", len(fields), len(names), strings.Join(names, ", "))
 	}
-	return f, nil
+	return nil
 }
 
 // check refuses a report whose contents contradict themselves.
@@ -294,6 +357,43 @@ func (p *reportParser) checkCounts(rep *Report, sched Schedule) error {
 		}
 		if i > 0 && f.Seed <= rep.Failures[i-1].Seed {
 			return p.errorAt(line, "failures[%d]: seed %d after seed %d: failures must be in increasing seed order", i, f.Seed, rep.Failures[i-1].Seed)
+		}
+	}
+	return p.checkVacuous(rep, sched)
+}
+
+// checkVacuous refuses vacuous seeds and coverage counts the schedule
+// cannot have produced.
+func (p *reportParser) checkVacuous(rep *Report, sched Schedule) error {
+	at := func(field string) int { return p.lines[field] }
+	switch {
+	case rep.Vacuous != uint64(len(rep.VacuousSeeds)):
+		return p.errorAt(at("vacuous"), "vacuous is %d but %d vacuous seeds are listed", rep.Vacuous, len(rep.VacuousSeeds))
+	case rep.Vacuous > rep.SeedsRun:
+		return p.errorAt(at("vacuous"), "%d vacuous seeds among %d seeds run", rep.Vacuous, rep.SeedsRun)
+	case rep.CoverageSeeds > rep.SeedsRun:
+		return p.errorAt(at("coverage_seeds"), "coverage summed over %d seeds, but %d seeds ran", rep.CoverageSeeds, rep.SeedsRun)
+	}
+	failing := map[uint64]bool{}
+	for _, f := range rep.Failures {
+		failing[f.Seed] = true
+	}
+	listed := uint64(len(rep.Failures))
+	for i, v := range rep.VacuousSeeds {
+		line := p.lines[fmt.Sprintf("vacuous_seeds[%d]", i)]
+		if !failing[v.Seed] {
+			listed++
+		}
+		if listed > rep.SeedsRun {
+			return p.errorAt(line, "vacuous_seeds[%d]: failing and vacuous seeds are %d, more than the %d seeds run", i, listed, rep.SeedsRun)
+		}
+		switch {
+		case !sched.Has(v.Seed) || v.Seed > rep.LastSeed:
+			return p.errorAt(line, "vacuous_seeds[%d]: seed %d is not a seed this shard ran (up to %d)", i, v.Seed, rep.LastSeed)
+		case i > 0 && v.Seed <= rep.VacuousSeeds[i-1].Seed:
+			return p.errorAt(line, "vacuous_seeds[%d]: seed %d after seed %d: vacuous seeds must be in increasing seed order", i, v.Seed, rep.VacuousSeeds[i-1].Seed)
+		case strings.TrimSpace(v.Reason) == "":
+			return p.errorAt(line, "vacuous_seeds[%d]: seed %d has no reason", i, v.Seed)
 		}
 	}
 	return nil

@@ -9,7 +9,8 @@ import (
 )
 
 // sampleReport is a report of shard 2/3 of seeds 1..10 (seeds 2, 5, 8)
-// with two failures.
+// with two failures, two vacuous seeds (one of them failing) and coverage
+// summed over two seeds.
 func sampleReport() *Report {
 	return &Report{Format: ReportFormat, Seeds: "1..10", Shard: "2/3", Duration: "2s", Faults: "all",
 		Defects: "commit-as-two-records", RepeatFraction: 0.05, SeedsRun: 3, SeedsRepeated: 1, LastSeed: 8, Complete: true,
@@ -18,7 +19,10 @@ func sampleReport() *Report {
 				Reproduce: "felixsim run --seed 2 --duration 2000ms --defects commit-as-two-records"},
 			{Seed: 8, Invariant: InvariantDeterminism, Family: FamilyDeterminism, ExitCode: 3, Message: "first divergence at event 9",
 				Reproduce: "felixsim run --seed 8 --duration 2000ms --check-determinism"},
-		}, Seconds: 1.5}
+		},
+		Vacuous: 2, VacuousSeeds: []VacuousSeed{{Seed: 5, Reason: "3 acknowledged writes, under the floor of 10"}, {Seed: 8, Reason: "no reads"}},
+		CoverageSeeds: 2, Coverage: map[string]uint64{"fault.kill.fired": 4, "fault.kill.effect": 0, "raft.failover": 9},
+		Seconds: 1.5}
 }
 
 func encode(t testing.TB, r *Report) string {
@@ -36,6 +40,7 @@ func TestReportRoundTrip(t *testing.T) {
 	for _, r := range []*Report{sampleReport(), func() *Report {
 		r := sampleReport()
 		r.Failures, r.Shard, r.Seeds, r.LastSeed, r.SeedsRun, r.SeedsRepeated = nil, "1/1", "3..3", 3, 1, 0
+		r.Vacuous, r.VacuousSeeds, r.CoverageSeeds, r.Coverage = 0, nil, 0, nil
 		return r
 	}()} {
 		text := encode(t, r)
@@ -67,7 +72,7 @@ func TestReadReportRefusesBrokenReports(t *testing.T) {
 	cases := []struct {
 		name, old, new, lineAt, why string
 	}{
-		{"format", `"felixsim-sweep-report/1"`, `"felixsim-sweep-report/2"`, `"format"`, "format"},
+		{"format", `"felixsim-sweep-report/2"`, `"felixsim-sweep-report/1"`, `"format"`, "format"},
 		{"seeds", `"1..10"`, `"10..1"`, `"seeds"`, "ends before it starts"},
 		{"shard", `"2/3"`, `"4/3"`, `"shard"`, "index must be"},
 		{"duration", `"duration": "2s"`, `"duration": "soon"`, `"duration"`, "not a positive duration"},
@@ -89,6 +94,18 @@ func TestReadReportRefusesBrokenReports(t *testing.T) {
 		{"negative", `"seeds_run": 3`, `"seeds_run": -3`, `"seeds_run"`, "number -3"},
 		{"trailing", "1.5\n}\n", "1.5\n}\n{}\n", "{}", "more after"},
 		{"syntax", `"complete": true,`, `"complete": tru,`, `"complete"`, "not JSON"},
+		{"vacuous count", `"vacuous": 2`, `"vacuous": 1`, `"vacuous"`, "but 2 vacuous seeds are listed"},
+		{"vacuous outside shard", `{"seed":5,"reason"`, `{"seed":6,"reason"`, `"seed":6`, "not a seed this shard ran"},
+		{"vacuous order", `{"seed":8,"reason"`, `{"seed":2,"reason"`, `{"seed":2,"reason"`, "increasing seed order"},
+		{"vacuous reason", `"reason":"no reads"`, `"reason":" "`, `"reason":" "`, "has no reason"},
+		{"vacuous field", `"reason":"no reads"`, `"reason":"no reads","x":1`, `"reason":"no reads"`, "unknown field"},
+		{"vacuous and failing", "\"seeds_run\": 3,\n  \"seeds_repeated\": 1,\n  \"last_seed\": 8,\n  \"complete\": true",
+			"\"seeds_run\": 2,\n  \"seeds_repeated\": 1,\n  \"last_seed\": 8,\n  \"complete\": false", `{"seed":5,"reason"`, "more than the 2 seeds run"},
+		{"coverage seeds", `"coverage_seeds": 2`, `"coverage_seeds": 4`, `"coverage_seeds"`, "4 seeds, but 3 seeds ran"},
+		{"coverage point twice", `"raft.failover": 9`, `"raft.failover": 9, "raft.failover": 1`, `"raft.failover": 9,`, "appears twice"},
+		{"coverage empty name", `"raft.failover": 9`, `"": 9`, `"": 9`, "empty or appears twice"},
+		{"coverage negative", `"raft.failover": 9`, `"raft.failover": -9`, `"raft.failover"`, "number -9"},
+		{"coverage not an object", `"coverage": {`, `"coverage": [{`, `"coverage"`, "belongs"},
 	}
 	for _, c := range cases {
 		if strings.Count(good, c.old) == 0 {

@@ -12,7 +12,9 @@ import (
 
 // ReportFormat names the report's JSON format and its version; the reader
 // refuses any other.
-const ReportFormat = "felixsim-sweep-report/1"
+//
+// Version 2 added vacuous, vacuous_seeds, coverage_seeds and coverage.
+const ReportFormat = "felixsim-sweep-report/2"
 
 // Report is what a sweep (or a merge of shard sweeps) found.
 type Report struct {
@@ -37,6 +39,18 @@ type Report struct {
 	Complete bool `json:"complete"`
 	// Failures are the failing seeds in increasing seed order.
 	Failures []Failure `json:"failures"`
+	// Vacuous counts the seeds whose run reported itself vacuous (too
+	// little progress for its checks to mean much; passing or failing);
+	// VacuousSeeds lists them with the run's reason, in seed order.
+	Vacuous      uint64        `json:"vacuous"`
+	VacuousSeeds []VacuousSeed `json:"vacuous_seeds"`
+	// CoverageSeeds counts the seeds whose run reported coverage counts
+	// (a crashed or timed-out worker reports none), and Coverage sums
+	// those counts by point name: every point the sweep was told runs may
+	// count (Options.Points) with its total, zero included, and any other
+	// point a run reported.
+	CoverageSeeds uint64            `json:"coverage_seeds"`
+	Coverage      map[string]uint64 `json:"coverage"`
 	// Seconds is the wall time the sweep took (for a merge, the longest
 	// shard's, as when the shards run side by side).
 	Seconds float64 `json:"seconds"`
@@ -77,9 +91,17 @@ func (r *Report) WriteJSON(w io.Writer) error {
 	}{{"format", r.Format}, {"seeds", r.Seeds}, {"shard", r.Shard}, {"duration", r.Duration},
 		{"faults", r.Faults}, {"defects", r.Defects}, {"repeat_fraction", r.RepeatFraction},
 		{"seeds_run", r.SeedsRun}, {"seeds_repeated", r.SeedsRepeated}, {"last_seed", r.LastSeed},
-		{"complete", r.Complete}, {"failures", nil}} {
-		if f.key == "failures" {
+		{"complete", r.Complete}, {"failures", nil}, {"vacuous", r.Vacuous}, {"vacuous_seeds", nil},
+		{"coverage_seeds", r.CoverageSeeds}, {"coverage", nil}} {
+		switch f.key {
+		case "failures":
 			writeFailures(&b, r.Failures)
+			continue
+		case "vacuous_seeds":
+			writeVacuousSeeds(&b, r.VacuousSeeds)
+			continue
+		case "coverage":
+			writeCoverage(&b, r.Coverage)
 			continue
 		}
 		v, err := json.Marshal(f.value)
@@ -100,19 +122,26 @@ func (r *Report) WriteJSON(w io.Writer) error {
 }
 
 // writeFailures writes the "failures" field, one failure a line.
-func writeFailures(b *bytes.Buffer, fs []Failure) {
-	if len(fs) == 0 {
-		b.WriteString("  \"failures\": [],\n")
+func writeFailures(b *bytes.Buffer, fs []Failure) { writeList(b, "failures", fs) }
+
+// writeVacuousSeeds writes the "vacuous_seeds" field, one seed a line.
+func writeVacuousSeeds(b *bytes.Buffer, vs []VacuousSeed) { writeList(b, "vacuous_seeds", vs) }
+
+// writeList writes the array field key, one element a line, so that a
+// reader's error can name the line of the element it refuses.
+func writeList[T Failure | VacuousSeed](b *bytes.Buffer, key string, xs []T) {
+	if len(xs) == 0 {
+		fmt.Fprintf(b, "  %q: [],\n", key)
 		return
 	}
-	b.WriteString("  \"failures\": [\n")
-	for i, f := range fs {
-		v, err := json.Marshal(f)
+	fmt.Fprintf(b, "  %q: [\n", key)
+	for i, x := range xs {
+		v, err := json.Marshal(x)
 		if err != nil {
-			panic(fmt.Sprintf("sweep: a Failure of strings and numbers does not marshal: %v", err))
+			panic(fmt.Sprintf("sweep: a %T of strings and numbers does not marshal: %v", x, err))
 		}
 		sep := ","
-		if i == len(fs)-1 {
+		if i == len(xs)-1 {
 			sep = ""
 		}
 		fmt.Fprintf(b, "    %s%s\n", v, sep)
@@ -130,8 +159,9 @@ func (r *Report) Headline() string {
 		r.Seeds, r.Shard, state, r.SeedsRun, r.SeedsRepeated, len(r.Failures), r.Seconds)
 }
 
-// WriteText writes the headline and a table of the failing seeds: seed,
-// invariant, family and the command that reproduces each.
+// WriteText writes the headline, a table of the failing seeds (seed,
+// invariant, family and the command that reproduces each), the vacuous
+// seeds with their reasons, and the coverage summed over the seeds.
 func (r *Report) WriteText(w io.Writer) error {
 	var b strings.Builder
 	fmt.Fprintln(&b, r.Headline())
@@ -145,6 +175,12 @@ func (r *Report) WriteText(w io.Writer) error {
 			return fmt.Errorf("sweep: format table: %w", err)
 		}
 	}
+	if err := r.writeVacuousText(&b); err != nil {
+		return err
+	}
+	if err := r.writeCoverageText(&b); err != nil {
+		return err
+	}
 	if _, err := io.WriteString(w, b.String()); err != nil {
 		return fmt.Errorf("sweep: write report: %w", err)
 	}
@@ -157,6 +193,12 @@ func (r *Report) Equal(o *Report) bool {
 	a.Seconds, b.Seconds = 0, 0
 	if len(a.Failures) == 0 && len(b.Failures) == 0 {
 		a.Failures, b.Failures = nil, nil
+	}
+	if len(a.VacuousSeeds) == 0 && len(b.VacuousSeeds) == 0 {
+		a.VacuousSeeds, b.VacuousSeeds = nil, nil
+	}
+	if len(a.Coverage) == 0 && len(b.Coverage) == 0 {
+		a.Coverage, b.Coverage = nil, nil
 	}
 	ja, errA := json.Marshal(a)
 	jb, errB := json.Marshal(b)

@@ -33,6 +33,11 @@ type Options struct {
 	// SeedTimeout bounds one seed's wall time (0: no bound); a seed past
 	// it is stopped and reported as an InvariantSeedTimeout failure.
 	SeedTimeout time.Duration
+	// Points are the coverage points a run may count: the report lists
+	// each with its total over the seeds, zero included, so that a point
+	// no seed reached shows as never hit (cmd/felixsim passes
+	// runner.CoverageDeclared's).
+	Points []string
 	// OutDir, when set, receives seed-N.json, the run's own JSON output,
 	// for every failing seed.
 	OutDir string
@@ -121,6 +126,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		return nil, broke
 	}
 	rep.sortFailures()
+	rep.sortVacuous()
 	rep.Seconds = time.Since(start).Seconds()
 	rep.Complete = rep.SeedsRun == total && !sched.Range.Open
 	if ctx.Err() != nil {
@@ -166,17 +172,33 @@ func (o *Options) work(ctx context.Context, seeds <-chan uint64, results chan<- 
 
 // newReport is the empty report of this sweep.
 func (o *Options) newReport() *Report {
-	return &Report{Format: ReportFormat, Seeds: o.Seeds.String(), Shard: o.Shard.String(), Duration: o.Duration.String(),
-		Faults: o.Faults, Defects: o.Defects, RepeatFraction: o.RepeatFraction, Failures: []Failure{}}
+	rep := &Report{Format: ReportFormat, Seeds: o.Seeds.String(), Shard: o.Shard.String(), Duration: o.Duration.String(),
+		Faults: o.Faults, Defects: o.Defects, RepeatFraction: o.RepeatFraction, Failures: []Failure{},
+		VacuousSeeds: []VacuousSeed{}, Coverage: map[string]uint64{}}
+	for _, p := range o.Points {
+		rep.Coverage[p] = 0
+	}
+	return rep
 }
 
-// record adds one seed's outcome to rep, and keeps a failing seed's output
+// record adds one seed's outcome to rep (its failure, its vacuous reason,
+// its coverage counts), and keeps a failing seed's output
 // in OutDir.
 func (o *Options) record(rep *Report, res seedResult) error {
 	rep.SeedsRun++
 	rep.LastSeed = max(rep.LastSeed, res.seed)
 	if res.repeated {
 		rep.SeedsRepeated++
+	}
+	if res.vacuous != "" {
+		rep.Vacuous++
+		rep.VacuousSeeds = append(rep.VacuousSeeds, VacuousSeed{Seed: res.seed, Reason: res.vacuous})
+	}
+	if res.counts != nil {
+		rep.CoverageSeeds++
+		if err := addCounts(rep.Coverage, res.counts); err != nil {
+			return fmt.Errorf("seed %d: %w", res.seed, err)
+		}
 	}
 	if res.failure == nil {
 		return nil

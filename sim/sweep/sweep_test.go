@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -60,11 +61,14 @@ func TestSweepPlantedDefectReproduces(t *testing.T) {
 // TestShardsMergeToTheUnshardedReport runs the CLI end to end: `sweep
 // --shard 1/2` and `--shard 2/2` write their JSON reports, `merge` reads
 // them back, and the merged report equals the unsharded sweep's, wall time
-// aside. The defect fails some seeds of 1..8 and not others, and half the
-// seeds run twice, so the failures and counts interleave across shards.
+// aside: failures, vacuous seeds and coverage totals included. The defect
+// fails some seeds of 1..8 and not others, client links cut for 3 s leave
+// some seed vacuous, and half the seeds run twice, so the failures, the
+// vacuous seeds and the counts interleave across shards.
 func TestShardsMergeToTheUnshardedReport(t *testing.T) {
 	dir := t.TempDir()
-	common := []string{"sweep", "--seeds", "1..8", "--duration", "2s", "--defects", "ack-before-quorum", "--repeat-fraction", "0.5", "--jobs", "2", "--json"}
+	common := []string{"sweep", "--seeds", "1..8", "--duration", "3s", "--faults", "clientcut", "--defects", "ack-before-quorum",
+		"--repeat-fraction", "0.5", "--jobs", "2", "--json"}
 	sweepTo := func(name string, extra ...string) string {
 		path := filepath.Join(dir, name)
 		cli(t, path, append(append([]string{}, common...), extra...)...)
@@ -86,6 +90,74 @@ func TestShardsMergeToTheUnshardedReport(t *testing.T) {
 	if a, b := readFile(t, s1), readFile(t, s2); len(a.Failures) == 0 || len(b.Failures) == 0 {
 		t.Fatalf("a shard without failures proves little about merging: %+v %+v", a, b)
 	}
+	if whole.Vacuous == 0 || whole.Vacuous == whole.SeedsRun || whole.CoverageSeeds != 8 || whole.Coverage["fault.clientcut.fired"] == 0 {
+		t.Fatalf("the sweep does not mix vacuous and other seeds, or sums no coverage: %+v", whole)
+	}
+}
+
+// TestSweepTotalsAreTheSumOfItsRuns sweeps seeds 3..6 (client links cut
+// for 3 s: seed 6 is vacuous; half the seeds run twice) and runs each seed
+// again on its own with `felixsim run --json`; the sweep's coverage totals
+// must equal the sums of those runs' counts, computed here, point by point
+// (a declared point no run reached as zero), and its vacuous seeds must be
+// those runs' vacuous ones with their reasons.
+func TestSweepTotalsAreTheSumOfItsRuns(t *testing.T) {
+	o := realOptions("3..6", "none")
+	o.Faults, o.Duration, o.RepeatFraction = "clientcut", 3*time.Second, 0.5
+	o.Points = []string{"raft.failover", "fault.clientcut.fired", "fault.clientcut.effect", "logstore.recover.corrupt"}
+	rep, err := Run(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sums := map[string]uint64{} // every declared point, reached or not (no clientcut run reaches logstore.recover.corrupt)
+	for _, p := range o.Points {
+		sums[p] = 0
+	}
+	var vacuous []VacuousSeed
+	for seed := 3; seed <= 6; seed++ {
+		out := runAlone(t, seed, "--duration", "3s", "--faults", "clientcut", "--defects", "none")
+		for name, n := range out.Coverage {
+			sums[name] += n
+		}
+		if out.Vacuous {
+			vacuous = append(vacuous, VacuousSeed{Seed: uint64(seed), Reason: out.VacuousReason})
+		}
+	}
+	if rep.CoverageSeeds != 4 || len(rep.Coverage) != len(sums) {
+		t.Fatalf("sweep coverage over %d seeds: %v\nsum of the runs: %v", rep.CoverageSeeds, rep.Coverage, sums)
+	}
+	for name, n := range sums {
+		if got, ok := rep.Coverage[name]; !ok || got != n {
+			t.Errorf("coverage %s: sweep %d (present %v), sum of the runs %d", name, got, ok, n)
+		}
+	}
+	if sums["fault.clientcut.fired"] == 0 || rep.SeedsRepeated == 0 || rep.SeedsRepeated == 4 {
+		t.Fatalf("the sweep proves little: no clientcut fired (%v) or no mix of repeated seeds (%d)", sums, rep.SeedsRepeated)
+	}
+	if len(vacuous) == 0 || len(rep.VacuousSeeds) != len(vacuous) || rep.Vacuous != uint64(len(vacuous)) {
+		t.Fatalf("vacuous seeds: sweep %d %+v, runs %+v (and the test wants at least one)", rep.Vacuous, rep.VacuousSeeds, vacuous)
+	}
+	for i := range vacuous {
+		if rep.VacuousSeeds[i] != vacuous[i] {
+			t.Errorf("vacuous seed %d: sweep %+v, run %+v", i, rep.VacuousSeeds[i], vacuous[i])
+		}
+	}
+}
+
+// runAlone runs `felixsim run --seed N --json` with args and decodes it.
+func runAlone(t *testing.T, seed int, args ...string) runOutput {
+	t.Helper()
+	cmd := exec.Command(felixsim, append([]string{"run", "--seed", strconv.Itoa(seed), "--json"}, args...)...)
+	var stdout bytes.Buffer
+	cmd.Stdout = &stdout
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("seed %d alone: %v", seed, err)
+	}
+	var out runOutput
+	if err := json.Unmarshal(stdout.Bytes(), &out); err != nil || out.Coverage == nil {
+		t.Fatalf("seed %d alone: output %v without coverage: %s", seed, err, stdout.String())
+	}
+	return out
 }
 
 // cli runs the test's felixsim with args, stdout to path; exit 0 or 1 (a

@@ -38,6 +38,10 @@ type runOutput struct {
 		Deterministic bool   `json:"deterministic"`
 		Divergence    string `json:"divergence"`
 	} `json:"determinism"`
+	// Coverage is nil when the run printed no "coverage" object.
+	Coverage      map[string]uint64 `json:"coverage"`
+	Vacuous       bool              `json:"vacuous"`
+	VacuousReason string            `json:"vacuous_reason"`
 }
 
 // seedResult is one seed's outcome: a failure, or nil for a pass.
@@ -45,6 +49,10 @@ type seedResult struct {
 	seed     uint64
 	repeated bool
 	failure  *Failure
+	// counts are the run's coverage counts (nil when it reported none);
+	// vacuous is its vacuous reason ("" when it was not vacuous).
+	counts  map[string]uint64
+	vacuous string
 	// stdout is the worker's output, kept for --out.
 	stdout []byte
 }
@@ -93,21 +101,51 @@ func (o *Options) runSeed(ctx context.Context, seed uint64) (seedResult, error) 
 	case err != nil:
 		return res, fmt.Errorf("seed %d: worker %s did not run: %w", seed, o.Binary, err)
 	}
-	f, err := classify(seed, code, stdout.Bytes(), stderr.String(), args)
+	f, out, err := classify(seed, code, stdout.Bytes(), stderr.String(), args)
 	res.failure = f
+	if out != nil {
+		res.counts = out.Coverage
+		if out.Vacuous {
+			res.vacuous = clipMessage(out.VacuousReason)
+		}
+	}
 	return res, err
 }
 
 // classify turns a worker's exit code and output into a failure (nil for
-// a pass), or an error when the output does not keep the protocol.
-func classify(seed uint64, code int, stdout []byte, stderr string, args []string) (*Failure, error) {
+// a pass) and the run's output (nil when the worker crashed), or an error
+// when the output does not keep the protocol.
+func classify(seed uint64, code int, stdout []byte, stderr string, args []string) (*Failure, *runOutput, error) {
 	if code == exitUsage || code < 0 {
 		if crash := GoCrash(stderr); crash != "" {
 			return &Failure{Seed: seed, Invariant: InvariantProcessCrash, Family: FamilyCrash, ExitCode: code,
-				Message: clipMessage(crash), Reproduce: "felixsim " + strings.Join(args, " ")}, nil
+				Message: clipMessage(crash), Reproduce: "felixsim " + strings.Join(args, " ")}, nil, nil
 		}
-		return nil, fmt.Errorf("seed %d: worker exited %d: %s", seed, code, FirstLine(stderr))
+		return nil, nil, fmt.Errorf("seed %d: worker exited %d: %s", seed, code, FirstLine(stderr))
 	}
+	out, err := decodeRunOutput(seed, code, stdout, stderr)
+	if err != nil {
+		return nil, nil, err
+	}
+	mismatch := out.Determinism != nil && !out.Determinism.Deterministic
+	switch {
+	case code == exitPass && len(out.Violations) == 0 && !mismatch:
+		return nil, out, nil
+	case mismatch && code == exitIncomplete:
+		return &Failure{Seed: seed, Invariant: InvariantDeterminism, Family: FamilyDeterminism, ExitCode: code,
+			Message: clipMessage(out.Determinism.Divergence), Reproduce: out.Reproduce + " --check-determinism"}, out, nil
+	case FamilyOf(code) != "" && len(out.Violations) > 0:
+		v, family := decisive(code, out.Violations)
+		return &Failure{Seed: seed, Invariant: v.Invariant, Family: family, ExitCode: code,
+			Message: clipMessage(v.Message), Reproduce: out.Reproduce}, out, nil
+	}
+	return nil, nil, fmt.Errorf("seed %d: worker exited %d with %d violation(s): the exit code and the verdict disagree", seed, code, len(out.Violations))
+}
+
+// decodeRunOutput reads the worker's one JSON object and refuses output
+// that does not describe this seed: another seed, no reproduce command, a
+// vacuous run without its reason, a coverage point without a name.
+func decodeRunOutput(seed uint64, code int, stdout []byte, stderr string) (*runOutput, error) {
 	var out runOutput
 	dec := json.NewDecoder(bytes.NewReader(stdout))
 	if err := dec.Decode(&out); err != nil || dec.More() {
@@ -116,19 +154,13 @@ func classify(seed uint64, code int, stdout []byte, stderr string, args []string
 	if out.Seed != seed || out.Reproduce == "" {
 		return nil, fmt.Errorf("seed %d: worker reported seed %d and reproduce %q", seed, out.Seed, out.Reproduce)
 	}
-	mismatch := out.Determinism != nil && !out.Determinism.Deterministic
-	switch {
-	case code == exitPass && len(out.Violations) == 0 && !mismatch:
-		return nil, nil
-	case mismatch && code == exitIncomplete:
-		return &Failure{Seed: seed, Invariant: InvariantDeterminism, Family: FamilyDeterminism, ExitCode: code,
-			Message: clipMessage(out.Determinism.Divergence), Reproduce: out.Reproduce + " --check-determinism"}, nil
-	case FamilyOf(code) != "" && len(out.Violations) > 0:
-		v, family := decisive(code, out.Violations)
-		return &Failure{Seed: seed, Invariant: v.Invariant, Family: family, ExitCode: code,
-			Message: clipMessage(v.Message), Reproduce: out.Reproduce}, nil
+	if out.Vacuous == (strings.TrimSpace(out.VacuousReason) == "") {
+		return nil, fmt.Errorf("seed %d: worker reported vacuous %v with reason %q: a vacuous run names its reason, and only a vacuous one", seed, out.Vacuous, out.VacuousReason)
 	}
-	return nil, fmt.Errorf("seed %d: worker exited %d with %d violation(s): the exit code and the verdict disagree", seed, code, len(out.Violations))
+	if _, empty := out.Coverage[""]; empty {
+		return nil, fmt.Errorf("seed %d: worker reported a coverage point with an empty name", seed)
+	}
+	return &out, nil
 }
 
 // GoCrash returns the first line of a Go runtime crash report on a

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -87,6 +88,9 @@ func TestSweepStopsOnABrokenProtocol(t *testing.T) {
 		"no JSON":              `[ $seed = 3 ] && { echo 'hello'; exit 1; }; ` + passJSON,
 		"wrong seed":           `[ $seed = 3 ] && { echo '{"seed":4,"violations":[],"reproduce":"felixsim run --seed 4"}'; exit 0; }; ` + passJSON,
 		"two objects":          `[ $seed = 3 ] && { echo '{"seed":3,"violations":[],"reproduce":"r"}{}'; exit 0; }; ` + passJSON,
+		"vacuous, no reason":   `[ $seed = 3 ] && { echo '{"seed":3,"violations":[],"reproduce":"r","vacuous":true}'; exit 0; }; ` + passJSON,
+		"reason, not vacuous":  `[ $seed = 3 ] && { echo '{"seed":3,"violations":[],"reproduce":"r","vacuous_reason":"few"}'; exit 0; }; ` + passJSON,
+		"unnamed point":        `[ $seed = 3 ] && { echo '{"seed":3,"violations":[],"reproduce":"r","coverage":{"":1}}'; exit 0; }; ` + passJSON,
 	} {
 		rep, err := Run(context.Background(), fakeOptions(fakeWorker(t, body), "1..6"))
 		if err == nil || !strings.Contains(err.Error(), "seed 3") || rep != nil {
@@ -166,9 +170,60 @@ func TestClassifyListsTheDecisiveInvariant(t *testing.T) {
 		{3, `{"seed":1,"violations":[{"invariant":"Crash","message":"a"}],"reproduce":"felixsim run --seed 1"}`, "Crash", "crash"},
 		{1, `{"seed":1,"violations":[{"invariant":"Unregistered","message":"a"}],"reproduce":"felixsim run --seed 1"}`, "Unregistered", "safety"},
 	} {
-		f, err := classify(1, c.code, []byte(c.out), "", nil)
+		f, _, err := classify(1, c.code, []byte(c.out), "", nil)
 		if err != nil || f == nil || f.Invariant != c.inv || f.Family != c.fam {
 			t.Errorf("exit %d %s: %+v, %v; want %s (%s)", c.code, c.out, f, err, c.inv, c.fam)
+		}
+	}
+}
+
+// TestSweepCountsVacuousSeedsAndSumsCoverage: the fake worker reports
+// coverage and vacuousness per seed as a run does; the report lists the
+// vacuous seeds (a failing one too) in seed order with their reasons, and
+// sums the counts of the seeds that reported any (seed 4 crashes and
+// reports none; seed 6 is an older binary without a coverage object).
+// Every declared point appears, zero included, and a point outside the
+// declared ones that a run reported is kept. The totals are stated here:
+// raft.failover 1+2+3+5, fault.kill.fired 10 on seed 2 and 20 on seed 5.
+func TestSweepCountsVacuousSeedsAndSumsCoverage(t *testing.T) {
+	bin := fakeWorker(t, `case $seed in
+2) echo '{"seed":2,"violations":[],"reproduce":"felixsim run --seed 2","coverage":{"raft.failover":2,"fault.kill.fired":10},"vacuous":true,"vacuous_reason":"3 acknowledged writes, under the floor of 10"}';;
+4) echo 'panic: boom' >&2; echo 'goroutine 1 [running]:' >&2; exit 2;;
+5) echo '{"seed":5,"violations":[{"invariant":"CommittedNeverLost","message":"lost"}],"reproduce":"felixsim run --seed 5","coverage":{"raft.failover":5,"fault.kill.fired":20,"new.point":1},"vacuous":true,"vacuous_reason":"0 checked reads"}'; exit 1;;
+6) `+passJSON+`;;
+*) echo '{"seed":'$seed',"violations":[],"reproduce":"felixsim run --seed '$seed'","coverage":{"raft.failover":'$seed'},"vacuous":false}';;
+esac`)
+	o := fakeOptions(bin, "1..6")
+	o.Points = []string{"raft.failover", "fault.kill.fired", "fault.kill.effect"}
+	rep, err := Run(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantCov := map[string]uint64{"raft.failover": 1 + 2 + 3 + 5, "fault.kill.fired": 30, "fault.kill.effect": 0, "new.point": 1}
+	if rep.CoverageSeeds != 4 || len(rep.Coverage) != len(wantCov) {
+		t.Fatalf("coverage over %d seeds: %v, want 4 seeds: %v", rep.CoverageSeeds, rep.Coverage, wantCov)
+	}
+	for name, n := range wantCov {
+		if got, ok := rep.Coverage[name]; !ok || got != n {
+			t.Errorf("coverage %s = %d (present %v), want %d", name, got, ok, n)
+		}
+	}
+	if rep.Vacuous != 2 || len(rep.VacuousSeeds) != 2 || rep.VacuousSeeds[0] != (VacuousSeed{2, "3 acknowledged writes, under the floor of 10"}) ||
+		rep.VacuousSeeds[1] != (VacuousSeed{5, "0 checked reads"}) {
+		t.Fatalf("vacuous %d: %+v", rep.Vacuous, rep.VacuousSeeds)
+	}
+	if req, opt := rep.NeverHit(); len(req) != 1 || req[0] != "fault.kill.effect" || len(opt) != 0 {
+		t.Fatalf("never hit %v, optional %v; want [fault.kill.effect]", req, opt)
+	}
+	var text strings.Builder
+	if err := rep.WriteText(&text); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`^vacuous: 2 of 6 seeds \(33\.3%\)$`, `^2 +3 acknowledged writes, under the floor of 10$`, `^5 +0 checked reads$`,
+		`^coverage: summed over 4 of 6 seeds, 4 points, 1 never hit$`, `^kill +30 +0$`, `^raft\.failover +11$`, `^new\.point +1$`,
+		`^never hit: fault\.kill\.effect$`} {
+		if !regexp.MustCompile("(?m)" + want).MatchString(text.String()) {
+			t.Errorf("text report lacks a line matching %s:\n%s", want, text.String())
 		}
 	}
 }
