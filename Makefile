@@ -64,7 +64,8 @@ fuzz:
 ## sweep: `felixsim sweep` over seeds 1..SEEDS (default 200) with every fault
 ## kind, SWEEP_DURATION of faults each, every seed run twice in its process
 ## (the trace hashes must match), JOBS worker processes (default: the CPUs).
-## See docs/sweep.md for shards, merge, --for and the report.
+## The report lists the failing and the vacuous seeds and the coverage summed
+## over the seeds. See docs/sweep.md for shards, merge, --for and the report.
 SEEDS ?= 200
 SWEEP_DURATION ?= 20s
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
