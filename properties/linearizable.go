@@ -75,17 +75,18 @@ func (r *LinearizableReport) Err() error {
 // once after every answer, are linearizable against the shard's sequential
 // specification (linearizable_model.go): some order of the operations,
 // each taking effect between its invocation and its answer, explains every
-// answer. A write whose answer was lost takes effect at any point after
-// its invocation or never; a request the logs show landed more times than
-// it was sent lands as often as they show. The search is porcupine's, with
-// cuts that never change a verdict (cutRefuses); stepsMax bounds it per
-// scope (0: LinearizableStepsMax), and a scope that runs out is unknown.
+// answer. Any copy of a sent write that no answer places (its answer was
+// lost, or the network or a re-send made another copy) may take effect at
+// any point after its invocation, or never (addLandings). The search is
+// porcupine's, with cuts that never change a verdict (cutRefuses,
+// outOfTurn); stepsMax bounds it per scope (0: LinearizableStepsMax), and
+// a scope that runs out is unknown.
 func HistoryLinearizable(h *History, ref *ReplicaLog, stepsMax int) LinearizableReport {
 	if stepsMax <= 0 {
 		stepsMax = LinearizableStepsMax
 	}
 	var rep LinearizableReport
-	for _, ls := range linScopesOf(h, ref) {
+	for _, ls := range linScopesOf(h, ref, linPooled) {
 		s := LinearizableScope{Scope: ls.scope, Ops: len(ls.ops)}
 		if ls.skip != "" {
 			s.Verdict, s.Detail = LinearizableSkipped, ls.skip
@@ -152,16 +153,11 @@ func linModel(ls *linScope, cut bool, budget *linBudget) porcupine.Model {
 	}
 }
 
-// linOperations converts a scope's operations to porcupine's form; the
-// cut search leaves out the writes that can only step after the final read
-// (neverBeforeFinal).
-func linOperations(ls *linScope, cut bool) []porcupine.Operation {
+// linOperations converts a scope's operations to porcupine's form.
+func linOperations(ls *linScope) []porcupine.Operation {
 	out := make([]porcupine.Operation, 0, len(ls.ops))
 	for i := range ls.ops {
 		op := &ls.ops[i]
-		if cut && ls.neverBeforeFinal(op) {
-			continue
-		}
 		out = append(out, porcupine.Operation{Input: op, Call: op.callNs, Return: op.returnNs})
 	}
 	return out
@@ -170,7 +166,7 @@ func linOperations(ls *linScope, cut bool) []porcupine.Operation {
 // linCheck searches one scope (cut or plain) within stepsMax steps.
 func linCheck(ls *linScope, cut bool, stepsMax int) (LinearizableVerdict, int) {
 	budget := &linBudget{stepsMax: stepsMax}
-	res := porcupine.CheckOperationsTimeout(linModel(ls, cut, budget), linOperations(ls, cut), 0)
+	res := porcupine.CheckOperationsTimeout(linModel(ls, cut, budget), linOperations(ls), 0)
 	switch {
 	case res == porcupine.Ok:
 		return LinearizableOK, budget.steps
@@ -187,7 +183,7 @@ func linCheck(ls *linScope, cut bool, stepsMax int) (LinearizableVerdict, int) {
 // not place after it.
 func linExplain(ls *linScope, stepsMax int) string {
 	budget := &linBudget{stepsMax: stepsMax}
-	ops := linOperations(ls, true)
+	ops := linOperations(ls)
 	_, info := porcupine.CheckOperationsVerbose(linModel(ls, true, budget), ops, 0)
 	var longest []int
 	for _, p := range info.PartialLinearizations() {
@@ -208,7 +204,7 @@ func linExplain(ls *linScope, stepsMax int) string {
 		}
 	}
 	sort.Slice(stuck, func(a, b int) bool { return stuck[a].callNs < stuck[b].callNs })
-	msg := fmt.Sprintf("no linearization of %d operations (%d writes of unknown outcome, %d extra copies); the longest partial linearization places %d",
+	msg := fmt.Sprintf("no linearization of %d operations (%d writes of unknown outcome, %d landings of unplaced request copies); the longest partial linearization places %d",
 		len(ls.ops), ls.unknown, ls.copies, len(longest))
 	if len(stuck) > 0 {
 		op := stuck[0]

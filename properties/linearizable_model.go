@@ -26,11 +26,12 @@ const (
 	linWrite
 	// linRefused: a conditional write refused with the tail; it writes nothing.
 	linRefused
-	// linMaybe: a write whose answer was lost (unknown, pending) or an extra
-	// copy of a duplicated or retried request: it appends at the tail (a
-	// conditional one only at its expected offset, else it is a no-op).
-	// It never returns, so it may take effect at any point after its
-	// invocation, or after the final read, which is never.
+	// linMaybe: a landing of a request no answer places (a write whose
+	// answer was lost, a network duplicate, a copy re-sent after a
+	// redirect or by a retry): it appends at the tail (a conditional one
+	// only at its expected offset, else it is a no-op). It never returns,
+	// so it may take effect at any point after its request's invocation,
+	// or after the final read, which is never.
 	linMaybe
 	// linStateGet: a state_get answered ok.
 	linStateGet
@@ -49,9 +50,11 @@ type linEntry struct {
 // linOp is one operation of one scope, the input of a porcupine step.
 type linOp struct {
 	kind linKind
-	// id is the history operation's id; a copy carries its request's id.
-	id   uint64
-	copy bool
+	// id is the history operation's id; a landing carries its request's
+	// id and is numbered among its record's landings by copyIdx.
+	id      uint64
+	copy    bool
+	copyIdx int
 	// rec is a write's record; conditional and expected describe commit_if.
 	rec         int32
 	conditional bool
@@ -115,9 +118,15 @@ type linSpec struct {
 	// finalNext is the final log's length; hasFinal says there is one.
 	hasFinal  bool
 	finalNext uint64
-	// refusedByCut counts the steps the cuts refused (for the proof test:
-	// cuts that never fire prove nothing).
-	refusedByCut int
+	// pooled says a record's landings are interchangeable (linPooled), so
+	// the search may take them in one fixed order; acked marks the offsets
+	// acknowledged writes reported.
+	pooled bool
+	acked  map[uint64]bool
+	// refusedByCut counts the steps the cuts refused, refusedOutOfTurn
+	// those outOfTurn refused (for the proof test: cuts that never fire
+	// prove nothing).
+	refusedByCut, refusedOutOfTurn int
 }
 
 // pinConflict marks an offset two observations fill with different records.
@@ -138,6 +147,11 @@ func (sp *linSpec) step(s linState, op *linOp, cut bool) (bool, linState) {
 	case linMaybe:
 		if op.conditional && s.n != op.expected {
 			return true, s // refused: no effect
+		}
+		if cut && sp.outOfTurn(s, op) {
+			sp.refusedByCut++
+			sp.refusedOutOfTurn++
+			return false, s
 		}
 		return sp.appendIf(s, op.rec, cut)
 	case linStateGet:
@@ -176,6 +190,27 @@ func (sp *linSpec) cutRefuses(s linState, rec int32) bool {
 	}
 	p, ok := sp.pinned[s.n]
 	return ok && p != rec
+}
+
+// outOfTurn refuses, before the final read, a pooled landing that is not
+// the next of its record in index order: landing j appends only once
+// landings 0..j-1 have. A record's pooled landings are identical
+// operations (same record, same invocation, never returning), so any
+// linearization can be relabelled to take them in index order; the cut
+// never changes a verdict. The landings so far are the record's entries
+// in s at offsets no acknowledged write reported (an acknowledged write's
+// offset holds its own record in any linearization that completes).
+func (sp *linSpec) outOfTurn(s linState, op *linOp) bool {
+	if !sp.pooled || s.final || op.copyIdx == 0 {
+		return false
+	}
+	landed := 0
+	for off := uint64(0); off < s.n; off++ {
+		if s.buf.recs[off] == op.rec && !sp.acked[off] {
+			landed++
+		}
+	}
+	return landed != op.copyIdx
 }
 
 // append returns s with rec appended, sharing s's buffer when it can.
@@ -260,10 +295,7 @@ func (sp *linSpec) describe(op *linOp) string {
 	case linRefused:
 		return fmt.Sprintf("op %d (conditional write %s at %d → refused, tail %d)", op.id, describeRecord(&sp.recs[op.rec].entry), op.expected, op.offset)
 	case linMaybe:
-		if op.copy {
-			return fmt.Sprintf("a copy of op %d (write %s, outcome unknown)", op.id, describeRecord(&sp.recs[op.rec].entry))
-		}
-		return fmt.Sprintf("op %d (write %s, outcome unknown)", op.id, describeRecord(&sp.recs[op.rec].entry))
+		return fmt.Sprintf("a landing of write %s (earliest request: op %d)", describeRecord(&sp.recs[op.rec].entry), op.id)
 	case linStateGet:
 		if !op.found {
 			return fmt.Sprintf("op %d (state_get %s → absent)", op.id, op.key)

@@ -18,35 +18,48 @@ type linScope struct {
 	ops   []linOp
 	// skip says why the scope cannot be checked ("" when it can).
 	skip string
-	// unknown and copies count the writes that may or may not have landed
-	// and the extra copies of requests the logs show landed more than once.
+	// unknown counts the writes whose outcome is unknown or pending;
+	// copies the landings of requests whose writer the search chooses.
 	unknown, copies int
-	// pinnedAt counts, per record, the offsets pinned to it.
-	pinnedAt map[int32]int
 }
+
+// linLandings says how the builder gives the search the landings of
+// requests no acknowledgement places (see addLandings).
+type linLandings uint8
+
+const (
+	// linPooled: per record, as many interchangeable landings as the logs
+	// show beyond its acknowledged writes, invoked with the earliest
+	// request that carried it (the checked form).
+	linPooled linLandings = iota + 1
+	// linPerRequest: every sent request of a record may land as often as
+	// the logs show the record (the plain statement; for the proof test).
+	linPerRequest
+)
 
 // linBuilder gathers one scope's operations from the history.
 type linBuilder struct {
-	ls     *linScope
-	intern map[string]int32
+	ls       *linScope
+	landings linLandings
+	intern   map[string]int32
 	// key is the scratch buffer record builds keys in.
 	key []byte
-	// landable counts, per record, the writes that may append it; firstNs
-	// is the earliest invocation of a sent write carrying it, proto that
-	// write (a copy repeats it).
-	landable map[int32]int
-	firstNs  map[int32]int64
-	proto    map[int32]*linOp
+	// writers lists, per record, the sent writes that carried it and were
+	// not failed, in history order; acked counts those answered ok.
+	writers map[int32][]linOp
+	acked   map[int32]int
 }
 
 // linScopesOf splits h by scope and converts each scope's operations for
-// the search: writes answered ok, refused conditional writes, writes whose
-// answer was lost (never returning), state_get, subscribe and group-fetch
-// reads answered ok, and the reference log as a final read after every
-// answer and every invocation. Writes recorded failed or not sent had no effect and are left
-// out (FailedWriteLeftNoTrace checks that); reads that failed say nothing.
-// Scopes come out in ascending order.
-func linScopesOf(h *History, ref *ReplicaLog) []*linScope {
+// the search: writes answered ok, refused conditional writes, the
+// landings of requests no answer places (writes whose answer was lost,
+// network duplicates, copies re-sent after a redirect or by a retry;
+// addLandings), state_get, subscribe and group-fetch reads answered ok,
+// and the reference log as a final read after every answer and every
+// invocation. Writes recorded failed or not sent had no effect and are
+// left out (FailedWriteLeftNoTrace checks that); reads that failed say
+// nothing. Scopes come out in ascending order.
+func linScopesOf(h *History, ref *ReplicaLog, landings linLandings) []*linScope {
 	per := map[felix.Scope]*linBuilder{}
 	var order []felix.Scope
 	var lastNs int64
@@ -55,7 +68,7 @@ func linScopesOf(h *History, ref *ReplicaLog) []*linScope {
 		lastNs = max(lastNs, op.InvokeNs, op.CompleteNs)
 		b, ok := per[op.Scope]
 		if !ok {
-			b = newLinBuilder(op.Scope)
+			b = newLinBuilder(op.Scope, landings)
 			per[op.Scope] = b
 			order = append(order, op.Scope)
 		}
@@ -71,9 +84,10 @@ func linScopesOf(h *History, ref *ReplicaLog) []*linScope {
 	return out
 }
 
-func newLinBuilder(s felix.Scope) *linBuilder {
-	return &linBuilder{ls: &linScope{scope: s, spec: &linSpec{pinned: map[uint64]int32{}}},
-		intern: map[string]int32{}, landable: map[int32]int{}, firstNs: map[int32]int64{}, proto: map[int32]*linOp{}}
+func newLinBuilder(s felix.Scope, landings linLandings) *linBuilder {
+	sp := &linSpec{pinned: map[uint64]int32{}, pooled: landings == linPooled, acked: map[uint64]bool{}}
+	return &linBuilder{ls: &linScope{scope: s, spec: sp}, landings: landings,
+		intern: map[string]int32{}, writers: map[int32][]linOp{}, acked: map[int32]int{}}
 }
 
 // add converts one history operation.
@@ -96,7 +110,9 @@ func (b *linBuilder) add(op *HistoryOp) {
 	}
 }
 
-// addWrite converts a write by its outcome.
+// addWrite converts a write by its outcome: an acknowledged one appends
+// at its offset, a refused conditional one observes the tail; every sent
+// one is a writer of its record (addLandings).
 func (b *linBuilder) addWrite(op *HistoryOp) {
 	if op.NotSent || op.Outcome == OutcomeFailed {
 		return
@@ -107,22 +123,21 @@ func (b *linBuilder) addWrite(op *HistoryOp) {
 	case OutcomeOK:
 		lo.kind, lo.offset = linWrite, op.Offset
 		b.pin(op.Offset, lo.rec)
-		b.landable[lo.rec]++
+		b.acked[lo.rec]++
+		b.ls.spec.acked[op.Offset] = true
 	case OutcomeRefused:
 		lo.kind, lo.offset = linRefused, op.Tail
-	default: // unknown or pending: it never returns
-		lo.kind, lo.returnNs = linMaybe, math.MaxInt64
-		b.landable[lo.rec]++
+	default: // unknown or pending: no answer places it
+		lo.kind = linMaybe
 		b.ls.unknown++
 	}
-	if t, ok := b.firstNs[lo.rec]; !ok || op.InvokeNs < t {
-		b.firstNs[lo.rec] = op.InvokeNs
-		b.proto[lo.rec] = &lo
+	b.writers[lo.rec] = append(b.writers[lo.rec], lo)
+	if lo.kind != linMaybe {
+		b.ls.ops = append(b.ls.ops, lo)
 	}
-	b.ls.ops = append(b.ls.ops, lo)
 }
 
-// finish adds the final read of the reference log and the extra copies,
+// finish adds the final read of the reference log and the landings,
 // or marks the scope skipped when offsets nobody observed were dropped.
 func (b *linBuilder) finish(l *ReplicaView, lastNs int64) {
 	if l == nil {
@@ -150,38 +165,77 @@ func (b *linBuilder) finish(l *ReplicaView, lastNs int64) {
 	}
 	b.ls.ops = append(b.ls.ops, fin)
 	b.ls.spec.hasFinal, b.ls.spec.finalNext = true, l.NextOffset
-	b.addCopies()
+	b.addLandings()
 }
 
-// addCopies adds, for each record the logs and reads show at more offsets
-// than there are writes that may append it, that many extra copies of its
-// earliest request (a duplicated or redirected request lands again). A
-// copy is a write whose answer never came, invoked with the earliest
-// write that carried the record; records no sent write carried get none.
-func (b *linBuilder) addCopies() {
+// addLandings adds the landings of requests that no answer places. The
+// broker does not deduplicate requests and a write is not idempotent (the
+// spec: re-sending one may write it twice), so every copy of a sent
+// request that was not refused for every copy may land: its answer was
+// lost, the network duplicated it, the client re-sent it after NotLeader
+// or the workload retried it. Each landing never returns: it takes effect
+// at any point after its request's invocation, or after the final read,
+// which is never. A landing before the final read fills an offset the
+// logs or a read pin to its record (the final log covers every offset),
+// so a record needs at most as many landings as it has pinned offsets
+// beyond its acknowledged writes.
+//
+// linPerRequest gives every writer of a record that many landings (one
+// fewer for an acknowledged one). linPooled gives the record that many in
+// all, each invoked with its earliest writer: the landings of one record
+// are identical, and one invoked earlier can stand in for any invoked
+// later, so the verdicts agree (TestHistoryLinearizableCutsKeepVerdicts).
+// A conditional request lands only at its expected offset, so at most
+// once. Records no sent write carried get no landing.
+func (b *linBuilder) addLandings() {
 	count := map[int32]int{}
 	for _, r := range b.ls.spec.pinned { //det:ok a count per record
 		if r != pinConflict {
 			count[r]++
 		}
 	}
-	b.ls.pinnedAt = count
 	var recs []int32
 	for r := range count { //det:ok sorted below
 		recs = append(recs, r)
 	}
 	sort.Slice(recs, func(i, j int) bool { return recs[i] < recs[j] })
 	for _, r := range recs {
-		p, ok := b.proto[r]
-		if !ok {
+		ws := b.writers[r]
+		if len(ws) == 0 {
 			continue
 		}
-		for n := count[r] - b.landable[r]; n > 0; n-- {
-			c := *p
-			c.kind, c.copy, c.callNs, c.returnNs = linMaybe, true, b.firstNs[r], math.MaxInt64
-			b.ls.ops = append(b.ls.ops, c)
-			b.ls.copies++
+		if b.landings == linPerRequest {
+			for i := range ws {
+				n := count[r]
+				if ws[i].kind == linWrite {
+					n--
+				}
+				b.addCopies(&ws[i], ws[i].callNs, n)
+			}
+			continue
 		}
+		first := &ws[0]
+		for i := range ws {
+			if ws[i].callNs < first.callNs {
+				first = &ws[i]
+			}
+		}
+		n := count[r] - b.acked[r]
+		if first.conditional {
+			n = min(n, 1)
+		}
+		b.addCopies(first, first.callNs, n)
+	}
+}
+
+// addCopies adds n landings of w's request, invoked at callNs and never
+// returning, numbered for the search's fixed order (linSpec.step).
+func (b *linBuilder) addCopies(w *linOp, callNs int64, n int) {
+	for i := 0; i < n; i++ {
+		c := *w
+		c.kind, c.copy, c.copyIdx, c.callNs, c.returnNs = linMaybe, true, i, callNs, math.MaxInt64
+		b.ls.ops = append(b.ls.ops, c)
+		b.ls.copies++
 	}
 }
 
@@ -277,17 +331,4 @@ func describeRecord(e *ViewEntry) string {
 		s.WriteByte(']')
 	}
 	return s.String()
-}
-
-// neverBeforeFinal reports whether op is a write of unknown outcome that
-// the cuts refuse everywhere before the final read: its record is pinned
-// at no offset, while every offset below the final log's end is pinned
-// (to the final log's record, or, below its window, by an observation;
-// a scope where that fails is skipped). After the final read nothing
-// observes the log, so such a write always steps there. Leaving it out of
-// the cut search therefore changes no verdict: a linearization of the
-// rest extends by placing it last, and one with it has it after the
-// final read, where removing it disturbs nothing.
-func (ls *linScope) neverBeforeFinal(op *linOp) bool {
-	return op.kind == linMaybe && ls.spec.hasFinal && ls.pinnedAt[op.rec] == 0
 }
