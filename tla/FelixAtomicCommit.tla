@@ -28,19 +28,27 @@
 (*   "PartialApply"  a record's event is applied, then its state, with a   *)
 (*                   visible step in between.                              *)
 (* Both broken variants let a reader see half a commit (NoPartialCommit).  *)
+(*                                                                         *)
+(* Raft is modelled with per-broker terms and explicit messages: each      *)
+(* broker has its own term and vote (persisted) and role (volatile); a     *)
+(* candidate collects votes, each granted by a voter that finds its log up *)
+(* to date (Vote); a leader learns what its followers hold only from their *)
+(* acknowledgements (acked), sent after they persisted what it sent        *)
+(* (Replicate).  A deposed leader keeps acting in its old term until a     *)
+(* message of a newer term reaches it, as in the broker.                   *)
 (***************************************************************************)
 EXTENDS Naturals, Sequences, FiniteSets
 
 CONSTANTS
     Brokers,     \* the brokers holding a replica of the shard
     Keys,        \* the state keys
-    MaxTerm,     \* the last term a promotion may start
+    MaxTerm,     \* the highest term a broker may start an election for
     MaxCommits,  \* how many commits clients may propose in all
     Ops,         \* Ops[c]: the sequence of [op |-> "put"|"del", key |-> k] of commit c
     Kind,        \* Kind[c]: "commit", or "commit_if" at the next offset the client read
     Variant,     \* "Atomic", "SplitRecords" or "PartialApply"
     Defect,      \* "none", or a planted broker bug the invariants must catch
-    None         \* a model value: no leader
+    None         \* a model value: no vote
 
 ASSUME Variant \in {"Atomic", "SplitRecords", "PartialApply"}
 (* Planted defects: "CommitWithoutQuorum" marks an entry committed (so it *)
@@ -56,8 +64,11 @@ ASSUME \A c \in 1..MaxCommits : \A i \in DOMAIN Ops[c] :
           Ops[c][i].op \in {"put", "del"} /\ Ops[c][i].key \in Keys
 
 VARIABLES
-    term,         \* the current term (0 before the first promotion)
-    leader,       \* the broker leading term `term`, or None
+    term,         \* term[b]: b's current term (0 before its first election; persisted)
+    votedFor,     \* votedFor[b]: the broker b voted for in term[b], or None (persisted)
+    role,         \* role[b]: "follower", "candidate" or "leader" of term[b] (volatile)
+    votes,        \* votes[b]: the brokers whose vote for b in term[b] reached b (volatile: the vote messages)
+    acked,        \* acked[b][q]: the highest index q acknowledged holding to leader b in term[b] (volatile: the ack messages)
     log,          \* log[b]: raft log of proposals [term, cid, kind, exp, part]
     durable,      \* durable[b]: how many entries of log[b] are persisted
     commitIndex,  \* commitIndex[b]: the quorum committed mark b knows (volatile)
@@ -66,13 +77,14 @@ VARIABLES
     kv,           \* kv[b][k]: the state view, [val, ver]; val 0 means absent
     mid,          \* mid[b]: b is between the two steps of a PartialApply
     nextCid,      \* the id of the next commit a client proposes
-    reply         \* reply[c]: the leader's answer to commit c's client
+    reply         \* reply[c]: a leader's answer to commit c's client
 
-vars == <<term, leader, log, durable, commitIndex, applied, shard, kv, mid, nextCid, reply>>
+vars == <<term, votedFor, role, votes, acked, log, durable, commitIndex, applied, shard, kv, mid, nextCid, reply>>
 
 Absent == [val |-> 0, ver |-> 0]
 EmptyView == [k \in Keys |-> Absent]
-NoReply == [st |-> "none", at |-> 0, idx |-> 0, exp |-> 0]
+NoReply == [st |-> "none", at |-> 0, idx |-> 0, exp |-> 0, term |-> 0]
+NoAcks == [q \in Brokers |-> 0]
 Quorum(S) == 2 * Cardinality(S) > Cardinality(Brokers)
 Min(a, b) == IF a < b THEN a ELSE b
 Max(S) == CHOOSE x \in S : \A y \in S : y <= x
@@ -113,8 +125,11 @@ ImpliedValues(es) == LET s == ValuesFrom(EmptyView, es, 1) IN [k \in Keys |-> s[
 
 -----------------------------------------------------------------------------
 Init ==
-    /\ term = 0
-    /\ leader = None
+    /\ term = [b \in Brokers |-> 0]
+    /\ votedFor = [b \in Brokers |-> None]
+    /\ role = [b \in Brokers |-> "follower"]
+    /\ votes = [b \in Brokers |-> {}]
+    /\ acked = [b \in Brokers |-> NoAcks]
     /\ log = [b \in Brokers |-> << >>]
     /\ durable = [b \in Brokers |-> 0]
     /\ commitIndex = [b \in Brokers |-> 0]
@@ -128,78 +143,114 @@ Init ==
 LastTerm(l) == IF l = << >> THEN 0 ELSE l[Len(l)].term
 UpToDate(l, m) == LastTerm(l) > LastTerm(m) \/ (LastTerm(l) = LastTerm(m) /\ Len(l) >= Len(m))
 
-(* A broker wins the election for the next term: a quorum finds its log up to date. *)
-Promote(b) ==
-    /\ term < MaxTerm
-    /\ leader /= b
-    /\ IF Defect = "ElectStale" THEN TRUE ELSE Quorum({q \in Brokers : UpToDate(log[b], log[q])})
-    /\ term' = term + 1
-    /\ leader' = b
+(* b's election timer fires: it starts the next term as a candidate and    *)
+(* votes for itself (persisted before it asks for votes).                  *)
+Timeout(b) ==
+    /\ role[b] /= "leader"
+    /\ term[b] < MaxTerm
+    /\ term' = [term EXCEPT ![b] = term[b] + 1]
+    /\ votedFor' = [votedFor EXCEPT ![b] = b]
+    /\ role' = [role EXCEPT ![b] = "candidate"]
+    /\ votes' = [votes EXCEPT ![b] = {b}]
+    /\ UNCHANGED <<acked, log, durable, commitIndex, applied, shard, kv, mid, nextCid, reply>>
+
+(* q grants candidate b's vote request (the request carries b's term and   *)
+(* its log's last term and length) and its grant reaches b: q has not      *)
+(* voted for another in that term and finds b's log up to date.  A request *)
+(* of a newer term moves q to it first (a deposed leader steps down).      *)
+Vote(q, b) ==
+    /\ q /= b
+    /\ role[b] = "candidate"
+    /\ q \notin votes[b]
+    /\ term[q] <= term[b]
+    /\ IF term[q] = term[b] THEN votedFor[q] \in {None, b} ELSE TRUE
+    /\ IF Defect = "ElectStale" THEN TRUE ELSE UpToDate(log[b], log[q])
+    /\ term' = [term EXCEPT ![q] = term[b]]
+    /\ votedFor' = [votedFor EXCEPT ![q] = b]
+    /\ role' = [role EXCEPT ![q] = "follower"]
+    /\ votes' = [votes EXCEPT ![q] = {}, ![b] = votes[b] \cup {q}]
+    /\ acked' = [acked EXCEPT ![q] = NoAcks]
     /\ UNCHANGED <<log, durable, commitIndex, applied, shard, kv, mid, nextCid, reply>>
 
-(* A client's commit reaches the leader.  commit_if expects the next offset *)
-(* of the leader's applied shard log, as the client last read it there.    *)
-Propose ==
-    /\ leader /= None
+(* A candidate whose votes are a quorum leads its term.                    *)
+Promote(b) ==
+    /\ role[b] = "candidate"
+    /\ Quorum(votes[b])
+    /\ role' = [role EXCEPT ![b] = "leader"]
+    /\ votes' = [votes EXCEPT ![b] = {}]
+    /\ UNCHANGED <<term, votedFor, acked, log, durable, commitIndex, applied, shard, kv, mid, nextCid, reply>>
+
+(* A client's commit reaches leader b (a deposed leader that has not yet   *)
+(* heard of the newer term too).  commit_if expects the next offset of b's *)
+(* applied shard log, as the client last read it there.                    *)
+Propose(b) ==
+    /\ role[b] = "leader"
     /\ nextCid <= MaxCommits
     /\ LET kind == Kind[nextCid]
-           e == IF kind = "commit_if" THEN Len(shard[leader]) + 1 ELSE 0
-           Mk(part, x) == [term |-> term, cid |-> nextCid, kind |-> kind, exp |-> x, part |-> part]
+           e == IF kind = "commit_if" THEN Len(shard[b]) + 1 ELSE 0
+           Mk(part, x) == [term |-> term[b], cid |-> nextCid, kind |-> kind, exp |-> x, part |-> part]
            new == IF Variant = "SplitRecords"
                   THEN << Mk("event", e), Mk("state", IF e = 0 THEN 0 ELSE e + 1) >>
                   ELSE << Mk("whole", e) >>
-       IN log' = [log EXCEPT ![leader] = log[leader] \o new]
+       IN log' = [log EXCEPT ![b] = log[b] \o new]
     /\ nextCid' = nextCid + 1
-    /\ UNCHANGED <<term, leader, durable, commitIndex, applied, shard, kv, mid, reply>>
+    /\ UNCHANGED <<term, votedFor, role, votes, acked, durable, commitIndex, applied, shard, kv, mid, reply>>
 
 RECURSIVE CommonFrom(_, _, _)
 CommonFrom(l, m, i) == IF i > Len(l) \/ i > Len(m) \/ l[i] /= m[i] THEN i - 1 ELSE CommonFrom(l, m, i + 1)
 
-(* The leader sends follower b the next entry it lacks and its commit mark; *)
-(* b drops a conflicting suffix first and persists its log before it       *)
-(* acknowledges (a crash before that is as if the message never came).     *)
-Replicate(b) ==
-    /\ leader /= None
-    /\ b /= leader
-    /\ LET ll == log[leader]
-           m == CommonFrom(log[b], ll, 1)
-           nl == IF m < Len(ll) THEN Append(SubSeq(log[b], 1, m), ll[m + 1]) ELSE log[b]
+(* Leader l's append message reaches q, whose term is not newer: it        *)
+(* carries l's term, the next entry q lacks and l's commit mark.  q moves  *)
+(* to l's term as its follower, drops a conflicting suffix, persists its   *)
+(* log, and its acknowledgement of the prefix it shares with l reaches l.  *)
+(* A step that changes nothing is not taken.                               *)
+Replicate(l, q) ==
+    /\ role[l] = "leader"
+    /\ q /= l
+    /\ term[q] <= term[l]
+    /\ LET ll == log[l]
+           m == CommonFrom(log[q], ll, 1)
+           nl == IF m < Len(ll) THEN Append(SubSeq(log[q], 1, m), ll[m + 1]) ELSE log[q]
            matched == IF m < Len(ll) THEN m + 1 ELSE m
-           nc == IF commitIndex[b] >= Min(commitIndex[leader], matched)
-                 THEN commitIndex[b] ELSE Min(commitIndex[leader], matched)
-       IN /\ nl /= log[b] \/ nc /= commitIndex[b]
-          /\ log' = [log EXCEPT ![b] = nl]
-          /\ durable' = [durable EXCEPT ![b] = IF nl /= log[b] THEN Len(nl) ELSE durable[b]]
-          /\ commitIndex' = [commitIndex EXCEPT ![b] = nc]
-    /\ UNCHANGED <<term, leader, applied, shard, kv, mid, nextCid, reply>>
+           nc == IF commitIndex[q] >= Min(commitIndex[l], matched)
+                 THEN commitIndex[q] ELSE Min(commitIndex[l], matched)
+       IN /\ log' = [log EXCEPT ![q] = nl]
+          /\ durable' = [durable EXCEPT ![q] = Len(nl)]
+          /\ commitIndex' = [commitIndex EXCEPT ![q] = nc]
+          /\ term' = [term EXCEPT ![q] = term[l]]
+          /\ votedFor' = IF term[q] < term[l] THEN [votedFor EXCEPT ![q] = None] ELSE votedFor
+          /\ role' = [role EXCEPT ![q] = "follower"]
+          /\ votes' = [votes EXCEPT ![q] = {}]
+          /\ acked' = [acked EXCEPT ![q] = NoAcks, ![l][q] = matched]
+    /\ UNCHANGED <<applied, shard, kv, mid, nextCid, reply>>
+    /\ vars' /= vars
 
-Agree(q, n) == durable[q] >= n /\ SubSeq(log[q], 1, n) = SubSeq(log[leader], 1, n)
-
-(* The leader moves the quorum committed mark to the highest index of its  *)
-(* own term that a quorum holds.                                           *)
-AdvanceCommit ==
-    /\ leader /= None
-    /\ LET l == leader
+(* Leader l moves its committed mark to the highest index of its own term  *)
+(* that a quorum holds: itself on disk, the others as they acknowledged.   *)
+AdvanceCommit(l) ==
+    /\ role[l] = "leader"
+    /\ LET Holders(n) == {q \in Brokers : IF q = l THEN durable[l] >= n ELSE acked[l][q] >= n}
            cands == {n \in (commitIndex[l] + 1)..Len(log[l]) :
-                        /\ log[l][n].term = term
+                        /\ log[l][n].term = term[l]
                         /\ IF Defect = "CommitWithoutQuorum"
-                           THEN {q \in Brokers : Agree(q, n)} /= {}
-                           ELSE Quorum({q \in Brokers : Agree(q, n)})}
+                           THEN Holders(n) /= {}
+                           ELSE Quorum(Holders(n))}
        IN /\ cands /= {}
           /\ commitIndex' = [commitIndex EXCEPT ![l] = Max(cands)]
-    /\ UNCHANGED <<term, leader, log, durable, applied, shard, kv, mid, nextCid, reply>>
+    /\ UNCHANGED <<term, votedFor, role, votes, acked, log, durable, applied, shard, kv, mid, nextCid, reply>>
 
 Written(p, b) == p.kind = "commit" \/ p.exp = Len(shard[b]) + 1 \/ Defect = "ConditionAtProposal"
 
-(* The leader answers a client once it has applied the commit's last part: *)
+(* A leader answers a client once it has applied the commit's last part:   *)
 (* written at the offset of its event, or refused with the true next       *)
-(* offset.  exp is the offset the commit_if expected (0 for a commit).     *)
+(* offset.  exp is the offset the commit_if expected (0 for a commit);     *)
+(* term the answering leader's term.                                       *)
 Answer(b, p, idx, w, sh) ==
-    IF b = leader /\ reply[p.cid].st = "none" /\ p.part /= "event"
+    IF role[b] = "leader" /\ reply[p.cid].st = "none" /\ p.part /= "event"
     THEN LET x == IF p.part = "state" /\ p.exp /= 0 THEN p.exp - 1 ELSE p.exp
          IN reply' = [reply EXCEPT ![p.cid] =
-            IF w THEN [st |-> "written", at |-> Len(sh) - (IF p.part = "state" THEN 1 ELSE 0), idx |-> idx, exp |-> x]
-                 ELSE [st |-> "refused", at |-> Len(sh) + 1, idx |-> idx, exp |-> x]]
+            IF w THEN [st |-> "written", at |-> Len(sh) - (IF p.part = "state" THEN 1 ELSE 0), idx |-> idx, exp |-> x, term |-> term[b]]
+                 ELSE [st |-> "refused", at |-> Len(sh) + 1, idx |-> idx, exp |-> x, term |-> term[b]]]
     ELSE UNCHANGED reply
 
 (* b applies its next committed proposal: a written record reaches the     *)
@@ -221,7 +272,7 @@ Apply(b) ==
                /\ applied' = [applied EXCEPT ![b] = i]
                /\ Answer(b, p, i, w, sh)
                /\ UNCHANGED mid
-    /\ UNCHANGED <<term, leader, log, durable, commitIndex, nextCid>>
+    /\ UNCHANGED <<term, votedFor, role, votes, acked, log, durable, commitIndex, nextCid>>
 
 (* PartialApply only: the state half of the record b is applying.          *)
 ApplyState(b) ==
@@ -232,11 +283,12 @@ ApplyState(b) ==
           /\ applied' = [applied EXCEPT ![b] = i]
           /\ mid' = [mid EXCEPT ![b] = FALSE]
           /\ Answer(b, log[b][i], i, TRUE, shard[b])
-    /\ UNCHANGED <<term, leader, log, durable, commitIndex, shard, nextCid>>
+    /\ UNCHANGED <<term, votedFor, role, votes, acked, log, durable, commitIndex, shard, nextCid>>
 
-(* b crashes and restarts: the persisted prefix of its raft log survives;  *)
-(* the unpersisted tail, the commit mark, the applied views and leadership *)
-(* are lost (state is rebuilt by re-applying the log).                     *)
+(* b crashes and restarts: its term, its vote and the persisted prefix of  *)
+(* its raft log survive; the unpersisted tail, the commit mark, the        *)
+(* applied views, its role and the messages it had received are lost      *)
+(* (state is rebuilt by re-applying the log).                              *)
 Crash(b) ==
     /\ log' = [log EXCEPT ![b] = SubSeq(log[b], 1, durable[b])]
     /\ commitIndex' = [commitIndex EXCEPT ![b] = 0]
@@ -244,21 +296,25 @@ Crash(b) ==
     /\ shard' = [shard EXCEPT ![b] = << >>]
     /\ kv' = [kv EXCEPT ![b] = EmptyView]
     /\ mid' = [mid EXCEPT ![b] = FALSE]
-    /\ leader' = IF leader = b THEN None ELSE leader
-    /\ UNCHANGED <<term, durable, nextCid, reply>>
+    /\ role' = [role EXCEPT ![b] = "follower"]
+    /\ votes' = [votes EXCEPT ![b] = {}]
+    /\ acked' = [acked EXCEPT ![b] = NoAcks]
+    /\ UNCHANGED <<term, votedFor, durable, nextCid, reply>>
 
 (* b's log reaches its disk (in practice: the leader's own appends).       *)
 Persist(b) ==
     /\ durable[b] < Len(log[b])
     /\ durable' = [durable EXCEPT ![b] = Len(log[b])]
-    /\ UNCHANGED <<term, leader, log, commitIndex, applied, shard, kv, mid, nextCid, reply>>
+    /\ UNCHANGED <<term, votedFor, role, votes, acked, log, commitIndex, applied, shard, kv, mid, nextCid, reply>>
 
 Next ==
+    \/ \E b \in Brokers : Timeout(b)
+    \/ \E q, b \in Brokers : Vote(q, b)
     \/ \E b \in Brokers : Promote(b)
-    \/ Propose
+    \/ \E b \in Brokers : Propose(b)
     \/ \E b \in Brokers : Persist(b)
-    \/ \E b \in Brokers : Replicate(b)
-    \/ AdvanceCommit
+    \/ \E l, q \in Brokers : Replicate(l, q)
+    \/ \E b \in Brokers : AdvanceCommit(b)
     \/ \E b \in Brokers : Apply(b)
     \/ \E b \in Brokers : ApplyState(b)
     \/ \E b \in Brokers : Crash(b)
@@ -287,14 +343,16 @@ StateMatchesLog ==
     \A b \in Brokers : mid[b] \/ kv[b] = Fold(shard[b])
 
 (* An acknowledged record survives every failover at its acknowledged      *)
-(* offset: a quorum holds it on disk, the leader holds it, and every       *)
-(* replica that has applied that far has it there.                         *)
+(* offset: a quorum holds it on disk, every leader of the answering        *)
+(* leader's term or a later one holds it, and every replica that has       *)
+(* applied that far has it there.                                          *)
 CommittedNeverLost ==
     \A c \in 1..MaxCommits : reply[c].st = "written" =>
         LET r == reply[c] IN
         /\ \A b \in Brokers : Len(shard[b]) >= r.at => shard[b][r.at].cid = c
         /\ Quorum({q \in Brokers : durable[q] >= r.idx /\ log[q][r.idx].cid = c})
-        /\ leader /= None => Len(log[leader]) >= r.idx /\ log[leader][r.idx].cid = c
+        /\ \A l \in Brokers : role[l] = "leader" /\ term[l] >= r.term =>
+              Len(log[l]) >= r.idx /\ log[l][r.idx].cid = c
 
 (* Replicas never disagree on a committed index or an applied offset.      *)
 CommittedPrefixAgreement ==

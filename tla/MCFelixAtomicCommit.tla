@@ -5,7 +5,7 @@
 (* allows the first promotion, a failover and a second one.                *)
 (* The Go mirror (package tla) uses the same commit table.                 *)
 (***************************************************************************)
-EXTENDS FelixAtomicCommit
+EXTENDS FelixAtomicCommit, TLC
 
 CONSTANTS b1, b2, b3, k1, k2
 
@@ -24,5 +24,8 @@ MCOps == [c \in 1..MaxCommits |-> AllOps[c]]
 MCKind == [c \in 1..MaxCommits |-> AllKind[c]]
 
 MCBrokers == {b1, b2, b3}
+
+(* The brokers are interchangeable: TLC stores one state per renaming of them. *)
+Symm == Permutations(MCBrokers)
 MCKeys == {k1, k2}
 =============================================================================

@@ -7,7 +7,9 @@
 (* a real broker is finer than that model (tla/README.md, "Trace           *)
 (* validation"): every broker has its own term and leadership (leads),     *)
 (* votes are kept per term with the voter's log, the entries leaders       *)
-(* appended are kept as the messages they send (proposed), and each scope  *)
+(* appended are kept as the messages they send (proposed), the brokers'    *)
+(* acknowledgements of the entries they persisted as messages too (acks),  *)
+(* and each scope                                                          *)
 (* (tenant) of the shard has its own applied shard log, of which the state *)
 (* keeps the next offset per broker and the raft index written at each     *)
 (* offset (written).                                                       *)
@@ -47,17 +49,19 @@ VARIABLES
     log,        \* log[b]: b's stored raft log, entries [term, data]; index 1 is the bootstrap snapshot
     commit,     \* commit[b]: the commit mark b knows
     applied,    \* applied[b]: the last index b applied
+    term,       \* term[b]: the newest term b voted in (a lower bound of its current term)
     leads,      \* leads[b]: the term b leads (0: none)
     next,       \* next[b][t]: the next offset of scope t on b
     proposed,   \* <<term, index>> -> [data, prev]: the entries leaders appended (the messages)
     writes,     \* data -> [b, client, req, w]: the client writes proposed (the commit table)
     committed,  \* the longest committed prefix any broker knows
     votes,      \* <<term, voter>> -> [cand, lastTerm, len]: a vote and the voter's log then
+    acks,       \* the set of <<term, index, b>>: b persisted entry (term, index) and acknowledged it
     leaders,    \* term -> the broker that leads it
     written,    \* written[t][o + 1]: the raft index written at offset o of scope t
     answers     \* [b, client, req, outcome, off]: what applying gave a proposer to answer
 
-vars == <<i, up, log, commit, applied, leads, next, proposed, writes, committed, votes, leaders, written, answers>>
+vars == <<i, up, log, commit, applied, term, leads, next, proposed, writes, committed, votes, acks, leaders, written, answers>>
 
 Init ==
     /\ i = 1
@@ -65,12 +69,14 @@ Init ==
     /\ log = [b \in Brokers |-> << Bootstrap >>]
     /\ commit = [b \in Brokers |-> 1]
     /\ applied = [b \in Brokers |-> 1]
+    /\ term = [b \in Brokers |-> 0]
     /\ leads = [b \in Brokers |-> 0]
     /\ next = [b \in Brokers |-> [t \in Tenants |-> 0]]
     /\ proposed = << >>
     /\ writes = << >>
     /\ committed = << Bootstrap >>
     /\ votes = << >>
+    /\ acks = {}
     /\ leaders = << >>
     /\ written = [t \in Tenants |-> << >>]
     /\ answers = << >>
@@ -118,6 +124,7 @@ Restart(s) ==
        /\ a <= c
        /\ ScopesMatch(s.scopes, nx)
        /\ proposed' = proposed @@ [k \in {<<st[x].term, x>> : x \in fresh} |-> [data |-> st[k[2]].data, prev |-> st[k[2] - 1].term]]
+       /\ acks' = acks \cup {<<st[x].term, x, b>> : x \in (Len(old) + 1)..Len(st)}
        /\ up' = [up EXCEPT ![b] = TRUE]
        /\ leads' = [leads EXCEPT ![b] = 0]
        /\ log' = [log EXCEPT ![b] = st]
@@ -125,7 +132,7 @@ Restart(s) ==
        /\ applied' = [applied EXCEPT ![b] = a]
        /\ next' = [next EXCEPT ![b] = nx]
        /\ LET Others(r) == r.b /= b IN answers' = SelectSeq(answers, Others)
-       /\ UNCHANGED <<writes, committed, votes, leaders, written>>
+       /\ UNCHANGED <<term, writes, committed, votes, leaders, written>>
 
 (* A leader's snapshot installed on b: Replicate of the committed prefix   *)
 (* up to the snapshot's entry, then the hidden applies.  The entry is      *)
@@ -143,19 +150,29 @@ Snapshot(s) ==
        /\ commit' = [commit EXCEPT ![b] = x]
        /\ applied' = [applied EXCEPT ![b] = x]
        /\ next' = [next EXCEPT ![b] = nx]
-       /\ UNCHANGED <<up, leads, proposed, writes, committed, votes, leaders, written, answers>>
+       /\ UNCHANGED <<up, term, leads, proposed, writes, committed, votes, acks, leaders, written, answers>>
 
-(* b persists its vote; one vote per broker and term.                      *)
-Vote(s) ==
+(* b persists its vote: for itself, Timeout(b) (b starts an election in    *)
+(* that term as a candidate); for another, Vote(b, cand) (b grants the     *)
+(* candidate's request).  One vote per broker and term, never in a term    *)
+(* older than one b voted in; a leader of an older term steps down.        *)
+VoteOK(s) ==
     LET b == s.b
         k == <<s.term, b>>
     IN /\ s.kind = "Vote"
        /\ k \in DOMAIN votes => votes[k].cand = s.cand
+       /\ s.term >= term[b]
        /\ votes' = (k :> [cand |-> s.cand, lastTerm |-> LastTerm(log[b]), len |-> Len(log[b])]) @@ votes
-       /\ UNCHANGED <<up, log, commit, applied, leads, next, proposed, writes, committed, leaders, written, answers>>
+       /\ term' = [term EXCEPT ![b] = s.term]
+       /\ leads' = [leads EXCEPT ![b] = IF @ /= 0 /\ @ < s.term THEN 0 ELSE @]
+       /\ UNCHANGED <<up, log, commit, applied, next, proposed, writes, committed, acks, leaders, written, answers>>
 
-(* Promote(b): one leader per term; a quorum voted for b, each finding     *)
-(* b's log at least as up to date as its own when it voted.                *)
+Timeout(s) == s.cand = s.b /\ VoteOK(s)
+Vote(s) == s.cand /= s.b /\ VoteOK(s)
+
+(* Promote(b): b started an election in the term (it voted for itself      *)
+(* there); one leader per term; a quorum voted for b, each finding b's log *)
+(* at least as up to date as its own when it voted.                        *)
 Promote(s) ==
     LET b == s.b
         UpToDate(r) == LastTerm(log[b]) > r.lastTerm \/ (LastTerm(log[b]) = r.lastTerm /\ Len(log[b]) >= r.len)
@@ -164,10 +181,11 @@ Promote(s) ==
                                    /\ UpToDate(votes[<<s.term, q>>])}
     IN /\ s.kind = "Promote"
        /\ s.term \notin DOMAIN leaders
+       /\ <<s.term, b>> \in DOMAIN votes /\ votes[<<s.term, b>>].cand = b
        /\ Quorum(Cardinality(voters))
        /\ leaders' = (s.term :> b) @@ leaders
        /\ leads' = [leads EXCEPT ![b] = s.term]
-       /\ UNCHANGED <<up, log, commit, applied, next, proposed, writes, committed, votes, written, answers>>
+       /\ UNCHANGED <<up, log, commit, applied, term, next, proposed, writes, committed, votes, acks, written, answers>>
 
 (* Propose, its client half: the proposal is the client's write unchanged. *)
 Request(s) ==
@@ -176,7 +194,7 @@ Request(s) ==
     /\ s.data /= 0
     /\ s.data \notin DOMAIN writes
     /\ writes' = (s.data :> [b |-> s.b, client |-> s.client, req |-> s.req, w |-> s.proposed]) @@ writes
-    /\ UNCHANGED <<up, log, commit, applied, leads, next, proposed, committed, votes, leaders, written, answers>>
+    /\ UNCHANGED <<up, log, commit, applied, term, leads, next, proposed, committed, votes, acks, leaders, written, answers>>
 
 (* A Persist of entries es from index s.idx on: each entry either is one a *)
 (* leader sent, with the previous entry's term it had (Replicate), or is   *)
@@ -212,7 +230,8 @@ PersistTake(s) ==
                                      [data |-> es[k[2] - from + 1].data, prev |-> Prev(k[2] - from + 1)]]
        /\ log' = [log EXCEPT ![b] = nl]
        /\ commit' = [commit EXCEPT ![b] = Min(@, Len(nl))]
-       /\ UNCHANGED <<up, applied, leads, next, writes, committed, votes, leaders, written, answers>>
+       /\ acks' = acks \cup {<<es[j].term, from + j - 1, b>> : j \in 1..Len(es)}
+       /\ UNCHANGED <<up, applied, term, leads, next, writes, committed, votes, leaders, written, answers>>
 
 FreshIn(s) == \E j \in 1..Len(s.entries) : ~Sent(<<s.entries[j].term, s.idx + j - 1>>)
 
@@ -235,17 +254,18 @@ LearnCommit(s) ==
     /\ CommitOK(s)
     /\ Learned(s)
     /\ commit' = [commit EXCEPT ![s.b] = s.idx]
-    /\ UNCHANGED <<up, log, applied, leads, next, proposed, writes, committed, votes, leaders, written, answers>>
+    /\ UNCHANGED <<up, log, applied, term, leads, next, proposed, writes, committed, votes, acks, leaders, written, answers>>
 
 (* AdvanceCommit: b leads the term of the entry at the mark, a quorum      *)
-(* stores the log's entry there (followers store before acknowledging),    *)
-(* and b's log extends the committed prefix.                               *)
+(* acknowledged storing that entry (followers acknowledge once they        *)
+(* persisted it; b counts its own disk), and b's log extends the committed *)
+(* prefix.                                                                 *)
 AdvanceCommit(s) ==
     LET b == s.b
         c == s.idx
         e == log[b][c]
         n == Len(committed)
-        holders == {q \in Brokers : Len(log[q]) >= c /\ log[q][c] = e}
+        holders == {q \in Brokers : <<e.term, c, q>> \in acks}
     IN /\ CommitOK(s)
        /\ ~Learned(s)
        /\ leads[b] /= 0 /\ e.term = leads[b]
@@ -253,7 +273,7 @@ AdvanceCommit(s) ==
        /\ c > n /\ log[b][n] = committed[n]
        /\ committed' = committed \o SubSeq(log[b], n + 1, c)
        /\ commit' = [commit EXCEPT ![b] = c]
-       /\ UNCHANGED <<up, log, applied, leads, next, proposed, writes, votes, leaders, written, answers>>
+       /\ UNCHANGED <<up, log, applied, term, leads, next, proposed, writes, votes, acks, leaders, written, answers>>
 
 (* Apply(b): b applies its next committed entry.  A client write is        *)
 (* written at its scope's next offset unless it is conditional and         *)
@@ -288,7 +308,7 @@ Apply(s) ==
                   /\ answers' = IF wr.b = b
                                 THEN Append(answers, [b |-> b, client |-> wr.client, req |-> wr.req, outcome |-> s.outcome, off |-> s.off])
                                 ELSE answers
-       /\ UNCHANGED <<up, log, commit, leads, proposed, writes, committed, votes, leaders>>
+       /\ UNCHANGED <<up, log, commit, term, leads, proposed, writes, committed, votes, acks, leaders>>
 
 (* Answer: the proposer answers a client only with what applying the       *)
 (* client's entry gave it (each such result answers once).                 *)
@@ -299,7 +319,7 @@ Answer(s) ==
        /\ js /= {}
        /\ LET j == CHOOSE j \in js : \A k \in js : j <= k
           IN answers' = SubSeq(answers, 1, j - 1) \o SubSeq(answers, j + 1, Len(answers))
-       /\ UNCHANGED <<up, log, commit, applied, leads, next, proposed, writes, committed, votes, leaders, written>>
+       /\ UNCHANGED <<up, log, commit, applied, term, leads, next, proposed, writes, committed, votes, acks, leaders, written>>
 
 (* A broker takes no step before its first Restart.                        *)
 Started(s) == s.kind \in {"Answer", "Restart"} \/ up[s.b]
@@ -310,6 +330,7 @@ TraceStep ==
         /\ s.b \in Brokers
         /\ Started(s)
         /\ \/ Restart(s)
+           \/ Timeout(s)
            \/ Vote(s)
            \/ Promote(s)
            \/ Request(s)

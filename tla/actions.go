@@ -1,8 +1,12 @@
 package tla
 
-// Action kinds; an action is a kind and a broker (for the per-broker ones).
+import "math/bits"
+
+// Action kinds; an action is a kind and one or two brokers.
 const (
 	actInit uint8 = iota
+	actTimeout
+	actVote
 	actPromote
 	actPropose
 	actReplicate
@@ -13,19 +17,29 @@ const (
 	actPersist
 )
 
-var actionNames = [...]string{"Init", "Promote", "Propose", "Replicate", "AdvanceCommit", "Apply", "ApplyState", "Crash", "Persist"}
+var actionNames = [...]string{"Init", "Timeout", "Vote", "Promote", "Propose", "Replicate", "AdvanceCommit", "Apply", "ApplyState", "Crash", "Persist"}
 
-// action packs an action kind and a broker index.
-type action uint8
+// action packs an action kind and its brokers' indexes: b, and q for the
+// two-broker actions Vote(q, b) and Replicate(b, q).
+type action uint16
 
-func mkAction(kind uint8, b int) action { return action(kind<<4 | uint8(b)) }
+func mkAction(kind uint8, b int) action { return action(uint16(kind)<<8 | uint16(b)) }
 
-// String renders the action as the TLA+ spec names it, e.g. Apply(b2).
+func mkAction2(kind uint8, b, q int) action {
+	return action(uint16(kind)<<8 | uint16(q)<<4 | uint16(b))
+}
+
+// String renders the action as the TLA+ spec names it, e.g. Apply(b2),
+// Vote(b1, b3) (b1 votes for b3) or Replicate(b3, b1) (leader b3 to b1).
 func (a action) String() string {
-	kind, b := uint8(a)>>4, int(a&15)
+	kind, b, q := uint8(a>>8), int(a&15), int(a>>4&15)
 	switch kind {
-	case actInit, actPropose, actAdvanceCommit:
+	case actInit:
 		return actionNames[kind]
+	case actVote:
+		return actionNames[kind] + "(" + brokerNames[q] + ", " + brokerNames[b] + ")"
+	case actReplicate:
+		return actionNames[kind] + "(" + brokerNames[b] + ", " + brokerNames[q] + ")"
 	}
 	return actionNames[kind] + "(" + brokerNames[b] + ")"
 }
@@ -46,28 +60,43 @@ func (m *model) successors(s *State, emit func(a action, t *State)) {
 	n := m.cfg.Brokers
 	var t State
 	for b := 0; b < n; b++ {
+		if m.timeout(s, b, &t) {
+			emit(mkAction(actTimeout, b), &t)
+		}
+	}
+	for q := 0; q < n; q++ {
+		for b := 0; b < n; b++ {
+			if m.vote(s, q, b, &t) {
+				emit(mkAction2(actVote, b, q), &t)
+			}
+		}
+	}
+	for b := 0; b < n; b++ {
 		if m.promote(s, b, &t) {
 			emit(mkAction(actPromote, b), &t)
 		}
 	}
-	if m.propose(s, &t) {
-		emit(mkAction(actPropose, 0), &t)
+	for b := 0; b < n; b++ {
+		if m.propose(s, b, &t) {
+			emit(mkAction(actPropose, b), &t)
+		}
 	}
 	for b := 0; b < n; b++ {
 		if m.persist(s, b, &t) {
 			emit(mkAction(actPersist, b), &t)
 		}
 	}
-	for b := 0; b < n; b++ {
-		// TLC enumerates the two disjuncts of Replicate's guard as two
-		// branches, so when both hold it generates the successor twice;
-		// emitting it twice keeps Generated equal to TLC's count.
-		for k := m.replicate(s, b, &t); k > 0; k-- {
-			emit(mkAction(actReplicate, b), &t)
+	for l := 0; l < n; l++ {
+		for q := 0; q < n; q++ {
+			if m.replicate(s, l, q, &t) {
+				emit(mkAction2(actReplicate, l, q), &t)
+			}
 		}
 	}
-	if m.advanceCommit(s, &t) {
-		emit(mkAction(actAdvanceCommit, 0), &t)
+	for b := 0; b < n; b++ {
+		if m.advanceCommit(s, b, &t) {
+			emit(mkAction(actAdvanceCommit, b), &t)
+		}
 	}
 	for b := 0; b < n; b++ {
 		if m.apply(s, b, &t) {
@@ -113,33 +142,64 @@ func upToDate(l, m []proposal) bool {
 	return tl > tm || (tl == tm && len(l) >= len(m))
 }
 
-// promote: b wins the election for the next term.
-func (m *model) promote(s *State, b int, t *State) bool {
-	if int(s.term) >= m.cfg.MaxTerm || int(s.leader) == b+1 {
-		return false
-	}
-	votes := 0
-	for q := 0; q < m.cfg.Brokers; q++ {
-		if upToDate(s.b[b].logSeq(), s.b[q].logSeq()) || m.cfg.Defect == DefectElectStale {
-			votes++
-		}
-	}
-	if !m.quorum(votes) {
+// timeout: b's election timer fires; it starts the next term as a
+// candidate voting for itself.
+func (m *model) timeout(s *State, b int, t *State) bool {
+	br := &s.b[b]
+	if br.role == roleLeader || int(br.term) >= m.cfg.MaxTerm {
 		return false
 	}
 	*t = *s
-	t.term++
-	t.leader = uint8(b + 1)
+	tb := &t.b[b]
+	tb.term++
+	tb.votedFor = uint8(b + 1)
+	tb.role = roleCandidate
+	tb.votes = 1 << b
 	return true
 }
 
-// propose: the next client commit reaches the leader's log.
-func (m *model) propose(s *State, t *State) bool {
-	if s.leader == 0 || int(s.nextCid) > m.cfg.MaxCommits {
+// vote: q grants candidate b's vote request, and the grant reaches b.
+func (m *model) vote(s *State, q, b int, t *State) bool {
+	qb, cb := &s.b[q], &s.b[b]
+	if q == b || cb.role != roleCandidate || cb.votes&(1<<q) != 0 || qb.term > cb.term {
+		return false
+	}
+	if qb.term == cb.term && qb.votedFor != 0 && int(qb.votedFor) != b+1 {
+		return false
+	}
+	if m.cfg.Defect != DefectElectStale && !upToDate(cb.logSeq(), qb.logSeq()) {
 		return false
 	}
 	*t = *s
-	l := &t.b[s.leader-1]
+	tq := &t.b[q]
+	tq.term = cb.term
+	tq.votedFor = uint8(b + 1)
+	tq.role = roleFollower
+	tq.votes = 0
+	tq.acked = [BrokersMax]uint8{}
+	t.b[b].votes |= 1 << q
+	return true
+}
+
+// promote: a candidate whose votes are a quorum leads its term.
+func (m *model) promote(s *State, b int, t *State) bool {
+	br := &s.b[b]
+	if br.role != roleCandidate || !m.quorum(bits.OnesCount8(br.votes)) {
+		return false
+	}
+	*t = *s
+	t.b[b].role = roleLeader
+	t.b[b].votes = 0
+	return true
+}
+
+// propose: the next client commit reaches leader b's log.
+func (m *model) propose(s *State, b int, t *State) bool {
+	if s.b[b].role != roleLeader || int(s.nextCid) > m.cfg.MaxCommits {
+		return false
+	}
+	*t = *s
+	l := &t.b[b]
 	cid := s.nextCid
 	kind := commitKind[cid-1]
 	var e uint8
@@ -151,10 +211,10 @@ func (m *model) propose(s *State, t *State) bool {
 		if e != 0 {
 			e2 = e + 1
 		}
-		l.appendLog(proposal{term: s.term, cid: cid, kind: kind, exp: e, part: partEvent})
-		l.appendLog(proposal{term: s.term, cid: cid, kind: kind, exp: e2, part: partState})
+		l.appendLog(proposal{term: l.term, cid: cid, kind: kind, exp: e, part: partEvent})
+		l.appendLog(proposal{term: l.term, cid: cid, kind: kind, exp: e2, part: partState})
 	} else {
-		l.appendLog(proposal{term: s.term, cid: cid, kind: kind, exp: e, part: partWhole})
+		l.appendLog(proposal{term: l.term, cid: cid, kind: kind, exp: e, part: partWhole})
 	}
 	t.nextCid++
 	return true
@@ -180,14 +240,16 @@ func common(l, m []proposal) int {
 	return i
 }
 
-// replicate: the leader sends follower b its next missing entry and its
-// commit mark; b drops a conflicting suffix first. It returns how many of
-// the guard's two disjuncts (new entry, new commit mark) hold.
-func (m *model) replicate(s *State, b int, t *State) int {
-	if s.leader == 0 || int(s.leader) == b+1 {
-		return 0
+// replicate: leader l's append message reaches q, whose term is not
+// newer: q moves to l's term as its follower, takes l's next entry it
+// lacks (dropping a conflicting suffix) and l's commit mark, persists, and
+// acknowledges the prefix it shares with l. A step that changes nothing
+// is not taken.
+func (m *model) replicate(s *State, l, q int, t *State) bool {
+	ld, fo := &s.b[l], &s.b[q]
+	if ld.role != roleLeader || l == q || fo.term > ld.term {
+		return false
 	}
-	ld, fo := &s.b[s.leader-1], &s.b[b]
 	ll := ld.logSeq()
 	c := common(fo.logSeq(), ll)
 	matched := c
@@ -198,52 +260,46 @@ func (m *model) replicate(s *State, b int, t *State) int {
 	if lim := min(ld.commit, uint8(matched)); lim > nc {
 		nc = lim
 	}
-	branches := 0
-	if c < len(ll) {
-		branches++
-	}
-	if nc != fo.commit {
-		branches++
-	}
-	if branches == 0 {
-		return 0
-	}
 	*t = *s
-	tb := &t.b[b]
+	tb := &t.b[q]
 	if c < len(ll) {
 		tb.truncateLog(uint8(c))
 		tb.appendLog(ll[c])
-		tb.durable = tb.logLen
 	}
+	tb.durable = tb.logLen
 	tb.commit = nc
-	return branches
+	if fo.term < ld.term {
+		tb.votedFor = 0
+	}
+	tb.term = ld.term
+	tb.role = roleFollower
+	tb.votes = 0
+	tb.acked = [BrokersMax]uint8{}
+	t.b[l].acked[q] = uint8(matched)
+	return *t != *s
 }
 
-// agree reports whether q's log holds the leader's first n entries.
-func agree(q, l *broker, n int) bool {
-	return int(q.durable) >= n && common(q.log[:n], l.log[:n]) == n
-}
-
-// advanceCommit: the leader moves its committed mark to the highest index
-// of its own term that a quorum holds.
-func (m *model) advanceCommit(s *State, t *State) bool {
-	if s.leader == 0 {
+// advanceCommit: leader l moves its committed mark to the highest index
+// of its own term that a quorum holds: itself on disk, the others as they
+// acknowledged.
+func (m *model) advanceCommit(s *State, l int, t *State) bool {
+	ld := &s.b[l]
+	if ld.role != roleLeader {
 		return false
 	}
-	l := &s.b[s.leader-1]
-	for n := int(l.logLen); n > int(l.commit); n-- {
-		if l.log[n-1].term != s.term {
+	for n := int(ld.logLen); n > int(ld.commit); n-- {
+		if ld.log[n-1].term != ld.term {
 			continue
 		}
 		count := 0
 		for q := 0; q < m.cfg.Brokers; q++ {
-			if agree(&s.b[q], l, n) {
+			if (q == l && int(ld.durable) >= n) || (q != l && int(ld.acked[q]) >= n) {
 				count++
 			}
 		}
 		if m.quorum(count) || (m.cfg.Defect == DefectCommitWithoutQuorum && count >= 1) {
 			*t = *s
-			t.b[s.leader-1].commit = uint8(n)
+			t.b[l].commit = uint8(n)
 			return true
 		}
 	}
@@ -258,7 +314,7 @@ func (m *model) written(p proposal, br *broker) bool {
 // answerClient sets the leader's reply to p's client once it has applied
 // p's last part (TLA+ Answer); sh is the shard length after applying.
 func answerClient(t *State, b int, p proposal, idx uint8, w bool, sh uint8) {
-	if int(t.leader) != b+1 || t.reply[p.cid-1].st != replyNone || p.part == partEvent {
+	if t.b[b].role != roleLeader || t.reply[p.cid-1].st != replyNone || p.part == partEvent {
 		return
 	}
 	x := p.exp
@@ -270,10 +326,10 @@ func answerClient(t *State, b int, p proposal, idx uint8, w bool, sh uint8) {
 		if p.part == partState {
 			at--
 		}
-		t.reply[p.cid-1] = answer{st: replyWritten, at: at, idx: idx, exp: x}
+		t.reply[p.cid-1] = answer{st: replyWritten, at: at, idx: idx, exp: x, term: t.b[b].term}
 		return
 	}
-	t.reply[p.cid-1] = answer{st: replyRefused, at: sh + 1, idx: idx, exp: x}
+	t.reply[p.cid-1] = answer{st: replyRefused, at: sh + 1, idx: idx, exp: x, term: t.b[b].term}
 }
 
 // apply: b applies its next committed proposal; a written record reaches
@@ -321,8 +377,9 @@ func (m *model) applyState(s *State, b int, t *State) bool {
 	return true
 }
 
-// crash: b crashes and restarts; its raft log survives, its commit mark,
-// applied views and leadership are lost.
+// crash: b crashes and restarts; its term, vote and persisted raft log
+// survive; its commit mark, applied views, role and received messages are
+// lost.
 func (m *model) crash(s *State, b int, t *State) {
 	*t = *s
 	tb := &t.b[b]
@@ -331,7 +388,6 @@ func (m *model) crash(s *State, b int, t *State) {
 	tb.shard = [logMax]proposal{}
 	tb.shardLen = 0
 	tb.kv = [keysMax]slot{}
-	if int(t.leader) == b+1 {
-		t.leader = 0
-	}
+	tb.role, tb.votes = roleFollower, 0
+	tb.acked = [BrokersMax]uint8{}
 }

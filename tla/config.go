@@ -95,7 +95,7 @@ type Config struct {
 	Variant Variant
 	// Brokers is how many brokers hold a replica (1..BrokersMax).
 	Brokers int
-	// MaxTerm is the last term a promotion may start.
+	// MaxTerm is the highest term a broker may start an election for.
 	MaxTerm int
 	// MaxCommits is how many commits clients may propose (1..CommitsMax).
 	MaxCommits int
@@ -133,15 +133,15 @@ func (c Config) String() string {
 // Configs returns the configs of the MC*.cfg files, main config first.
 func Configs() []Config {
 	return []Config{
-		{Name: "MCFelixAtomicCommit", Variant: Atomic, Brokers: 3, MaxTerm: 3, MaxCommits: 2, Defect: NoDefect, Invariants: true},
-		{Name: "MCSplitRecords", Variant: SplitRecords, Brokers: 3, MaxTerm: 3, MaxCommits: 1, Defect: NoDefect, Invariants: true},
-		{Name: "MCPartialApply", Variant: PartialApply, Brokers: 3, MaxTerm: 3, MaxCommits: 2, Defect: NoDefect, Invariants: true},
-		{Name: "MCSplitRecordsFull", Variant: SplitRecords, Brokers: 3, MaxTerm: 3, MaxCommits: 1, Defect: NoDefect, Invariants: false},
-		{Name: "MCPartialApplyFull", Variant: PartialApply, Brokers: 3, MaxTerm: 3, MaxCommits: 2, Defect: NoDefect, Invariants: false},
-		{Name: "MCDefectCommitWithoutQuorum", Variant: Atomic, Brokers: 3, MaxTerm: 3, MaxCommits: 2, Defect: DefectCommitWithoutQuorum, Invariants: true},
-		{Name: "MCDefectElectStale", Variant: Atomic, Brokers: 3, MaxTerm: 3, MaxCommits: 2, Defect: DefectElectStale, Invariants: true},
-		{Name: "MCDefectConditionAtProposal", Variant: Atomic, Brokers: 3, MaxTerm: 3, MaxCommits: 2, Defect: DefectConditionAtProposal, Invariants: true},
-		{Name: "MCFelixAtomicCommit3", Variant: Atomic, Brokers: 3, MaxTerm: 3, MaxCommits: 3, Defect: NoDefect, Invariants: true, Long: true},
+		{Name: "MCFelixAtomicCommit", Variant: Atomic, Brokers: 3, MaxTerm: 2, MaxCommits: 2, Defect: NoDefect, Invariants: true},
+		{Name: "MCSplitRecords", Variant: SplitRecords, Brokers: 3, MaxTerm: 2, MaxCommits: 1, Defect: NoDefect, Invariants: true},
+		{Name: "MCPartialApply", Variant: PartialApply, Brokers: 3, MaxTerm: 2, MaxCommits: 2, Defect: NoDefect, Invariants: true},
+		{Name: "MCSplitRecordsFull", Variant: SplitRecords, Brokers: 3, MaxTerm: 2, MaxCommits: 1, Defect: NoDefect, Invariants: false},
+		{Name: "MCPartialApplyFull", Variant: PartialApply, Brokers: 3, MaxTerm: 2, MaxCommits: 2, Defect: NoDefect, Invariants: false},
+		{Name: "MCDefectCommitWithoutQuorum", Variant: Atomic, Brokers: 3, MaxTerm: 2, MaxCommits: 2, Defect: DefectCommitWithoutQuorum, Invariants: true},
+		{Name: "MCDefectElectStale", Variant: Atomic, Brokers: 3, MaxTerm: 2, MaxCommits: 2, Defect: DefectElectStale, Invariants: true},
+		{Name: "MCDefectConditionAtProposal", Variant: Atomic, Brokers: 3, MaxTerm: 2, MaxCommits: 2, Defect: DefectConditionAtProposal, Invariants: true},
+		{Name: "MCFelixAtomicCommitTerm3", Variant: Atomic, Brokers: 3, MaxTerm: 3, MaxCommits: 2, Defect: NoDefect, Invariants: true, Long: true},
 	}
 }
 

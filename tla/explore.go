@@ -110,13 +110,14 @@ func exploreWith(e *explorer, statesMax int) (*Result, error) {
 
 // add records t if it is new and checks the invariants on it.
 func (e *explorer) add(t *State, parent int32, a action) {
+	c := canonical(t, e.m.cfg.Brokers)
 	if e.exact != nil {
-		if _, ok := e.exact[*t]; ok {
+		if _, ok := e.exact[c]; ok {
 			return
 		}
-		e.exact[*t] = struct{}{}
+		e.exact[c] = struct{}{}
 	} else {
-		fp := t.fingerprint()
+		fp := c.fingerprint()
 		if _, ok := e.seen[fp]; ok {
 			return
 		}

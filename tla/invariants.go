@@ -194,8 +194,9 @@ func (c *checker) reader(b int) *properties.ReaderView {
 
 // committedNeverLost: every written reply's record is at its offset on
 // every replica reaching it (properties), a quorum's raft logs hold its
-// proposal on disk at the index it was applied from, and so does the
-// leader's log (in memory at least).
+// proposal on disk at the index it was applied from, and so does the log
+// (in memory at least) of every leader of the answering leader's term or
+// a later one.
 func (c *checker) committedNeverLost(s *State) error {
 	rs := c.replicas[:c.cfg.Brokers]
 	c.acks = c.acks[:0]
@@ -215,9 +216,11 @@ func (c *checker) committedNeverLost(s *State) error {
 			return properties.InvariantCommittedNeverLost.Errorf("%s was acknowledged from raft index %d, but only %d of %d raft logs hold it there on disk",
 				commitNames[i+1], a.idx, holders, c.cfg.Brokers)
 		}
-		if s.leader != 0 && !holds(&s.b[s.leader-1], a.idx, uint8(i+1)) {
-			return properties.InvariantCommittedNeverLost.Errorf("%s was acknowledged from raft index %d, but leader %s's log does not hold it there",
-				commitNames[i+1], a.idx, brokerNames[s.leader-1])
+		for l := 0; l < c.cfg.Brokers; l++ {
+			if ld := &s.b[l]; ld.role == roleLeader && ld.term >= a.term && !holds(ld, a.idx, uint8(i+1)) {
+				return properties.InvariantCommittedNeverLost.Errorf("%s was acknowledged from raft index %d in term %d, but %s, leader of term %d, does not hold it there",
+					commitNames[i+1], a.idx, a.term, brokerNames[l], ld.term)
+			}
 		}
 	}
 	return properties.CommittedNeverLost(c.acks, rs)

@@ -31,19 +31,41 @@ const (
 	replyRefused uint8 = 2
 )
 
-// answer is the leader's reply to a commit's client: written at offset at,
-// or refused with at the true next offset; idx is the raft index applied
-// and exp the offset a commit_if expected.
+// answer is a leader's reply to a commit's client: written at offset at,
+// or refused with at the true next offset; idx is the raft index applied,
+// exp the offset a commit_if expected and term the answering leader's.
 type answer struct {
-	st  uint8
-	at  uint8
-	idx uint8
-	exp uint8
+	st   uint8
+	at   uint8
+	idx  uint8
+	exp  uint8
+	term uint8
 }
+
+// Roles a broker takes in its current term.
+const (
+	roleFollower  uint8 = 0
+	roleCandidate uint8 = 1
+	roleLeader    uint8 = 2
+)
+
+var roleNames = [...]string{"follower", "candidate", "leader"}
 
 // broker is one broker's variables. Offsets and indexes are 1-based as in
 // the TLA+ model; slots past logLen and shardLen are zero.
 type broker struct {
+	// term is the broker's current term and votedFor its vote in it (1 +
+	// the candidate's index, 0 for None); both persisted.
+	term     uint8
+	votedFor uint8
+	// role is the broker's role in term (volatile).
+	role uint8
+	// votes is the bit set of brokers whose vote for it in term reached it
+	// (a candidate's; 0 otherwise).
+	votes uint8
+	// acked[q] is the highest index q acknowledged holding to it in term
+	// (a leader's; 0 otherwise).
+	acked  [BrokersMax]uint8
 	log    [logMax]proposal
 	logLen uint8
 	// durable is how much of the log is persisted: a crash keeps only
@@ -64,9 +86,6 @@ type broker struct {
 // arrays of bytes so that it has no padding and no pointers and its bytes
 // are its fingerprint's input. Unused slots are always zero.
 type State struct {
-	term uint8
-	// leader is 1 + the leading broker's index, or 0 for None.
-	leader  uint8
 	nextCid uint8
 	b       [BrokersMax]broker
 	reply   [CommitsMax]answer

@@ -38,16 +38,28 @@ func TestDefectElectStale(t *testing.T) {
 		t.Fatalf("want CommittedNeverLost violated, got %+v", res.Violation)
 	}
 	last := res.Violation.Trace[len(res.Violation.Trace)-1].Action
-	if !strings.HasPrefix(last, "Promote(") {
-		t.Fatalf("want the loss at a promotion, got %s", last)
+	promotes := 0
+	for _, st := range res.Violation.Trace {
+		if strings.HasPrefix(st.Action, "Promote(") {
+			promotes++
+		}
+	}
+	if promotes < 2 || !strings.Contains(res.Violation.Message, "leader of term 2, does not hold it") {
+		t.Fatalf("want the loss through a failover to a leader of term 2 lacking the commit, got %d promotions and %q", promotes, res.Violation.Message)
 	}
 	t.Logf("caught at depth %d after %s: %s", res.Depth, last, res.Violation.Message)
 }
 
-// appliedOne is a state where b1 leads term 1 and every broker has
-// committed and applied commit 1 (offset 1), acknowledged to its client.
+// appliedOne is a state where b1 leads term 1 (b2 voted for it, b3 learned
+// the term from its append) and every broker has committed and applied
+// commit 1 (offset 1), acknowledged to its client.
 func appliedOne() State {
-	s := State{term: 1, leader: 1, nextCid: 2}
+	s := State{nextCid: 2}
+	for b := 0; b < BrokersMax; b++ {
+		s.b[b].term = 1
+	}
+	s.b[0].votedFor, s.b[0].role, s.b[0].acked = 1, roleLeader, [BrokersMax]uint8{0, 1, 1}
+	s.b[1].votedFor = 1
 	p := proposal{term: 1, cid: 1, kind: kindCommit, part: partWhole}
 	for b := 0; b < BrokersMax; b++ {
 		br := &s.b[b]
@@ -58,7 +70,7 @@ func appliedOne() State {
 		br.appendShard(r)
 		br.applyRecord(r, 1)
 	}
-	s.reply[0] = answer{st: replyWritten, at: 1, idx: 1}
+	s.reply[0] = answer{st: replyWritten, at: 1, idx: 1, term: 1}
 	return s
 }
 
@@ -143,7 +155,8 @@ func TestMalformedStatePanicsWithValues(t *testing.T) {
 		{"applied past commit", func(s *State) { s.b[0].applied = 2 }, "applied 2, commit 1"},
 		{"durable past log", func(s *State) { s.b[1].durable = 3 }, "durable 3"},
 		{"stale log slot", func(s *State) { s.b[2].log[4] = proposal{cid: 1} }, "log slot 4 past logLen 1"},
-		{"term too high", func(s *State) { s.term = 9 }, "term 9 (max 3)"},
+		{"term too high", func(s *State) { s.b[1].term = 9 }, "term 9 (max 2)"},
+		{"follower with acks", func(s *State) { s.b[2].acked[0] = 1 }, "role 0, votes 0, acked [1 0 0]"},
 	}
 	for _, c := range cases {
 		s := appliedOne()

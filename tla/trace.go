@@ -25,13 +25,16 @@ type namedValue struct{ name, value string }
 // render lists the state's variables in a fixed order.
 func (m *model) render(s *State) []namedValue {
 	out := []namedValue{
-		{"term", fmt.Sprint(s.term)},
-		{"leader", leaderName(s.leader)},
 		{"nextCid", fmt.Sprint(s.nextCid)},
 	}
 	for b := 0; b < m.cfg.Brokers; b++ {
 		br, n := &s.b[b], brokerNames[b]
 		out = append(out,
+			namedValue{"term[" + n + "]", fmt.Sprint(br.term)},
+			namedValue{"votedFor[" + n + "]", voteName(br.votedFor)},
+			namedValue{"role[" + n + "]", roleNames[br.role]},
+			namedValue{"votes[" + n + "]", formatSet(br.votes, m.cfg.Brokers)},
+			namedValue{"acked[" + n + "]", formatAcks(br.acked, m.cfg.Brokers)},
 			namedValue{"log[" + n + "]", formatSeq(br.logSeq())},
 			namedValue{"durable[" + n + "]", fmt.Sprint(br.durable)},
 			namedValue{"commitIndex[" + n + "]", fmt.Sprint(br.commit)},
@@ -63,11 +66,31 @@ func (m *model) diff(prev, next *State) []Change {
 	return out
 }
 
-func leaderName(l uint8) string {
-	if l == 0 {
+func voteName(v uint8) string {
+	if v == 0 {
 		return "None"
 	}
-	return brokerNames[l-1]
+	return brokerNames[v-1]
+}
+
+// formatSet renders a bit set of brokers, e.g. {b1, b3}.
+func formatSet(set uint8, n int) string {
+	var parts []string
+	for q := 0; q < n; q++ {
+		if set&(1<<q) != 0 {
+			parts = append(parts, brokerNames[q])
+		}
+	}
+	return "{" + strings.Join(parts, ", ") + "}"
+}
+
+// formatAcks renders a leader's acknowledged indexes, e.g. (b1 :> 0 @@ b2 :> 2 @@ b3 :> 0).
+func formatAcks(acked [BrokersMax]uint8, n int) string {
+	parts := make([]string, n)
+	for q := 0; q < n; q++ {
+		parts[q] = fmt.Sprintf("%s :> %d", brokerNames[q], acked[q])
+	}
+	return "(" + strings.Join(parts, " @@ ") + ")"
 }
 
 // formatProposal renders a log entry or record, e.g. [t1 c2 commit_if@2]
@@ -117,9 +140,9 @@ func formatView(kv [keysMax]slot) string {
 func formatAnswer(a answer) string {
 	switch a.st {
 	case replyWritten:
-		return fmt.Sprintf("written at offset %d (raft index %d)", a.at, a.idx)
+		return fmt.Sprintf("written at offset %d (raft index %d, term %d)", a.at, a.idx, a.term)
 	case replyRefused:
-		return fmt.Sprintf("refused, tail %d, expected %d (raft index %d)", a.at, a.exp, a.idx)
+		return fmt.Sprintf("refused, tail %d, expected %d (raft index %d, term %d)", a.at, a.exp, a.idx, a.term)
 	}
 	return "none"
 }

@@ -62,6 +62,9 @@ func (v *TraceValidator) restart(g *traceGroup, s *modeltrace.Step) error {
 	for _, k := range fresh {
 		g.proposed[k] = sentEntry{digest: stored[k.index-1].Digest, prevTerm: stored[k.index-2].Term}
 	}
+	for i := len(br.log); i < len(stored); i++ {
+		g.acks[ackKey{stored[i].Term, uint64(i + 1), s.Broker}] = struct{}{}
+	}
 	br.up, br.leads = true, 0
 	br.log = stored
 	br.commit, br.applied, br.next = c, a, next
@@ -117,23 +120,42 @@ func (v *TraceValidator) rebuild(g *traceGroup, applied uint64, scopes []modeltr
 	return next, nil
 }
 
-// vote records b's vote in a term and its log then.
-func (v *TraceValidator) vote(g *traceGroup, s *modeltrace.Step) error {
+// vote is Timeout(b) when b votes for itself (it starts an election in
+// that term as a candidate) and Vote(b, c) when it grants candidate c's
+// request: one vote per broker and term, never in a term older than one
+// it voted in; a leader of an older term steps down. The voter's log is
+// recorded: the grant was judged on it.
+func (v *TraceValidator) vote(g *traceGroup, s *modeltrace.Step) ([]string, error) {
 	br := g.broker(s.Broker)
+	tried := []string{"Vote"}
+	if s.Candidate == s.Broker {
+		tried = []string{"Timeout"}
+	}
 	k := entryKey{s.Term, s.Broker}
 	if old, ok := g.votes[k]; ok && old.candidate != s.Candidate {
-		return fmt.Errorf("broker %d already voted for %d in term %d", s.Broker, old.candidate, s.Term)
+		return tried, fmt.Errorf("broker %d already voted for %d in term %d", s.Broker, old.candidate, s.Term)
+	}
+	if s.Term < br.term {
+		return tried, fmt.Errorf("broker %d votes in term %d after voting in the newer term %d", s.Broker, s.Term, br.term)
 	}
 	g.votes[k] = voteRec{candidate: s.Candidate, lastTerm: lastTermOf(br.log), length: uint64(len(br.log))}
-	return nil
+	br.term = s.Term
+	if br.leads != 0 && br.leads < s.Term {
+		br.leads = 0
+	}
+	return tried, nil
 }
 
-// promote is Promote(b): a quorum voted for b in the term, each finding
-// b's log at least as up to date as its own when it voted.
+// promote is Promote(b): b timed out into the term (it voted for itself
+// there), a quorum voted for b in it, each finding b's log at least as up
+// to date as its own when it voted, and no other broker leads it.
 func (v *TraceValidator) promote(g *traceGroup, s *modeltrace.Step) error {
 	br := g.broker(s.Broker)
 	if l, ok := g.leaders[s.Term]; ok {
 		return fmt.Errorf("broker %d already leads term %d", l, s.Term)
+	}
+	if r, ok := g.votes[entryKey{s.Term, s.Broker}]; !ok || r.candidate != s.Broker {
+		return fmt.Errorf("broker %d never started an election in term %d (it did not vote for itself there)", s.Broker, s.Term)
 	}
 	votes := 0
 	for q := range g.brokers {
@@ -215,6 +237,9 @@ func (v *TraceValidator) persist(g *traceGroup, s *modeltrace.Step) ([]string, e
 	}
 	br.log = append(br.log[:s.Index-1], s.Entries...)
 	br.commit = min(br.commit, uint64(len(br.log)))
+	for j, e := range s.Entries {
+		g.acks[ackKey{e.Term, s.Index + uint64(j), s.Broker}] = struct{}{}
+	}
 	if len(fresh) > 0 {
 		return []string{"Propose"}, nil
 	}
@@ -255,7 +280,8 @@ func (v *TraceValidator) dropsCommitted(g *traceGroup, old []modeltrace.Entry, f
 }
 
 // commit explains a moved commit mark as AdvanceCommit (b leads the term
-// of the entry at the mark and a quorum stores the log up to it) or as
+// of the entry at the mark and a quorum acknowledged storing the log up to
+// it: the followers' acks, sent once they persisted it, and b's own disk) or as
 // Replicate's commit mark (a leader committed that prefix and b's log holds it).
 func (v *TraceValidator) commit(g *traceGroup, s *modeltrace.Step) ([]string, error) {
 	br := g.broker(s.Broker)
@@ -274,13 +300,13 @@ func (v *TraceValidator) commit(g *traceGroup, s *modeltrace.Step) ([]string, er
 			return tried, fmt.Errorf("no leader committed entry %d (term %d): the group committed 1..%d, and broker %d leads term %d, not the entry's", c, e.Term, len(g.committed), s.Broker, br.leads)
 		}
 		holders := 0
-		for _, q := range g.brokers {
-			if q != nil && uint64(len(q.log)) >= c && q.log[c-1] == e {
+		for q, qb := range g.brokers {
+			if _, ok := g.acks[ackKey{e.Term, c, uint64(q)}]; ok && qb != nil {
 				holders++
 			}
 		}
 		if 2*holders <= v.brokers {
-			return tried, fmt.Errorf("only %d of %d brokers store entry %d (term %d) on disk: no quorum", holders, v.brokers, c, e.Term)
+			return tried, fmt.Errorf("only %d of %d brokers acknowledged storing entry %d (term %d) on disk: no quorum", holders, v.brokers, c, e.Term)
 		}
 		if n := len(g.committed); c <= uint64(n) || br.log[n-1] != g.committed[n-1] {
 			return tried, fmt.Errorf("broker %d's log differs from the committed prefix 1..%d", s.Broker, n)

@@ -20,6 +20,9 @@ import (
 // entryKey names a raft entry: (term, index) identifies it (Log Matching).
 type entryKey struct{ term, index uint64 }
 
+// ackKey is broker b's acknowledgement of holding entry (term, index).
+type ackKey struct{ term, index, broker uint64 }
+
 // sentEntry is an entry a leader appended: its data digest and the term of
 // the entry before it, as an AppendEntries message carries them.
 type sentEntry struct{ digest, prevTerm uint64 }
@@ -53,6 +56,10 @@ type traceBroker struct {
 	// commit is the commit mark it knows; applied its last applied index.
 	// Invariant: applied <= commit <= len(log).
 	commit, applied uint64
+	// term is the newest term the broker voted in (its own election's,
+	// through Timeout, or another's, through Vote): a lower bound of its
+	// current term, which survives a restart.
+	term uint64
 	// leads is the term this broker leads (0: it leads none).
 	leads uint64
 	// next is each scope's next offset in its applied shard log.
@@ -71,7 +78,11 @@ type traceGroup struct {
 	// committed is the longest committed prefix any broker knows.
 	committed []modeltrace.Entry
 	votes     map[entryKey]voteRec // key: (term, voter)
-	leaders   map[uint64]uint64    // term -> its leader
+	// acks holds the acknowledgements: broker b persisted entry (term,
+	// index), so it acknowledges holding the log up to it (Log Matching)
+	// to the leader that sent it, and a leader counts its own disk.
+	acks    map[ackKey]struct{}
+	leaders map[uint64]uint64 // term -> its leader
 	// leadTerm is the newest term in leaders (0 before any).
 	leadTerm uint64
 	// written[tenant][o] is the raft index of the entry written at offset o.
@@ -80,7 +91,7 @@ type traceGroup struct {
 
 func newTraceGroup(id uint64) *traceGroup {
 	return &traceGroup{id: id, proposed: map[entryKey]sentEntry{},
-		writes: map[uint64]clientWrite{}, votes: map[entryKey]voteRec{}, leaders: map[uint64]uint64{},
+		writes: map[uint64]clientWrite{}, votes: map[entryKey]voteRec{}, leaders: map[uint64]uint64{}, acks: map[ackKey]struct{}{},
 		written: map[string][]uint64{}, committed: []modeltrace.Entry{{Term: 1}}}
 }
 
@@ -114,6 +125,6 @@ func (g *traceGroup) describe(b uint64) string {
 	for i := max(0, len(leaders)-3); i < len(leaders); i++ {
 		lead += fmt.Sprintf(" term %d: broker %d;", leaders[i], g.leaders[leaders[i]])
 	}
-	return fmt.Sprintf("group %d, broker %d: up %t, leads term %d, log 1..%d (last term %d), commit %d, applied %d; group committed 1..%d; last leaders:%s",
-		g.id, b, br.up, br.leads, len(br.log), lastTermOf(br.log), br.commit, br.applied, len(g.committed), lead)
+	return fmt.Sprintf("group %d, broker %d: up %t, voted in term %d, leads term %d, log 1..%d (last term %d), commit %d, applied %d; group committed 1..%d; last leaders:%s",
+		g.id, b, br.up, br.term, br.leads, len(br.log), lastTermOf(br.log), br.commit, br.applied, len(g.committed), lead)
 }

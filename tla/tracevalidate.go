@@ -122,7 +122,7 @@ func (v *TraceValidator) dispatch(g *traceGroup, s *modeltrace.Step) ([]string, 
 	case modeltrace.Restart:
 		return []string{"Crash"}, v.restart(g, s)
 	case modeltrace.Vote:
-		return []string{"Vote"}, v.vote(g, s)
+		return v.vote(g, s)
 	case modeltrace.Promote:
 		return []string{"Promote"}, v.promote(g, s)
 	case modeltrace.Request:

@@ -88,6 +88,14 @@ func TestTraceValidatorRejectsHandEdits(t *testing.T) {
 			15, "Apply broker 2 group 2: entry 2", "not committed"},
 		{"promotion without a quorum of votes", func(s []modeltrace.Step) []modeltrace.Step { return append(s[:4:4], s[5:]...) },
 			5, "Promote broker 1 group 2: term 2", "only 1 of 3"},
+		{"promotion of a broker that never started an election (no Timeout: no vote for itself)", func(s []modeltrace.Step) []modeltrace.Step {
+			s[3].Candidate = 3 // b1 votes for b3 instead of itself
+			return s
+		}, 6, "Promote broker 1 group 2: term 2", "did not vote for itself"},
+		{"vote in a term older than one the broker voted in", func(s []modeltrace.Step) []modeltrace.Step {
+			old := modeltrace.Step{Kind: modeltrace.Vote, Broker: 2, Group: tgroup, Term: 1, Candidate: 3}
+			return append(s[:5:5], append([]modeltrace.Step{old}, s[5:]...)...)
+		}, 6, "Vote broker 2 group 2: term 1 for 3", "after voting in the newer term 2"},
 		{"commit_if written at an offset it did not expect", func(s []modeltrace.Step) []modeltrace.Step {
 			w := commitIf
 			w.Expected = 4

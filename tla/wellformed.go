@@ -6,15 +6,19 @@ import "fmt"
 // written on State's fields: such a state is a bug in the mirror's
 // actions, not a finding about the model.
 func (m *model) assertWellFormed(s *State) {
-	if int(s.term) > m.cfg.MaxTerm || int(s.leader) > m.cfg.Brokers || int(s.nextCid) > m.cfg.MaxCommits+1 || s.nextCid == 0 {
-		panic(fmt.Sprintf("tla: malformed state: term %d (max %d), leader %d (brokers %d), nextCid %d (max %d)",
-			s.term, m.cfg.MaxTerm, s.leader, m.cfg.Brokers, s.nextCid, m.cfg.MaxCommits+1))
+	if int(s.nextCid) > m.cfg.MaxCommits+1 || s.nextCid == 0 {
+		panic(fmt.Sprintf("tla: malformed state: nextCid %d (max %d)", s.nextCid, m.cfg.MaxCommits+1))
 	}
 	for b := 0; b < BrokersMax; b++ {
 		br := &s.b[b]
 		mid := uint8(0)
 		if br.mid {
 			mid = 1
+		}
+		if int(br.term) > m.cfg.MaxTerm || int(br.votedFor) > m.cfg.Brokers || br.role > roleLeader ||
+			(br.role != roleCandidate && br.votes != 0) || (br.role != roleLeader && br.acked != [BrokersMax]uint8{}) {
+			panic(fmt.Sprintf("tla: malformed broker %s: term %d (max %d), votedFor %d, role %d, votes %b, acked %v",
+				brokerNames[b], br.term, m.cfg.MaxTerm, br.votedFor, br.role, br.votes, br.acked))
 		}
 		if br.durable > br.logLen || br.applied > br.commit || br.commit > br.logLen || br.shardLen > br.applied+mid {
 			panic(fmt.Sprintf("tla: malformed broker %s: durable %d, applied %d, commit %d, logLen %d, shardLen %d, mid %t",

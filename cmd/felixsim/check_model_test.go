@@ -18,7 +18,7 @@ func TestCheckModelMainHolds(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d, stderr %s", code, errOut)
 	}
-	for _, want := range []string{"distinct states: 142170", "depth:           22", "verdict:         holds", "seconds:"} {
+	for _, want := range []string{"distinct states: 137512", "depth:           27", "verdict:         holds", "seconds:"} {
 		if !strings.Contains(out, want) {
 			t.Fatalf("output lacks %q:\n%s", want, out)
 		}
@@ -47,21 +47,21 @@ func TestCheckModelVariantJSON(t *testing.T) {
 	if !ok || v["invariant"] != "NoPartialCommit" {
 		t.Fatalf("violation = %v, want NoPartialCommit", rep["violation"])
 	}
-	if tr, ok := v["trace"].([]any); !ok || len(tr) != 7 || rep["depth"] != float64(7) {
-		t.Fatalf("trace %v / depth %v, want 7 steps", v["trace"], rep["depth"])
+	if tr, ok := v["trace"].([]any); !ok || len(tr) != 9 || rep["depth"] != float64(9) {
+		t.Fatalf("trace %v / depth %v, want 9 steps", v["trace"], rep["depth"])
 	}
 }
 
 func TestCheckModelFullConfigJSONHasNullViolation(t *testing.T) {
 	code, out, _ := runCLI("check-model", "--config", "MCSplitRecordsFull", "--json")
-	if code != 0 || !strings.Contains(out, `"violation":null`) || !strings.Contains(out, `"distinct_states":22981`) {
+	if code != 0 || !strings.Contains(out, `"violation":null`) || !strings.Contains(out, `"distinct_states":33011`) {
 		t.Fatalf("exit %d, out %s", code, out)
 	}
 }
 
 func TestCheckModelTextShowsTrace(t *testing.T) {
 	code, out, _ := runCLI("check-model", "--variant", "PartialApply")
-	if code != 1 || !strings.Contains(out, "7: Apply(b1)") || !strings.Contains(out, "violated:        NoPartialCommit") {
+	if code != 1 || !strings.Contains(out, "9: Apply(b1)") || !strings.Contains(out, "violated:        NoPartialCommit") {
 		t.Fatalf("exit %d, out:\n%s", code, out)
 	}
 }
