@@ -1,7 +1,6 @@
 package scenario
 
 import (
-	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -12,11 +11,6 @@ import (
 	"github.com/felixsim/felixsim/statemachine"
 	"github.com/felixsim/felixsim/wire"
 )
-
-// errNotSupported prefixes commands whose broker feature is not built yet.
-var errNotSupported = errors.New("not supported yet")
-
-func notSupported(what string) error { return fmt.Errorf("%w: %s", errNotSupported, what) }
 
 // errStarted refuses a configuration command once the cluster runs.
 func (r *Runner) errStarted(cmd string) error {
@@ -94,7 +88,7 @@ func (r *Runner) cmdStreamCreate(a *args) (string, error) {
 		return "", nil
 	}
 	if r.c != nil {
-		return "", notSupported("stream create at run time (streams are the bootstrap topology; declare them before the cluster starts)")
+		return "", fmt.Errorf("stream create %s refused: the cluster is already running, and its streams are the topology it booted with (declare every stream before the first command that uses the cluster)", p[0])
 	}
 	brokers := r.cfg.Brokers
 	if brokers == 0 {
@@ -125,20 +119,42 @@ func (r *Runner) cmdStreamCreate(a *args) (string, error) {
 	return "ok", nil
 }
 
-// cmdStreamDelete is parsed; the broker cannot delete streams yet.
-func (r *Runner) cmdStreamDelete(a *args) (string, error) {
-	if a.positional(1, 1, "stream delete NAME") == nil {
-		return "", nil
-	}
-	return "", notSupported("stream delete")
-}
-
-// cmdReplace is parsed; membership changes are not in the broker yet.
+// cmdReplace: replace broker N [--boot-after D]: broker N's disk is
+// replaced by an empty one; the slot boots again after D (default the
+// cluster's restart delay) under a new raft identity, and the operator
+// moves every group to the new membership (the old identity removed, the
+// new one added as a learner, caught up by snapshot, then promoted).
 func (r *Runner) cmdReplace(a *args) (string, error) {
-	if a.positional(1, 1, "replace broker N") == nil {
+	bootAfterNs := int64(-1)
+	if s, ok := a.flag("boot-after"); ok {
+		d, err := parseDurationNs(s, false)
+		if err != nil {
+			return "", err
+		}
+		bootAfterNs = d
+	}
+	p := a.positional(1, 1, "replace broker N [--boot-after DURATION]")
+	if p == nil {
 		return "", nil
 	}
-	return "", notSupported("replace broker (membership change)")
+	c, err := r.cluster()
+	if err != nil {
+		return "", err
+	}
+	id, err := r.broker(p[0])
+	if err != nil {
+		return "", err
+	}
+	if bootAfterNs < 0 {
+		bootAfterNs = c.Config().RestartAfterFailNs
+	}
+	slot := cluster.SimID(id)
+	old := c.IdentityOf(slot)
+	c.World.ReplaceDisk(slot, bootAfterNs)
+	if now := c.IdentityOf(slot); now != old {
+		return fmt.Sprintf("broker %d: disk replaced; boots in %s as identity %d (was %d)", slot+1, formatNs(bootAfterNs), now, old), nil
+	}
+	return fmt.Sprintf("broker %d: disk replaced; boots in %s under its old identity %d", slot+1, formatNs(bootAfterNs), old), nil
 }
 
 // cmdFinalize: finalize FEATURE, an operator request to the metadata leader.

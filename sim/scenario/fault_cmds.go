@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/felixsim/felixsim/sim"
 	"github.com/felixsim/felixsim/sim/cluster"
 )
 
@@ -43,17 +44,50 @@ func (r *Runner) cmdDiskTear(a *args) (string, error) {
 	return fmt.Sprintf("broker %d down, unsynced tails torn", id), nil
 }
 
-// cmdCrash: crash N at OPERATION is parsed; crash points at disk
-// operations are not in the world yet.
+// DiskOpsMax bounds how far ahead a crash may be armed.
+const DiskOpsMax = 1 << 20
+
+// cmdCrash: crash N at op K [--model lost|torn|kept] arms broker N to die
+// before its K-th disk operation from now (1: the next) that changes the
+// disk: a write, truncate, create, remove, rename or directory sync, never
+// a file sync (sim.World.CrashAtDiskOp says why). The crash lands inside
+// whatever the broker is doing, a store commit half written; the disk
+// keeps the unsynced bytes as the model says (default lost). The broker
+// stays down until restart or heal; arming again replaces the crash.
 func (r *Runner) cmdCrash(a *args) (string, error) {
-	p := a.positional(3, 3, "crash N at fsync|write|rename")
+	model := sim.CrashLost
+	if s, ok := a.flag("model"); ok {
+		m, err := sim.ParseCrashModel(s)
+		if err != nil {
+			return "", err
+		}
+		model = m
+	}
+	usage := "crash N at op K [--model lost|torn|kept]"
+	p := a.positional(4, 4, usage)
 	if p == nil {
 		return "", nil
 	}
-	if p[1] != "at" {
-		return "", fmt.Errorf("crash refused: want \"crash N at OPERATION\"")
+	if p[1] != "at" || p[2] != "op" {
+		return "", fmt.Errorf("crash refused: want %q (K counts the broker's disk operations that change the disk; a file sync is never a crash point)", usage)
 	}
-	return "", notSupported("crash at a disk operation (" + p[2] + ")")
+	k, err := parseUint("disk operation", p[3])
+	if err != nil || k < 1 || k > DiskOpsMax {
+		return "", fmt.Errorf("crash refused: disk operation %q: want 1..%d", p[3], DiskOpsMax)
+	}
+	c, err := r.cluster()
+	if err != nil {
+		return "", err
+	}
+	id, err := r.broker(p[0])
+	if err != nil {
+		return "", err
+	}
+	if !c.World.Up(cluster.SimID(id)) {
+		return "", fmt.Errorf("crash %d refused: broker %d is down", id, id)
+	}
+	c.World.CrashAtDiskOp(cluster.SimID(id), int64(k), model, 0)
+	return fmt.Sprintf("broker %d dies before its disk operation %d from now (%s)", id, k, model), nil
 }
 
 // cmdRestart: restart N boots a down broker now.
@@ -246,8 +280,9 @@ func (r *Runner) cmdAdvance(a *args) (string, error) {
 	return "t=" + formatNs(c.World.NowNs()), nil
 }
 
-// cmdStabilize runs the world until every group has a leader and every
-// running broker has applied what its group committed.
+// cmdStabilize runs the world until every group has a leader, no
+// membership change is pending and every running broker has applied what
+// its group committed.
 func (r *Runner) cmdStabilize(a *args) (string, error) {
 	if a.positional(0, 0, "stabilize") == nil && a.e != nil {
 		return "", nil
@@ -260,7 +295,9 @@ func (r *Runner) cmdStabilize(a *args) (string, error) {
 	err = c.World.RunUntil(func() (bool, string) {
 		ok := false
 		if ok, why = c.AllLed(); ok {
-			ok, why = caughtUp(c)
+			if ok, why = c.MembershipSettled(); ok {
+				ok, why = caughtUp(c)
+			}
 		}
 		return ok, why
 	}, WaitBudgetNs)

@@ -10,6 +10,7 @@ import (
 	"github.com/felixsim/felixsim/properties"
 	"github.com/felixsim/felixsim/sim"
 	"github.com/felixsim/felixsim/sim/cluster"
+	"github.com/felixsim/felixsim/sim/runner"
 )
 
 // Options change how a scenario runs without editing it.
@@ -31,6 +32,12 @@ type Runner struct {
 	// callTimeoutNs is every client's call timeout.
 	callTimeoutNs int64
 	hist          properties.History
+	// inFlight are each client's calls left in flight by --nowait, oldest
+	// first (at most InFlightMax).
+	inFlight map[string][]call
+	// inRun sees every applied record, durable round and boot, as a
+	// run's in-run checks do; check reports what it found.
+	inRun *runner.InRunChecker
 }
 
 // ClientNames are the scenario's clients, in sim-id order; "a" is the default.
@@ -50,7 +57,7 @@ const (
 
 // NewRunner returns a runner with no cluster yet.
 func NewRunner(opts Options) *Runner {
-	return &Runner{opts: opts, callTimeoutNs: CallTimeoutNsDefault, cfg: cluster.Config{Seed: SeedDefault, Streams: []node.StreamSpec{}}}
+	return &Runner{opts: opts, inFlight: map[string][]call{}, callTimeoutNs: CallTimeoutNsDefault, cfg: cluster.Config{Seed: SeedDefault, Streams: []node.StreamSpec{}}}
 }
 
 // Close releases the cluster's world.
@@ -72,13 +79,13 @@ func init() {
 	commands = map[string]handler{
 		// cluster
 		"brokers": (*Runner).cmdBrokers, "stream create": (*Runner).cmdStreamCreate,
-		"stream delete": (*Runner).cmdStreamDelete, "finalize": (*Runner).cmdFinalize,
+		"finalize":       (*Runner).cmdFinalize,
 		"upgrade broker": (*Runner).cmdUpgrade, "replace broker": (*Runner).cmdReplace,
 		// client
 		"commit": (*Runner).cmdCommit, "commit-if": (*Runner).cmdCommitIf,
 		"publish": (*Runner).cmdPublish, "publish-if": (*Runner).cmdPublishIf,
 		"enqueue": (*Runner).cmdEnqueue, "state-get": (*Runner).cmdStateGet,
-		"sub": (*Runner).cmdSub, "group fetch": (*Runner).cmdGroupFetch, "group ack": (*Runner).cmdGroupAck,
+		"sub": (*Runner).cmdSub, "await": (*Runner).cmdAwait, "group fetch": (*Runner).cmdGroupFetch, "group ack": (*Runner).cmdGroupAck,
 		// faults
 		"kill": (*Runner).cmdKill, "restart": (*Runner).cmdRestart, "pause": (*Runner).cmdPause,
 		"resume": (*Runner).cmdResume, "partition": (*Runner).cmdPartition, "heal": (*Runner).cmdHeal, "block": (*Runner).cmdBlock,
@@ -87,8 +94,25 @@ func init() {
 		"advance": (*Runner).cmdAdvance, "stabilize": (*Runner).cmdStabilize,
 		// inspection
 		"log": (*Runner).cmdLog, "state": (*Runner).cmdState, "raft-log": (*Runner).cmdRaftLog,
-		"leaders": (*Runner).cmdLeaders, "check": (*Runner).cmdCheck, "time": (*Runner).cmdTime,
+		"leaders": (*Runner).cmdLeaders, "membership": (*Runner).cmdMembership, "check": (*Runner).cmdCheck, "time": (*Runner).cmdTime,
 	}
+}
+
+// withdrawn are command names the scenario language does not have, each
+// with the reason a file that uses one is refused: they name broker
+// features that are not built, so no handler could honestly run them.
+var withdrawn = map[string]string{
+	"stream delete": "streams cannot be deleted: a cluster's streams are the topology it boots with",
+}
+
+// unknownCommand says why words name no command.
+func unknownCommand(words []string) string {
+	if len(words) >= 2 {
+		if why, ok := withdrawn[words[0]+" "+words[1]]; ok {
+			return fmt.Sprintf("command %q refused: %s", words[0]+" "+words[1], why)
+		}
+	}
+	return "unknown command " + strconv.Quote(words[0])
 }
 
 // Exec runs one command and returns its output; an error is the command's
@@ -96,7 +120,7 @@ func init() {
 func (r *Runner) Exec(words []string) string {
 	h, rest, ok := lookup(words)
 	if !ok {
-		return "error: unknown command " + strconv.Quote(words[0])
+		return "error: " + unknownCommand(words)
 	}
 	a := &args{words: rest}
 	out, err := h(r, a)
@@ -157,7 +181,8 @@ func (r *Runner) cluster() (*cluster.Cluster, error) {
 	probe, spec := cluster.NewProbe("operator")
 	cfg.Extra = []sim.NodeSpec{spec}
 	procs := map[string]*cluster.ClientProc{}
-	ccfg := client.Config{CallTimeoutNs: r.callTimeoutNs, NotLeaderRedirectsMax: 3}
+	ccfg := client.Config{CallTimeoutNs: r.callTimeoutNs, NotLeaderRedirectsMax: 3,
+		Defects: client.Defects{WrongRouteHash: cfg.Defects.WrongRouteHash}}
 	for i := 0; i < cfg.Brokers; i++ {
 		ccfg.Brokers = append(ccfg.Brokers, client.NodeID(cluster.RaftID(i)))
 	}
@@ -169,11 +194,14 @@ func (r *Runner) cluster() (*cluster.Cluster, error) {
 		procs[name] = p
 		cfg.Extra = append(cfg.Extra, spec)
 	}
+	ir := runner.NewInRunChecker(cfg.Brokers)
+	cfg.Observer = ir.Observer()
 	c, err := cluster.New(cfg)
 	if err != nil {
 		return nil, err
 	}
-	r.c, r.probe, r.client = c, probe, procs
+	ir.Bind(c)
+	r.c, r.probe, r.client, r.inRun = c, probe, procs, ir
 	if err := c.World.RunUntil(c.AllLed, WaitBudgetNs); err != nil {
 		return nil, fmt.Errorf("cluster did not elect every leader: %v", err)
 	}

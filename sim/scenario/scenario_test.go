@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"errors"
 	"flag"
 	"os"
 	"path/filepath"
@@ -50,11 +51,6 @@ func TestScenarios(t *testing.T) {
 			if d := Diff(f, out); d != "" {
 				t.Errorf("scenario output differs:\n%s", d)
 			}
-			for i, c := range f.Commands {
-				if strings.Contains(out[i], errNotSupported.Error()) {
-					t.Errorf("%s:%d: a scenario's expected output is a feature not built yet: %s", f.Name, c.Line, out[i])
-				}
-			}
 		})
 	}
 }
@@ -92,5 +88,16 @@ func TestDefectScenariosNeedTheirDefect(t *testing.T) {
 	}
 	if n == 0 {
 		t.Fatal("no defect scenarios")
+	}
+}
+
+// TestWithdrawnCommandIsAParseError: a command the language does not have
+// because its broker feature is not built is refused by the parser with
+// the file, the line and the reason, not run as a stub.
+func TestWithdrawnCommandIsAParseError(t *testing.T) {
+	_, err := Parse("x.txt", "# purpose\n\nbrokers 3\n----\nok\n\nstream delete order-events\n----\nok\n")
+	var pe *ParseError
+	if !errors.As(err, &pe) || pe.Line != 7 || !strings.Contains(pe.Msg, `"stream delete" refused: streams cannot be deleted`) {
+		t.Fatalf("got %v, want a parse error at x.txt:7 naming why stream delete is refused", err)
 	}
 }
