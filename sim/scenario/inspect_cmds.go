@@ -167,6 +167,9 @@ func (r *Runner) cmdCheck(a *args) (string, error) {
 	if a.positional(0, 0, "check") == nil && a.e != nil {
 		return "", nil
 	}
+	if r.crash != "" {
+		return violationsText(append(r.inRun.Found(), runner.Violation{Invariant: properties.InvariantCrash, Message: r.crash})), nil
+	}
 	c, err := r.cluster()
 	if err != nil {
 		return "", err
@@ -185,11 +188,16 @@ func (r *Runner) cmdCheck(a *args) (string, error) {
 	if len(vs) == 0 {
 		return fmt.Sprintf("ok (%d operations)", len(h.Ops)), nil
 	}
+	return violationsText(vs), nil
+}
+
+// violationsText renders violations one a line.
+func violationsText(vs []runner.Violation) string {
 	var lines []string
 	for _, v := range vs {
 		lines = append(lines, fmt.Sprintf("violation %s: %s", v.Invariant, v.Message))
 	}
-	return strings.Join(lines, "\n"), nil
+	return strings.Join(lines, "\n")
 }
 
 // history is the scenario's history so far.
@@ -200,8 +208,8 @@ func (r *Runner) history() *properties.History {
 // groupViolations runs the consumer-group properties: acked records are
 // never handed out again, and, once every running broker has applied
 // what its groups committed, every broker holds the same group state.
-// (Delivery of every record is judged only after a drain, which a
-// scenario does not run.)
+// Delivery of every record is judged as a run judges it after its drain
+// phase, for the groups a group drain brought to their tail.
 func (r *Runner) groupViolations(c *cluster.Cluster, h *properties.History) []runner.Violation {
 	var out []runner.Violation
 	add := func(name properties.InvariantName, err error) {
@@ -210,6 +218,10 @@ func (r *Runner) groupViolations(c *cluster.Cluster, h *properties.History) []ru
 		}
 	}
 	add(properties.InvariantGroupAckedNotRedelivered, properties.HistoryGroupAckedNotRedelivered(h))
+	if len(r.drained) > 0 {
+		ref := properties.LongestLogs(runner.ReplicaLogsOf(c.Snapshot()))
+		add(properties.InvariantGroupDeliversEveryRecord, properties.HistoryGroupDeliversEveryRecord(h, &ref, r.drained))
+	}
 	if ok, _ := caughtUp(c); ok {
 		add(properties.InvariantGroupStateAgreement, properties.GroupStatesAgree(runner.GroupReplicasOf(c.Snapshot())))
 	}

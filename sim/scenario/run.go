@@ -32,6 +32,10 @@ type Runner struct {
 	// callTimeoutNs is every client's call timeout.
 	callTimeoutNs int64
 	hist          properties.History
+	// drained are the consumer groups a group drain brought to their tail.
+	drained []properties.GroupKey
+	// crash is set when the simulated system panicked: what and when.
+	crash string
 	// inFlight are each client's calls left in flight by --nowait, oldest
 	// first (at most InFlightMax).
 	inFlight map[string][]call
@@ -86,6 +90,7 @@ func init() {
 		"publish": (*Runner).cmdPublish, "publish-if": (*Runner).cmdPublishIf,
 		"enqueue": (*Runner).cmdEnqueue, "state-get": (*Runner).cmdStateGet,
 		"sub": (*Runner).cmdSub, "await": (*Runner).cmdAwait, "group fetch": (*Runner).cmdGroupFetch, "group ack": (*Runner).cmdGroupAck,
+		"group drain": (*Runner).cmdGroupDrain,
 		// faults
 		"kill": (*Runner).cmdKill, "restart": (*Runner).cmdRestart, "pause": (*Runner).cmdPause,
 		"resume": (*Runner).cmdResume, "partition": (*Runner).cmdPartition, "heal": (*Runner).cmdHeal, "block": (*Runner).cmdBlock,
@@ -116,12 +121,27 @@ func unknownCommand(words []string) string {
 }
 
 // Exec runs one command and returns its output; an error is the command's
-// output too ("error: ..."), so a scenario can show a refusal.
-func (r *Runner) Exec(words []string) string {
+// output too ("error: ..."), so a scenario can show a refusal. A panic of
+// the simulated system (a broker bug, as a run's Crash verdict) is the
+// command's output too ("crash: ..."); after it only check runs, and it
+// reports the crash.
+func (r *Runner) Exec(words []string) (out string) {
 	h, rest, ok := lookup(words)
 	if !ok {
 		return "error: " + unknownCommand(words)
 	}
+	if r.crash != "" && words[0] != "check" {
+		return "error: not run: the simulated system panicked earlier"
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			if r.c == nil {
+				panic(p) // no simulation yet: a bug of the scenario runner itself
+			}
+			r.crash = fmt.Sprintf("panic at %d ns: %v", r.c.World.NowNs(), p)
+			out = "crash: " + r.crash
+		}
+	}()
 	a := &args{words: rest}
 	out, err := h(r, a)
 	if err == nil {

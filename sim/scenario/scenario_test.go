@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/felixsim/felixsim/sim/runner"
 )
 
 var rewrite = flag.Bool("rewrite", false, "rewrite the expected output of the scenario files")
@@ -66,8 +68,9 @@ func TestDefectScenariosNeedTheirDefect(t *testing.T) {
 		n++
 		t.Run(strings.TrimSuffix(filepath.Base(path), ".txt"), func(t *testing.T) {
 			f := load(t, path)
-			if !strings.Contains(f.Commands[0].Text, "--defect") {
-				t.Fatalf("%s: its first command plants no defect", f.Name)
+			defect := strings.TrimSuffix(strings.TrimPrefix(f.Name, "defect-"), ".txt")
+			if !strings.Contains(f.Commands[0].Text, "--defect "+defect) {
+				t.Fatalf("%s: its first command does not plant defect %s", f.Name, defect)
 			}
 			on, off := false, false
 			out := Run(f, Options{DefectsOff: true})
@@ -99,5 +102,28 @@ func TestWithdrawnCommandIsAParseError(t *testing.T) {
 	var pe *ParseError
 	if !errors.As(err, &pe) || pe.Line != 7 || !strings.Contains(pe.Msg, `"stream delete" refused: streams cannot be deleted`) {
 		t.Fatalf("got %v, want a parse error at x.txt:7 naming why stream delete is refused", err)
+	}
+}
+
+// defectsWithoutScenario are the planted defects no scenario shows yet,
+// each with why; every other defect must have its defect-NAME.txt.
+var defectsWithoutScenario = map[string]string{
+	"position-apart-from-state": "needs a crash between a round's two store commits that its reopen then refuses; not yet pinned to a short story",
+	"vote-not-persisted":        "needs a second candidate in the same term to ask the restarted broker; the in-run checks see no hard state moving back (the vote is never written), and scenarios do not run trace validation",
+	"unscoped-outbox":           "needs the outbox relay, which scenario clusters do not run",
+}
+
+// TestEveryDefectHasAScenario: each planted defect of the registry has a
+// defect scenario, or is listed above with the reason it has none.
+func TestEveryDefectHasAScenario(t *testing.T) {
+	for _, name := range strings.Split(runner.DefectNames(), ",") {
+		_, err := os.Stat(filepath.Join(dir, "defect-"+name+".txt"))
+		why, excused := defectsWithoutScenario[name]
+		switch {
+		case err == nil && excused:
+			t.Errorf("defect %s has a scenario: remove it from defectsWithoutScenario (%s)", name, why)
+		case err != nil && !excused:
+			t.Errorf("defect %s has no scenario defect-%s.txt", name, name)
+		}
 	}
 }
