@@ -33,12 +33,12 @@ func (r *Runner) clientOf(a *args) (caller, error) {
 	if _, err := r.cluster(); err != nil {
 		return caller{}, err
 	}
-	for i, n := range ClientNames {
+	for i, n := range r.clientNames() {
 		if n == name {
 			return caller{proc: r.client[n], idx: i, name: n, nowait: nowait}, nil
 		}
 	}
-	return caller{}, fmt.Errorf("client %q refused: the clients are %s", name, strings.Join(ClientNames, ", "))
+	return caller{}, fmt.Errorf("client %q refused: the clients are %s", name, strings.Join(r.clientNames(), ", "))
 }
 
 // InFlightMax bounds the calls one client may leave in flight with

@@ -21,7 +21,7 @@ func (r *Runner) errStarted(cmd string) error {
 }
 
 // cmdBrokers: brokers N [--seed S] [--defect a,b] [--not-finalized]
-// [--version vN] [--compact-min N] [--compact-keep N].
+// [--version vN] [--compact-min N] [--compact-keep N] [--clients N].
 func (r *Runner) cmdBrokers(a *args) (string, error) {
 	if err := r.errStarted("brokers"); err != nil {
 		return "", err
@@ -48,9 +48,14 @@ func (r *Runner) cmdBrokers(a *args) (string, error) {
 		}
 		r.cfg.BootstrapVersion = v
 	}
+	clients := a.intFlag("clients", ClientsDefault)
+	if clients < 1 || clients > len(ClientNames) {
+		return "", fmt.Errorf("--clients %d refused: want 1..%d", clients, len(ClientNames))
+	}
+	r.clients = clients
 	r.cfg.CompactEntriesMin = a.intFlag("compact-min", 0)
 	r.cfg.CompactKeepEntries = a.intFlag("compact-keep", 0)
-	p := a.positional(1, 1, "brokers N [--seed S] [--defect NAMES] [--not-finalized] [--version vN] [--compact-min N] [--compact-keep N]")
+	p := a.positional(1, 1, "brokers N [--seed S] [--defect NAMES] [--not-finalized] [--version vN] [--compact-min N] [--compact-keep N] [--clients N]")
 	if p == nil {
 		return "", nil
 	}

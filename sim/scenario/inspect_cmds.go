@@ -185,6 +185,9 @@ func (r *Runner) cmdCheck(a *args) (string, error) {
 		return 0, false
 	})...)
 	vs = append(vs, r.groupViolations(c, h)...)
+	if r.liveness != "" {
+		vs = append(vs, runner.Violation{Invariant: properties.InvariantLiveness, Message: r.liveness})
+	}
 	if len(vs) == 0 {
 		return fmt.Sprintf("ok (%d operations)", len(h.Ops)), nil
 	}

@@ -29,11 +29,17 @@ type Runner struct {
 	c      *cluster.Cluster
 	probe  *cluster.Probe
 	client map[string]*cluster.ClientProc
+	// clients is how many of ClientNames run.
+	clients int
 	// callTimeoutNs is every client's call timeout.
 	callTimeoutNs int64
 	hist          properties.History
 	// drained are the consumer groups a group drain brought to their tail.
 	drained []properties.GroupKey
+	// healed is set by heal: the fault phase is over.
+	healed bool
+	// liveness says why stabilize failed after the heal ("" when it did not).
+	liveness string
 	// crash is set when the simulated system panicked: what and when.
 	crash string
 	// inFlight are each client's calls left in flight by --nowait, oldest
@@ -44,8 +50,14 @@ type Runner struct {
 	inRun *runner.InRunChecker
 }
 
-// ClientNames are the scenario's clients, in sim-id order; "a" is the default.
-var ClientNames = []string{"a", "b"}
+// ClientNames name the scenario's clients, in sim-id order: the first
+// `brokers --clients N` of them run (ClientsDefault unless it says); "a"
+// is the default client of every command.
+var ClientNames = []string{"a", "b", "c", "d", "e", "f", "g", "h"}
+
+// ClientsDefault is how many clients a scenario runs unless its brokers
+// command says.
+const ClientsDefault = 2
 
 // Scenario defaults.
 const (
@@ -61,7 +73,7 @@ const (
 
 // NewRunner returns a runner with no cluster yet.
 func NewRunner(opts Options) *Runner {
-	return &Runner{opts: opts, inFlight: map[string][]call{}, callTimeoutNs: CallTimeoutNsDefault, cfg: cluster.Config{Seed: SeedDefault, Streams: []node.StreamSpec{}}}
+	return &Runner{opts: opts, inFlight: map[string][]call{}, clients: ClientsDefault, callTimeoutNs: CallTimeoutNsDefault, cfg: cluster.Config{Seed: SeedDefault, Streams: []node.StreamSpec{}}}
 }
 
 // Close releases the cluster's world.
@@ -94,7 +106,7 @@ func init() {
 		// faults
 		"kill": (*Runner).cmdKill, "restart": (*Runner).cmdRestart, "pause": (*Runner).cmdPause,
 		"resume": (*Runner).cmdResume, "partition": (*Runner).cmdPartition, "heal": (*Runner).cmdHeal, "block": (*Runner).cmdBlock,
-		"clock jump": (*Runner).cmdClockJump, "disk tear": (*Runner).cmdDiskTear, "crash": (*Runner).cmdCrash,
+		"clock jump": (*Runner).cmdClockJump, "disk tear": (*Runner).cmdDiskTear, "crash": (*Runner).cmdCrash, "fault": (*Runner).cmdFault,
 		// time
 		"advance": (*Runner).cmdAdvance, "stabilize": (*Runner).cmdStabilize,
 		// inspection
@@ -182,6 +194,9 @@ func Run(f *File, opts Options) []string {
 	return out
 }
 
+// clientNames are the clients this scenario runs.
+func (r *Runner) clientNames() []string { return ClientNames[:r.clients] }
+
 // cluster returns the cluster, building it on first use from the
 // configuration commands seen so far.
 func (r *Runner) cluster() (*cluster.Cluster, error) {
@@ -209,7 +224,7 @@ func (r *Runner) cluster() (*cluster.Cluster, error) {
 	for _, s := range cfg.Streams {
 		ccfg.Streams = append(ccfg.Streams, client.StreamShards{Namespace: s.Namespace, Stream: s.Stream, Shards: s.Shards})
 	}
-	for _, name := range ClientNames {
+	for _, name := range r.clientNames() {
 		p, spec := cluster.NewClientProc("client-"+name, ccfg, 10_000_000)
 		procs[name] = p
 		cfg.Extra = append(cfg.Extra, spec)

@@ -108,9 +108,8 @@ func TestWithdrawnCommandIsAParseError(t *testing.T) {
 // defectsWithoutScenario are the planted defects no scenario shows yet,
 // each with why; every other defect must have its defect-NAME.txt.
 var defectsWithoutScenario = map[string]string{
-	"position-apart-from-state": "needs a crash between a round's two store commits that its reopen then refuses; not yet pinned to a short story",
-	"vote-not-persisted":        "needs a second candidate in the same term to ask the restarted broker; the in-run checks see no hard state moving back (the vote is never written), and scenarios do not run trace validation",
-	"unscoped-outbox":           "needs the outbox relay, which scenario clusters do not run",
+	"vote-not-persisted": "needs a second candidate in the same term to ask the restarted broker; the in-run checks see no hard state moving back (the vote is never written), and scenarios do not run trace validation",
+	"unscoped-outbox":    "needs the outbox relay, which scenario clusters do not run",
 }
 
 // TestEveryDefectHasAScenario: each planted defect of the registry has a
