@@ -185,6 +185,10 @@ func (r *Runner) cmdCheck(a *args) (string, error) {
 		return 0, false
 	})...)
 	vs = append(vs, r.groupViolations(c, h)...)
+	if len(r.delivered) > 0 {
+		ref := properties.LongestLogs(runner.ReplicaLogsOf(c.Snapshot()))
+		vs = append(vs, runner.OutboxViolations(&ref, r.delivered, false)...)
+	}
 	if r.liveness != "" {
 		vs = append(vs, runner.Violation{Invariant: properties.InvariantLiveness, Message: r.liveness})
 	}

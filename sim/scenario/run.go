@@ -34,6 +34,9 @@ type Runner struct {
 	// callTimeoutNs is every client's call timeout.
 	callTimeoutNs int64
 	hist          properties.History
+	// delivered are the outbox entries outbox read took as delivered
+	// downstream (at most OutboxDeliveriesMax).
+	delivered []properties.OutboxDelivery
 	// drained are the consumer groups a group drain brought to their tail.
 	drained []properties.GroupKey
 	// healed is set by heal: the fault phase is over.
@@ -102,7 +105,7 @@ func init() {
 		"publish": (*Runner).cmdPublish, "publish-if": (*Runner).cmdPublishIf,
 		"enqueue": (*Runner).cmdEnqueue, "state-get": (*Runner).cmdStateGet,
 		"sub": (*Runner).cmdSub, "await": (*Runner).cmdAwait, "group fetch": (*Runner).cmdGroupFetch, "group ack": (*Runner).cmdGroupAck,
-		"group drain": (*Runner).cmdGroupDrain,
+		"group drain": (*Runner).cmdGroupDrain, "outbox read": (*Runner).cmdOutboxRead, "outbox trim": (*Runner).cmdOutboxTrim,
 		// faults
 		"kill": (*Runner).cmdKill, "restart": (*Runner).cmdRestart, "pause": (*Runner).cmdPause,
 		"resume": (*Runner).cmdResume, "partition": (*Runner).cmdPartition, "heal": (*Runner).cmdHeal, "block": (*Runner).cmdBlock,

@@ -105,24 +105,12 @@ func TestWithdrawnCommandIsAParseError(t *testing.T) {
 	}
 }
 
-// defectsWithoutScenario are the planted defects no scenario shows yet,
-// each with why; every other defect must have its defect-NAME.txt.
-var defectsWithoutScenario = map[string]string{
-	"vote-not-persisted": "needs a second candidate in the same term to ask the restarted broker; the in-run checks see no hard state moving back (the vote is never written), and scenarios do not run trace validation",
-	"unscoped-outbox":    "needs the outbox relay, which scenario clusters do not run",
-}
-
-// TestEveryDefectHasAScenario: each planted defect of the registry has a
-// defect scenario, or is listed above with the reason it has none.
+// TestEveryDefectHasAScenario: each planted defect of the registry has
+// its defect scenario, defect-NAME.txt.
 func TestEveryDefectHasAScenario(t *testing.T) {
 	for _, name := range strings.Split(runner.DefectNames(), ",") {
-		_, err := os.Stat(filepath.Join(dir, "defect-"+name+".txt"))
-		why, excused := defectsWithoutScenario[name]
-		switch {
-		case err == nil && excused:
-			t.Errorf("defect %s has a scenario: remove it from defectsWithoutScenario (%s)", name, why)
-		case err != nil && !excused:
-			t.Errorf("defect %s has no scenario defect-%s.txt", name, name)
+		if _, err := os.Stat(filepath.Join(dir, "defect-"+name+".txt")); err != nil {
+			t.Errorf("defect %s has no scenario: %v", name, err)
 		}
 	}
 }
