@@ -321,18 +321,19 @@ func recordWords(stream string, rec *felix.Record) ([]string, error) {
 }
 
 // writable refuses text a scenario word cannot hold: a quote (words are
-// quoted without escapes) or a line break.
+// quoted without escapes), a line break, or a leading "--" (read as a
+// flag, quoted or not).
 func writable(s string) error {
-	if strings.ContainsAny(s, "'\n\r") {
-		return fmt.Errorf("%q cannot be written in a scenario (a quote or line break)", s)
+	if strings.ContainsAny(s, "'\n\r") || strings.HasPrefix(s, "--") {
+		return fmt.Errorf("%q cannot be written in a scenario (a quote, a line break or a leading --)", s)
 	}
 	return nil
 }
 
 // quote makes s one scenario word: quoted when it is empty or holds a
-// space, a tab, '|', or starts like a flag.
+// space, a tab or '|'.
 func quote(s string) string {
-	if s == "" || strings.ContainsAny(s, " \t|") || strings.HasPrefix(s, "--") {
+	if s == "" || strings.ContainsAny(s, " \t|") {
 		return "'" + s + "'"
 	}
 	return s
