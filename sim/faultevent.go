@@ -244,6 +244,41 @@ func (f FaultEvent) Nodes() []int {
 	return out
 }
 
+// Renumbered returns f with every node it names (node, unless a role
+// names it; peer; the bits of mask) mapped by to; false when to maps one
+// of them to nothing.
+func (f FaultEvent) Renumbered(to func(id int) (int, bool)) (FaultEvent, bool) {
+	if f.Kind.uses(fieldNode) && f.Role == "" {
+		n, ok := to(f.Node)
+		if !ok {
+			return f, false
+		}
+		f.Node = n
+	}
+	if f.Kind.uses(fieldPeer) {
+		n, ok := to(f.Peer)
+		if !ok {
+			return f, false
+		}
+		f.Peer = n
+	}
+	if f.Kind.uses(fieldMask) {
+		var mask uint64
+		for id := 0; id < NodesMax; id++ {
+			if f.Mask&(1<<uint(id)) == 0 {
+				continue
+			}
+			n, ok := to(id)
+			if !ok || n < 0 || n >= NodesMax {
+				return f, false
+			}
+			mask |= 1 << uint(n)
+		}
+		f.Mask = mask
+	}
+	return f, true
+}
+
 // uses reports whether the kind's events carry field id.
 func (k FaultKind) uses(id faultFieldID) bool {
 	if !k.valid() {

@@ -20,11 +20,16 @@ func (w *World) ApplyPlan(p *Plan) error {
 		}
 	}
 	for _, f := range p.Faults {
-		w.faults = append(w.faults, f)
-		w.notePlanFault(f)
-		w.q.push(event{atNs: f.AtNs, kind: EvFault, node: -1, peer: -1, id: uint64(len(w.faults) - 1)})
+		w.schedule(f)
 	}
 	return nil
+}
+
+// schedule queues fault f at its time.
+func (w *World) schedule(f FaultEvent) {
+	w.faults = append(w.faults, f)
+	w.notePlanFault(f)
+	w.q.push(event{atNs: f.AtNs, kind: EvFault, node: -1, peer: -1, id: uint64(len(w.faults) - 1)})
 }
 
 // checkExempt refuses a fault whose node-id fields name a fault-exempt
@@ -124,4 +129,25 @@ func (w *World) Calm() {
 			w.Restart(n.id)
 		}
 	}
+}
+
+// ApplyFault schedules one fault, as a plan's fault is scheduled, at its
+// AtNs, which must not be in the past; a fault the world cannot take (it
+// names a node the world lacks or a fault-exempt one, or the fault phase
+// ended with the heal, after which no fault fires) is refused.
+func (w *World) ApplyFault(f FaultEvent) error {
+	if err := f.validate(len(w.nodes)); err != nil {
+		return err
+	}
+	if f.AtNs < w.nowNs {
+		return fmt.Errorf("sim: %s refused: now is %d ns", f, w.nowNs)
+	}
+	if w.healed {
+		return fmt.Errorf("sim: %s refused: the world is healed, and no fault fires after the heal", f)
+	}
+	if err := w.checkExempt(f); err != nil {
+		return err
+	}
+	w.schedule(f)
+	return nil
 }

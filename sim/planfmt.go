@@ -138,6 +138,12 @@ func (p *Plan) parseHeaderValue(word, s string) error {
 	return nil
 }
 
+// ParseFault reads one fault as a plan v2 fault line spells it after the
+// word "fault": at_ns=, kind=, and the kind's fields (see FaultEvent.String).
+func ParseFault(text string) (FaultEvent, error) {
+	return parseFault(strings.Fields(text), false)
+}
+
 // parseFault reads a fault's key=value fields: plan v2's (see
 // FaultEvent.String), or with v1 set plan v1's, whose value= and dur= go to
 // the kind's field in that column.

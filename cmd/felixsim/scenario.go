@@ -5,16 +5,20 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 
+	"github.com/felixsim/felixsim/sim/artifact"
+	"github.com/felixsim/felixsim/sim/runner"
 	"github.com/felixsim/felixsim/sim/scenario"
 )
 
 // scenarioHelp is `felixsim scenario --help` besides the flags.
 var scenarioHelp = help{
-	usage: "scenario [--rewrite] [--defects-off] FILE...",
+	usage: "scenario [--rewrite] [--defects-off] FILE...\n       felixsim scenario from SAVED-DIR|PLAN-FILE [--out FILE]",
 	examples: []string{
 		"felixsim scenario testdata/scenarios/order-42.txt",
 		"felixsim scenario --rewrite testdata/scenarios/*.txt   # update the expected output in place",
+		"felixsim shrink --seed 3 --defects commit-as-two-records --out /tmp/s3 && felixsim scenario from /tmp/s3 --out /tmp/s3.txt",
 	},
 	exits:      "0 every command printed its expected output, 1 a mismatch (a diff is printed), 2 bad usage or a malformed file (file, line and problem named)",
 	positional: true,
@@ -23,6 +27,9 @@ var scenarioHelp = help{
 // scenarioCommand is `felixsim scenario`: it runs broker scenario files
 // (sim/scenario) deterministically and compares or rewrites their output.
 func scenarioCommand(args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 && args[0] == "from" {
+		return scenarioFromCommand(args[1:], stdout, stderr)
+	}
 	fs := flag.NewFlagSet("scenario", flag.ContinueOnError)
 	rewrite := fs.Bool("rewrite", false, "write each command's actual output into the file instead of comparing")
 	defectsOff := fs.Bool("defects-off", false, "run with every planted defect off, whatever the files' brokers commands ask")
@@ -63,4 +70,66 @@ func scenarioCommand(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "ok   %s (%d commands)\n", f.Name, len(f.Commands))
 	}
 	return code
+}
+
+// scenarioFromHelp is `felixsim scenario from --help` besides the flags.
+var scenarioFromHelp = help{
+	usage: "scenario from SAVED-DIR|PLAN-FILE [--out FILE]",
+	examples: []string{
+		"felixsim scenario from /tmp/s3 --out testdata/scenarios/regression-s3.txt   # after: felixsim shrink ... --out /tmp/s3",
+		"felixsim scenario from /tmp/seed3/plan.txt                                 # to stdout",
+	},
+	exits:      "0 the scenario was written and its check shows the run's deciding invariant (or the run passed and the check does too), 2 bad usage or an unreadable plan, 3 the scenario was written but its check does not show what the run violated",
+	positional: true,
+}
+
+// scenarioFromCommand is `felixsim scenario from`: it re-runs a saved run
+// (an artifact directory or a plan file), writes it as a scenario
+// (sim/scenario.FromRun) with the outputs a scenario run gives, and says
+// whether the scenario's check shows what the run violated.
+func scenarioFromCommand(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("scenario from", flag.ContinueOnError)
+	outPath := fs.String("out", "", "write the scenario to this file (default: standard output)")
+	if code, done := parseFlags(fs, args, scenarioFromHelp, stdout, stderr); done {
+		return code
+	}
+	if fs.NArg() != 1 {
+		return usageError(stderr, "scenario from", fmt.Errorf("want one saved run directory or plan file, got %d arguments", fs.NArg()))
+	}
+	planPath := fs.Arg(0)
+	if fi, err := os.Stat(planPath); err == nil && fi.IsDir() {
+		planPath = filepath.Join(planPath, artifact.PlanFile)
+	}
+	o, _, err := artifact.LoadRun(planPath)
+	if err != nil {
+		return usageError(stderr, "scenario from", err)
+	}
+	o.KeepHistory = true
+	res, err := runner.Run(o)
+	if err != nil {
+		return usageError(stderr, "scenario from", err)
+	}
+	f, err := scenario.FromRun(res)
+	if err != nil {
+		return usageError(stderr, "scenario from", err)
+	}
+	outs := scenario.Run(f, scenario.Options{})
+	text := scenario.Format(f, outs)
+	if *outPath == "" {
+		fmt.Fprint(stdout, text)
+	} else if err := os.WriteFile(*outPath, []byte(text), 0o644); err != nil {
+		fmt.Fprintf(stderr, "felixsim scenario from: %v\n", err)
+		return exitIncomplete
+	}
+	inv := res.Decisive()
+	if inv == "" {
+		fmt.Fprintf(stderr, "the run passed; the scenario has %d commands\n", len(f.Commands))
+		return exitPass
+	}
+	if !scenario.Shows(f, outs, inv) {
+		fmt.Fprintf(stderr, "the run violated %s, but the scenario's check does not show it: the scenario's interleaving differs from the run's\n", inv)
+		return exitIncomplete
+	}
+	fmt.Fprintf(stderr, "the scenario's check shows %s, as the run did (%d commands)\n", inv, len(f.Commands))
+	return exitPass
 }

@@ -83,4 +83,33 @@ func TestShrinkCommand(t *testing.T) {
 	if b, err := exec.Command(bin, "shrink", out, "--out", again).CombinedOutput(); err != nil || !strings.Contains(string(b), "verified: a fresh run of the shrunk plan violates NoPartialCommit") {
 		t.Fatalf("shrink of a saved run: %v\n%s", err, b)
 	}
+	checkScenarioFrom(t, bin, out, dir)
+}
+
+// checkScenarioFrom: the shrunk run written as a scenario file is a
+// regression test: it passes as written, its check names the run's
+// invariant, and with the defect off it fails (a diff, exit 1) because
+// its check then finds nothing.
+func checkScenarioFrom(t *testing.T, bin, saved, dir string) {
+	t.Helper()
+	file := filepath.Join(dir, "regression.txt")
+	b, err := exec.Command(bin, "scenario", "from", saved, "--out", file).CombinedOutput()
+	if err != nil || !strings.Contains(string(b), "the scenario's check shows NoPartialCommit, as the run did") {
+		t.Fatalf("scenario from: %v\n%s", err, b)
+	}
+	text, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(text), "\ncheck\n----\nviolation NoPartialCommit: ") || !strings.Contains(string(text), "--defect commit-as-two-records") {
+		t.Fatalf("the scenario does not plant the defect or its check does not name NoPartialCommit:\n%s", text)
+	}
+	if b, err := exec.Command(bin, "scenario", file).CombinedOutput(); err != nil {
+		t.Fatalf("the written scenario does not pass as written: %v\n%s", err, b)
+	}
+	b, err = exec.Command(bin, "scenario", "--defects-off", file).CombinedOutput()
+	var exitErr *exec.ExitError
+	if !errors.As(err, &exitErr) || exitErr.ExitCode() != exitSafety || !strings.Contains(string(b), "  + ok (") {
+		t.Fatalf("with the defect off the scenario should fail its check (exit 1, check ok): %v\n%s", err, b)
+	}
 }

@@ -90,7 +90,12 @@ func (ir *inRun) take() []Violation {
 		return nil
 	}
 	ir.taken = true
-	out := ir.found
+	return ir.counted()
+}
+
+// counted copies what the run saw so far, each with how often it recurred.
+func (ir *inRun) counted() []Violation {
+	out := append([]Violation(nil), ir.found...)
 	for i := range out {
 		if n := ir.more[out[i].Invariant] - 1; n > 0 {
 			out[i].Message += fmt.Sprintf("; and %d more time(s) during the run", n)

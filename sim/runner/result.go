@@ -95,6 +95,21 @@ type Result struct {
 	Vacuous string
 }
 
+// Decisive is a failed run's deciding invariant: the first violation of
+// the family that decides its verdict ("" for a pass).
+func (r *Result) Decisive() properties.InvariantName {
+	fam, failed := r.Worst()
+	if !failed {
+		return ""
+	}
+	for _, v := range r.Violations {
+		if inv, err := properties.LookupInvariant(v.Invariant); err == nil && inv.Family == fam {
+			return v.Invariant
+		}
+	}
+	return r.Violations[0].Invariant
+}
+
 // OK reports whether no check failed.
 func (r *Result) OK() bool { return len(r.Violations) == 0 }
 

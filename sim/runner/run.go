@@ -115,6 +115,12 @@ func streamNames(n int) []string {
 }
 
 // topology is the cluster's bootstrap streams.
+// Topology is the streams a run with these options boots with.
+func Topology(o Options) []node.StreamSpec {
+	d := o.withDefaults()
+	return topology(&d)
+}
+
 func topology(o *Options) []node.StreamSpec {
 	base := cluster.DefaultStreams(o.Shards)[0]
 	var out []node.StreamSpec

@@ -11,39 +11,100 @@ import (
 	"github.com/felixsim/felixsim/sim/cluster"
 )
 
-// clientOf takes --client NAME (default a) and returns that client.
-func (r *Runner) clientOf(a *args) (*cluster.ClientProc, int, error) {
+// caller is the client a command speaks through.
+type caller struct {
+	proc *cluster.ClientProc
+	// idx is the client's index in ClientNames, its history client id.
+	idx  int
+	name string
+	// nowait is set by --nowait: the call is sent and left in flight, and
+	// await reports it later.
+	nowait bool
+}
+
+// clientOf takes --client NAME (default a) and --nowait, and returns the
+// caller.
+func (r *Runner) clientOf(a *args) (caller, error) {
 	name, ok := a.flag("client")
 	if !ok {
 		name = ClientNames[0]
 	}
+	nowait := a.boolFlag("nowait")
 	if _, err := r.cluster(); err != nil {
-		return nil, 0, err
+		return caller{}, err
 	}
-	for i, n := range ClientNames {
+	for i, n := range r.clientNames() {
 		if n == name {
-			return r.client[n], i, nil
+			return caller{proc: r.client[n], idx: i, name: n, nowait: nowait}, nil
 		}
 	}
-	return nil, 0, fmt.Errorf("client %q refused: the clients are %s", name, strings.Join(ClientNames, ", "))
+	return caller{}, fmt.Errorf("client %q refused: the clients are %s", name, strings.Join(r.clientNames(), ", "))
 }
 
-// await runs the world until the call completes (or is refused before
-// sending) and returns its result.
-func await[T any](r *Runner) func(p *client.Pending[T], err error) (T, error) {
-	return func(p *client.Pending[T], err error) (T, error) { return waitFor(r, p, err) }
+// InFlightMax bounds the calls one client may leave in flight with
+// --nowait; a further one is refused.
+const InFlightMax = 8
+
+// call is one client call: done reports its completion (at once for a
+// call refused before sending), and render records its outcome in the
+// history and renders it.
+type call struct {
+	text   string
+	done   func() bool
+	render func() (string, error)
 }
 
-func waitFor[T any](r *Runner, p *client.Pending[T], err error) (T, error) {
+// pending makes the call for a client request's result.
+func pending[T any](text string, p *client.Pending[T], err error, render func(T, error) (string, error)) call {
 	if err != nil {
 		var zero T
-		return zero, err
+		return call{text: text, done: func() bool { return true }, render: func() (string, error) { return render(zero, err) }}
 	}
-	if werr := r.c.World.RunUntil(func() (bool, string) { return p.Done(), "the call's completion" }, WaitBudgetNs); werr != nil {
-		var zero T
-		return zero, werr
+	return call{text: text, done: p.Done, render: func() (string, error) { return render(p.Result()) }}
+}
+
+// issue waits for the call and renders it, or with --nowait leaves it in
+// flight for a later await.
+func (r *Runner) issue(who caller, c call) (string, error) {
+	if who.nowait {
+		q := r.inFlight[who.name]
+		if len(q) >= InFlightMax {
+			return "", fmt.Errorf("--nowait refused: client %s already has %d calls in flight (await them first)", who.name, InFlightMax)
+		}
+		r.inFlight[who.name] = append(q, c)
+		return "sent", nil
 	}
-	return p.Result()
+	return r.complete(c)
+}
+
+// complete runs the world until the call completes and renders it.
+func (r *Runner) complete(c call) (string, error) {
+	if err := r.c.World.RunUntil(func() (bool, string) { return c.done(), "the completion of " + c.text }, WaitBudgetNs); err != nil {
+		return "", err
+	}
+	return c.render()
+}
+
+// cmdAwait: await [--client c] waits for the client's oldest call left in
+// flight by --nowait and prints its outcome as the call itself would.
+func (r *Runner) cmdAwait(a *args) (string, error) {
+	name, ok := a.flag("client")
+	if !ok {
+		name = ClientNames[0]
+	}
+	if a.positional(0, 0, "await [--client c]") == nil && a.e != nil {
+		return "", nil
+	}
+	q := r.inFlight[name]
+	if len(q) == 0 {
+		return "", fmt.Errorf("await refused: client %s has no call in flight (send one with --nowait)", name)
+	}
+	r.inFlight[name] = q[1:]
+	out, err := r.complete(q[0])
+	if err != nil {
+		return "", err
+	}
+	return q[0].text + ": " + out, nil
 }
 
 // parseOps reads commit operations: publish|enqueue STREAM PAYLOAD,
@@ -152,7 +213,7 @@ func (r *Runner) cmdCommit(a *args) (string, error) { return r.commit(a, false) 
 func (r *Runner) cmdCommitIf(a *args) (string, error) { return r.commit(a, true) }
 
 func (r *Runner) commit(a *args, conditional bool) (string, error) {
-	proc, ci, err := r.clientOf(a)
+	who, err := r.clientOf(a)
 	if err != nil {
 		return "", err
 	}
@@ -176,45 +237,52 @@ func (r *Runner) commit(a *args, conditional bool) (string, error) {
 		stream = ops[0].Stream()
 	}
 	tenant, ns, entity := p[0], p[1], p[2]
-	cl := proc.Client
+	cl := who.proc.Client
 	sc := r.scopeOf(cl, tenant, ns, stream, entity)
 	kind := properties.HistoryCommit
 	if conditional {
 		kind = properties.HistoryCommitIf
 		rec.Conditional, rec.ExpectedOffset = true, expected
 	}
-	i := r.begin(properties.HistoryOp{Kind: kind, Scope: sc, EntityKey: entity, Record: &rec}, ci)
+	i := r.begin(properties.HistoryOp{Kind: kind, Scope: sc, EntityKey: entity, Record: &rec}, who.idx)
+	text := fmt.Sprintf("%s %s", kind, entity)
 	if !conditional {
-		rc, err := await[client.Receipt](r)(cl.Commit(proc.NowNs(), tenant, ns, []byte(entity), ops))
-		return r.receipt(i, rc, err)
+		pr, err := cl.Commit(who.proc.NowNs(), tenant, ns, []byte(entity), ops)
+		return r.issue(who, pending(text, pr, err, r.receipt(i)))
 	}
-	cw, err := await[client.ConditionalWrite](r)(cl.CommitIf(proc.NowNs(), tenant, ns, []byte(entity), ops, expected))
-	return r.conditional(i, cw, err)
+	pc, err := cl.CommitIf(who.proc.NowNs(), tenant, ns, []byte(entity), ops, expected)
+	return r.issue(who, pending(text, pc, err, r.conditional(i)))
 }
 
-func (r *Runner) receipt(i int, rc client.Receipt, err error) (string, error) {
-	op := r.finish(i, err)
-	if err != nil {
-		return failure(op, err), nil
+// receipt renders history op i's unconditional write.
+func (r *Runner) receipt(i int) func(client.Receipt, error) (string, error) {
+	return func(rc client.Receipt, err error) (string, error) {
+		op := r.finish(i, err)
+		if err != nil {
+			return failure(op, err), nil
+		}
+		op.Offset = rc.Offset
+		return fmt.Sprintf("ok offset %d", rc.Offset), nil
 	}
-	op.Offset = rc.Offset
-	return fmt.Sprintf("ok offset %d", rc.Offset), nil
 }
 
-func (r *Runner) conditional(i int, cw client.ConditionalWrite, err error) (string, error) {
-	op := r.finish(i, err)
-	if err != nil {
-		return failure(op, err), nil
+// conditional renders history op i's conditional write.
+func (r *Runner) conditional(i int) func(client.ConditionalWrite, error) (string, error) {
+	return func(cw client.ConditionalWrite, err error) (string, error) {
+		op := r.finish(i, err)
+		if err != nil {
+			return failure(op, err), nil
+		}
+		switch w := cw.(type) {
+		case client.Written:
+			op.Offset = w.Offset
+			return fmt.Sprintf("written offset %d", w.Offset), nil
+		case client.Refused:
+			op.Outcome, op.Tail = properties.OutcomeRefused, w.Tail
+			return fmt.Sprintf("refused tail %d", w.Tail), nil
+		}
+		return "", fmt.Errorf("conditional write answered %T", cw)
 	}
-	switch w := cw.(type) {
-	case client.Written:
-		op.Offset = w.Offset
-		return fmt.Sprintf("written offset %d", w.Offset), nil
-	case client.Refused:
-		op.Outcome, op.Tail = properties.OutcomeRefused, w.Tail
-		return fmt.Sprintf("refused tail %d", w.Tail), nil
-	}
-	return "", fmt.Errorf("conditional write answered %T", cw)
 }
 
 // cmdPublish: publish TENANT NS STREAM KEY PAYLOAD [--client c].
@@ -229,7 +297,7 @@ func (r *Runner) cmdPublishIf(a *args) (string, error) {
 func (r *Runner) cmdEnqueue(a *args) (string, error) { return r.event(a, properties.HistoryEnqueue) }
 
 func (r *Runner) event(a *args, kind properties.HistoryKind) (string, error) {
-	proc, ci, err := r.clientOf(a)
+	who, err := r.clientOf(a)
 	if err != nil {
 		return "", err
 	}
@@ -248,29 +316,29 @@ func (r *Runner) event(a *args, kind properties.HistoryKind) (string, error) {
 		}
 	}
 	tenant, ns, stream, key, payload := p[0], p[1], p[2], p[3], []byte(p[4])
-	cl := proc.Client
+	cl := who.proc.Client
 	rec := felix.Record{Event: felix.EventPublish, Payload: payload}
 	if kind == properties.HistoryEnqueue {
 		rec.Event = felix.EventEnqueue
 	}
 	rec.Conditional, rec.ExpectedOffset = kind.IsConditional(), expected
-	i := r.begin(properties.HistoryOp{Kind: kind, Scope: r.scopeOf(cl, tenant, ns, stream, key), EntityKey: key, Record: &rec}, ci)
-	now := proc.NowNs()
+	i := r.begin(properties.HistoryOp{Kind: kind, Scope: r.scopeOf(cl, tenant, ns, stream, key), EntityKey: key, Record: &rec}, who.idx)
+	now, text := who.proc.NowNs(), fmt.Sprintf("%s %s", kind, key)
 	switch kind {
 	case properties.HistoryPublishIf:
-		cw, err := await[client.ConditionalWrite](r)(cl.PublishIf(now, tenant, ns, stream, []byte(key), payload, expected))
-		return r.conditional(i, cw, err)
+		pc, err := cl.PublishIf(now, tenant, ns, stream, []byte(key), payload, expected)
+		return r.issue(who, pending(text, pc, err, r.conditional(i)))
 	case properties.HistoryEnqueue:
-		rc, err := await[client.Receipt](r)(cl.Enqueue(now, tenant, ns, stream, []byte(key), payload))
-		return r.receipt(i, rc, err)
+		pr, err := cl.Enqueue(now, tenant, ns, stream, []byte(key), payload)
+		return r.issue(who, pending(text, pr, err, r.receipt(i)))
 	}
-	rc, err := await[client.Receipt](r)(cl.Publish(now, tenant, ns, stream, []byte(key), payload))
-	return r.receipt(i, rc, err)
+	pr, err := cl.Publish(now, tenant, ns, stream, []byte(key), payload)
+	return r.issue(who, pending(text, pr, err, r.receipt(i)))
 }
 
 // cmdStateGet: state-get TENANT NS STREAM ENTITY KEY [--client c].
 func (r *Runner) cmdStateGet(a *args) (string, error) {
-	proc, ci, err := r.clientOf(a)
+	who, err := r.clientOf(a)
 	if err != nil {
 		return "", err
 	}
@@ -279,18 +347,20 @@ func (r *Runner) cmdStateGet(a *args) (string, error) {
 		return "", nil
 	}
 	tenant, ns, stream, entity, key := p[0], p[1], p[2], p[3], p[4]
-	cl := proc.Client
-	i := r.begin(properties.HistoryOp{Kind: properties.HistoryStateGet, Scope: r.scopeOf(cl, tenant, ns, stream, entity), EntityKey: entity, Key: key}, ci)
-	st, err := await[client.State](r)(cl.StateGet(proc.NowNs(), tenant, ns, stream, []byte(entity), key))
-	op := r.finish(i, err)
-	if err != nil {
-		return failure(op, err), nil
-	}
-	op.Found, op.Value, op.Version = st.Found, st.Value, st.Version
-	if !st.Found {
-		return "not found", nil
-	}
-	return fmt.Sprintf("%s = '%s' version %d", key, st.Value, st.Version), nil
+	cl := who.proc.Client
+	i := r.begin(properties.HistoryOp{Kind: properties.HistoryStateGet, Scope: r.scopeOf(cl, tenant, ns, stream, entity), EntityKey: entity, Key: key}, who.idx)
+	pg, err := cl.StateGet(who.proc.NowNs(), tenant, ns, stream, []byte(entity), key)
+	return r.issue(who, pending("state-get "+key, pg, err, func(st client.State, err error) (string, error) {
+		op := r.finish(i, err)
+		if err != nil {
+			return failure(op, err), nil
+		}
+		op.Found, op.Value, op.Version = st.Found, st.Value, st.Version
+		if !st.Found {
+			return "not found", nil
+		}
+		return fmt.Sprintf("%s = '%s' version %d", key, st.Value, st.Version), nil
+	}))
 }
 
 // scopeArg reads TENANT NS STREAM/SHARD into a scope.
@@ -308,7 +378,7 @@ func (r *Runner) scopeArg(tenant, ns, streamShard string) (felix.Scope, error) {
 
 // cmdSub: sub TENANT NS STREAM/SHARD [--from N] [--max N] [--client c].
 func (r *Runner) cmdSub(a *args) (string, error) {
-	proc, ci, err := r.clientOf(a)
+	who, err := r.clientOf(a)
 	if err != nil {
 		return "", err
 	}
@@ -322,19 +392,21 @@ func (r *Runner) cmdSub(a *args) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	i := r.begin(properties.HistoryOp{Kind: properties.HistorySubscribe, Scope: sc, FromOffset: uint64(from), MaxEntries: uint32(maxN)}, ci)
-	es, err := await[[]felix.Entry](r)(proc.Client.Subscribe(proc.NowNs(), sc, uint64(from), uint32(maxN)))
-	op := r.finish(i, err)
-	if err != nil {
-		return failure(op, err), nil
-	}
-	op.Entries = es
-	return entriesText(es), nil
+	i := r.begin(properties.HistoryOp{Kind: properties.HistorySubscribe, Scope: sc, FromOffset: uint64(from), MaxEntries: uint32(maxN)}, who.idx)
+	ps, err := who.proc.Client.Subscribe(who.proc.NowNs(), sc, uint64(from), uint32(maxN))
+	return r.issue(who, pending("sub "+p[2], ps, err, func(es []felix.Entry, err error) (string, error) {
+		op := r.finish(i, err)
+		if err != nil {
+			return failure(op, err), nil
+		}
+		op.Entries = es
+		return entriesText(es), nil
+	}))
 }
 
 // cmdGroupFetch: group fetch TENANT NS STREAM/SHARD GROUP [--max N] [--lease 5s].
 func (r *Runner) cmdGroupFetch(a *args) (string, error) {
-	proc, ci, err := r.clientOf(a)
+	who, err := r.clientOf(a)
 	if err != nil {
 		return "", err
 	}
@@ -353,19 +425,21 @@ func (r *Runner) cmdGroupFetch(a *args) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	i := r.begin(properties.HistoryOp{Kind: properties.HistoryGroupFetch, Scope: sc, Group: p[3], MaxEntries: uint32(maxN)}, ci)
-	d, err := await[client.Deliveries](r)(proc.Client.GroupFetch(proc.NowNs(), sc, p[3], uint32(maxN), uint64(leaseNs)))
-	op := r.finish(i, err)
-	if err != nil {
-		return failure(op, err), nil
-	}
-	op.Entries = d.Entries
-	return entriesText(d.Entries), nil
+	i := r.begin(properties.HistoryOp{Kind: properties.HistoryGroupFetch, Scope: sc, Group: p[3], MaxEntries: uint32(maxN)}, who.idx)
+	pf, err := who.proc.Client.GroupFetch(who.proc.NowNs(), sc, p[3], uint32(maxN), uint64(leaseNs))
+	return r.issue(who, pending("group fetch "+p[3], pf, err, func(d client.Deliveries, err error) (string, error) {
+		op := r.finish(i, err)
+		if err != nil {
+			return failure(op, err), nil
+		}
+		op.Entries = d.Entries
+		return entriesText(d.Entries), nil
+	}))
 }
 
 // cmdGroupAck: group ack TENANT NS STREAM/SHARD GROUP OFFSET.
 func (r *Runner) cmdGroupAck(a *args) (string, error) {
-	proc, ci, err := r.clientOf(a)
+	who, err := r.clientOf(a)
 	if err != nil {
 		return "", err
 	}
@@ -381,13 +455,15 @@ func (r *Runner) cmdGroupAck(a *args) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	i := r.begin(properties.HistoryOp{Kind: properties.HistoryGroupAck, Scope: sc, Group: p[3], AckOffset: off}, ci)
-	_, err = await[struct{}](r)(proc.Client.GroupAck(proc.NowNs(), sc, p[3], off))
-	op := r.finish(i, err)
-	if err != nil {
-		return failure(op, err), nil
-	}
-	return "ok", nil
+	i := r.begin(properties.HistoryOp{Kind: properties.HistoryGroupAck, Scope: sc, Group: p[3], AckOffset: off}, who.idx)
+	pa, err := who.proc.Client.GroupAck(who.proc.NowNs(), sc, p[3], off)
+	return r.issue(who, pending(fmt.Sprintf("group ack %s %d", p[3], off), pa, err, func(_ struct{}, err error) (string, error) {
+		op := r.finish(i, err)
+		if err != nil {
+			return failure(op, err), nil
+		}
+		return "ok", nil
+	}))
 }
 
 // entriesText renders log entries one a line.

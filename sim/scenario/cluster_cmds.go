@@ -1,7 +1,6 @@
 package scenario
 
 import (
-	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -13,11 +12,6 @@ import (
 	"github.com/felixsim/felixsim/wire"
 )
 
-// errNotSupported prefixes commands whose broker feature is not built yet.
-var errNotSupported = errors.New("not supported yet")
-
-func notSupported(what string) error { return fmt.Errorf("%w: %s", errNotSupported, what) }
-
 // errStarted refuses a configuration command once the cluster runs.
 func (r *Runner) errStarted(cmd string) error {
 	if r.c != nil {
@@ -27,7 +21,7 @@ func (r *Runner) errStarted(cmd string) error {
 }
 
 // cmdBrokers: brokers N [--seed S] [--defect a,b] [--not-finalized]
-// [--version vN] [--compact-min N] [--compact-keep N].
+// [--version vN] [--compact-min N] [--compact-keep N] [--clients N].
 func (r *Runner) cmdBrokers(a *args) (string, error) {
 	if err := r.errStarted("brokers"); err != nil {
 		return "", err
@@ -54,9 +48,14 @@ func (r *Runner) cmdBrokers(a *args) (string, error) {
 		}
 		r.cfg.BootstrapVersion = v
 	}
+	clients := a.intFlag("clients", ClientsDefault)
+	if clients < 1 || clients > len(ClientNames) {
+		return "", fmt.Errorf("--clients %d refused: want 1..%d", clients, len(ClientNames))
+	}
+	r.clients = clients
 	r.cfg.CompactEntriesMin = a.intFlag("compact-min", 0)
 	r.cfg.CompactKeepEntries = a.intFlag("compact-keep", 0)
-	p := a.positional(1, 1, "brokers N [--seed S] [--defect NAMES] [--not-finalized] [--version vN] [--compact-min N] [--compact-keep N]")
+	p := a.positional(1, 1, "brokers N [--seed S] [--defect NAMES] [--not-finalized] [--version vN] [--compact-min N] [--compact-keep N] [--clients N]")
 	if p == nil {
 		return "", nil
 	}
@@ -94,7 +93,7 @@ func (r *Runner) cmdStreamCreate(a *args) (string, error) {
 		return "", nil
 	}
 	if r.c != nil {
-		return "", notSupported("stream create at run time (streams are the bootstrap topology; declare them before the cluster starts)")
+		return "", fmt.Errorf("stream create %s refused: the cluster is already running, and its streams are the topology it booted with (declare every stream before the first command that uses the cluster)", p[0])
 	}
 	brokers := r.cfg.Brokers
 	if brokers == 0 {
@@ -125,20 +124,42 @@ func (r *Runner) cmdStreamCreate(a *args) (string, error) {
 	return "ok", nil
 }
 
-// cmdStreamDelete is parsed; the broker cannot delete streams yet.
-func (r *Runner) cmdStreamDelete(a *args) (string, error) {
-	if a.positional(1, 1, "stream delete NAME") == nil {
-		return "", nil
-	}
-	return "", notSupported("stream delete")
-}
-
-// cmdReplace is parsed; membership changes are not in the broker yet.
+// cmdReplace: replace broker N [--boot-after D]: broker N's disk is
+// replaced by an empty one; the slot boots again after D (default the
+// cluster's restart delay) under a new raft identity, and the operator
+// moves every group to the new membership (the old identity removed, the
+// new one added as a learner, caught up by snapshot, then promoted).
 func (r *Runner) cmdReplace(a *args) (string, error) {
-	if a.positional(1, 1, "replace broker N") == nil {
+	bootAfterNs := int64(-1)
+	if s, ok := a.flag("boot-after"); ok {
+		d, err := parseDurationNs(s, false)
+		if err != nil {
+			return "", err
+		}
+		bootAfterNs = d
+	}
+	p := a.positional(1, 1, "replace broker N [--boot-after DURATION]")
+	if p == nil {
 		return "", nil
 	}
-	return "", notSupported("replace broker (membership change)")
+	c, err := r.cluster()
+	if err != nil {
+		return "", err
+	}
+	id, err := r.broker(p[0])
+	if err != nil {
+		return "", err
+	}
+	if bootAfterNs < 0 {
+		bootAfterNs = c.Config().RestartAfterFailNs
+	}
+	slot := cluster.SimID(id)
+	old := c.IdentityOf(slot)
+	c.World.ReplaceDisk(slot, bootAfterNs)
+	if now := c.IdentityOf(slot); now != old {
+		return fmt.Sprintf("broker %d: disk replaced; boots in %s as identity %d (was %d)", slot+1, formatNs(bootAfterNs), now, old), nil
+	}
+	return fmt.Sprintf("broker %d: disk replaced; boots in %s under its old identity %d", slot+1, formatNs(bootAfterNs), old), nil
 }
 
 // cmdFinalize: finalize FEATURE, an operator request to the metadata leader.

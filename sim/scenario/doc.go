@@ -13,6 +13,24 @@
 //	----
 //	ok
 //
+// The commands, one handler each (see each handler's comment for flags):
+//
+//	cluster:    brokers N, stream create NAME (before the cluster starts),
+//	            finalize FEATURE, upgrade broker N, replace broker N
+//	client:     commit, commit-if ... at N, publish, publish-if, enqueue,
+//	            state-get, sub, group fetch, group ack, group drain,
+//	            outbox read, outbox trim (--client c, --nowait), await
+//	faults:     kill, restart, pause, resume, partition A | B, block A -> B,
+//	            heal, clock jump N +5s, disk tear N, crash N at op K,
+//	            fault kind=KIND FIELD=VALUE... (any kind of the fault table)
+//	time:       advance DURATION, advance --until TIME, stabilize
+//	inspection: log, state, raft-log, leaders, membership, time, check
+//
+// stream delete is not a command (the broker cannot delete streams):
+// the parser refuses it, naming why. A panic of the simulated system is
+// the output of the command it happened in ("crash: ..."); after it only
+// check runs.
+//
 // Parse reads a file (malformed lines are errors naming file and line);
 // Run executes one on a fresh cluster and returns the actual output;
 // Diff compares. The package is on the simulated path: no wall clock,

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/felixsim/felixsim/sim"
 	"github.com/felixsim/felixsim/sim/cluster"
 )
 
@@ -43,17 +44,50 @@ func (r *Runner) cmdDiskTear(a *args) (string, error) {
 	return fmt.Sprintf("broker %d down, unsynced tails torn", id), nil
 }
 
-// cmdCrash: crash N at OPERATION is parsed; crash points at disk
-// operations are not in the world yet.
+// DiskOpsMax bounds how far ahead a crash may be armed.
+const DiskOpsMax = 1 << 20
+
+// cmdCrash: crash N at op K [--model lost|torn|kept] arms broker N to die
+// before its K-th disk operation from now (1: the next) that changes the
+// disk: a write, truncate, create, remove, rename or directory sync, never
+// a file sync (sim.World.CrashAtDiskOp says why). The crash lands inside
+// whatever the broker is doing, a store commit half written; the disk
+// keeps the unsynced bytes as the model says (default lost). The broker
+// stays down until restart or heal; arming again replaces the crash.
 func (r *Runner) cmdCrash(a *args) (string, error) {
-	p := a.positional(3, 3, "crash N at fsync|write|rename")
+	model := sim.CrashLost
+	if s, ok := a.flag("model"); ok {
+		m, err := sim.ParseCrashModel(s)
+		if err != nil {
+			return "", err
+		}
+		model = m
+	}
+	usage := "crash N at op K [--model lost|torn|kept]"
+	p := a.positional(4, 4, usage)
 	if p == nil {
 		return "", nil
 	}
-	if p[1] != "at" {
-		return "", fmt.Errorf("crash refused: want \"crash N at OPERATION\"")
+	if p[1] != "at" || p[2] != "op" {
+		return "", fmt.Errorf("crash refused: want %q (K counts the broker's disk operations that change the disk; a file sync is never a crash point)", usage)
 	}
-	return "", notSupported("crash at a disk operation (" + p[2] + ")")
+	k, err := parseUint("disk operation", p[3])
+	if err != nil || k < 1 || k > DiskOpsMax {
+		return "", fmt.Errorf("crash refused: disk operation %q: want 1..%d", p[3], DiskOpsMax)
+	}
+	c, err := r.cluster()
+	if err != nil {
+		return "", err
+	}
+	id, err := r.broker(p[0])
+	if err != nil {
+		return "", err
+	}
+	if !c.World.Up(cluster.SimID(id)) {
+		return "", fmt.Errorf("crash %d refused: broker %d is down", id, id)
+	}
+	c.World.CrashAtDiskOp(cluster.SimID(id), int64(k), model, 0)
+	return fmt.Sprintf("broker %d dies before its disk operation %d from now (%s)", id, k, model), nil
 }
 
 // cmdRestart: restart N boots a down broker now.
@@ -155,7 +189,7 @@ func (r *Runner) cmdBlock(a *args) (string, error) {
 	}
 	var sims [2]int
 	for k, w := range []string{p[0], p[2]} {
-		if i := clientIndex(w); i >= 0 {
+		if i := r.clientIndex(w); i >= 0 {
 			sims[k] = c.Brokers() + 1 + i // after the brokers and the operator probe
 			continue
 		}
@@ -173,8 +207,8 @@ func (r *Runner) cmdBlock(a *args) (string, error) {
 }
 
 // clientIndex is the index of client name w, or -1.
-func clientIndex(w string) int {
-	for i, n := range ClientNames {
+func (r *Runner) clientIndex(w string) int {
+	for i, n := range r.clientNames() {
 		if n == w {
 			return i
 		}
@@ -190,7 +224,10 @@ func ids(xs []uint64) string {
 	return strings.Join(s, " ")
 }
 
-// cmdHeal removes every partition and clock fault.
+// cmdHeal ends the fault phase as a run's heal does: every partition,
+// pause, clock and disk fault is undone and every down broker boots; no
+// fault fires after it, and stabilize then also waits for every broker to
+// run (a run's Liveness).
 func (r *Runner) cmdHeal(a *args) (string, error) {
 	if a.positional(0, 0, "heal") == nil && a.e != nil {
 		return "", nil
@@ -200,6 +237,7 @@ func (r *Runner) cmdHeal(a *args) (string, error) {
 		return "", err
 	}
 	c.World.Heal()
+	r.healed = true
 	return "healed", nil
 }
 
@@ -225,29 +263,78 @@ func (r *Runner) cmdClockJump(a *args) (string, error) {
 	return fmt.Sprintf("broker %d clock %s", id, p[1]), nil
 }
 
-// cmdAdvance: advance DURATION runs the world that long.
+// cmdAdvance: advance DURATION runs the world that long; advance --until
+// TIME runs it until that simulated time (nothing when it has passed).
 func (r *Runner) cmdAdvance(a *args) (string, error) {
-	p := a.positional(1, 1, "advance DURATION")
-	if p == nil {
+	until, isUntil := a.flag("until")
+	lo, usage := 1, "advance DURATION | advance --until TIME"
+	if isUntil {
+		lo = 0
+	}
+	p := a.positional(lo, lo, usage)
+	if p == nil && a.e != nil {
 		return "", nil
 	}
-	d, err := parseDurationNs(p[0], false)
+	text := until
+	if !isUntil {
+		text = p[0]
+	}
+	d, err := parseDurationNs(text, false)
 	if err != nil {
 		return "", err
-	}
-	if d > AdvanceMaxNs {
-		return "", fmt.Errorf("advance %s refused: at most %s", p[0], formatNs(AdvanceMaxNs))
 	}
 	c, err := r.cluster()
 	if err != nil {
 		return "", err
 	}
+	if isUntil {
+		d = max(0, d-c.World.NowNs())
+	}
+	if d > AdvanceMaxNs {
+		return "", fmt.Errorf("advance %s refused: at most %s at once", text, formatNs(AdvanceMaxNs))
+	}
 	c.World.RunFor(d)
 	return "t=" + formatNs(c.World.NowNs()), nil
 }
 
-// cmdStabilize runs the world until every group has a leader and every
-// running broker has applied what its group committed.
+// cmdFault: fault kind=KIND FIELD=VALUE... applies one fault of the
+// world's fault table now, spelled as a plan's fault line without at_ns
+// (felixsim run --list-faults lists the kinds and fields). Node ids are
+// world slots: broker k is slot k-1, the operator's probe is slot N (the
+// brokers' count), then the clients in order. A fault after the heal is
+// refused: no fault fires once the world is healed.
+func (r *Runner) cmdFault(a *args) (string, error) {
+	p := a.positional(1, -1, "fault kind=KIND FIELD=VALUE... (a plan fault line without at_ns)")
+	if p == nil {
+		return "", nil
+	}
+	for _, w := range p {
+		if strings.HasPrefix(w, "at_ns=") {
+			return "", fmt.Errorf("fault field %s refused: a scenario's fault strikes now (advance to the time first)", w)
+		}
+	}
+	c, err := r.cluster()
+	if err != nil {
+		return "", err
+	}
+	now := c.World.NowNs()
+	f, err := sim.ParseFault(fmt.Sprintf("at_ns=%d %s", now, strings.Join(p, " ")))
+	if err != nil {
+		return "", err
+	}
+	if err := c.World.ApplyFault(f); err != nil {
+		return "", err
+	}
+	c.World.RunFor(0)
+	_, fields, _ := strings.Cut(f.String(), " ")
+	return fmt.Sprintf("t=%s %s", formatNs(now), fields), nil
+}
+
+// cmdStabilize runs the world until every group has a leader, no
+// membership change is pending and every running broker has applied what
+// its group committed; after the heal, also until every broker runs. Not
+// stable within WaitBudgetNs after the heal is a Liveness violation that
+// check reports, as a run's liveness phase does.
 func (r *Runner) cmdStabilize(a *args) (string, error) {
 	if a.positional(0, 0, "stabilize") == nil && a.e != nil {
 		return "", nil
@@ -259,15 +346,46 @@ func (r *Runner) cmdStabilize(a *args) (string, error) {
 	why := ""
 	err = c.World.RunUntil(func() (bool, string) {
 		ok := false
-		if ok, why = c.AllLed(); ok {
-			ok, why = caughtUp(c)
+		if ok, why = r.allRunning(c); ok {
+			if ok, why = c.AllLed(); ok {
+				if ok, why = c.MembershipSettled(); ok {
+					ok, why = caughtUp(c)
+				}
+			}
 		}
 		return ok, why
 	}, WaitBudgetNs)
 	if err != nil {
-		return "", fmt.Errorf("not stable within %s: %s", formatNs(WaitBudgetNs), why)
+		err = fmt.Errorf("not stable within %s: %s", formatNs(WaitBudgetNs), why)
+		if r.healed && r.liveness == "" {
+			r.liveness = "after the heal, " + err.Error()
+		}
+		return "", err
 	}
 	return "stable", nil
+}
+
+// allRunning reports, once the world is healed, whether every broker
+// runs; before the heal a broker may be down by the story's choice.
+func (r *Runner) allRunning(c *cluster.Cluster) (bool, string) {
+	if !r.healed || c.Running() == c.Brokers() {
+		return true, ""
+	}
+	for id := uint64(1); id <= uint64(c.Brokers()); id++ {
+		if c.Node(id) != nil {
+			continue
+		}
+		why := fmt.Sprintf("broker %d is not running", id)
+		fs := c.Failures()
+		for i := len(fs) - 1; i >= 0; i-- {
+			if cluster.SimID(fs[i].Broker) == cluster.SimID(id) {
+				why += fmt.Sprintf(" (its last failure, at %s: %v)", formatNs(fs[i].AtNs), fs[i].Err)
+				break
+			}
+		}
+		return false, why
+	}
+	return true, ""
 }
 
 // caughtUp reports whether every running broker has applied every group's

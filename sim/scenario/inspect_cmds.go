@@ -6,6 +6,7 @@ import (
 
 	"github.com/felixsim/felixsim/node"
 	"github.com/felixsim/felixsim/properties"
+	"github.com/felixsim/felixsim/sim/cluster"
 	"github.com/felixsim/felixsim/sim/runner"
 )
 
@@ -159,35 +160,117 @@ func (r *Runner) leaderText(group uint64) string {
 }
 
 // cmdCheck runs every property on a snapshot of the cluster now and on
-// the scenario's history so far; it prints "ok" or each violation.
+// the scenario's history so far, and reports what the in-run checks saw
+// since the cluster started (each applied record, durable round and
+// boot); it prints "ok" or each violation.
 func (r *Runner) cmdCheck(a *args) (string, error) {
 	if a.positional(0, 0, "check") == nil && a.e != nil {
 		return "", nil
+	}
+	if r.crash != "" {
+		return violationsText(append(r.inRun.Found(), runner.Violation{Invariant: properties.InvariantCrash, Message: r.crash})), nil
 	}
 	c, err := r.cluster()
 	if err != nil {
 		return "", err
 	}
 	h := r.history()
-	vs := runner.CheckCluster(c, h, func(ns, stream string) (uint32, bool) {
+	vs := r.inRun.Found()
+	vs = append(vs, runner.CheckCluster(c, h, func(ns, stream string) (uint32, bool) {
 		for _, s := range c.Config().Streams {
 			if s.Namespace == ns && s.Stream == stream {
 				return s.Shards, true
 			}
 		}
 		return 0, false
-	})
+	})...)
+	vs = append(vs, r.groupViolations(c, h)...)
+	if len(r.delivered) > 0 {
+		ref := properties.LongestLogs(runner.ReplicaLogsOf(c.Snapshot()))
+		vs = append(vs, runner.OutboxViolations(&ref, r.delivered, false)...)
+	}
+	if r.liveness != "" {
+		vs = append(vs, runner.Violation{Invariant: properties.InvariantLiveness, Message: r.liveness})
+	}
 	if len(vs) == 0 {
 		return fmt.Sprintf("ok (%d operations)", len(h.Ops)), nil
 	}
+	return violationsText(vs), nil
+}
+
+// violationsText renders violations one a line.
+func violationsText(vs []runner.Violation) string {
 	var lines []string
 	for _, v := range vs {
 		lines = append(lines, fmt.Sprintf("violation %s: %s", v.Invariant, v.Message))
 	}
-	return strings.Join(lines, "\n"), nil
+	return strings.Join(lines, "\n")
 }
 
 // history is the scenario's history so far.
 func (r *Runner) history() *properties.History {
 	return &properties.History{Ops: append([]properties.HistoryOp(nil), r.hist.Ops...)}
+}
+
+// groupViolations runs the consumer-group properties: acked records are
+// never handed out again, and, once every running broker has applied
+// what its groups committed, every broker holds the same group state.
+// Delivery of every record is judged as a run judges it after its drain
+// phase, for the groups a group drain brought to their tail.
+func (r *Runner) groupViolations(c *cluster.Cluster, h *properties.History) []runner.Violation {
+	var out []runner.Violation
+	add := func(name properties.InvariantName, err error) {
+		if err != nil {
+			out = append(out, runner.Violation{Invariant: name, Message: err.Error()})
+		}
+	}
+	add(properties.InvariantGroupAckedNotRedelivered, properties.HistoryGroupAckedNotRedelivered(h))
+	if len(r.drained) > 0 {
+		ref := properties.LongestLogs(runner.ReplicaLogsOf(c.Snapshot()))
+		add(properties.InvariantGroupDeliversEveryRecord, properties.HistoryGroupDeliversEveryRecord(h, &ref, r.drained))
+	}
+	if ok, _ := caughtUp(c); ok {
+		add(properties.InvariantGroupStateAgreement, properties.GroupStatesAgree(runner.GroupReplicasOf(c.Snapshot())))
+	}
+	return out
+}
+
+// cmdMembership prints each raft group's applied membership as its
+// leader holds it, and the broker replacements so far.
+func (r *Runner) cmdMembership(a *args) (string, error) {
+	if a.positional(0, 0, "membership") == nil && a.e != nil {
+		return "", nil
+	}
+	c, err := r.cluster()
+	if err != nil {
+		return "", err
+	}
+	lines := []string{"meta: " + r.membershipText(node.MetaGroup)}
+	for _, s := range c.Config().Streams {
+		for sh := uint32(0); sh < s.Shards; sh++ {
+			lines = append(lines, fmt.Sprintf("%s/%d: %s", s.Stream, sh, r.membershipText(c.RaftGroupOf(s.Namespace, s.Stream, sh))))
+		}
+	}
+	for _, rp := range c.Replacements() {
+		state := "pending"
+		if rp.DoneNs != 0 {
+			state = "done"
+		}
+		lines = append(lines, fmt.Sprintf("replaced: broker %d identity %d -> %d, %s", rp.Slot+1, rp.Old, rp.New, state))
+	}
+	return strings.Join(lines, "\n"), nil
+}
+
+// membershipText is group's voters and learners as its leader applied them.
+func (r *Runner) membershipText(group uint64) string {
+	id, ok := r.c.Leader(group)
+	if !ok {
+		return "no leader"
+	}
+	voters, learners, _ := r.c.Node(id).Membership(group)
+	s := "voters " + ids(voters)
+	if len(learners) > 0 {
+		s += " learners " + ids(learners)
+	}
+	return s
 }

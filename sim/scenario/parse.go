@@ -99,7 +99,7 @@ func Parse(name, text string) (*File, error) {
 			return nil, &ParseError{name, i + 1, err.Error()}
 		}
 		if !Known(args) {
-			return nil, &ParseError{name, i + 1, fmt.Sprintf("unknown command %q", args[0])}
+			return nil, &ParseError{name, i + 1, unknownCommand(args)}
 		}
 		cmd := Command{Line: i + 1, Comments: comments, Text: strings.TrimSpace(ln), Args: args}
 		comments = nil

@@ -10,6 +10,7 @@ import (
 	"github.com/felixsim/felixsim/properties"
 	"github.com/felixsim/felixsim/sim"
 	"github.com/felixsim/felixsim/sim/cluster"
+	"github.com/felixsim/felixsim/sim/runner"
 )
 
 // Options change how a scenario runs without editing it.
@@ -28,13 +29,38 @@ type Runner struct {
 	c      *cluster.Cluster
 	probe  *cluster.Probe
 	client map[string]*cluster.ClientProc
+	// clients is how many of ClientNames run.
+	clients int
 	// callTimeoutNs is every client's call timeout.
 	callTimeoutNs int64
 	hist          properties.History
+	// delivered are the outbox entries outbox read took as delivered
+	// downstream (at most OutboxDeliveriesMax).
+	delivered []properties.OutboxDelivery
+	// drained are the consumer groups a group drain brought to their tail.
+	drained []properties.GroupKey
+	// healed is set by heal: the fault phase is over.
+	healed bool
+	// liveness says why stabilize failed after the heal ("" when it did not).
+	liveness string
+	// crash is set when the simulated system panicked: what and when.
+	crash string
+	// inFlight are each client's calls left in flight by --nowait, oldest
+	// first (at most InFlightMax).
+	inFlight map[string][]call
+	// inRun sees every applied record, durable round and boot, as a
+	// run's in-run checks do; check reports what it found.
+	inRun *runner.InRunChecker
 }
 
-// ClientNames are the scenario's clients, in sim-id order; "a" is the default.
-var ClientNames = []string{"a", "b"}
+// ClientNames name the scenario's clients, in sim-id order: the first
+// `brokers --clients N` of them run (ClientsDefault unless it says); "a"
+// is the default client of every command.
+var ClientNames = []string{"a", "b", "c", "d", "e", "f", "g", "h"}
+
+// ClientsDefault is how many clients a scenario runs unless its brokers
+// command says.
+const ClientsDefault = 2
 
 // Scenario defaults.
 const (
@@ -50,7 +76,7 @@ const (
 
 // NewRunner returns a runner with no cluster yet.
 func NewRunner(opts Options) *Runner {
-	return &Runner{opts: opts, callTimeoutNs: CallTimeoutNsDefault, cfg: cluster.Config{Seed: SeedDefault, Streams: []node.StreamSpec{}}}
+	return &Runner{opts: opts, inFlight: map[string][]call{}, clients: ClientsDefault, callTimeoutNs: CallTimeoutNsDefault, cfg: cluster.Config{Seed: SeedDefault, Streams: []node.StreamSpec{}}}
 }
 
 // Close releases the cluster's world.
@@ -72,32 +98,65 @@ func init() {
 	commands = map[string]handler{
 		// cluster
 		"brokers": (*Runner).cmdBrokers, "stream create": (*Runner).cmdStreamCreate,
-		"stream delete": (*Runner).cmdStreamDelete, "finalize": (*Runner).cmdFinalize,
+		"finalize":       (*Runner).cmdFinalize,
 		"upgrade broker": (*Runner).cmdUpgrade, "replace broker": (*Runner).cmdReplace,
 		// client
 		"commit": (*Runner).cmdCommit, "commit-if": (*Runner).cmdCommitIf,
 		"publish": (*Runner).cmdPublish, "publish-if": (*Runner).cmdPublishIf,
 		"enqueue": (*Runner).cmdEnqueue, "state-get": (*Runner).cmdStateGet,
-		"sub": (*Runner).cmdSub, "group fetch": (*Runner).cmdGroupFetch, "group ack": (*Runner).cmdGroupAck,
+		"sub": (*Runner).cmdSub, "await": (*Runner).cmdAwait, "group fetch": (*Runner).cmdGroupFetch, "group ack": (*Runner).cmdGroupAck,
+		"group drain": (*Runner).cmdGroupDrain, "outbox read": (*Runner).cmdOutboxRead, "outbox trim": (*Runner).cmdOutboxTrim,
 		// faults
 		"kill": (*Runner).cmdKill, "restart": (*Runner).cmdRestart, "pause": (*Runner).cmdPause,
 		"resume": (*Runner).cmdResume, "partition": (*Runner).cmdPartition, "heal": (*Runner).cmdHeal, "block": (*Runner).cmdBlock,
-		"clock jump": (*Runner).cmdClockJump, "disk tear": (*Runner).cmdDiskTear, "crash": (*Runner).cmdCrash,
+		"clock jump": (*Runner).cmdClockJump, "disk tear": (*Runner).cmdDiskTear, "crash": (*Runner).cmdCrash, "fault": (*Runner).cmdFault,
 		// time
 		"advance": (*Runner).cmdAdvance, "stabilize": (*Runner).cmdStabilize,
 		// inspection
 		"log": (*Runner).cmdLog, "state": (*Runner).cmdState, "raft-log": (*Runner).cmdRaftLog,
-		"leaders": (*Runner).cmdLeaders, "check": (*Runner).cmdCheck, "time": (*Runner).cmdTime,
+		"leaders": (*Runner).cmdLeaders, "membership": (*Runner).cmdMembership, "check": (*Runner).cmdCheck, "time": (*Runner).cmdTime,
 	}
 }
 
+// withdrawn are command names the scenario language does not have, each
+// with the reason a file that uses one is refused: they name broker
+// features that are not built, so no handler could honestly run them.
+var withdrawn = map[string]string{
+	"stream delete": "streams cannot be deleted: a cluster's streams are the topology it boots with",
+}
+
+// unknownCommand says why words name no command.
+func unknownCommand(words []string) string {
+	if len(words) >= 2 {
+		if why, ok := withdrawn[words[0]+" "+words[1]]; ok {
+			return fmt.Sprintf("command %q refused: %s", words[0]+" "+words[1], why)
+		}
+	}
+	return "unknown command " + strconv.Quote(words[0])
+}
+
 // Exec runs one command and returns its output; an error is the command's
-// output too ("error: ..."), so a scenario can show a refusal.
-func (r *Runner) Exec(words []string) string {
+// output too ("error: ..."), so a scenario can show a refusal. A panic of
+// the simulated system (a broker bug, as a run's Crash verdict) is the
+// command's output too ("crash: ..."); after it only check runs, and it
+// reports the crash.
+func (r *Runner) Exec(words []string) (out string) {
 	h, rest, ok := lookup(words)
 	if !ok {
-		return "error: unknown command " + strconv.Quote(words[0])
+		return "error: " + unknownCommand(words)
 	}
+	if r.crash != "" && words[0] != "check" {
+		return "error: not run: the simulated system panicked earlier"
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			if r.c == nil {
+				panic(p) // no simulation yet: a bug of the scenario runner itself
+			}
+			r.crash = fmt.Sprintf("panic at %d ns: %v", r.c.World.NowNs(), p)
+			out = "crash: " + r.crash
+		}
+	}()
 	a := &args{words: rest}
 	out, err := h(r, a)
 	if err == nil {
@@ -138,6 +197,9 @@ func Run(f *File, opts Options) []string {
 	return out
 }
 
+// clientNames are the clients this scenario runs.
+func (r *Runner) clientNames() []string { return ClientNames[:r.clients] }
+
 // cluster returns the cluster, building it on first use from the
 // configuration commands seen so far.
 func (r *Runner) cluster() (*cluster.Cluster, error) {
@@ -157,23 +219,27 @@ func (r *Runner) cluster() (*cluster.Cluster, error) {
 	probe, spec := cluster.NewProbe("operator")
 	cfg.Extra = []sim.NodeSpec{spec}
 	procs := map[string]*cluster.ClientProc{}
-	ccfg := client.Config{CallTimeoutNs: r.callTimeoutNs, NotLeaderRedirectsMax: 3}
+	ccfg := client.Config{CallTimeoutNs: r.callTimeoutNs, NotLeaderRedirectsMax: 3,
+		Defects: client.Defects{WrongRouteHash: cfg.Defects.WrongRouteHash}}
 	for i := 0; i < cfg.Brokers; i++ {
 		ccfg.Brokers = append(ccfg.Brokers, client.NodeID(cluster.RaftID(i)))
 	}
 	for _, s := range cfg.Streams {
 		ccfg.Streams = append(ccfg.Streams, client.StreamShards{Namespace: s.Namespace, Stream: s.Stream, Shards: s.Shards})
 	}
-	for _, name := range ClientNames {
+	for _, name := range r.clientNames() {
 		p, spec := cluster.NewClientProc("client-"+name, ccfg, 10_000_000)
 		procs[name] = p
 		cfg.Extra = append(cfg.Extra, spec)
 	}
+	ir := runner.NewInRunChecker(cfg.Brokers)
+	cfg.Observer = ir.Observer()
 	c, err := cluster.New(cfg)
 	if err != nil {
 		return nil, err
 	}
-	r.c, r.probe, r.client = c, probe, procs
+	ir.Bind(c)
+	r.c, r.probe, r.client, r.inRun = c, probe, procs, ir
 	if err := c.World.RunUntil(c.AllLed, WaitBudgetNs); err != nil {
 		return nil, fmt.Errorf("cluster did not elect every leader: %v", err)
 	}

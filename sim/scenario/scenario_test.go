@@ -1,11 +1,14 @@
 package scenario
 
 import (
+	"errors"
 	"flag"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/felixsim/felixsim/sim/runner"
 )
 
 var rewrite = flag.Bool("rewrite", false, "rewrite the expected output of the scenario files")
@@ -50,11 +53,6 @@ func TestScenarios(t *testing.T) {
 			if d := Diff(f, out); d != "" {
 				t.Errorf("scenario output differs:\n%s", d)
 			}
-			for i, c := range f.Commands {
-				if strings.Contains(out[i], errNotSupported.Error()) {
-					t.Errorf("%s:%d: a scenario's expected output is a feature not built yet: %s", f.Name, c.Line, out[i])
-				}
-			}
 		})
 	}
 }
@@ -70,8 +68,9 @@ func TestDefectScenariosNeedTheirDefect(t *testing.T) {
 		n++
 		t.Run(strings.TrimSuffix(filepath.Base(path), ".txt"), func(t *testing.T) {
 			f := load(t, path)
-			if !strings.Contains(f.Commands[0].Text, "--defect") {
-				t.Fatalf("%s: its first command plants no defect", f.Name)
+			defect := strings.TrimSuffix(strings.TrimPrefix(f.Name, "defect-"), ".txt")
+			if !strings.Contains(f.Commands[0].Text, "--defect "+defect) {
+				t.Fatalf("%s: its first command does not plant defect %s", f.Name, defect)
 			}
 			on, off := false, false
 			out := Run(f, Options{DefectsOff: true})
@@ -92,5 +91,26 @@ func TestDefectScenariosNeedTheirDefect(t *testing.T) {
 	}
 	if n == 0 {
 		t.Fatal("no defect scenarios")
+	}
+}
+
+// TestWithdrawnCommandIsAParseError: a command the language does not have
+// because its broker feature is not built is refused by the parser with
+// the file, the line and the reason, not run as a stub.
+func TestWithdrawnCommandIsAParseError(t *testing.T) {
+	_, err := Parse("x.txt", "# purpose\n\nbrokers 3\n----\nok\n\nstream delete order-events\n----\nok\n")
+	var pe *ParseError
+	if !errors.As(err, &pe) || pe.Line != 7 || !strings.Contains(pe.Msg, `"stream delete" refused: streams cannot be deleted`) {
+		t.Fatalf("got %v, want a parse error at x.txt:7 naming why stream delete is refused", err)
+	}
+}
+
+// TestEveryDefectHasAScenario: each planted defect of the registry has
+// its defect scenario, defect-NAME.txt.
+func TestEveryDefectHasAScenario(t *testing.T) {
+	for _, name := range strings.Split(runner.DefectNames(), ",") {
+		if _, err := os.Stat(filepath.Join(dir, "defect-"+name+".txt")); err != nil {
+			t.Errorf("defect %s has no scenario: %v", name, err)
+		}
 	}
 }

@@ -205,7 +205,7 @@ func newShrinker(o Options) (*shrinker, *Result, error) {
 	}
 	target := o.Invariant
 	if target == "" {
-		target = decisive(base)
+		target = base.Decisive()
 	}
 	baseOut := outcomeOf(base, time.Since(start))
 	if !baseOut.fails(target) {
@@ -221,21 +221,6 @@ func newShrinker(o Options) (*shrinker, *Result, error) {
 		best: base.Plan, bestOut: baseOut, smallest: base.Plan, smallestOut: baseOut, seen: map[string]*outcome{base.Plan.String(): baseOut}}
 	res := &Result{Invariant: target, Original: sizeOf(base.Plan, baseOut), OriginalPlan: base.Plan}
 	return s, res, nil
-}
-
-// decisive is a failed run's deciding invariant: the first violation of
-// the family that decides its verdict ("" for a pass).
-func decisive(res *runner.Result) properties.InvariantName {
-	fam, failed := res.Worst()
-	if !failed {
-		return ""
-	}
-	for _, v := range res.Violations {
-		if inv, err := properties.LookupInvariant(v.Invariant); err == nil && inv.Family == fam {
-			return v.Invariant
-		}
-	}
-	return res.Violations[0].Invariant
 }
 
 func orNone(inv properties.InvariantName) string {

@@ -1,0 +1,27 @@
+package runner
+
+import (
+	"github.com/felixsim/felixsim/node"
+	"github.com/felixsim/felixsim/sim/cluster"
+)
+
+// InRunChecker is the run's in-run checks (every applied record, durable
+// round and boot) for a caller that builds its own cluster, such as the
+// scenario runner: pass Observer as the cluster's node.Observer, Bind the
+// cluster once built, and read Found whenever a verdict is wanted.
+type InRunChecker struct{ ir *inRun }
+
+// NewInRunChecker returns a checker for a cluster of brokers brokers.
+func NewInRunChecker(brokers int) *InRunChecker { return &InRunChecker{ir: newInRun(brokers)} }
+
+// Observer is what the cluster's brokers report to.
+func (k *InRunChecker) Observer() node.Observer { return k.ir }
+
+// Bind tells the checker the cluster it watches; call it before the
+// cluster's world runs.
+func (k *InRunChecker) Bind(c *cluster.Cluster) { k.ir.c = c }
+
+// Found returns the violations seen so far, the first of each invariant
+// with how often it recurred; unlike the run's own reading it may be
+// called again and returns them again.
+func (k *InRunChecker) Found() []Violation { return k.ir.counted() }
