@@ -3,6 +3,7 @@ package node
 import (
 	"fmt"
 
+	"github.com/felixsim/felixsim/felix"
 	"github.com/felixsim/felixsim/wire"
 )
 
@@ -14,6 +15,11 @@ const (
 	adminInvalid AdminKind = iota
 	// AdminFinalize finalizes a fleet feature (AdminRequest.Feature).
 	AdminFinalize
+	// AdminStreamDelete deletes a live stream (AdminRequest.Namespace
+	// and Stream); AdminStreamCreate creates a deleted one again, as its
+	// next generation (see streamadmin.go).
+	AdminStreamDelete
+	AdminStreamCreate
 	adminKindEnd
 )
 
@@ -22,6 +28,10 @@ func (k AdminKind) String() string {
 	switch k {
 	case AdminFinalize:
 		return "finalize"
+	case AdminStreamDelete:
+		return "stream delete"
+	case AdminStreamCreate:
+		return "stream create"
 	}
 	return fmt.Sprintf("AdminKind(%d)", uint8(k))
 }
@@ -35,6 +45,8 @@ type AdminRequest struct {
 	ID      uint64
 	Kind    AdminKind
 	Feature string
+	// Namespace and Stream name the stream of a stream create or delete.
+	Namespace, Stream string
 }
 
 // HandleAdmin serves one operator request from endpoint client.
@@ -49,8 +61,9 @@ func (n *Node) HandleAdmin(client uint64, req *AdminRequest) {
 		refuse("operator request kind %d refused: unknown", req.Kind)
 		return
 	}
-	if len(req.Feature) == 0 || len(req.Feature) > FeatureNameLenMax {
-		refuse("%s refused: feature name of %d bytes, want 1..%d", req.Kind, len(req.Feature), FeatureNameLenMax)
+	c, err := adminCommand(req)
+	if err != nil {
+		refuse("%v", err)
 		return
 	}
 	g := n.raftGroups[0]
@@ -58,6 +71,22 @@ func (n *Node) HandleAdmin(client uint64, req *AdminRequest) {
 		n.answer(client, req.ID, &wire.Error{Code: wire.CodeNotLeader, Message: fmt.Sprintf("node %d does not lead the metadata group", n.cfg.ID), LeaderHint: g.lead})
 		return
 	}
-	n.propose(client, req.ID, g, &command{kind: cmdFinalize, feature: req.Feature}, nil)
+	n.propose(client, req.ID, g, c, nil)
 	n.maybeProcess()
+}
+
+// adminCommand is the metadata command of a well-formed operator request.
+func adminCommand(req *AdminRequest) (*command, error) {
+	if req.Kind == AdminFinalize {
+		if len(req.Feature) == 0 || len(req.Feature) > FeatureNameLenMax {
+			return nil, fmt.Errorf("%s refused: feature name of %d bytes, want 1..%d", req.Kind, len(req.Feature), FeatureNameLenMax)
+		}
+		return &command{kind: cmdFinalize, feature: req.Feature}, nil
+	}
+	for _, name := range []string{req.Namespace, req.Stream} {
+		if len(name) == 0 || len(name) > felix.NameLenMax {
+			return nil, fmt.Errorf("%s refused: stream %q/%q: a name of %d bytes, want 1..%d", req.Kind, req.Namespace, req.Stream, len(name), felix.NameLenMax)
+		}
+	}
+	return &command{kind: cmdStreamAdmin, scope: felix.Scope{Namespace: req.Namespace, Stream: req.Stream}, deleted: req.Kind == AdminStreamDelete}, nil
 }

@@ -128,6 +128,13 @@ func (n *Node) applyCommand(b *logstore.Batch, g *raftGroup, c *command, touched
 		n.applyFeature(g, c)
 		return &wire.Acked{}
 	}
+	if c.kind == cmdIncarnation {
+		n.applyIncarnation(g, c, touched)
+		return &wire.Acked{}
+	}
+	if refusal := deletedRefusal(g, c.kind.String()); refusal != nil && c.kind != cmdRetain {
+		return refusal
+	}
 	if c.kind == cmdOutboxTrim {
 		if s := g.lookup(c.scope.Tenant); s != nil {
 			return n.applyOutboxTrim(b, g, s, c)

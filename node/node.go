@@ -158,6 +158,9 @@ func (n *Node) recover() error {
 		if err := n.recoverFeatures(g, snap); err != nil {
 			return err
 		}
+		if err := n.recoverIncarnation(g, snap); err != nil {
+			return err
+		}
 		if g.id != MetaGroup {
 			if err := n.recoverConfState(g, snap); err != nil {
 				return err

@@ -100,15 +100,15 @@ func (n *Node) maybeCompact(b *logstore.Batch, g *raftGroup, durable uint64) {
 		return
 	}
 	at := durable - keep
-	if at < g.confIndex {
-		return // the compaction point's membership would be g.confState, which is later's
+	if at < g.confIndex || at < g.incarnationIndex {
+		return // the compaction point's membership or incarnation would be g's, which are later's
 	}
 	term, err := st.Term(at)
 	if err != nil {
 		panic(fmt.Sprintf("node %d: group %d: applied entry %d has no term in the store: %v", n.cfg.ID, g.id, at, err))
 	}
 	groupWrite(b, g.id).Compact = &logstore.Compaction{Snapshot: &raftpb.Snapshot{
-		Data:     []byte{compactionMagic, featuresAt(g, at)},
+		Data:     appendIncarnation([]byte{compactionMagic, featuresAt(g, at)}, g.incarnation),
 		Metadata: &raftpb.SnapshotMetadata{Index: new(at), Term: new(term), ConfState: g.confState},
 	}}
 	n.stats.Compactions++
@@ -128,6 +128,7 @@ func encodeGroupSnapshot(g *raftGroup) []byte {
 	e := enc{}
 	e.u8(groupSnapshotMagic)
 	e.u8(featuresAt(g, g.applied))
+	e.b = appendIncarnation(e.b, g.incarnation)
 	e.u32(uint32(len(g.tenants)))
 	for _, t := range g.tenants {
 		s := g.scopes[t]
@@ -167,7 +168,9 @@ func decodeGroupSnapshot(p []byte, spec *StreamSpec) ([]scopeSnapshot, error) {
 	if m := d.u8("magic"); d.err == nil && m != groupSnapshotMagic {
 		d.fail("magic %#x, want %#x", m, groupSnapshotMagic)
 	}
-	d.u8("features") // read by snapshotFeatures
+	d.u8("features")    // read by snapshotFeatures
+	d.u32("generation") // read by snapshotIncarnation
+	d.flag("deleted")
 	out := make([]scopeSnapshot, d.count("scopes", ScopesPerRaftGroupMax, 20))
 	for i := range out {
 		sc := &out[i]
@@ -224,6 +227,10 @@ func (n *Node) installSnapshot(b *logstore.Batch, g *raftGroup, snap *raftpb.Sna
 	if _, err := snapshotFeatures(snap.GetData()); err != nil {
 		return fmt.Errorf("group %d: snapshot at index %d: %w", g.id, idx, err)
 	}
+	inc, err := snapshotIncarnation(snap.GetData())
+	if err != nil {
+		return fmt.Errorf("group %d: snapshot at index %d: %w", g.id, idx, err)
+	}
 	scopes := make(map[string]*statemachine.Shard, len(decoded))
 	tenants := make([]string, 0, len(decoded))
 	for i := range decoded {
@@ -252,6 +259,9 @@ func (n *Node) installSnapshot(b *logstore.Batch, g *raftGroup, snap *raftpb.Sna
 		panic(fmt.Sprintf("node %d: %v, after it was checked", n.cfg.ID, err))
 	}
 	g.ages, g.early = nil, nil
+	if inc.order() > g.incarnation.order() {
+		g.incarnation, g.incarnationIndex = inc, idx
+	}
 	n.stats.SnapshotsInstalled++
 	return nil
 }
