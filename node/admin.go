@@ -1,6 +1,7 @@
 package node
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/felixsim/felixsim/felix"
@@ -47,6 +48,11 @@ type AdminRequest struct {
 	Feature string
 	// Namespace and Stream name the stream of a stream create or delete.
 	Namespace, Stream string
+	// Generation, when not 0, is the generation a stream create or
+	// delete acts on: a delete of that live generation, a create after
+	// that deleted one. Any other incarnation refuses it, so a request
+	// proposed twice (or late) never acts on a later incarnation.
+	Generation uint32
 }
 
 // HandleAdmin serves one operator request from endpoint client.
@@ -88,5 +94,46 @@ func adminCommand(req *AdminRequest) (*command, error) {
 			return nil, fmt.Errorf("%s refused: stream %q/%q: a name of %d bytes, want 1..%d", req.Kind, req.Namespace, req.Stream, len(name), felix.NameLenMax)
 		}
 	}
-	return &command{kind: cmdStreamAdmin, scope: felix.Scope{Namespace: req.Namespace, Stream: req.Stream}, deleted: req.Kind == AdminStreamDelete}, nil
+	return &command{kind: cmdStreamAdmin, scope: felix.Scope{Namespace: req.Namespace, Stream: req.Stream},
+		generation: req.Generation, deleted: req.Kind == AdminStreamDelete}, nil
+}
+
+// ErrNotMetadataLeader marks an operator proposal made on a node that
+// does not lead the metadata group.
+var ErrNotMetadataLeader = errors.New("not the metadata group's leader")
+
+// ProposeAdmin proposes an operator request on this node with no client
+// to answer: an operator that watches the metadata for the request's
+// effect (and proposes again if it does not come) uses it instead of
+// HandleAdmin. It refuses a malformed request, and a node that does not
+// lead the metadata group or has failed.
+func (n *Node) ProposeAdmin(req *AdminRequest) error {
+	if req.Kind <= adminInvalid || req.Kind >= adminKindEnd {
+		return fmt.Errorf("operator request kind %d refused: unknown", req.Kind)
+	}
+	c, err := adminCommand(req)
+	if err != nil {
+		return err
+	}
+	g := n.raftGroups[0]
+	if n.failed != nil || !g.isLeader {
+		return fmt.Errorf("%s refused by node %d: %w", req.Kind, n.cfg.ID, ErrNotMetadataLeader)
+	}
+	n.proposeInternal(g, c)
+	n.maybeProcess()
+	return nil
+}
+
+// Metadata returns the metadata this node has applied; its slices are the
+// node's: do not modify them.
+func (n *Node) Metadata() Metadata { return *n.meta }
+
+// Incarnation returns the stream incarnation shard group group has
+// applied on this node, and whether the node hosts such a stream group.
+func (n *Node) Incarnation(group uint64) (StreamIncarnation, bool) {
+	g := n.raftGroup(group)
+	if g == nil || g.id == MetaGroup {
+		return StreamIncarnation{}, false
+	}
+	return g.incarnation, true
 }

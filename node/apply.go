@@ -223,6 +223,7 @@ func (n *Node) applyMeta(c *command) wire.AnswerBody {
 	if err := n.meta.apply(c, members(n.raftGroups[0].confState), n.cfg.Defects.EarlyFinalize); err != nil {
 		return &wire.Error{Code: wire.CodeAdminRefused, Message: truncate(err.Error())}
 	}
+	n.incarnationsDue = n.incarnationsDue || c.kind == cmdStreamAdmin
 	if c.kind == cmdFinalize && !n.cfg.Defects.EarlyFinalize {
 		if err := checkVersionRuns(n.cfg.ID, n.softwareVersion(), n.meta.Finalized); err != nil {
 			n.fail(err)

@@ -42,7 +42,7 @@ func genCommand(t *rapid.T) command {
 		c.feature = name.Draw(t, "feature")
 	case cmdStreamAdmin:
 		c.scope = felix.Scope{Namespace: name.Draw(t, "ns"), Stream: name.Draw(t, "stream")}
-		c.deleted = rapid.Bool().Draw(t, "deleted")
+		c.generation, c.deleted = rapid.Uint32().Draw(t, "generation"), rapid.Bool().Draw(t, "deleted")
 	case cmdIncarnation:
 		c.generation, c.deleted = rapid.Uint32().Draw(t, "generation"), rapid.Bool().Draw(t, "deleted")
 	}

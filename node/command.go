@@ -90,7 +90,7 @@ type command struct {
 	node        uint64       // cmdSetVersion
 	version     uint32       // cmdSetVersion
 	feature     string       // cmdFinalize, cmdFeature
-	generation  uint32       // cmdIncarnation
+	generation  uint32       // cmdIncarnation; cmdStreamAdmin: the generation it acts on (0: the current one)
 	deleted     bool         // cmdStreamAdmin (delete, else create), cmdIncarnation
 }
 
@@ -136,6 +136,7 @@ func encodeCommand(c *command) ([]byte, error) {
 	case cmdStreamAdmin:
 		e.str(c.scope.Namespace)
 		e.str(c.scope.Stream)
+		e.u32(c.generation)
 		e.u8(boolByte(c.deleted))
 	case cmdIncarnation:
 		e.u32(c.generation)
@@ -168,7 +169,7 @@ func commandLen(c *command) int {
 	case cmdFinalize, cmdFeature:
 		n += 4 + len(c.feature)
 	case cmdStreamAdmin:
-		n += 4 + len(c.scope.Namespace) + 4 + len(c.scope.Stream) + 1
+		n += 4 + len(c.scope.Namespace) + 4 + len(c.scope.Stream) + 4 + 1
 	case cmdIncarnation:
 		n += 4 + 1
 	}
@@ -262,6 +263,7 @@ func decodeCommandBody(d *dec, c *command) {
 	case cmdStreamAdmin:
 		c.scope.Namespace = d.str("namespace", felix.NameLenMax)
 		c.scope.Stream = d.str("stream", felix.NameLenMax)
+		c.generation = d.u32("generation")
 		c.deleted = d.flag("deleted")
 	case cmdIncarnation:
 		c.generation = d.u32("generation")

@@ -74,6 +74,10 @@ func (n *Node) round() bool {
 	if len(n.late) > 0 {
 		n.applyLate()
 	}
+	if n.incarnationsDue {
+		n.incarnationsDue = false
+		n.tickIncarnations()
+	}
 	rds := n.rdsBuf[:0]
 	for _, g := range n.raftGroups {
 		if g.rn.HasReady() {

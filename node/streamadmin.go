@@ -49,6 +49,18 @@ func (i StreamIncarnation) order() uint64 {
 	return o
 }
 
+// After reports whether i comes after j in their stream's history.
+func (i StreamIncarnation) After(j StreamIncarnation) bool { return i.order() > j.order() }
+
+// Next is the incarnation a delete (of a live one) or a create (of a
+// deleted one) moves i to.
+func (i StreamIncarnation) Next() StreamIncarnation {
+	if i.Deleted {
+		return StreamIncarnation{Generation: i.Generation + 1}
+	}
+	return StreamIncarnation{Generation: i.Generation, Deleted: true}
+}
+
 // String names the incarnation ("generation 2" or "generation 2, deleted").
 func (i StreamIncarnation) String() string {
 	if i.Deleted {
@@ -100,6 +112,8 @@ func (m *Metadata) applyStreamAdmin(c *command) error {
 	m.Incarnations = slices.Clone(m.Incarnations) // a ReplicaState may share the old slice
 	inc := &m.Incarnations[i]
 	switch {
+	case c.generation != 0 && c.generation != inc.Generation:
+		return fmt.Errorf("%w: %s of %s/%s generation %d: the stream is at %s", ErrStreamAdminRefused, op, c.scope.Namespace, c.scope.Stream, c.generation, inc)
 	case c.deleted && inc.Deleted:
 		return fmt.Errorf("%w: delete of %s/%s: already deleted (%s)", ErrStreamAdminRefused, c.scope.Namespace, c.scope.Stream, inc)
 	case c.deleted:

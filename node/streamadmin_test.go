@@ -15,25 +15,28 @@ import (
 func TestStreamAdminTransitions(t *testing.T) {
 	m := newMetadata(&Bootstrap{Streams: []StreamSpec{{Namespace: "n", Stream: "s", Shards: 1, Kind: statemachine.StreamQuorum,
 		RetainedLenMax: 8, ReplayWindowLenMax: 8, GroupsMax: 1, LeasesPerGroupMax: 1}}, SoftwareVersion: 2}, []uint64{1})
-	admin := func(deleted bool, stream string) error {
-		return m.apply(&command{kind: cmdStreamAdmin, scope: felix.Scope{Namespace: "n", Stream: stream}, deleted: deleted}, []uint64{1}, false)
+	admin := func(deleted bool, stream string, generation uint32) error {
+		return m.apply(&command{kind: cmdStreamAdmin, scope: felix.Scope{Namespace: "n", Stream: stream}, deleted: deleted, generation: generation}, []uint64{1}, false)
 	}
 	steps := []struct {
-		deleted bool
-		stream  string
-		refusal string // "" when accepted
-		want    StreamIncarnation
+		deleted    bool
+		stream     string
+		generation uint32
+		refusal    string // "" when accepted
+		want       StreamIncarnation
 	}{
-		{false, "s", "it exists (generation 1)", StreamIncarnation{Generation: 1}},
-		{true, "s", "", StreamIncarnation{Generation: 1, Deleted: true}},
-		{true, "s", "already deleted (generation 1, deleted)", StreamIncarnation{Generation: 1, Deleted: true}},
-		{false, "s", "", StreamIncarnation{Generation: 2}},
-		{true, "nope", "no such stream in the topology", StreamIncarnation{Generation: 2}},
-		{true, "s", "", StreamIncarnation{Generation: 2, Deleted: true}},
-		{false, "s", "", StreamIncarnation{Generation: 3}},
+		{false, "s", 0, "it exists (generation 1)", StreamIncarnation{Generation: 1}},
+		{true, "s", 2, "generation 2: the stream is at generation 1", StreamIncarnation{Generation: 1}},
+		{true, "s", 1, "", StreamIncarnation{Generation: 1, Deleted: true}},
+		{true, "s", 0, "already deleted (generation 1, deleted)", StreamIncarnation{Generation: 1, Deleted: true}},
+		{false, "s", 1, "", StreamIncarnation{Generation: 2}},
+		{true, "nope", 0, "no such stream in the topology", StreamIncarnation{Generation: 2}},
+		{true, "s", 0, "", StreamIncarnation{Generation: 2, Deleted: true}},
+		{false, "s", 1, "generation 1: the stream is at generation 2, deleted", StreamIncarnation{Generation: 2, Deleted: true}},
+		{false, "s", 0, "", StreamIncarnation{Generation: 3}},
 	}
 	for i, st := range steps {
-		err := admin(st.deleted, st.stream)
+		err := admin(st.deleted, st.stream, st.generation)
 		switch {
 		case st.refusal == "" && err != nil:
 			t.Fatalf("step %d: refused: %v", i, err)

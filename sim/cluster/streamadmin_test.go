@@ -17,7 +17,7 @@ import (
 // never mix with the old one's. These tests drive it on a 3-broker cluster
 // through a probe.
 
-func streamAdmin(t *testing.T, c *Cluster, p *Probe, kind node.AdminKind) wire.AnswerBody {
+func adminCall(t *testing.T, c *Cluster, p *Probe, kind node.AdminKind) wire.AnswerBody {
 	t.Helper()
 	a, err := p.Admin(c, &node.AdminRequest{Kind: kind, Namespace: "orders", Stream: "order-events"}, 20*secondNs)
 	if err != nil {
@@ -81,7 +81,7 @@ func deleteRecreateScenario(t *testing.T, defects node.Defects) error {
 		off := commitUntilWritten(t, c, p, sc, commitRecord("k", v))
 		old[v], tail = off, off+1
 	}
-	if a, ok := streamAdmin(t, c, p, node.AdminStreamDelete).(*wire.Acked); !ok {
+	if a, ok := adminCall(t, c, p, node.AdminStreamDelete).(*wire.Acked); !ok {
 		t.Fatalf("delete of a live stream: %v", a)
 	}
 	waitIncarnation(t, c, node.StreamIncarnation{Generation: 1, Deleted: true})
@@ -91,14 +91,14 @@ func deleteRecreateScenario(t *testing.T, defects node.Defects) error {
 			t.Fatalf("%s on a deleted stream answered %v, want UnknownStream naming the deletion", kindOf(req), e)
 		}
 	}
-	if e, ok := streamAdmin(t, c, p, node.AdminStreamDelete).(*wire.Error); !ok || e.Code != wire.CodeAdminRefused || !strings.Contains(e.Message, "already deleted") {
+	if e, ok := adminCall(t, c, p, node.AdminStreamDelete).(*wire.Error); !ok || e.Code != wire.CodeAdminRefused || !strings.Contains(e.Message, "already deleted") {
 		t.Fatalf("second delete answered %v, want AdminRefused: already deleted", e)
 	}
-	if a, ok := streamAdmin(t, c, p, node.AdminStreamCreate).(*wire.Acked); !ok {
+	if a, ok := adminCall(t, c, p, node.AdminStreamCreate).(*wire.Acked); !ok {
 		t.Fatalf("create of a deleted stream: %v", a)
 	}
 	waitIncarnation(t, c, node.StreamIncarnation{Generation: 2})
-	if e, ok := streamAdmin(t, c, p, node.AdminStreamCreate).(*wire.Error); !ok || e.Code != wire.CodeAdminRefused || !strings.Contains(e.Message, "it exists (generation 2)") {
+	if e, ok := adminCall(t, c, p, node.AdminStreamCreate).(*wire.Error); !ok || e.Code != wire.CodeAdminRefused || !strings.Contains(e.Message, "it exists (generation 2)") {
 		t.Fatalf("create of a live stream answered %v, want AdminRefused: it exists", e)
 	}
 	if err := leakAfterRecreate(call(t, c, p, &wire.Request{Scope: sc, Body: &wire.StateGet{Key: "k"}}), old); err != nil {
@@ -149,8 +149,8 @@ func TestIncarnationSurvivesRestartAndCompaction(t *testing.T) {
 	lead, _ := c.Leader(group)
 	down := lead%3 + 1
 	c.World.Kill(SimID(down), false, 0)
-	streamAdmin(t, c, p, node.AdminStreamDelete)
-	streamAdmin(t, c, p, node.AdminStreamCreate)
+	adminCall(t, c, p, node.AdminStreamDelete)
+	adminCall(t, c, p, node.AdminStreamCreate)
 	err = c.World.RunUntil(func() (bool, string) {
 		l, ok := c.Leader(group)
 		if !ok {
