@@ -74,6 +74,17 @@ type Operator interface {
 	DiskReplaced(node int)
 }
 
+// StreamOperator is an Operator that also carries out a plan's stream
+// administration on the run's administered stream (the kinds whose
+// AdministersStream is true). Its method runs inside the fault's event
+// and must not call back into the world's run loop.
+type StreamOperator interface {
+	// StreamAdmin asks for the administered stream to be deleted
+	// (deleted) or created again; effect, called at most once and later,
+	// counts the fault's effect: every shard of the stream applied it.
+	StreamAdmin(deleted bool, effect func())
+}
+
 // Config builds a World; build it by field name.
 type Config struct {
 	// Seed fixes every random stream of the run.

@@ -14,7 +14,8 @@ package sim
 // faultFields entry (a new field has no v1 column). The kinds expected next
 // fit that mould: a replaced disk (node), a membership change (node
 // and an add/remove field), a leadership transfer (node and peer), a
-// rolling-upgrade step (node and a version field).
+// rolling-upgrade step (node and a version field). An operator action
+// on the run's administered stream sets stream (see StreamOperator).
 
 import (
 	"fmt"
@@ -53,6 +54,8 @@ const (
 	FaultStrand
 	FaultClientCut
 	FaultCalm
+	FaultStreamDelete
+	FaultStreamCreate
 )
 
 // FaultEvent is one timed fault. AtNs, Kind and Role are every kind's; the
@@ -329,6 +332,12 @@ var faultKinds = []faultKindSpec{
 	FaultCalm: {shape: ShapeClear, name: "calm", doc: "undo what the heal undoes (cuts, link and disk faults, drift, pauses, down nodes); later faults still strike",
 		effect: "it undid a fault condition",
 		apply:  func(w *World, f FaultEvent) { w.Calm() }, pair: pairCutBefore},
+	FaultStreamDelete: {shape: ShapeMoment, name: "streamdelete", doc: "the operator deletes the run's administered stream (through the metadata group; the heal does not undo it)",
+		effect: "every shard of the stream applied the delete", operator: true, stream: true,
+		apply: func(w *World, f FaultEvent) { w.streamAdmin(true) }},
+	FaultStreamCreate: {shape: ShapeMoment, name: "streamcreate", doc: "the operator creates the run's administered stream again, as its next generation",
+		effect: "every shard of the stream applied the new generation", operator: true, stream: true,
+		apply: func(w *World, f FaultEvent) { w.streamAdmin(false) }, pair: pairDeleteBefore},
 }
 
 // progressWindowKind opens each progress window of a drawn plan (see
@@ -367,6 +376,11 @@ func pairKillBefore(r *prng.Rand, f FaultEvent, _ []int, durationNs int64) Fault
 // pairPauseBefore pauses a resume's node earlier, for good (dur_ns 0).
 func pairPauseBefore(r *prng.Rand, f FaultEvent, _ []int, durationNs int64) FaultEvent {
 	return FaultEvent{AtNs: pairAt(r, f, false, durationNs), Kind: FaultPause, Node: f.Node}
+}
+
+// pairDeleteBefore deletes the administered stream before a create.
+func pairDeleteBefore(r *prng.Rand, f FaultEvent, _ []int, durationNs int64) FaultEvent {
+	return FaultEvent{AtNs: pairAt(r, f, false, durationNs), Kind: FaultStreamDelete}
 }
 
 // pairCutBefore isolates a node before a healnet or a calm.

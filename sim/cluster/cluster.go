@@ -43,6 +43,8 @@ type Cluster struct {
 	corruptNow                     bool
 	// leads tracks leadership for counting failovers.
 	leads leaderships
+	// stream is the operator's stream administration (streamadmin.go).
+	stream streamAdmin
 }
 
 // Restart backoff for brokers that fail repeatedly.

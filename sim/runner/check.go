@@ -2,7 +2,9 @@ package runner
 
 import (
 	"fmt"
+	"slices"
 
+	"github.com/felixsim/felixsim/felix"
 	"github.com/felixsim/felixsim/properties"
 )
 
@@ -25,13 +27,30 @@ func (r *run) check() {
 	r.checkGroups(snap, h, &ref)
 	r.checkLinearizable(h, &ref)
 	ds := r.relay.Sink().Deliveries()
+	served := relayServed(&ref, relayScopes(r.wl.Config()))
 	for _, c := range outboxChecks {
 		if c.name == properties.InvariantOutboxDelivered && !r.relayDrained {
 			continue // unknown, not a pass: the Quiesce violation names what the relay had left
 		}
-		r.violate(c.name, c.fn(&ref, ds))
+		r.violate(c.name, c.fn(&served, ds))
+	}
+	if r.admin != nil {
+		r.violate(properties.InvariantIncarnationsApart, r.admin.check())
 	}
 	attachEvidence(r.res.Violations, h)
+}
+
+// relayServed is ref restricted to the scopes the relay serves: the
+// outbox checks judge those (the administered stream's, which a delete
+// empties, are not the relay's; see streamadmin.go).
+func relayServed(ref *properties.ReplicaLog, scopes []felix.Scope) properties.ReplicaLog {
+	out := properties.ReplicaLog{Node: ref.Node}
+	for _, v := range ref.Scopes {
+		if slices.Contains(scopes, v.Scope) {
+			out.Scopes = append(out.Scopes, v)
+		}
+	}
+	return out
 }
 
 // outboxCheck is one property of what the relay delivered downstream.

@@ -52,6 +52,9 @@ type run struct {
 	drainSt drainState
 	// counts is the run's coverage, counted into by the cluster.
 	counts *coverage.Counts
+	// admin is the probe's traffic on the administered stream (nil when
+	// the plan administers none; see streamadmin.go).
+	admin *adminTraffic
 }
 
 // Run performs one run: build, fault phase, heal, liveness, quiesce,
@@ -208,9 +211,25 @@ func (r *run) build() error {
 		return err
 	}
 	extra := append(wl.Specs(), probeSpec, relaySpec)
+	nodes := o.Brokers + len(extra)
+	exempt := uint64(0)
+	for i := o.Brokers; i < nodes; i++ {
+		exempt |= 1 << uint(i)
+	}
+	plan := o.Plan
+	if plan == nil {
+		if plan, err = r.drawPlan(nodes, exempt, wl.Config().Params()); err != nil {
+			return err
+		}
+	}
+	ccfg := cluster.Config{Seed: o.Seed, Brokers: o.Brokers, Extra: extra, Streams: topology(o), Defects: o.Defects,
+		RecordTrace: o.RecordTrace, Trace: r.traceSink(), Counts: r.counts}
+	if plan.AdministersStream() {
+		ccfg.Streams, ccfg.AdminNamespace, ccfg.AdminStream = adminTopology(ccfg.Streams), Namespace, AdminStream
+	}
 	ir := newInRun(o.Brokers)
-	c, err := cluster.New(cluster.Config{Seed: o.Seed, Brokers: o.Brokers, Extra: extra, Streams: topology(o), Defects: o.Defects,
-		RecordTrace: o.RecordTrace, Observer: ir, Trace: r.traceSink(), Counts: r.counts})
+	ccfg.Observer = ir
+	c, err := cluster.New(ccfg)
 	if err != nil {
 		return err
 	}
@@ -219,23 +238,14 @@ func (r *run) build() error {
 		r.trace.c = c
 	}
 	r.c, r.wl, r.probe, r.relay = c, wl, probe, rl
-	nodes := o.Brokers + len(extra)
-	exempt := uint64(0)
-	for i := o.Brokers; i < nodes; i++ {
-		exempt |= 1 << uint(i)
-	}
-	plan := o.Plan
-	if plan == nil {
-		plan, err = r.drawPlan(nodes, exempt, wl.Config().Params())
-	}
-	if err == nil {
-		err = c.World.ApplyPlan(plan)
-	}
-	if err != nil {
+	if err := c.World.ApplyPlan(plan); err != nil {
 		c.Close()
 		return err
 	}
 	r.plan = plan
+	if plan.AdministersStream() {
+		r.startAdminTraffic()
+	}
 	return nil
 }
 
@@ -326,6 +336,7 @@ func (r *run) finish() {
 	}
 	r.res.BrokerFailures = len(r.c.Failures())
 	r.res.Replaced = r.c.Replacements()
+	r.res.StreamChanges = r.c.StreamChanges()
 	r.endObserving()
 	r.traceResult()
 	if r.opts.KeepHistory {
