@@ -79,8 +79,13 @@ func parseVersion(s string) (uint32, error) {
 
 // cmdStreamCreate: stream create NAME [--namespace NS] --shards N
 // --replication R --consistency quorum|ephemeral [--retain N]. Before the
-// cluster starts it adds to the bootstrap topology.
+// cluster starts it adds to the bootstrap topology; once it runs, it asks
+// the metadata leader to create a deleted stream of the topology again,
+// as its next generation (stream create NAME [--namespace NS]).
 func (r *Runner) cmdStreamCreate(a *args) (string, error) {
+	if r.c != nil {
+		return r.streamAdmin(a, node.AdminStreamCreate, "stream create NAME [--namespace NS]")
+	}
 	ns, ok := a.flag("namespace")
 	if !ok {
 		ns = "orders"
@@ -92,9 +97,6 @@ func (r *Runner) cmdStreamCreate(a *args) (string, error) {
 	p := a.positional(1, 1, "stream create NAME [--namespace NS] --shards N --replication R --consistency quorum|ephemeral [--retain N]")
 	if p == nil {
 		return "", nil
-	}
-	if r.c != nil {
-		return "", notSupported("stream create at run time (streams are the bootstrap topology; declare them before the cluster starts)")
 	}
 	brokers := r.cfg.Brokers
 	if brokers == 0 {
@@ -125,12 +127,33 @@ func (r *Runner) cmdStreamCreate(a *args) (string, error) {
 	return "ok", nil
 }
 
-// cmdStreamDelete is parsed; the broker cannot delete streams yet.
+// cmdStreamDelete: stream delete NAME [--namespace NS], an operator
+// request to the metadata leader: the stream's shards refuse requests
+// once they apply it.
 func (r *Runner) cmdStreamDelete(a *args) (string, error) {
-	if a.positional(1, 1, "stream delete NAME") == nil {
+	return r.streamAdmin(a, node.AdminStreamDelete, "stream delete NAME [--namespace NS]")
+}
+
+// streamAdmin sends a stream create or delete of a running cluster's
+// stream to the metadata leader and prints its answer.
+func (r *Runner) streamAdmin(a *args, kind node.AdminKind, usage string) (string, error) {
+	ns, ok := a.flag("namespace")
+	if !ok {
+		ns = "orders"
+	}
+	p := a.positional(1, 1, usage)
+	if p == nil {
 		return "", nil
 	}
-	return "", notSupported("stream delete")
+	c, err := r.cluster()
+	if err != nil {
+		return "", err
+	}
+	ans, err := r.probe.Admin(c, &node.AdminRequest{Kind: kind, Namespace: ns, Stream: p[0]}, WaitBudgetNs)
+	if err != nil {
+		return "", err
+	}
+	return answerText(ans), nil
 }
 
 // cmdReplace is parsed; membership changes are not in the broker yet.
