@@ -62,6 +62,12 @@ const (
 	// StreamReadNewGeneration: a state read sent after a create was done
 	// was answered (found or absent) by the new generation.
 	StreamReadNewGeneration Point = "admin.stream.read_new_generation"
+	// FleetUpgradeStep: the operator restarted a broker at the rolling
+	// upgrade's version.
+	FleetUpgradeStep Point = "admin.fleet.upgrade_step"
+	// FleetFinalized: the operator's finalize of the rolling upgrade's
+	// feature was applied.
+	FleetFinalized Point = "admin.fleet.finalized"
 )
 
 var declarations = []Declaration{
@@ -81,6 +87,8 @@ var declarations = []Declaration{
 	{StreamRecreated, "the operator created a deleted stream again and every shard applied its new generation", false},
 	{StreamRequestRefusedDeleted, "a request for a deleted stream was refused naming the deletion", false},
 	{StreamReadNewGeneration, "a state read sent after a stream's re-creation was done was answered by the new generation", false},
+	{FleetUpgradeStep, "the operator restarted a broker at the rolling upgrade's version", false},
+	{FleetFinalized, "the operator's finalize of the rolling upgrade's feature was applied", false},
 }
 
 // FaultFired names the point counting faults of the named kind that the

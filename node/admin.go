@@ -128,6 +128,9 @@ func (n *Node) ProposeAdmin(req *AdminRequest) error {
 // node's: do not modify them.
 func (n *Node) Metadata() Metadata { return *n.meta }
 
+// MetadataApplied is the metadata group's index this node applied last.
+func (n *Node) MetadataApplied() uint64 { return n.raftGroups[0].applied }
+
 // Incarnation returns the stream incarnation shard group group has
 // applied on this node, and whether the node hosts such a stream group.
 func (n *Node) Incarnation(group uint64) (StreamIncarnation, bool) {

@@ -33,6 +33,9 @@ type faultKindSpec struct {
 	// stream marks an operator action on the run's administered stream
 	// (see StreamOperator and FaultKind.AdministersStream).
 	stream bool
+	// fleet marks a step of a rolling upgrade (see FleetOperator and
+	// FaultKind.UpgradesFleet).
+	fleet bool
 	// shape is how long the fault lasts (see FaultShape).
 	shape FaultShape
 	// aimed makes Generate aim every fault of the kind at a role (when the
@@ -198,6 +201,11 @@ func (k FaultKind) Operator() bool { return k.valid() && faultKinds[k].operator 
 // run's administered stream: a run whose plan holds one must give its
 // cluster such a stream (see Plan.AdministersStream).
 func (k FaultKind) AdministersStream() bool { return k.valid() && faultKinds[k].stream }
+
+// UpgradesFleet reports whether the kind is a step of a rolling upgrade:
+// a run whose plan holds one boots its cluster before the upgrade (see
+// Plan.UpgradesFleet).
+func (k FaultKind) UpgradesFleet() bool { return k.valid() && faultKinds[k].fleet }
 
 // Lasting reports whether the kind's damage outlives the heal (a corrupted
 // sector): a drawn plan should keep it on a minority of the nodes that

@@ -56,6 +56,8 @@ const (
 	FaultCalm
 	FaultStreamDelete
 	FaultStreamCreate
+	FaultUpgrade
+	FaultFinalize
 )
 
 // FaultEvent is one timed fault. AtNs, Kind and Role are every kind's; the
@@ -338,6 +340,14 @@ var faultKinds = []faultKindSpec{
 	FaultStreamCreate: {shape: ShapeMoment, name: "streamcreate", doc: "the operator creates the run's administered stream again, as its next generation",
 		effect: "every shard of the stream applied the new generation", operator: true, stream: true,
 		apply: func(w *World, f FaultEvent) { w.streamAdmin(false) }, pair: pairDeleteBefore},
+	FaultUpgrade: {shape: ShapeSpan, name: "upgrade", doc: "the operator restarts node at the version the rolling upgrade goes to (a no-op on a node already there); it boots again after dur_ns",
+		effect: "the metadata group recorded the node's new version", operator: true, fleet: true,
+		fields: []faultFieldID{fieldNode, fieldDurNs},
+		draw:   func(r *prng.Rand, f *FaultEvent, _ []int) { f.DurNs = r.Int63nRange(msNs, 1000*msNs) },
+		apply:  func(w *World, f FaultEvent) { w.upgradeBroker(f.Node, f.DurNs) }},
+	FaultFinalize: {shape: ShapeMoment, name: "finalize", doc: "the operator finalizes the rolling upgrade's fleet feature (refused while a broker runs an older version; asked again until it is finalized)",
+		effect: "the metadata group finalized the feature", operator: true, fleet: true,
+		apply: func(w *World, f FaultEvent) { w.finalize() }},
 }
 
 // progressWindowKind opens each progress window of a drawn plan (see

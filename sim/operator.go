@@ -22,3 +22,32 @@ func (p *Plan) AdministersStream() bool {
 	}
 	return false
 }
+
+// upgradeBroker hands a rolling-upgrade step to the operator, if it
+// carries them (see FleetOperator).
+func (w *World) upgradeBroker(node int, downNs int64) {
+	if op, ok := w.cfg.Operator.(FleetOperator); ok {
+		cause := w.cause
+		op.UpgradeBroker(node, downNs, func() { w.effect(cause) })
+	}
+}
+
+// finalize hands a finalize to the operator, if it carries them.
+func (w *World) finalize() {
+	if op, ok := w.cfg.Operator.(FleetOperator); ok {
+		cause := w.cause
+		op.Finalize(func() { w.effect(cause) })
+	}
+}
+
+// UpgradesFleet reports whether the plan holds a rolling-upgrade action
+// (see FaultKind.UpgradesFleet): its cluster must boot at the version
+// before the upgrade, the feature not finalized.
+func (p *Plan) UpgradesFleet() bool {
+	for _, f := range p.Faults {
+		if f.Kind.UpgradesFleet() {
+			return true
+		}
+	}
+	return false
+}

@@ -45,6 +45,8 @@ type Cluster struct {
 	leads leaderships
 	// stream is the operator's stream administration (streamadmin.go).
 	stream streamAdmin
+	// fleet is the operator's rolling upgrade (fleetops.go).
+	fleet fleetOps
 }
 
 // Restart backoff for brokers that fail repeatedly.

@@ -28,6 +28,9 @@ const (
 	StreamPrefix = "order-events"
 )
 
+// upgradeDownNs is how long a broker the heal upgrades stays down.
+const upgradeDownNs = 100_000_000
+
 // run is one run's moving parts.
 type run struct {
 	opts  Options
@@ -101,6 +104,9 @@ func (r *run) execute() {
 	}()
 	r.c.World.RunFor(r.opts.DurationNs)
 	r.c.World.Heal()
+	if r.plan.UpgradesFleet() {
+		r.c.FinishUpgrade(upgradeDownNs)
+	}
 	r.liveness()
 	r.quiesce()
 	r.drain()
@@ -226,6 +232,9 @@ func (r *run) build() error {
 		RecordTrace: o.RecordTrace, Trace: r.traceSink(), Counts: r.counts}
 	if plan.AdministersStream() {
 		ccfg.Streams, ccfg.AdminNamespace, ccfg.AdminStream = adminTopology(ccfg.Streams), Namespace, AdminStream
+	}
+	if plan.UpgradesFleet() {
+		ccfg.BootstrapVersion, ccfg.NotFinalized = cluster.UpgradeVersion-1, true
 	}
 	ir := newInRun(o.Brokers)
 	ccfg.Observer = ir

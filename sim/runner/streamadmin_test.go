@@ -7,14 +7,15 @@ import (
 )
 
 // operatorSweepFaults is the fault mix of the operator actions' bounded
-// sweep: both stream actions, with kills and partitions around them.
+// sweep: every operator action, with kills, partitions and pauses.
 const operatorSweepFaults = "operator,kill,partition,pause"
 
-// TestOperatorActionsBounded: seeds 1..n whose plans draw the stream
-// operator actions among kills, partitions and pauses pass every check
-// (IncarnationsApart included), and over the range every operator
-// action fired and had its effect and every stream coverage point was
-// reached: the actions are drawn, carried out and judged, not skipped.
+// TestOperatorActionsBounded: seeds 1..n whose plans draw the operator
+// actions (stream delete and create, rolling-upgrade steps, finalize)
+// among kills, partitions and pauses pass every check (IncarnationsApart
+// included), and over the range every operator action fired and had its
+// effect and every stream and fleet coverage point was reached: the
+// actions are drawn, carried out and judged, not skipped.
 func TestOperatorActionsBounded(t *testing.T) {
 	n := 8
 	if testing.Short() {
@@ -39,7 +40,8 @@ func TestOperatorActionsBounded(t *testing.T) {
 	if testing.Short() {
 		return
 	}
-	want := []coverage.Point{coverage.StreamDeleted, coverage.StreamRecreated, coverage.StreamRequestRefusedDeleted, coverage.StreamReadNewGeneration}
+	want := []coverage.Point{coverage.StreamDeleted, coverage.StreamRecreated, coverage.StreamRequestRefusedDeleted, coverage.StreamReadNewGeneration,
+		coverage.FleetUpgradeStep, coverage.FleetFinalized}
 	for _, k := range OperatorActions().Kinds() {
 		want = append(want, coverage.FaultFired(k.String()), coverage.FaultEffect(k.String()))
 	}
