@@ -118,12 +118,15 @@ func (n *Node) maybeCompact(b *logstore.Batch, g *raftGroup, durable uint64) {
 type scopeSnapshot struct {
 	tenant      string
 	firstOffset uint64
+	// outboxStart is the scope's first outbox offset not trimmed.
+	outboxStart uint64
 	entries     []felix.Entry
 	groups      []statemachine.GroupState
 }
 
-// encodeGroupSnapshot encodes every scope of g: tenant, first offset, the
-// retained records (contiguous from it) and the consumer groups.
+// encodeGroupSnapshot encodes every scope of g: tenant, first offset,
+// outbox start, the retained records (contiguous from the first offset)
+// and the consumer groups.
 func encodeGroupSnapshot(g *raftGroup) []byte {
 	e := enc{}
 	e.u8(groupSnapshotMagic)
@@ -134,6 +137,7 @@ func encodeGroupSnapshot(g *raftGroup) []byte {
 		s := g.scopes[t]
 		e.str(t)
 		e.u64(s.FirstOffset())
+		e.u64(g.outboxStart[t])
 		ents := s.Retained()
 		e.u32(uint32(len(ents)))
 		for i := range ents {
@@ -179,6 +183,7 @@ func decodeGroupSnapshot(p []byte, spec *StreamSpec) ([]scopeSnapshot, error) {
 			d.fail("tenants not in strictly ascending order")
 		}
 		sc.firstOffset = d.u64("first offset")
+		sc.outboxStart = d.u64("outbox start")
 		sc.entries = make([]felix.Entry, d.count("records", spec.RetainedLenMax, 4))
 		for j := range sc.entries {
 			raw := d.view("record", recordFrameLenMax)
@@ -250,8 +255,9 @@ func (n *Node) installSnapshot(b *logstore.Batch, g *raftGroup, snap *raftpb.Sna
 			return fmt.Errorf("group %d: snapshot at index %d lacks tenant %q, which this replica holds", g.id, idx, t)
 		}
 	}
-	for _, t := range tenants {
+	for i, t := range tenants {
 		addInstallRows(b, g.scopeOf(t), g.scopes[t], scopes[t], idx)
+		n.installOutbox(b, g, t, scopes[t], decoded[i].outboxStart)
 	}
 	g.scopes, g.tenants = scopes, tenants
 	g.applied, g.confState, g.confIndex = idx, snap.GetMetadata().GetConfState(), idx
@@ -308,9 +314,10 @@ func checkSupersedes(old, s *statemachine.Shard) error {
 }
 
 // addInstallRows adds the rows that turn the store's copy of a scope (old,
-// nil if none) into s: log and outbox rows for the records it lacks, a
-// state row for every key that differs, the position (which raises the
-// retained window, dropping the rows below it) and every consumer group.
+// nil if none) into s: log rows for the records it lacks, a state row for
+// every key that differs, the position (which raises the retained window,
+// dropping the rows below it) and every consumer group. The outbox rows
+// are installOutbox's.
 func addInstallRows(b *logstore.Batch, scope felix.Scope, old, s *statemachine.Shard, idx uint64) {
 	have := uint64(0)
 	var oldState []statemachine.KeyValue
@@ -320,7 +327,6 @@ func addInstallRows(b *logstore.Batch, scope felix.Scope, old, s *statemachine.S
 	for _, e := range s.Retained() {
 		if e.Offset >= have {
 			b.Log = append(b.Log, logstore.LogRow{Scope: scope, Offset: e.Offset, Record: e.Record})
-			b.Outbox = append(b.Outbox, logstore.OutboxRow{Kind: logstore.WritePut, Scope: scope, Offset: e.Offset, Intent: *outboxIntent(&e.Record)})
 		}
 	}
 	newState := s.State()
