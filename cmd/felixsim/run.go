@@ -117,7 +117,7 @@ func parseRunArgs(args []string, stdout, stderr io.Writer) (ra runArgs, code int
 	streams := fs.Int("streams", runner.StreamsDefault, "streams in the cluster")
 	shards := fs.Uint("shards", runner.ShardsDefault, "shards per stream")
 	duration := fs.Duration("duration", time.Duration(runner.DurationNsDefault), "simulated fault phase (workload and faults), e.g. 60s")
-	faults := fs.String("faults", "all", "fault kinds: all, none, or a comma-separated list of sim fault kinds")
+	faults := fs.String("faults", "all", "fault kinds: all (every fault kind), all,operator (operator actions too), none, or a comma-separated list of sim fault kinds (operator: every operator action)")
 	defects := fs.String("defects", "none", "planted broker bugs to switch on: none or "+runner.DefectNames())
 	clients := fs.Int("clients", runner.ClientsDefault, "workload clients (tenants alternate)")
 	gap := fs.Duration("fault-gap", time.Duration(runner.FaultGapMeanNsDefault), "mean simulated time between drawn faults")
