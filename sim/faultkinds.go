@@ -13,9 +13,10 @@ package sim
 // adds it here too: a FaultEvent field named with its unit last and a
 // faultFields entry (a new field has no v1 column). The kinds expected next
 // fit that mould: a replaced disk (node), a membership change (node
-// and an add/remove field), a leadership transfer (node and peer), a
-// rolling-upgrade step (node and a version field). An operator action
-// on the run's administered stream sets stream (see StreamOperator).
+// and an add/remove field), a leadership transfer (node and peer). An
+// operator action (not a fault) sets operator: Generate draws it apart;
+// one on the run's administered stream sets stream (StreamOperator), a
+// rolling-upgrade step sets fleet (FleetOperator).
 
 import (
 	"fmt"
