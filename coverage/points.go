@@ -48,6 +48,26 @@ const (
 	WriteRetried Point = "workload.write.retried"
 	// RetryLandedTwice: a retried write's record is in a replica's log twice.
 	RetryLandedTwice Point = "workload.write.landed_twice"
+	// StreamDeleted: the operator deleted a live stream and every shard
+	// applied the delete. The stream points are not Sometimes: the
+	// default run draws no operator action (runner.AllFaults);
+	// TestOperatorActionsBounded requires them over its own sweep.
+	StreamDeleted Point = "admin.stream.delete"
+	// StreamRecreated: the operator created a deleted stream again and
+	// every shard applied the new generation.
+	StreamRecreated Point = "admin.stream.recreate"
+	// StreamRequestRefusedDeleted: a request for a deleted stream was
+	// refused naming the deletion.
+	StreamRequestRefusedDeleted Point = "admin.stream.refused_deleted"
+	// StreamReadNewGeneration: a state read sent after a create was done
+	// was answered (found or absent) by the new generation.
+	StreamReadNewGeneration Point = "admin.stream.read_new_generation"
+	// FleetUpgradeStep: the operator restarted a broker at the rolling
+	// upgrade's version.
+	FleetUpgradeStep Point = "admin.fleet.upgrade_step"
+	// FleetFinalized: the operator's finalize of the rolling upgrade's
+	// feature was applied.
+	FleetFinalized Point = "admin.fleet.finalized"
 )
 
 var declarations = []Declaration{
@@ -63,6 +83,12 @@ var declarations = []Declaration{
 	{CommitIfRefused, "a conditional write was refused with the true tail", true},
 	{WriteRetried, "a client re-sent a write whose first answer was lost", true},
 	{RetryLandedTwice, "a retried write landed twice (its record sits at two offsets of one replica's log)", false},
+	{StreamDeleted, "the operator deleted a live stream and every shard applied the delete", false},
+	{StreamRecreated, "the operator created a deleted stream again and every shard applied its new generation", false},
+	{StreamRequestRefusedDeleted, "a request for a deleted stream was refused naming the deletion", false},
+	{StreamReadNewGeneration, "a state read sent after a stream's re-creation was done was answered by the new generation", false},
+	{FleetUpgradeStep, "the operator restarted a broker at the rolling upgrade's version", false},
+	{FleetFinalized, "the operator's finalize of the rolling upgrade's feature was applied", false},
 }
 
 // FaultFired names the point counting faults of the named kind that the

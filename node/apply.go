@@ -128,6 +128,13 @@ func (n *Node) applyCommand(b *logstore.Batch, g *raftGroup, c *command, touched
 		n.applyFeature(g, c)
 		return &wire.Acked{}
 	}
+	if c.kind == cmdIncarnation {
+		n.applyIncarnation(g, c, touched)
+		return &wire.Acked{}
+	}
+	if refusal := deletedRefusal(g, c.kind.String()); refusal != nil && c.kind != cmdRetain {
+		return refusal
+	}
 	if c.kind == cmdOutboxTrim {
 		if s := g.lookup(c.scope.Tenant); s != nil {
 			return n.applyOutboxTrim(b, g, s, c)
@@ -216,6 +223,7 @@ func (n *Node) applyMeta(c *command) wire.AnswerBody {
 	if err := n.meta.apply(c, members(n.raftGroups[0].confState), n.cfg.Defects.EarlyFinalize); err != nil {
 		return &wire.Error{Code: wire.CodeAdminRefused, Message: truncate(err.Error())}
 	}
+	n.incarnationsDue = n.incarnationsDue || c.kind == cmdStreamAdmin
 	if c.kind == cmdFinalize && !n.cfg.Defects.EarlyFinalize {
 		if err := checkVersionRuns(n.cfg.ID, n.softwareVersion(), n.meta.Finalized); err != nil {
 			n.fail(err)

@@ -63,6 +63,19 @@ func (d *dec) u8(what string) uint8 {
 	return 0
 }
 
+// flag reads a byte that must be 0 (false) or 1 (true).
+func (d *dec) flag(what string) bool {
+	switch v := d.u8(what); v {
+	case 0:
+		return false
+	case 1:
+		return true
+	default:
+		d.fail("%s byte %d is neither 0 nor 1", what, v)
+		return false
+	}
+}
+
 func (d *dec) u32(what string) uint32 { return d.u32Suffixed(what, "") }
 
 func (d *dec) u32Suffixed(what, suffix string) uint32 {

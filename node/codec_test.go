@@ -40,6 +40,11 @@ func genCommand(t *rapid.T) command {
 		c.node, c.version = rapid.Uint64().Draw(t, "node"), rapid.Uint32().Draw(t, "version")
 	case cmdFinalize:
 		c.feature = name.Draw(t, "feature")
+	case cmdStreamAdmin:
+		c.scope = felix.Scope{Namespace: name.Draw(t, "ns"), Stream: name.Draw(t, "stream")}
+		c.generation, c.deleted = rapid.Uint32().Draw(t, "generation"), rapid.Bool().Draw(t, "deleted")
+	case cmdIncarnation:
+		c.generation, c.deleted = rapid.Uint32().Draw(t, "generation"), rapid.Bool().Draw(t, "deleted")
 	}
 	return c
 }
@@ -64,7 +69,8 @@ func TestCommandRoundTrip(t *testing.T) {
 		if err != nil || !bytes.Equal(b, b2) {
 			t.Fatalf("re-encoding differs (%v)", err)
 		}
-		if d.kind != c.kind || d.seq != c.seq || d.scope != c.scope || d.group != c.group || d.feature != c.feature || d.offset != c.offset {
+		if d.kind != c.kind || d.seq != c.seq || d.scope != c.scope || d.group != c.group || d.feature != c.feature || d.offset != c.offset ||
+			d.generation != c.generation || d.deleted != c.deleted {
 			t.Fatalf("decoded %+v, want %+v", d, c)
 		}
 	})
@@ -100,6 +106,8 @@ func FuzzDecodeCommand(f *testing.F) {
 		{kind: cmdAck, scope: felix.Scope{Tenant: "t", Namespace: "n", Stream: "s"}, group: "g", offset: 9},
 		{kind: cmdSetVersion, node: 2, version: 3},
 		{kind: cmdFinalize, feature: FeatureAtomicCommit},
+		{kind: cmdStreamAdmin, scope: felix.Scope{Namespace: "n", Stream: "s"}, deleted: true},
+		{kind: cmdIncarnation, generation: 2},
 	} {
 		b, err := encodeCommand(&c)
 		if err != nil {

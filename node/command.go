@@ -33,6 +33,11 @@ const (
 	cmdRetain
 	// cmdOutboxTrim drops a scope's outbox entries through an offset.
 	cmdOutboxTrim
+	// cmdStreamAdmin creates (recreates) or deletes a stream (metadata group).
+	cmdStreamAdmin
+	// cmdIncarnation carries a stream's incarnation the metadata group
+	// decided into a stream shard group's own log (see streamadmin.go).
+	cmdIncarnation
 	cmdKindEnd
 )
 
@@ -54,6 +59,10 @@ func (k cmdKind) String() string {
 		return "retain"
 	case cmdOutboxTrim:
 		return "outbox_trim"
+	case cmdStreamAdmin:
+		return "stream_admin"
+	case cmdIncarnation:
+		return "incarnation"
 	}
 	return fmt.Sprintf("cmdKind(%d)", uint8(k))
 }
@@ -81,6 +90,8 @@ type command struct {
 	node        uint64       // cmdSetVersion
 	version     uint32       // cmdSetVersion
 	feature     string       // cmdFinalize, cmdFeature
+	generation  uint32       // cmdIncarnation; cmdStreamAdmin: the generation it acts on (0: the current one)
+	deleted     bool         // cmdStreamAdmin (delete, else create), cmdIncarnation
 }
 
 // encodeCommand encodes c; the record must be valid (checked before proposing).
@@ -122,6 +133,14 @@ func encodeCommand(c *command) ([]byte, error) {
 		e.u32(c.version)
 	case cmdFinalize, cmdFeature:
 		e.str(c.feature)
+	case cmdStreamAdmin:
+		e.str(c.scope.Namespace)
+		e.str(c.scope.Stream)
+		e.u32(c.generation)
+		e.u8(boolByte(c.deleted))
+	case cmdIncarnation:
+		e.u32(c.generation)
+		e.u8(boolByte(c.deleted))
 	default:
 		panic(fmt.Sprintf("encodeCommand: kind %d", c.kind))
 	}
@@ -149,6 +168,10 @@ func commandLen(c *command) int {
 		n += 8 + 4
 	case cmdFinalize, cmdFeature:
 		n += 4 + len(c.feature)
+	case cmdStreamAdmin:
+		n += 4 + len(c.scope.Namespace) + 4 + len(c.scope.Stream) + 4 + 1
+	case cmdIncarnation:
+		n += 4 + 1
 	}
 	return n
 }
@@ -237,5 +260,21 @@ func decodeCommandBody(d *dec, c *command) {
 		c.version = d.u32("version")
 	case cmdFinalize, cmdFeature:
 		c.feature = d.str("feature", FeatureNameLenMax)
+	case cmdStreamAdmin:
+		c.scope.Namespace = d.str("namespace", felix.NameLenMax)
+		c.scope.Stream = d.str("stream", felix.NameLenMax)
+		c.generation = d.u32("generation")
+		c.deleted = d.flag("deleted")
+	case cmdIncarnation:
+		c.generation = d.u32("generation")
+		c.deleted = d.flag("deleted")
 	}
+}
+
+// boolByte is a flag's encoding: 1 for true, 0 for false.
+func boolByte(v bool) uint8 {
+	if v {
+		return 1
+	}
+	return 0
 }

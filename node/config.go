@@ -140,6 +140,10 @@ type Defects struct {
 	// vote twice in a term) instead of replacing it through a membership
 	// change. The node itself ignores it.
 	RejoinOldIdentity bool
+	// RecreateKeepsState keeps a stream shard's scopes when its stream is
+	// deleted and created again: the new generation's readers see the old
+	// generation's records and state (see streamadmin.go).
+	RecreateKeepsState bool
 }
 
 // Config configures one broker; build it by field name.

@@ -124,6 +124,7 @@ func (n *Node) tickFleet() {
 	if v := n.softwareVersion(); n.meta.VersionOf(n.cfg.ID) != v && meta.lead != 0 {
 		n.proposeInternal(meta, &command{kind: cmdSetVersion, node: n.cfg.ID, version: v})
 	}
+	n.tickIncarnations()
 	if !n.meta.IsFinalized(FeatureAtomicCommit) {
 		return
 	}

@@ -37,6 +37,8 @@ type BrokerVersion struct {
 // snapshot) and changes only by applying metadata commands.
 type Metadata struct {
 	Streams []StreamSpec
+	// Incarnations[i] is Streams[i]'s incarnation (see streamadmin.go).
+	Incarnations []StreamIncarnation
 	// Versions are sorted by node id.
 	Versions []BrokerVersion
 	// Finalized are the finalized fleet features, sorted.
@@ -46,6 +48,9 @@ type Metadata struct {
 // newMetadata builds the bootstrap metadata for peers.
 func newMetadata(b *Bootstrap, peers []uint64) *Metadata {
 	m := &Metadata{Streams: append([]StreamSpec(nil), b.Streams...)}
+	for range m.Streams {
+		m.Incarnations = append(m.Incarnations, bootIncarnation)
+	}
 	for _, p := range peers {
 		m.Versions = append(m.Versions, BrokerVersion{Node: p, Version: b.SoftwareVersion})
 	}
@@ -93,6 +98,8 @@ func (m *Metadata) apply(c *command, peers []uint64, versionsUnchecked bool) err
 	switch c.kind {
 	case cmdSetVersion:
 		return m.setVersion(c.node, c.version)
+	case cmdStreamAdmin:
+		return m.applyStreamAdmin(c)
 	case cmdFinalize:
 		if m.IsFinalized(c.feature) {
 			return nil
@@ -124,6 +131,8 @@ func encodeMetadata(m *Metadata) []byte {
 			e.u32(uint32(v))
 		}
 		e.u64(uint64(s.RetainedAgeMaxNs))
+		e.u32(m.Incarnations[i].Generation)
+		e.u8(boolByte(m.Incarnations[i].Deleted))
 	}
 	e.u32(uint32(len(m.Versions)))
 	for _, v := range m.Versions {
@@ -141,7 +150,8 @@ func encodeMetadata(m *Metadata) []byte {
 func decodeMetadata(p []byte) (*Metadata, error) {
 	d := dec{b: p}
 	m := &Metadata{}
-	m.Streams = make([]StreamSpec, d.count("streams", StreamsMax, 37))
+	m.Streams = make([]StreamSpec, d.count("streams", StreamsMax, 42))
+	m.Incarnations = make([]StreamIncarnation, len(m.Streams))
 	for i := range m.Streams {
 		s := &m.Streams[i]
 		s.Namespace = d.str("namespace", felix.NameLenMax)
@@ -152,6 +162,10 @@ func decodeMetadata(p []byte) (*Metadata, error) {
 			*v = int(d.u32("cap"))
 		}
 		s.RetainedAgeMaxNs = int64(d.u64("retained age"))
+		m.Incarnations[i] = StreamIncarnation{Generation: d.u32("generation"), Deleted: d.flag("deleted")}
+		if g := m.Incarnations[i].Generation; d.err == nil && (g < 1 || g > GenerationsMax) {
+			d.fail("stream %s/%s generation %d, want 1..%d", s.Namespace, s.Stream, g, GenerationsMax)
+		}
 	}
 	m.Versions = make([]BrokerVersion, d.count("versions", BrokerVersionsMax, 12))
 	for i := range m.Versions {

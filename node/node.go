@@ -54,6 +54,11 @@ type Node struct {
 	termsBuf     []uint64
 	// trace emits the abstract trace; nil when Config.Trace is nil.
 	trace *tracer
+	// incarnationsDue is set when the metadata group applied a stream
+	// create or delete: the next round has the shard groups this node
+	// leads carry it into their logs at once, not at the next
+	// versionReportTicks.
+	incarnationsDue bool
 }
 
 // Open starts a broker incarnation from cfg.FS alone: on an empty store it
@@ -156,6 +161,9 @@ func (n *Node) recover() error {
 		}
 		g.applied = max(g.applied, snap.GetMetadata().GetIndex())
 		if err := n.recoverFeatures(g, snap); err != nil {
+			return err
+		}
+		if err := n.recoverIncarnation(g, snap); err != nil {
 			return err
 		}
 		if g.id != MetaGroup {

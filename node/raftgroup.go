@@ -59,6 +59,13 @@ type raftGroup struct {
 	confIndex uint64
 	// ages are each tenant's retention-by-age marks (nil: none taken yet).
 	ages map[string]*ageMarks
+	// incarnation is the stream incarnation this group's log has applied
+	// (bootIncarnation, then each cmdIncarnation marker that moved it; see
+	// streamadmin.go); incarnationIndex is the index of the marker that
+	// moved it last (0: none since the snapshot or compaction point the
+	// group started from, which carries it).
+	incarnation      StreamIncarnation
+	incarnationIndex uint64
 }
 
 // scopeOf is the scope of tenant inside this stream shard.

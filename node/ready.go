@@ -74,6 +74,10 @@ func (n *Node) round() bool {
 	if len(n.late) > 0 {
 		n.applyLate()
 	}
+	if n.incarnationsDue {
+		n.incarnationsDue = false
+		n.tickIncarnations()
+	}
 	rds := n.rdsBuf[:0]
 	for _, g := range n.raftGroups {
 		if g.rn.HasReady() {
@@ -206,14 +210,16 @@ func (n *Node) persist(b *logstore.Batch, gr *groupReady) {
 // storedSnapshot is what the store keeps of a received snapshot: all of it
 // for the metadata group (a restart reads the metadata from it); for a
 // stream shard group its metadata and, as a compaction point would, its
-// features byte (its content is in the applied rows, but a restart must
-// gate commits as the snapshot said: the markers before it are not in
-// this replica's log). installSnapshot has checked the data's header.
+// features byte and stream incarnation (its content is in the applied
+// rows, but a restart must gate commits and refuse a deleted stream as
+// the snapshot said: the markers before it are not in this replica's
+// log). installSnapshot has checked the data's header and has set
+// g.incarnation to the snapshot's.
 func storedSnapshot(g *raftGroup, snap *raftpb.Snapshot) *raftpb.Snapshot {
 	if g.id == MetaGroup {
 		return snap
 	}
-	return &raftpb.Snapshot{Metadata: snap.GetMetadata(), Data: []byte{compactionMagic, snap.GetData()[1]}}
+	return &raftpb.Snapshot{Metadata: snap.GetMetadata(), Data: appendIncarnation([]byte{compactionMagic, snap.GetData()[1]}, g.incarnation)}
 }
 
 // RewriteBytesMin is the store file size below which the node never asks

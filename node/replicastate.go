@@ -31,6 +31,9 @@ type RaftGroupState struct {
 	// Features are the fleet features the group's own log has applied
 	// (what its commits are gated on; zero for the metadata group).
 	Features statemachine.Features
+	// Incarnation is the stream incarnation the group's own log has
+	// applied (zero for the metadata group).
+	Incarnation StreamIncarnation
 	// Scopes are the group's scopes in ascending tenant order (empty for
 	// the metadata group).
 	Scopes []ScopeState
@@ -56,7 +59,7 @@ func (n *Node) ReplicaState() ReplicaState {
 		st := g.rn.BasicStatus()
 		gv := RaftGroupState{ID: g.id, Term: st.GetTerm(), Commit: st.GetCommit(), Applied: g.applied, Lead: st.Lead, Leader: st.RaftState == raft.StateLeader}
 		if g.id != MetaGroup {
-			gv.Features = g.features
+			gv.Features, gv.Incarnation = g.features, g.incarnation
 		}
 		for _, t := range g.tenants {
 			gv.Scopes = append(gv.Scopes, ScopeState{Scope: g.scopeOf(t), Shard: g.scopes[t].Snapshot(), OutboxStart: g.outboxStart[t]})

@@ -30,6 +30,10 @@ func (n *Node) HandleRequest(client uint64, req *wire.Request) {
 		n.answer(client, req.ID, &wire.Error{Code: wire.CodeNotLeader, Message: fmt.Sprintf("node %d does not lead group %d", n.cfg.ID, g.id), LeaderHint: g.lead})
 		return
 	}
+	if refusal := deletedRefusal(g, kindName(req.Body)); refusal != nil {
+		n.answer(client, req.ID, refusal)
+		return
+	}
 	if g.isEphemeral() {
 		n.answer(client, req.ID, n.serveEphemeral(client, req, g))
 		return

@@ -100,15 +100,15 @@ func (n *Node) maybeCompact(b *logstore.Batch, g *raftGroup, durable uint64) {
 		return
 	}
 	at := durable - keep
-	if at < g.confIndex {
-		return // the compaction point's membership would be g.confState, which is later's
+	if at < g.confIndex || at < g.incarnationIndex {
+		return // the compaction point's membership or incarnation would be g's, which are later's
 	}
 	term, err := st.Term(at)
 	if err != nil {
 		panic(fmt.Sprintf("node %d: group %d: applied entry %d has no term in the store: %v", n.cfg.ID, g.id, at, err))
 	}
 	groupWrite(b, g.id).Compact = &logstore.Compaction{Snapshot: &raftpb.Snapshot{
-		Data:     []byte{compactionMagic, featuresAt(g, at)},
+		Data:     appendIncarnation([]byte{compactionMagic, featuresAt(g, at)}, g.incarnation),
 		Metadata: &raftpb.SnapshotMetadata{Index: new(at), Term: new(term), ConfState: g.confState},
 	}}
 	n.stats.Compactions++
@@ -118,21 +118,26 @@ func (n *Node) maybeCompact(b *logstore.Batch, g *raftGroup, durable uint64) {
 type scopeSnapshot struct {
 	tenant      string
 	firstOffset uint64
+	// outboxStart is the scope's first outbox offset not trimmed.
+	outboxStart uint64
 	entries     []felix.Entry
 	groups      []statemachine.GroupState
 }
 
-// encodeGroupSnapshot encodes every scope of g: tenant, first offset, the
-// retained records (contiguous from it) and the consumer groups.
+// encodeGroupSnapshot encodes every scope of g: tenant, first offset,
+// outbox start, the retained records (contiguous from the first offset)
+// and the consumer groups.
 func encodeGroupSnapshot(g *raftGroup) []byte {
 	e := enc{}
 	e.u8(groupSnapshotMagic)
 	e.u8(featuresAt(g, g.applied))
+	e.b = appendIncarnation(e.b, g.incarnation)
 	e.u32(uint32(len(g.tenants)))
 	for _, t := range g.tenants {
 		s := g.scopes[t]
 		e.str(t)
 		e.u64(s.FirstOffset())
+		e.u64(g.outboxStart[t])
 		ents := s.Retained()
 		e.u32(uint32(len(ents)))
 		for i := range ents {
@@ -167,7 +172,9 @@ func decodeGroupSnapshot(p []byte, spec *StreamSpec) ([]scopeSnapshot, error) {
 	if m := d.u8("magic"); d.err == nil && m != groupSnapshotMagic {
 		d.fail("magic %#x, want %#x", m, groupSnapshotMagic)
 	}
-	d.u8("features") // read by snapshotFeatures
+	d.u8("features")    // read by snapshotFeatures
+	d.u32("generation") // read by snapshotIncarnation
+	d.flag("deleted")
 	out := make([]scopeSnapshot, d.count("scopes", ScopesPerRaftGroupMax, 20))
 	for i := range out {
 		sc := &out[i]
@@ -176,6 +183,7 @@ func decodeGroupSnapshot(p []byte, spec *StreamSpec) ([]scopeSnapshot, error) {
 			d.fail("tenants not in strictly ascending order")
 		}
 		sc.firstOffset = d.u64("first offset")
+		sc.outboxStart = d.u64("outbox start")
 		sc.entries = make([]felix.Entry, d.count("records", spec.RetainedLenMax, 4))
 		for j := range sc.entries {
 			raw := d.view("record", recordFrameLenMax)
@@ -224,6 +232,10 @@ func (n *Node) installSnapshot(b *logstore.Batch, g *raftGroup, snap *raftpb.Sna
 	if _, err := snapshotFeatures(snap.GetData()); err != nil {
 		return fmt.Errorf("group %d: snapshot at index %d: %w", g.id, idx, err)
 	}
+	inc, err := snapshotIncarnation(snap.GetData())
+	if err != nil {
+		return fmt.Errorf("group %d: snapshot at index %d: %w", g.id, idx, err)
+	}
 	scopes := make(map[string]*statemachine.Shard, len(decoded))
 	tenants := make([]string, 0, len(decoded))
 	for i := range decoded {
@@ -243,8 +255,9 @@ func (n *Node) installSnapshot(b *logstore.Batch, g *raftGroup, snap *raftpb.Sna
 			return fmt.Errorf("group %d: snapshot at index %d lacks tenant %q, which this replica holds", g.id, idx, t)
 		}
 	}
-	for _, t := range tenants {
+	for i, t := range tenants {
 		addInstallRows(b, g.scopeOf(t), g.scopes[t], scopes[t], idx)
+		n.installOutbox(b, g, t, scopes[t], decoded[i].outboxStart)
 	}
 	g.scopes, g.tenants = scopes, tenants
 	g.applied, g.confState, g.confIndex = idx, snap.GetMetadata().GetConfState(), idx
@@ -252,6 +265,9 @@ func (n *Node) installSnapshot(b *logstore.Batch, g *raftGroup, snap *raftpb.Sna
 		panic(fmt.Sprintf("node %d: %v, after it was checked", n.cfg.ID, err))
 	}
 	g.ages, g.early = nil, nil
+	if inc.order() > g.incarnation.order() {
+		g.incarnation, g.incarnationIndex = inc, idx
+	}
 	n.stats.SnapshotsInstalled++
 	return nil
 }
@@ -298,9 +314,10 @@ func checkSupersedes(old, s *statemachine.Shard) error {
 }
 
 // addInstallRows adds the rows that turn the store's copy of a scope (old,
-// nil if none) into s: log and outbox rows for the records it lacks, a
-// state row for every key that differs, the position (which raises the
-// retained window, dropping the rows below it) and every consumer group.
+// nil if none) into s: log rows for the records it lacks, a state row for
+// every key that differs, the position (which raises the retained window,
+// dropping the rows below it) and every consumer group. The outbox rows
+// are installOutbox's.
 func addInstallRows(b *logstore.Batch, scope felix.Scope, old, s *statemachine.Shard, idx uint64) {
 	have := uint64(0)
 	var oldState []statemachine.KeyValue
@@ -310,7 +327,6 @@ func addInstallRows(b *logstore.Batch, scope felix.Scope, old, s *statemachine.S
 	for _, e := range s.Retained() {
 		if e.Offset >= have {
 			b.Log = append(b.Log, logstore.LogRow{Scope: scope, Offset: e.Offset, Record: e.Record})
-			b.Outbox = append(b.Outbox, logstore.OutboxRow{Kind: logstore.WritePut, Scope: scope, Offset: e.Offset, Intent: *outboxIntent(&e.Record)})
 		}
 	}
 	newState := s.State()

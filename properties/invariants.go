@@ -34,6 +34,7 @@ const (
 	InvariantOutboxInOrder            InvariantName = "OutboxInOrder"
 	InvariantOutboxNothingUncommitted InvariantName = "OutboxNothingUncommitted"
 	InvariantOutboxOffsetMatchesState InvariantName = "OutboxOffsetMatchesState"
+	InvariantIncarnationsApart        InvariantName = "IncarnationsApart"
 	InvariantTraceNotInModel          InvariantName = "TraceNotInModel"
 	InvariantGroupDeliversEveryRecord InvariantName = "GroupDeliversEveryRecord"
 	InvariantGroupAckedNotRedelivered InvariantName = "GroupAckedNotRedelivered"
@@ -210,6 +211,12 @@ var registry = mustRegistry([]Invariant{
 		Statement: "every event the sink receives is the event of the committed record at the offset it came with, the version of that record's state",
 		Family:    FamilySafety,
 		Checks:    []string{"properties.OutboxOffsetMatchesState"},
+	},
+	{
+		Name:      InvariantIncarnationsApart,
+		Statement: "a stream deleted and created again is a new stream: no read of the new generation returns what an earlier one held, and a deleted stream accepts no write",
+		Family:    FamilySafety,
+		Checks:    []string{"properties.IncarnationsApart"},
 	},
 	{
 		Name:      InvariantTraceNotInModel,

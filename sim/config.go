@@ -74,6 +74,30 @@ type Operator interface {
 	DiskReplaced(node int)
 }
 
+// StreamOperator is an Operator that also carries out a plan's stream
+// administration on the run's administered stream (the kinds whose
+// AdministersStream is true). Its method runs inside the fault's event
+// and must not call back into the world's run loop.
+type StreamOperator interface {
+	// StreamAdmin asks for the administered stream to be deleted
+	// (deleted) or created again; effect, called at most once and later,
+	// counts the fault's effect: every shard of the stream applied it.
+	StreamAdmin(deleted bool, effect func())
+}
+
+// FleetOperator is an Operator that also carries out a plan's rolling
+// upgrade (the kinds whose UpgradesFleet is true). Its methods run inside
+// the fault's event and must not call back into the world's run loop.
+type FleetOperator interface {
+	// UpgradeBroker restarts node at the version the upgrade goes to,
+	// after downNs; effect, called at most once and later, counts the
+	// fault's effect: the metadata group recorded the new version.
+	UpgradeBroker(node int, downNs int64, effect func())
+	// Finalize asks for the upgrade's fleet feature to be finalized;
+	// effect is called once it is.
+	Finalize(effect func())
+}
+
 // Config builds a World; build it by field name.
 type Config struct {
 	// Seed fixes every random stream of the run.

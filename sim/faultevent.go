@@ -26,6 +26,16 @@ type faultKindSpec struct {
 	fields []faultFieldID
 	// lasting marks damage the heal does not undo (see FaultKind.Lasting).
 	lasting bool
+	// operator marks an operator action, not a fault: Generate draws
+	// such kinds in a pass of their own, from their own random stream,
+	// so that adding one leaves every seed's faults as they were.
+	operator bool
+	// stream marks an operator action on the run's administered stream
+	// (see StreamOperator and FaultKind.AdministersStream).
+	stream bool
+	// fleet marks a step of a rolling upgrade (see FleetOperator and
+	// FaultKind.UpgradesFleet).
+	fleet bool
 	// shape is how long the fault lasts (see FaultShape).
 	shape FaultShape
 	// aimed makes Generate aim every fault of the kind at a role (when the
@@ -182,6 +192,20 @@ func AllFaultKinds() []FaultKind {
 	}
 	return out
 }
+
+// Operator reports whether the kind is an operator action (drawn apart
+// from the faults; see Generate) rather than a fault.
+func (k FaultKind) Operator() bool { return k.valid() && faultKinds[k].operator }
+
+// AdministersStream reports whether the kind is an operator action on the
+// run's administered stream: a run whose plan holds one must give its
+// cluster such a stream (see Plan.AdministersStream).
+func (k FaultKind) AdministersStream() bool { return k.valid() && faultKinds[k].stream }
+
+// UpgradesFleet reports whether the kind is a step of a rolling upgrade:
+// a run whose plan holds one boots its cluster before the upgrade (see
+// Plan.UpgradesFleet).
+func (k FaultKind) UpgradesFleet() bool { return k.valid() && faultKinds[k].fleet }
 
 // Lasting reports whether the kind's damage outlives the heal (a corrupted
 // sector): a drawn plan should keep it on a minority of the nodes that

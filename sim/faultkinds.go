@@ -13,8 +13,10 @@ package sim
 // adds it here too: a FaultEvent field named with its unit last and a
 // faultFields entry (a new field has no v1 column). The kinds expected next
 // fit that mould: a replaced disk (node), a membership change (node
-// and an add/remove field), a leadership transfer (node and peer), a
-// rolling-upgrade step (node and a version field).
+// and an add/remove field), a leadership transfer (node and peer). An
+// operator action (not a fault) sets operator: Generate draws it apart;
+// one on the run's administered stream sets stream (StreamOperator), a
+// rolling-upgrade step sets fleet (FleetOperator).
 
 import (
 	"fmt"
@@ -53,6 +55,10 @@ const (
 	FaultStrand
 	FaultClientCut
 	FaultCalm
+	FaultStreamDelete
+	FaultStreamCreate
+	FaultUpgrade
+	FaultFinalize
 )
 
 // FaultEvent is one timed fault. AtNs, Kind and Role are every kind's; the
@@ -329,6 +335,20 @@ var faultKinds = []faultKindSpec{
 	FaultCalm: {shape: ShapeClear, name: "calm", doc: "undo what the heal undoes (cuts, link and disk faults, drift, pauses, down nodes); later faults still strike",
 		effect: "it undid a fault condition",
 		apply:  func(w *World, f FaultEvent) { w.Calm() }, pair: pairCutBefore},
+	FaultStreamDelete: {shape: ShapeMoment, name: "streamdelete", doc: "the operator deletes the run's administered stream (through the metadata group; the heal does not undo it)",
+		effect: "every shard of the stream applied the delete", operator: true, stream: true,
+		apply: func(w *World, f FaultEvent) { w.streamAdmin(true) }},
+	FaultStreamCreate: {shape: ShapeMoment, name: "streamcreate", doc: "the operator creates the run's administered stream again, as its next generation",
+		effect: "every shard of the stream applied the new generation", operator: true, stream: true,
+		apply: func(w *World, f FaultEvent) { w.streamAdmin(false) }, pair: pairDeleteBefore},
+	FaultUpgrade: {shape: ShapeSpan, name: "upgrade", doc: "the operator restarts node at the version the rolling upgrade goes to (a no-op on a node already there); it boots again after dur_ns",
+		effect: "the metadata group recorded the node's new version", operator: true, fleet: true,
+		fields: []faultFieldID{fieldNode, fieldDurNs},
+		draw:   func(r *prng.Rand, f *FaultEvent, _ []int) { f.DurNs = r.Int63nRange(msNs, 1000*msNs) },
+		apply:  func(w *World, f FaultEvent) { w.upgradeBroker(f.Node, f.DurNs) }},
+	FaultFinalize: {shape: ShapeMoment, name: "finalize", doc: "the operator finalizes the rolling upgrade's fleet feature (refused while a broker runs an older version; asked again until it is finalized)",
+		effect: "the metadata group finalized the feature", operator: true, fleet: true,
+		apply: func(w *World, f FaultEvent) { w.finalize() }},
 }
 
 // progressWindowKind opens each progress window of a drawn plan (see
@@ -367,6 +387,11 @@ func pairKillBefore(r *prng.Rand, f FaultEvent, _ []int, durationNs int64) Fault
 // pairPauseBefore pauses a resume's node earlier, for good (dur_ns 0).
 func pairPauseBefore(r *prng.Rand, f FaultEvent, _ []int, durationNs int64) FaultEvent {
 	return FaultEvent{AtNs: pairAt(r, f, false, durationNs), Kind: FaultPause, Node: f.Node}
+}
+
+// pairDeleteBefore deletes the administered stream before a create.
+func pairDeleteBefore(r *prng.Rand, f FaultEvent, _ []int, durationNs int64) FaultEvent {
+	return FaultEvent{AtNs: pairAt(r, f, false, durationNs), Kind: FaultStreamDelete}
 }
 
 // pairCutBefore isolates a node before a healnet or a calm.

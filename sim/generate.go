@@ -70,19 +70,71 @@ func Generate(k Knobs) (*Plan, error) {
 			targets = append(targets, i)
 		}
 	}
-	kinds := usableKinds(k.Kinds, len(targets))
+	kinds, operator := splitOperator(usableKinds(k.Kinds, len(targets)))
+	if k.FaultGapMeanNs == 0 || len(kinds)+len(operator) == 0 {
+		return p, p.Validate()
+	}
+	if len(kinds) > 0 {
+		p.Faults = k.drawFaults(r, kinds, targets)
+	}
+	p.Faults = append(p.Faults, k.drawOperator(operator, targets, FaultsPerPlanMax/2-len(p.Faults))...)
+	p.Faults = append(p.Faults, k.progressWindows()...)
+	sort.SliceStable(p.Faults, func(i, j int) bool { return p.Faults[i].AtNs < p.Faults[j].AtNs })
+	return p, p.Validate()
+}
+
+// splitOperator splits kinds into faults and operator actions, each in
+// the order given.
+func splitOperator(kinds []FaultKind) (faults, operator []FaultKind) {
+	for _, kind := range kinds {
+		if kind.Operator() {
+			operator = append(operator, kind)
+		} else {
+			faults = append(faults, kind)
+		}
+	}
+	return faults, operator
+}
+
+// drawOperator draws at most countMax operator actions of kinds (a swarm
+// subset of them when k.Swarm) from the seed's "plan-operator" stream,
+// one every FaultGapMeanNs on average, none in a progress window.
+func (k *Knobs) drawOperator(kinds []FaultKind, targets []int, countMax int) []FaultEvent {
+	if len(kinds) == 0 {
+		return nil
+	}
+	r := prng.Derive(k.Seed, "plan-operator")
 	if k.Swarm && len(kinds) > 1 {
 		kinds = swarmSubset(r, kinds)
 	}
-	if k.FaultGapMeanNs == 0 || len(kinds) == 0 {
-		return p, p.Validate()
-	}
-	lastingHit := map[int]bool{}
-	for at := r.Int63nRange(0, 2*k.FaultGapMeanNs); at < k.DurationNs && len(p.Faults)+2 <= FaultsPerPlanMax/2; at += r.Int63nRange(1, 2*k.FaultGapMeanNs) {
+	gap := k.FaultGapMeanNs
+	var out []FaultEvent
+	for at := r.Int63nRange(0, 2*gap); at < k.DurationNs && len(out)+2 <= countMax; at += r.Int63nRange(1, 2*gap) {
 		if k.inProgressWindow(at) {
 			continue
 		}
-		fs := drawWithPartner(r, at, kinds[r.Intn(len(kinds))], targets, k)
+		fs := drawWithPartner(r, at, kinds[r.Intn(len(kinds))], targets, *k)
+		if len(fs) == 2 && k.inProgressWindow(fs[1].AtNs) {
+			continue
+		}
+		out = append(out, fs...)
+	}
+	return out
+}
+
+// drawFaults draws the plan's faults of kinds (a swarm subset of them
+// when k.Swarm) from r.
+func (k *Knobs) drawFaults(r *prng.Rand, kinds []FaultKind, targets []int) []FaultEvent {
+	if k.Swarm && len(kinds) > 1 {
+		kinds = swarmSubset(r, kinds)
+	}
+	var faults []FaultEvent
+	lastingHit := map[int]bool{}
+	for at := r.Int63nRange(0, 2*k.FaultGapMeanNs); at < k.DurationNs && len(faults)+2 <= FaultsPerPlanMax/2; at += r.Int63nRange(1, 2*k.FaultGapMeanNs) {
+		if k.inProgressWindow(at) {
+			continue
+		}
+		fs := drawWithPartner(r, at, kinds[r.Intn(len(kinds))], targets, *k)
 		if len(fs) == 2 && k.inProgressWindow(fs[1].AtNs) {
 			continue // the partner would strike inside a progress window
 		}
@@ -92,11 +144,9 @@ func Generate(k Knobs) (*Plan, error) {
 			}
 			lastingHit[f.Node] = true
 		}
-		p.Faults = append(p.Faults, fs...)
+		faults = append(faults, fs...)
 	}
-	p.Faults = append(p.Faults, k.progressWindows()...)
-	sort.SliceStable(p.Faults, func(i, j int) bool { return p.Faults[i].AtNs < p.Faults[j].AtNs })
-	return p, p.Validate()
+	return faults
 }
 
 // inProgressWindow reports whether atNs falls in a progress window.

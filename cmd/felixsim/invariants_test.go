@@ -35,6 +35,7 @@ var wantInvariants = []struct{ name, family string }{
 	{"OutboxInOrder", "safety"},
 	{"OutboxNothingUncommitted", "safety"},
 	{"OutboxOffsetMatchesState", "safety"},
+	{"IncarnationsApart", "safety"},
 	{"TraceNotInModel", "safety"},
 	{"GroupDeliversEveryRecord", "safety"},
 	{"GroupAckedNotRedelivered", "safety"},

@@ -37,7 +37,10 @@ type runJSON struct {
 	// ReplacedBrokers are brokers that lost their store and rejoined
 	// under a new identity through a membership change.
 	ReplacedBrokers []runner.Replacement `json:"replaced_brokers"`
-	SimSeconds      float64              `json:"sim_seconds"`
+	// StreamChanges are the operator's deletes and creates of the
+	// administered stream (absent when the plan drew none).
+	StreamChanges []runner.StreamChange `json:"stream_changes,omitempty"`
+	SimSeconds    float64               `json:"sim_seconds"`
 	// WallSeconds is measured here in cmd, around the run; the simulated
 	// path never reads the wall clock.
 	WallSeconds float64 `json:"wall_seconds"`
@@ -114,7 +117,7 @@ func parseRunArgs(args []string, stdout, stderr io.Writer) (ra runArgs, code int
 	streams := fs.Int("streams", runner.StreamsDefault, "streams in the cluster")
 	shards := fs.Uint("shards", runner.ShardsDefault, "shards per stream")
 	duration := fs.Duration("duration", time.Duration(runner.DurationNsDefault), "simulated fault phase (workload and faults), e.g. 60s")
-	faults := fs.String("faults", "all", "fault kinds: all, none, or a comma-separated list of sim fault kinds")
+	faults := fs.String("faults", "all", "fault kinds: all (every fault kind), all,operator (operator actions too), none, or a comma-separated list of sim fault kinds (operator: every operator action)")
 	defects := fs.String("defects", "none", "planted broker bugs to switch on: none or "+runner.DefectNames())
 	clients := fs.Int("clients", runner.ClientsDefault, "workload clients (tenants alternate)")
 	gap := fs.Duration("fault-gap", time.Duration(runner.FaultGapMeanNsDefault), "mean simulated time between drawn faults")
@@ -344,7 +347,8 @@ func runJSONOf(res *runner.Result, wall time.Duration) runJSON {
 	out := runJSON{Seed: res.Seed, TraceHash: fmt.Sprintf("%016x", res.TraceHash), Violations: res.Violations,
 		Ops:     runOpsJSON{Total: res.Ops.Total, OK: res.Ops.OK, Refused: res.Ops.Refused, Failed: res.Ops.Failed, Unknown: res.Ops.Unknown, Pending: res.Ops.Pending},
 		Retries: res.Retries, Linearizable: res.Linearizable, Faults: len(res.Plan.Faults), Events: res.Events, EventsByKind: res.EventsByKind.Map(), ReplacedBrokers: res.Replaced,
-		SimSeconds: float64(res.SimNs) / 1e9, WallSeconds: wall.Seconds(), Reproduce: res.ReproduceCommand(),
+		StreamChanges: res.StreamChanges,
+		SimSeconds:    float64(res.SimNs) / 1e9, WallSeconds: wall.Seconds(), Reproduce: res.ReproduceCommand(),
 		TraceValidation: res.TraceValidation, TraceValidationCut: res.TraceValidationCut, ModelStates: res.ModelStates,
 		Coverage: res.Coverage.Map(), Progress: runProgressJSON{AckedWrites: res.Progress.AckedWrites, CheckedReads: res.Progress.CheckedReads},
 		Vacuous: res.Vacuous != "", VacuousReason: res.Vacuous}

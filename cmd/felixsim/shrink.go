@@ -41,7 +41,7 @@ func shrinkCommand(args []string, stdout, stderr io.Writer) int {
 	streams := fs.Int("streams", runner.StreamsDefault, "streams in the cluster")
 	shards := fs.Uint("shards", runner.ShardsDefault, "shards per stream")
 	duration := fs.Duration("duration", time.Duration(runner.DurationNsDefault), "the failing run's simulated fault phase (with --seed)")
-	faults := fs.String("faults", "all", "fault kinds the seed draws from (with --seed): all, none, or a comma-separated list")
+	faults := fs.String("faults", "all", "fault kinds the seed draws from (with --seed): all, all,operator, none, or a comma-separated list")
 	defects := fs.String("defects", "none", "planted broker bugs the failing run had: none or "+runner.DefectNames())
 	invariant := fs.String("invariant", "", "the invariant the shrunk run must still violate (default: the failing run's decisive one)")
 	outDir := fs.String("out", "", "directory for the shrunk run, saved as `felixsim run --out` saves one (felixsim replay DIR re-runs it), with original-plan.txt and the listing shrink.txt")

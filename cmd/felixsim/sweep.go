@@ -43,7 +43,7 @@ func sweepCommand(args []string, stdout, stderr io.Writer) int {
 	seeds := fs.String("seeds", "", "seeds to run: A..B, or A.. with --for (default 1.. with --for)")
 	jobs := fs.Int("jobs", runtime.NumCPU(), "worker processes at once, one seed each")
 	defects := fs.String("defects", "none", "planted broker bugs every run gets: none or "+runner.DefectNames())
-	faults := fs.String("faults", "all", "fault kinds every run may draw: all, none, or a comma-separated list")
+	faults := fs.String("faults", "all", "fault kinds every run may draw: all, all,operator, none, or a comma-separated list")
 	duration := fs.Duration("duration", time.Duration(runner.DurationNsDefault), "each run's simulated fault phase")
 	shard := fs.String("shard", "1/1", "run part i of n: every n-th seed of the range, starting at its i-th")
 	repeat := fs.Float64("repeat-fraction", 0.05, "share of seeds (picked by seed) run twice in their process with the trace hashes compared")

@@ -43,6 +43,10 @@ type Cluster struct {
 	corruptNow                     bool
 	// leads tracks leadership for counting failovers.
 	leads leaderships
+	// stream is the operator's stream administration (streamadmin.go).
+	stream streamAdmin
+	// fleet is the operator's rolling upgrade (fleetops.go).
+	fleet fleetOps
 }
 
 // Restart backoff for brokers that fail repeatedly.

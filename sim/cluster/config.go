@@ -43,6 +43,10 @@ type Config struct {
 	Extra []sim.NodeSpec
 	// Streams is the bootstrap topology.
 	Streams []node.StreamSpec
+	// AdminNamespace and AdminStream name the stream of Streams that a
+	// plan's stream administration deletes and creates (see
+	// streamadmin.go); AdminStream "" ignores those faults.
+	AdminNamespace, AdminStream string
 	// BootstrapVersion is every broker's software version at bootstrap (0:
 	// SoftwareVersionDefault); Versions[i], when set, is broker raft id
 	// i+1's version at first boot instead (an upgrade changes it later).

@@ -3,7 +3,9 @@ package cluster
 import (
 	"testing"
 
+	"github.com/felixsim/felixsim/node"
 	"github.com/felixsim/felixsim/sim"
+	"github.com/felixsim/felixsim/wire"
 )
 
 // TestFollowerCatchesUpBySnapshot: while a follower is down, retention
@@ -80,5 +82,49 @@ func checkRetainedEqual(t *testing.T, c *Cluster, group, a, b uint64) {
 	}
 	if len(sa.State) != len(sb.State) || sa.Digest() != sb.Digest() {
 		t.Fatalf("brokers %d and %d differ (%d vs %d keys)", a, b, len(sa.State), len(sb.State))
+	}
+}
+
+// TestSnapshotCarriesOutboxStart: a follower that catches up by snapshot
+// after the relay confirmed (trimmed) a prefix of the outbox holds the
+// leader's outbox start and no row the leader trimmed.
+func TestSnapshotCarriesOutboxStart(t *testing.T) {
+	p, spec := NewProbe("probe")
+	c, err := New(Config{Seed: 31, Extra: []sim.NodeSpec{spec}, CompactEntriesMin: 8, CompactKeepEntries: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if err := c.World.RunUntil(c.AllLed, 10*secondNs); err != nil {
+		t.Fatal(err)
+	}
+	sc := acmeScope(0)
+	group := c.RaftGroupOf(sc.Namespace, sc.Stream, sc.Shard)
+	commitN(t, c, p, sc, 0, 10, nil)
+	lead, _ := c.Leader(group)
+	down := lead%3 + 1
+	c.World.Kill(SimID(down), false, 0)
+	commitN(t, c, p, sc, 10, 50, nil)
+	if a, ok := call(t, c, p, &wire.Request{Scope: sc, Body: &wire.OutboxTrim{ThroughOffset: 29}}).(*wire.Acked); !ok {
+		t.Fatalf("outbox trim: %v", a)
+	}
+	commitN(t, c, p, sc, 50, 60, nil)
+	c.World.Restart(SimID(down))
+	if err := c.World.RunUntil(func() (bool, string) {
+		n := c.Node(down)
+		return n != nil && n.Stats().SnapshotsInstalled > 0, "the follower installed a snapshot"
+	}, 10*secondNs); err != nil {
+		t.Fatal(err)
+	}
+	c.World.RunFor(secondNs)
+	for _, r := range c.Snapshot().Replicas {
+		for _, s := range r.RaftGroups[group-node.MetaGroup].Scopes {
+			if s.Scope == sc && s.OutboxStart != 30 {
+				t.Fatalf("broker %d: outbox start %d after the trim through 29, want 30", r.Node, s.OutboxStart)
+			}
+		}
+		if want := int(60 - 30); r.OutboxRows != want {
+			t.Fatalf("broker %d holds %d outbox rows, want %d (offsets 30..59)", r.Node, r.OutboxRows, want)
+		}
 	}
 }

@@ -2,7 +2,9 @@ package runner
 
 import (
 	"fmt"
+	"slices"
 
+	"github.com/felixsim/felixsim/felix"
 	"github.com/felixsim/felixsim/properties"
 )
 
@@ -26,7 +28,11 @@ func (r *run) check() {
 	r.checkLinearizable(h, &ref)
 	// Unless the relay drained, OutboxDelivered is unknown, not a pass:
 	// the Quiesce violation names what the relay had left.
-	r.res.Violations = append(r.res.Violations, OutboxViolations(&ref, r.relay.Sink().Deliveries(), r.relayDrained)...)
+	served := relayServed(&ref, relayScopes(r.wl.Config()))
+	r.res.Violations = append(r.res.Violations, OutboxViolations(&served, r.relay.Sink().Deliveries(), r.relayDrained)...)
+	if r.admin != nil {
+		r.violate(properties.InvariantIncarnationsApart, r.admin.check())
+	}
 	attachEvidence(r.res.Violations, h)
 }
 
@@ -41,6 +47,19 @@ func OutboxViolations(ref *properties.ReplicaLog, ds []properties.OutboxDelivery
 		}
 		if err := c.fn(ref, ds); err != nil {
 			out = append(out, newViolation(c.name, err.Error()))
+		}
+	}
+	return out
+}
+
+// relayServed is ref restricted to the scopes the relay serves: the
+// outbox checks judge those (the administered stream's, which a delete
+// empties, are not the relay's; see streamadmin.go).
+func relayServed(ref *properties.ReplicaLog, scopes []felix.Scope) properties.ReplicaLog {
+	out := properties.ReplicaLog{Node: ref.Node}
+	for _, v := range ref.Scopes {
+		if slices.Contains(scopes, v.Scope) {
+			out.Scopes = append(out.Scopes, v)
 		}
 	}
 	return out

@@ -28,6 +28,8 @@ var defectNames = []struct {
 	{"wrong-route-hash", func(d *node.Defects) *bool { return &d.WrongRouteHash }},
 	{"unscoped-outbox", func(d *node.Defects) *bool { return &d.UnscopedOutbox }},
 	{"rejoin-old-identity", func(d *node.Defects) *bool { return &d.RejoinOldIdentity }},
+	{"recreate-keeps-state", func(d *node.Defects) *bool { return &d.RecreateKeepsState }},
+	{"early-finalize", func(d *node.Defects) *bool { return &d.EarlyFinalize }},
 }
 
 // ParseDefects reads a comma-separated list of planted-bug names ("none"

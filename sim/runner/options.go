@@ -3,6 +3,7 @@ package runner
 import (
 	"fmt"
 	"github.com/felixsim/felixsim/modeltrace"
+	"slices"
 	"sort"
 	"strings"
 
@@ -102,22 +103,43 @@ type FaultSet struct {
 	kinds []sim.FaultKind
 }
 
-// AllFaults is every fault kind sim knows, disk corruption included. A
-// drawn plan corrupts the disks of a minority of brokers at most (see
-// drawPlan): a broker whose store is corrupt is replaced (a new
-// identity on a new disk, through a membership change), and a minority
-// lost at once is within what the cluster must survive.
-func AllFaults() FaultSet { return FaultSet{set: true, kinds: sim.AllFaultKinds()} }
+// AllFaults is every fault kind sim knows, disk corruption included, and
+// no operator action (sim.FaultKind.Operator: those are asked for by
+// name, or all at once with "operator"; a run that draws them gets an
+// administered stream and the probe's traffic on it, which reshuffles
+// the whole run). A drawn plan corrupts the disks of a minority of
+// brokers at most (see drawPlan): a broker whose store is corrupt is
+// replaced (a new identity on a new disk, through a membership change),
+// and a minority lost at once is within what the cluster must survive.
+func AllFaults() FaultSet { return FaultSet{set: true, kinds: kindsWhere(false)} }
+
+// OperatorActions is every operator action sim knows.
+func OperatorActions() FaultSet { return FaultSet{set: true, kinds: kindsWhere(true)} }
+
+// kindsWhere lists the kinds whose Operator() is operator, in order.
+func kindsWhere(operator bool) []sim.FaultKind {
+	var out []sim.FaultKind
+	for _, k := range sim.AllFaultKinds() {
+		if k.Operator() == operator {
+			out = append(out, k)
+		}
+	}
+	return out
+}
 
 // NoFaults is a run without faults.
 func NoFaults() FaultSet { return FaultSet{set: true} }
 
-// ParseFaults reads "all", "none" or a comma-separated list of sim fault
-// kind names (e.g. "kill,partition,clockjump").
+// ParseFaults reads "all" (every fault kind), "all,operator" (every kind,
+// operator actions included), "none" or a comma-separated list of sim
+// fault kind names (e.g. "kill,partition,clockjump"), in which
+// "operator" stands for every operator action.
 func ParseFaults(s string) (FaultSet, error) {
 	switch s {
 	case "all":
 		return AllFaults(), nil
+	case "all,operator":
+		return FaultSet{set: true, kinds: sim.AllFaultKinds()}, nil
 	case "none":
 		return NoFaults(), nil
 	case "":
@@ -126,13 +148,19 @@ func ParseFaults(s string) (FaultSet, error) {
 	seen := map[sim.FaultKind]bool{}
 	var ks []sim.FaultKind
 	for _, name := range strings.Split(s, ",") {
-		k, err := sim.ParseFaultKind(strings.TrimSpace(name))
-		if err != nil {
-			return FaultSet{}, fmt.Errorf("fault list %q refused: %w", s, err)
+		group := map[string]FaultSet{"operator": OperatorActions()}[strings.TrimSpace(name)]
+		if !group.set {
+			k, err := sim.ParseFaultKind(strings.TrimSpace(name))
+			if err != nil {
+				return FaultSet{}, fmt.Errorf("fault list %q refused: %w", s, err)
+			}
+			group.kinds = []sim.FaultKind{k}
 		}
-		if !seen[k] {
-			seen[k] = true
-			ks = append(ks, k)
+		for _, k := range group.kinds {
+			if !seen[k] {
+				seen[k] = true
+				ks = append(ks, k)
+			}
 		}
 	}
 	sort.Slice(ks, func(i, j int) bool { return ks[i] < ks[j] })
@@ -153,14 +181,12 @@ func (f FaultSet) String() string {
 	if len(ks) == 0 {
 		return "none"
 	}
-	all := AllFaults().kinds
-	if len(ks) == len(all) {
-		same := true
-		for i := range ks {
-			same = same && ks[i] == all[i]
-		}
-		if same {
-			return "all"
+	for _, named := range []struct {
+		name string
+		set  FaultSet
+	}{{"all", AllFaults()}, {"operator", OperatorActions()}, {"all,operator", FaultSet{set: true, kinds: sim.AllFaultKinds()}}} {
+		if slices.Equal(ks, named.set.kinds) {
+			return named.name
 		}
 	}
 	names := make([]string, len(ks))

@@ -28,7 +28,7 @@ func TestParseFaultsRoundTrip(t *testing.T) {
 		t.Fatalf("none has kinds %v", f.Kinds())
 	}
 	all, _ := ParseFaults("all")
-	if len(all.Kinds()) != len(sim.AllFaultKinds()) || (FaultSet{}).String() != "all" {
+	if len(all.Kinds())+len(OperatorActions().Kinds()) != len(sim.AllFaultKinds()) || (FaultSet{}).String() != "all" {
 		t.Fatalf("all = %v; zero set = %q", all.Kinds(), FaultSet{}.String())
 	}
 	for _, bad := range []string{"", "kil", "kill,,pause", "all,kill"} {

@@ -78,7 +78,9 @@ func (r *run) livenessCommit(stream string, shard uint32, endNs int64) error {
 		// Unavailable promises nothing was proposed (raft dropped the
 		// proposal as leadership moved, or a pending table was full):
 		// a transient refusal, sent again while the budget lasts.
-		if e, ok := ans.Body.(*wire.Error); ok && e.Code == wire.CodeUnavailable && w.NowNs()+quiesceStepNs < endNs {
+		// FeatureNotFinalized is transient too after a rolling upgrade's
+		// heal: the finalize and each shard's marker are on their way.
+		if e, ok := ans.Body.(*wire.Error); ok && (e.Code == wire.CodeUnavailable || e.Code == wire.CodeFeatureNotFinalized && r.plan.UpgradesFleet()) && w.NowNs()+quiesceStepNs < endNs {
 			w.RunFor(quiesceStepNs)
 			left = endNs - w.NowNs()
 			continue

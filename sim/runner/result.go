@@ -62,6 +62,9 @@ type Result struct {
 	// a new identity through a membership change; a run ends with every
 	// one done (else a Liveness violation).
 	Replaced []Replacement
+	// StreamChanges are the operator's deletes and creates of the
+	// administered stream (see streamadmin.go), in the order asked.
+	StreamChanges []StreamChange
 	// TraceValidation is the trace validation's outcome and TraceCoverage
 	// the model actions the trace took (nil unless Options.ValidateTrace).
 	TraceValidation *tla.TraceResult
@@ -254,6 +257,17 @@ func (r *Result) Summary() string {
 		}
 		fmt.Fprintf(&b, "replaced broker %d by %d at %d ns (%s), membership done at %d ns\n", rp.Old, rp.New, rp.AtNs, how, rp.DoneNs)
 	}
+	if n := len(r.StreamChanges); n > 0 {
+		done := 0
+		for _, sc := range r.StreamChanges {
+			if sc.DoneNs != 0 {
+				done++
+			}
+		}
+		last := r.StreamChanges[n-1]
+		fmt.Fprintf(&b, "stream %s/%s: %d deletes and creates asked, %d done; the last a delete=%v at %d ns, done at %d ns (generation %d)\n",
+			Namespace, AdminStream, n, done, last.Deleted, last.AtNs, last.DoneNs, last.Generation)
+	}
 	writeViolations(&b, r.Violations)
 	if !r.OK() {
 		fmt.Fprintf(&b, "reproduce: %s\n", r.ReproduceCommand())
@@ -279,6 +293,10 @@ func faultTally(p *sim.Plan) string {
 	}
 	return strings.Join(parts, ", ")
 }
+
+// StreamChange is one operator delete or create of the administered
+// stream (see sim/cluster's streamadmin.go).
+type StreamChange = cluster.StreamChange
 
 // Replacement is one broker identity replaced by a new one on a new disk
 // (see sim/cluster's replace.go).

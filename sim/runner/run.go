@@ -28,6 +28,9 @@ const (
 	StreamPrefix = "order-events"
 )
 
+// upgradeDownNs is how long a broker the heal upgrades stays down.
+const upgradeDownNs = 100_000_000
+
 // run is one run's moving parts.
 type run struct {
 	opts  Options
@@ -52,6 +55,9 @@ type run struct {
 	drainSt drainState
 	// counts is the run's coverage, counted into by the cluster.
 	counts *coverage.Counts
+	// admin is the probe's traffic on the administered stream (nil when
+	// the plan administers none; see streamadmin.go).
+	admin *adminTraffic
 }
 
 // Run performs one run: build, fault phase, heal, liveness, quiesce,
@@ -98,6 +104,9 @@ func (r *run) execute() {
 	}()
 	r.c.World.RunFor(r.opts.DurationNs)
 	r.c.World.Heal()
+	if r.plan.UpgradesFleet() {
+		r.c.FinishUpgrade(upgradeDownNs)
+	}
 	r.liveness()
 	r.quiesce()
 	r.drain()
@@ -214,9 +223,28 @@ func (r *run) build() error {
 		return err
 	}
 	extra := append(wl.Specs(), probeSpec, relaySpec)
+	nodes := o.Brokers + len(extra)
+	exempt := uint64(0)
+	for i := o.Brokers; i < nodes; i++ {
+		exempt |= 1 << uint(i)
+	}
+	plan := o.Plan
+	if plan == nil {
+		if plan, err = r.drawPlan(nodes, exempt, wl.Config().Params()); err != nil {
+			return err
+		}
+	}
+	ccfg := cluster.Config{Seed: o.Seed, Brokers: o.Brokers, Extra: extra, Streams: topology(o), Defects: o.Defects,
+		RecordTrace: o.RecordTrace, Trace: r.traceSink(), Counts: r.counts}
+	if plan.AdministersStream() {
+		ccfg.Streams, ccfg.AdminNamespace, ccfg.AdminStream = adminTopology(ccfg.Streams), Namespace, AdminStream
+	}
+	if plan.UpgradesFleet() {
+		ccfg.BootstrapVersion, ccfg.NotFinalized = cluster.UpgradeVersion-1, true
+	}
 	ir := newInRun(o.Brokers)
-	c, err := cluster.New(cluster.Config{Seed: o.Seed, Brokers: o.Brokers, Extra: extra, Streams: topology(o), Defects: o.Defects,
-		RecordTrace: o.RecordTrace, Observer: ir, Trace: r.traceSink(), Counts: r.counts})
+	ccfg.Observer = ir
+	c, err := cluster.New(ccfg)
 	if err != nil {
 		return err
 	}
@@ -225,23 +253,14 @@ func (r *run) build() error {
 		r.trace.c = c
 	}
 	r.c, r.wl, r.probe, r.relay = c, wl, probe, rl
-	nodes := o.Brokers + len(extra)
-	exempt := uint64(0)
-	for i := o.Brokers; i < nodes; i++ {
-		exempt |= 1 << uint(i)
-	}
-	plan := o.Plan
-	if plan == nil {
-		plan, err = r.drawPlan(nodes, exempt, wl.Config().Params())
-	}
-	if err == nil {
-		err = c.World.ApplyPlan(plan)
-	}
-	if err != nil {
+	if err := c.World.ApplyPlan(plan); err != nil {
 		c.Close()
 		return err
 	}
 	r.plan = plan
+	if plan.AdministersStream() {
+		r.startAdminTraffic()
+	}
 	return nil
 }
 
@@ -332,6 +351,7 @@ func (r *run) finish() {
 	}
 	r.res.BrokerFailures = len(r.c.Failures())
 	r.res.Replaced = r.c.Replacements()
+	r.res.StreamChanges = r.c.StreamChanges()
 	r.endObserving()
 	r.traceResult()
 	if r.opts.KeepHistory {

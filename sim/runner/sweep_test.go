@@ -133,7 +133,9 @@ func TestSeedsAllFaultsBounded(t *testing.T) {
 }
 
 // sometimesReached fails when a declared Sometimes point, or the firing or
-// effect of some fault kind, has count 0 in c.
+// effect of some fault kind of the default set (AllFaults: operator
+// actions have their own sweep, TestOperatorActionsBounded), has count 0
+// in c.
 func sometimesReached(c *coverage.Counts) error {
 	var missing []coverage.Point
 	for _, d := range CoverageDeclared(AllFaults()) {

@@ -78,8 +78,13 @@ func parseVersion(s string) (uint32, error) {
 
 // cmdStreamCreate: stream create NAME [--namespace NS] --shards N
 // --replication R --consistency quorum|ephemeral [--retain N]. Before the
-// cluster starts it adds to the bootstrap topology.
+// cluster starts it adds to the bootstrap topology; once it runs, it asks
+// the metadata leader to create a deleted stream of the topology again,
+// as its next generation (stream create NAME [--namespace NS]).
 func (r *Runner) cmdStreamCreate(a *args) (string, error) {
+	if r.c != nil {
+		return r.streamAdmin(a, node.AdminStreamCreate, "stream create NAME [--namespace NS]")
+	}
 	ns, ok := a.flag("namespace")
 	if !ok {
 		ns = "orders"
@@ -91,9 +96,6 @@ func (r *Runner) cmdStreamCreate(a *args) (string, error) {
 	p := a.positional(1, 1, "stream create NAME [--namespace NS] --shards N --replication R --consistency quorum|ephemeral [--retain N]")
 	if p == nil {
 		return "", nil
-	}
-	if r.c != nil {
-		return "", fmt.Errorf("stream create %s refused: the cluster is already running, and its streams are the topology it booted with (declare every stream before the first command that uses the cluster)", p[0])
 	}
 	brokers := r.cfg.Brokers
 	if brokers == 0 {
@@ -122,6 +124,35 @@ func (r *Runner) cmdStreamCreate(a *args) (string, error) {
 	}
 	r.cfg.Streams = append(r.cfg.Streams, spec)
 	return "ok", nil
+}
+
+// cmdStreamDelete: stream delete NAME [--namespace NS], an operator
+// request to the metadata leader: the stream's shards refuse requests
+// once they apply it.
+func (r *Runner) cmdStreamDelete(a *args) (string, error) {
+	return r.streamAdmin(a, node.AdminStreamDelete, "stream delete NAME [--namespace NS]")
+}
+
+// streamAdmin sends a stream create or delete of a running cluster's
+// stream to the metadata leader and prints its answer.
+func (r *Runner) streamAdmin(a *args, kind node.AdminKind, usage string) (string, error) {
+	ns, ok := a.flag("namespace")
+	if !ok {
+		ns = "orders"
+	}
+	p := a.positional(1, 1, usage)
+	if p == nil {
+		return "", nil
+	}
+	c, err := r.cluster()
+	if err != nil {
+		return "", err
+	}
+	ans, err := r.probe.Admin(c, &node.AdminRequest{Kind: kind, Namespace: ns, Stream: p[0]}, WaitBudgetNs)
+	if err != nil {
+		return "", err
+	}
+	return answerText(ans), nil
 }
 
 // cmdReplace: replace broker N [--boot-after D]: broker N's disk is

@@ -15,8 +15,9 @@
 //
 // The commands, one handler each (see each handler's comment for flags):
 //
-//	cluster:    brokers N, stream create NAME (before the cluster starts),
-//	            finalize FEATURE, upgrade broker N, replace broker N
+//	cluster:    brokers N, stream create NAME (before the cluster starts:
+//	            topology; after: recreate a deleted stream), stream delete
+//	            NAME, finalize FEATURE, upgrade broker N, replace broker N
 //	client:     commit, commit-if ... at N, publish, publish-if, enqueue,
 //	            state-get, sub, group fetch, group ack, group drain,
 //	            outbox read, outbox trim (--client c, --nowait), await
@@ -26,8 +27,7 @@
 //	time:       advance DURATION, advance --until TIME, stabilize
 //	inspection: log, state, raft-log, leaders, membership, time, check
 //
-// stream delete is not a command (the broker cannot delete streams):
-// the parser refuses it, naming why. A panic of the simulated system is
+// A panic of the simulated system is
 // the output of the command it happened in ("crash: ..."); after it only
 // check runs.
 //

@@ -98,7 +98,7 @@ func init() {
 	commands = map[string]handler{
 		// cluster
 		"brokers": (*Runner).cmdBrokers, "stream create": (*Runner).cmdStreamCreate,
-		"finalize":       (*Runner).cmdFinalize,
+		"stream delete": (*Runner).cmdStreamDelete, "finalize": (*Runner).cmdFinalize,
 		"upgrade broker": (*Runner).cmdUpgrade, "replace broker": (*Runner).cmdReplace,
 		// client
 		"commit": (*Runner).cmdCommit, "commit-if": (*Runner).cmdCommitIf,
@@ -118,20 +118,8 @@ func init() {
 	}
 }
 
-// withdrawn are command names the scenario language does not have, each
-// with the reason a file that uses one is refused: they name broker
-// features that are not built, so no handler could honestly run them.
-var withdrawn = map[string]string{
-	"stream delete": "streams cannot be deleted: a cluster's streams are the topology it boots with",
-}
-
 // unknownCommand says why words name no command.
 func unknownCommand(words []string) string {
-	if len(words) >= 2 {
-		if why, ok := withdrawn[words[0]+" "+words[1]]; ok {
-			return fmt.Sprintf("command %q refused: %s", words[0]+" "+words[1], why)
-		}
-	}
 	return "unknown command " + strconv.Quote(words[0])
 }
 

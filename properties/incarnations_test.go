@@ -1,0 +1,57 @@
+package properties
+
+import (
+	"strings"
+	"testing"
+)
+
+// A delete asked at 100 and done at 150, a create asked at 300 and done
+// at 350; "a" was acknowledged before the delete.
+var changesDeleteCreate = []StreamChange{{Deleted: true, AskedNs: 100, DoneNs: 150, Proposed: true}, {AskedNs: 300, DoneNs: 350, Proposed: true}}
+
+func TestIncarnationsApartPassesACleanHistory(t *testing.T) {
+	ops := []StreamOp{
+		{Kind: StreamOpWrite, InvokedNs: 10, AnsweredNs: 20, Written: true, Value: "a"},
+		{Kind: StreamOpRead, InvokedNs: 30, AnsweredNs: 40, Found: true, Value: "a"},
+		{Kind: StreamOpWrite, InvokedNs: 200, AnsweredNs: 210}, // refused: deleted
+		{Kind: StreamOpRead, InvokedNs: 360, AnsweredNs: 370},  // absent in generation 2
+		{Kind: StreamOpWrite, InvokedNs: 380, AnsweredNs: 390, Written: true, Value: "b"},
+		{Kind: StreamOpRead, InvokedNs: 400, AnsweredNs: 410, Found: true, Value: "b", Version: 7},
+		// sent before the create was done: it may see either generation
+		{Kind: StreamOpRead, InvokedNs: 320, AnsweredNs: 330, Found: true, Value: "a"},
+	}
+	if err := IncarnationsApart(changesDeleteCreate, ops); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestIncarnationsApartCatchesHandBrokenHistories: a read of the old
+// generation's value after the create, and a write acknowledged by the
+// deleted stream, are each reported under the invariant.
+func TestIncarnationsApartCatchesHandBrokenHistories(t *testing.T) {
+	write := StreamOp{Kind: StreamOpWrite, InvokedNs: 10, AnsweredNs: 20, Written: true, Value: "a"}
+	for name, tc := range map[string]struct {
+		ops  []StreamOp
+		want string
+	}{
+		"old value read after create": {[]StreamOp{write, {Kind: StreamOpRead, InvokedNs: 360, AnsweredNs: 370, Found: true, Value: "a", Version: 3}},
+			`returned "a" at version 3`},
+		"write accepted while deleted": {[]StreamOp{write, {Kind: StreamOpWrite, InvokedNs: 200, AnsweredNs: 210, Written: true, Value: "x"}},
+			"a deleted stream accepted it"},
+	} {
+		err := IncarnationsApart(changesDeleteCreate, tc.ops)
+		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.HasPrefix(err.Error(), string(InvariantIncarnationsApart)) {
+			t.Fatalf("%s: err %v, want one naming %s and %q", name, err, InvariantIncarnationsApart, tc.want)
+		}
+	}
+	// A change never done, or done without the operator's proposal,
+	// judges nothing.
+	for _, cs := range [][]StreamChange{
+		{{Deleted: true, AskedNs: 100, Proposed: true}, {AskedNs: 300, Proposed: true}},
+		{{Deleted: true, AskedNs: 100, DoneNs: 150}, {AskedNs: 300, DoneNs: 350}},
+	} {
+		if err := IncarnationsApart(cs, []StreamOp{write, {Kind: StreamOpRead, InvokedNs: 360, Found: true, Value: "a"}}); err != nil {
+			t.Fatalf("changes %+v: %v", cs, err)
+		}
+	}
+}
