@@ -50,14 +50,14 @@ func ParseCrashModel(s string) (CrashModel, error) {
 
 func (m CrashModel) valid() bool { return m > crashModelInvalid && m < crashModelEnd }
 
-// policy is the disk's crash policy under model m; torn tails are drawn
-// from the disk stream.
-func (w *World) policy(m CrashModel) vfs.CrashPolicy {
+// policy is node id's disk's crash policy under model m; torn tails are
+// drawn from the node's disk stream.
+func (w *World) policy(id int, m CrashModel) vfs.CrashPolicy {
 	switch m {
 	case CrashLost:
 		return vfs.LoseUnsynced
 	case CrashTorn:
-		return vfs.TornTail(func(_ string, tailSectors int) int { return w.diskRand.Intn(tailSectors + 1) })
+		return vfs.TornTail(func(_ string, tailSectors int) int { return w.diskDraw(id).Intn(tailSectors + 1) })
 	case CrashKept:
 		return vfs.KeepUnsynced
 	}

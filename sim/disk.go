@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 
+	"github.com/felixsim/felixsim/sim/prng"
 	"github.com/felixsim/felixsim/vfs"
 )
 
@@ -60,15 +61,20 @@ func (w *World) editDisk(id int, edit func(r *diskRates)) {
 	}
 }
 
+// diskDraw is the generator of node id's next disk draw (its keyed disk
+// stream at the current event's time).
+func (w *World) diskDraw(id int) *prng.Rand { return w.diskDraws[id].at(w.nowNs) }
+
 // Before implements Injector. Random draws happen only for enabled faults,
-// so a plan without disk faults leaves the disk stream untouched.
+// and each from the node's keyed disk stream, so a plan without disk
+// faults draws nothing and one node's disk operations move no other's.
 func (d *diskFaults) Before(op Op, name string) error {
 	w := d.w
 	if u := w.unwinding; u != nil && u.node == d.node {
 		return fmt.Errorf("%w: %s of %s on node %d refused: the node died at a disk operation", ErrInjected, op, name, d.node)
 	}
 	if d.latencyMaxNs > 0 && w.curNode == d.node {
-		delayNs := w.diskRand.Int63nRange(0, d.latencyMaxNs)
+		delayNs := w.diskDraw(d.node).Int63nRange(0, d.latencyMaxNs)
 		w.busyNs += delayNs
 		if delayNs > 0 {
 			w.effect(d.by.latency)
@@ -81,12 +87,12 @@ func (d *diskFaults) Before(op Op, name string) error {
 	}
 	switch op {
 	case OpSync, OpSyncDir:
-		if d.fsyncErrPpm > 0 && w.diskRand.ChancePpm(d.fsyncErrPpm) {
+		if d.fsyncErrPpm > 0 && w.diskDraw(d.node).ChancePpm(d.fsyncErrPpm) {
 			w.effect(d.by.fsyncErr)
 			return fmt.Errorf("%w: %s of %s on node %d failed by the fault plan (nothing synced)", ErrInjected, op, name, d.node)
 		}
 	case OpRead:
-		if d.readErrPpm > 0 && w.diskRand.ChancePpm(d.readErrPpm) {
+		if d.readErrPpm > 0 && w.diskDraw(d.node).ChancePpm(d.readErrPpm) {
 			w.effect(d.by.readErr)
 			return fmt.Errorf("%w: read of %s on node %d failed by the fault plan", ErrInjected, name, d.node)
 		}
@@ -98,7 +104,8 @@ func (d *diskFaults) heal() { d.diskRates, d.by = diskRates{}, diskCauses{} }
 
 // CorruptSector flips one bit of one byte in a file of node id, in both its
 // current and its synced content, as a bad sector would; a later read sees
-// the flipped bit. The file, sector, byte and bit come from the disk stream.
+// the flipped bit. The file, sector, byte and bit come from the node's disk
+// stream.
 // It reports the file and offset hit, or ok=false if the disk holds no data.
 func (w *World) CorruptSector(id int) (name string, offsetBytes int64, ok bool) {
 	mem := w.node(id).mem
@@ -116,13 +123,14 @@ func (w *World) CorruptSector(id int) (name string, offsetBytes int64, ok bool) 
 	if len(files) == 0 {
 		return "", 0, false
 	}
-	f := files[w.diskRand.Intn(len(files))]
+	r := w.diskDraw(id)
+	f := files[r.Intn(len(files))]
 	sectors := (f.bytes + vfs.SectorBytes - 1) / vfs.SectorBytes
-	sector := w.diskRand.Int63nRange(0, sectors-1)
+	sector := r.Int63nRange(0, sectors-1)
 	lo := sector * vfs.SectorBytes
 	hi := min(lo+vfs.SectorBytes, f.bytes) - 1
-	off := w.diskRand.Int63nRange(lo, hi)
-	mask := byte(1) << w.diskRand.Intn(8)
+	off := r.Int63nRange(lo, hi)
+	mask := byte(1) << r.Intn(8)
 	if err := mem.CorruptByte(f.name, off, mask); err != nil {
 		panic(fmt.Sprintf("sim: corrupting %s at %d of %d bytes: %v", f.name, off, f.bytes, err))
 	}

@@ -27,6 +27,10 @@ func (e *procEnv) Incarnation() uint64 { return e.inc }
 func (e *procEnv) FS() vfs.FS          { return e.n.fs }
 func (e *procEnv) Rand() *prng.Rand    { return e.n.rand }
 
+func (e *procEnv) Stream(name string) *prng.Rand {
+	return prng.Derive(e.w.cfg.Seed, fmt.Sprintf("node/%d/%s", e.n.id, name))
+}
+
 func (e *procEnv) NowNs() int64 { return e.n.clock.localNs(e.w.nowNs + e.w.busyNs) }
 
 func (e *procEnv) AfterNs(delayNs int64, fn func()) uint64 {

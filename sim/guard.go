@@ -9,8 +9,6 @@ import (
 	"sync/atomic"
 
 	"github.com/pingcap/failpoint"
-
-	"github.com/felixsim/felixsim/sim/prng"
 )
 
 // running is the process-wide simulation guard: crypto/rand.Reader and the
@@ -24,16 +22,16 @@ type guard struct {
 	failpoints  map[string]bool // armed by this run; disarmed at release
 }
 
-// acquireGuard claims the process for one run and installs a crypto/rand
-// reader fed from the run's "crypto" stream. A second concurrent world
-// panics: that is a harness bug that would otherwise pass silently.
-func acquireGuard(seed uint64) (*guard, error) {
+// acquireGuard claims the process for one run and installs r, a reader
+// fed from the run's seed, as crypto/rand.Reader. A second concurrent
+// world panics: that is a harness bug that would otherwise pass silently.
+func acquireGuard(r io.Reader) (*guard, error) {
 	if !running.CompareAndSwap(false, true) {
 		panic("sim: a second World was opened while another is still open in this process; " +
 			"crypto/rand.Reader and failpoints are process-global, so runs must be sequential (Close the first) or in separate processes")
 	}
 	g := &guard{savedReader: cryptorand.Reader, failpoints: map[string]bool{}}
-	cryptorand.Reader = prng.Derive(seed, "crypto")
+	cryptorand.Reader = r
 	return g, nil
 }
 

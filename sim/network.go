@@ -1,6 +1,8 @@
 package sim
 
 import (
+	"fmt"
+
 	"github.com/felixsim/felixsim/sim/prng"
 	"github.com/felixsim/felixsim/sim/simapi"
 )
@@ -38,15 +40,22 @@ type network struct {
 	// faulted part of a link (for counting effects).
 	cutBy  []faultCause
 	linkBy []linkCauses
-	rand   *prng.Rand
+	// draws is each link's keyed stream (see instantDraws): a message's
+	// loss, latency, duplication and reordering depend on its link, its
+	// send instant and its rank there, not on the messages sent before
+	// it, so removing an operation or a fault moves no other message.
+	draws []instantDraws
+	// rand is the generator of the message being sent (set by send).
+	rand *prng.Rand
 }
 
-func newNetwork(cfg *Config, r *prng.Rand) network {
+func newNetwork(cfg *Config) network {
 	n := len(cfg.Nodes)
-	net := network{n: n, base: make([]LinkConfig, n*n), blocked: make([]bool, n*n), rand: r,
-		cutBy: make([]faultCause, n*n), linkBy: make([]linkCauses, n*n)}
+	net := network{n: n, base: make([]LinkConfig, n*n), blocked: make([]bool, n*n),
+		cutBy: make([]faultCause, n*n), linkBy: make([]linkCauses, n*n), draws: make([]instantDraws, n*n)}
 	for i := range net.base {
 		net.base[i] = cfg.Link
+		net.draws[i] = newInstantDraws(cfg.Seed, fmt.Sprintf("network/%d->%d", i/n, i%n))
 	}
 	for _, o := range cfg.Links {
 		net.base[o.From*n+o.To] = o.Link
@@ -61,6 +70,7 @@ func (w *World) send(from, to int, msg simapi.Message) {
 	net := &w.net
 	i := from*net.n + to
 	link := &net.links[i]
+	net.rand = net.draws[i].at(w.nowNs)
 	if net.blocked[i] {
 		w.effect(net.cutBy[i])
 		w.trace(EvDrop, int32(to), int32(from), dropDetail(dropPartition, msg.Digest()))

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 )
 
@@ -223,5 +224,64 @@ func TestCutPeersAndCutExemptSplitTheLinkClasses(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestRemovingAMessageMovesNoOtherMessage: a message's fate (lost, its
+// latency, duplicated, delayed out of order) is drawn from its own link's
+// stream keyed by its send instant, so a run without one early message
+// delivers every other message, on its link and on the others, at the
+// same times with the same copies. With one random stream for the whole
+// network, every later message's draws would shift (as they did before
+// the keyed streams): this is what lets a shrunk plan keep its timing.
+func TestRemovingAMessageMovesNoOtherMessage(t *testing.T) {
+	link := LinkConfig{LatencyMinNs: 1_000_000, LatencyMaxNs: 40_000_000, LossPpm: 200_000,
+		DuplicatePpm: 300_000, ReorderPpm: 300_000, ReorderDelayMaxNs: 20_000_000}
+	type send struct {
+		atNs     int64
+		from, to int
+	}
+	var sends []send
+	for i := 0; i < 60; i++ {
+		sends = append(sends, send{atNs: int64(i/3) * 3_000_000, from: i % 3, to: (i + 1 + i/3%2) % 3})
+	}
+	const removed = 4 // node 1 -> 0 at 3 ms: the link's first message, alone at its instant
+	deliveries := func(skip int) map[probeMsg]string {
+		w, p := probeWorld(t, 77, 3, link, nil)
+		for i, s := range sends {
+			if i != skip {
+				w.At(s.atNs, uint64(i), func() { p.envs[s.from].Send(s.to, probeMsg(i)) })
+			}
+		}
+		w.RunFor(1_000_000_000)
+		out := map[probeMsg]string{}
+		for to, rs := range p.recv {
+			for _, r := range rs {
+				m := r.msg.(probeMsg)
+				out[m] += fmt.Sprintf("%d->%d@%d ", r.from, to, r.atNs)
+			}
+		}
+		w.Close()
+		return out
+	}
+	full, without := deliveries(-1), deliveries(removed)
+	if full[removed] == "" || without[removed] != "" {
+		t.Fatalf("message %d: %q in the full run, %q in the run without it", removed, full[removed], without[removed])
+	}
+	lost, dup := 0, 0
+	for i := range sends {
+		m := probeMsg(i)
+		switch {
+		case i == removed:
+		case full[m] != without[m]:
+			t.Errorf("message %d (%d->%d at %d ns): %q with message %d, %q without it", i, sends[i].from, sends[i].to, sends[i].atNs, full[m], removed, without[m])
+		case full[m] == "":
+			lost++
+		case strings.Count(full[m], "@") == 2:
+			dup++
+		}
+	}
+	if lost == 0 || dup == 0 {
+		t.Fatalf("the links lost %d and duplicated %d of %d messages; the test needs both", lost, dup, len(sends))
 	}
 }

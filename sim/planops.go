@@ -11,9 +11,10 @@ import (
 // operations, so that a shrunk plan can replay a smaller workload. A
 // client's operations are numbered from 0 in the order the client draws
 // them (its slots); a re-sent write and a consumer-group ack follow from
-// an earlier operation and are not slots. A skipped slot is still drawn
-// (the client's random stream advances as in the full workload) but not
-// invoked. A plan with no ClientOps for a client keeps all its operations.
+// an earlier operation and are not slots. Each slot draws from its own
+// generator, keyed by the client and the slot's number, and a skipped
+// slot is still drawn (the client's tags advance as in the full workload)
+// but not invoked, so a kept slot asks for what it asked in the full one. A plan with no ClientOps for a client keeps all its operations.
 type ClientOps struct {
 	// Client is the workload client's index (0-based).
 	Client int

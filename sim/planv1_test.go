@@ -13,11 +13,16 @@ import (
 // skipped).
 const planV1Fixture = "testdata/plan_v1.txt"
 
-// planV1TraceHash and planV1Events are what the fixture replayed to under
-// the v1 code that wrote it; a later reader must replay it to the same.
+// planV1TraceHash and planV1Events are what the fixture replays to; a
+// later reader must replay it to the same. The v1 code that wrote it
+// recorded 0x72248e99331681e7 after 1512 events, which every reader since
+// reproduced until the network, disk and raft draws became keyed streams
+// (sim/instantdraws.go): that change moved every draw of the replay, not
+// the plan read (TestPlanV1ReadsIntoNamedFields still holds field by
+// field), and these are the values re-recorded with it.
 const (
-	planV1TraceHash = 0x72248e99331681e7
-	planV1Events    = 1512
+	planV1TraceHash = 0xf0ccdf30f79b419a
+	planV1Events    = 1453
 )
 
 // fixtureWorld replays p on counter nodes whose "leader" role is node 1,

@@ -52,11 +52,16 @@ const FailedWriteGuardBytes = 64
 // failed write or fsync may leave, a write cut short. If restartAfterNs > 0
 // the node boots again that much later.
 func (w *World) KillTearingUnsynced(id int, restartAfterNs int64) {
-	w.killWith(id, w.cutShort, 2, restartAfterNs)
+	w.killWith(id, w.cutShort(id), 2, restartAfterNs)
 }
 
-// cutShort is KillTearingUnsynced's crash policy.
-func (w *World) cutShort(_ string, synced, current []byte) []byte {
+// cutShort is KillTearingUnsynced's crash policy for node id.
+func (w *World) cutShort(id int) vfs.CrashPolicy {
+	return func(_ string, synced, current []byte) []byte { return w.cutShortFile(id, synced, current) }
+}
+
+// cutShortFile is what cutShort keeps of one file of node id.
+func (w *World) cutShortFile(id int, synced, current []byte) []byte {
 	if len(current) <= len(synced) || string(current[:len(synced)]) != string(synced) {
 		return append([]byte(nil), synced...)
 	}
@@ -65,7 +70,7 @@ func (w *World) cutShort(_ string, synced, current []byte) []byte {
 	if last <= first {
 		return append([]byte(nil), synced...)
 	}
-	end := (first + w.diskRand.Intn(last-first+1)) * vfs.SectorBytes
+	end := (first + w.diskDraw(id).Intn(last-first+1)) * vfs.SectorBytes
 	if end <= len(synced) {
 		return append([]byte(nil), synced...)
 	}
@@ -78,7 +83,7 @@ func (w *World) kill(id int, model CrashModel, detail uint64, restartAfterNs int
 	if w.node(id).status == statusDown {
 		return
 	}
-	w.killWith(id, w.policy(model), detail, restartAfterNs)
+	w.killWith(id, w.policy(id, model), detail, restartAfterNs)
 }
 
 // killWith stops node id, its disk crashing with policy.

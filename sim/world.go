@@ -69,7 +69,9 @@ type World struct {
 	// instantEvents counts events executed at the current nowNs.
 	// Invariant: instantEvents <= InstantEventsMax.
 	instantEvents int
-	diskRand      *prng.Rand
+	// diskDraws is each node's keyed disk stream (see instantDraws):
+	// latency, fsync and read errors, corrupted bits and torn tails.
+	diskDraws []instantDraws
 	// unwinding is the crash at a disk operation whose panic is carrying
 	// its node's call back to runNode; nil otherwise.
 	unwinding *crashUnwind
@@ -86,22 +88,25 @@ func New(cfg Config) (*World, error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
-	g, err := acquireGuard(cfg.Seed)
+	raft := newRaftDraws(cfg.Seed, len(cfg.Nodes))
+	g, err := acquireGuard(raft)
 	if err != nil {
 		return nil, err
 	}
-	w := &World{cfg: cfg, curNode: -1, g: g, diskRand: prng.Derive(cfg.Seed, "disk")}
+	w := &World{cfg: cfg, curNode: -1, g: g}
+	raft.w = w
 	w.tr = tracer{hash: traceHashInit, record: cfg.RecordTrace, eventsMax: cfg.TraceEventsMax}
 	w.tr.byNode = make([]EventKindCounts, len(cfg.Nodes)+1)
 	if w.tr.eventsMax == 0 {
 		w.tr.eventsMax = TraceEventsMaxDefault
 	}
-	w.net = newNetwork(&cfg, prng.Derive(cfg.Seed, "network"))
+	w.net = newNetwork(&cfg)
 	for i, spec := range cfg.Nodes {
 		n := &node{id: i, spec: spec, status: statusDown, timers: map[uint64]*timer{}, mem: vfs.NewMem(),
 			rand: prng.Derive(cfg.Seed, fmt.Sprintf("node/%d", i))}
 		n.clock = nodeClock{baseLocalNs: spec.ClockSkewNs, driftPpm: spec.ClockDriftPpm}
 		n.disk = &diskFaults{w: w, node: i}
+		w.diskDraws = append(w.diskDraws, newInstantDraws(cfg.Seed, fmt.Sprintf("disk/%d", i)))
 		n.fs = NewFaultFS(n.mem, n.disk)
 		w.nodes = append(w.nodes, n)
 		w.q.push(event{atNs: 0, kind: EvBoot, node: int32(i), peer: -1, gen: 0})

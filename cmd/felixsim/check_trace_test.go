@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,7 +10,7 @@ import (
 )
 
 // TestCheckTrace: an exported trace is valid; the same file with one
-// answer moved before the line above it (its apply) is rejected, exit 1.
+// answer moved before its apply is rejected, exit 1.
 func TestCheckTrace(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "trace.ndjson")
 	var out, errb bytes.Buffer
@@ -32,13 +33,7 @@ func TestCheckTrace(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	lines := strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
-	for i, l := range lines {
-		if strings.HasPrefix(l, `{"kind":"Answer"`) {
-			lines[i-1], lines[i] = lines[i], lines[i-1]
-			break
-		}
-	}
+	lines := answerBeforeItsApply(t, strings.Split(strings.TrimSuffix(string(b), "\n"), "\n"))
 	if err := os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -49,4 +44,39 @@ func TestCheckTrace(t *testing.T) {
 	if code := dispatch([]string{"check-trace", filepath.Join(t.TempDir(), "missing")}, &out, &errb); code != exitUsage {
 		t.Errorf("missing file: exit %d", code)
 	}
+}
+
+// answerBeforeItsApply moves the trace's first answer line to just before
+// the last apply line of its broker and group (the group its request line
+// names) above it: the answer's own apply.
+func answerBeforeItsApply(t *testing.T, lines []string) []string {
+	t.Helper()
+	type step struct {
+		Kind                  string
+		Broker, Group, Client uint64
+		ReqID                 uint64 `json:"req_id"`
+	}
+	steps := make([]step, len(lines))
+	group := map[[2]uint64]uint64{}
+	for i, l := range lines {
+		if err := json.Unmarshal([]byte(l), &steps[i]); err != nil {
+			continue // the header
+		}
+		s := steps[i]
+		switch s.Kind {
+		case "Request":
+			group[[2]uint64{s.Client, s.ReqID}] = s.Group
+		case "Answer":
+			g := group[[2]uint64{s.Client, s.ReqID}]
+			for j := i - 1; j >= 0; j-- {
+				if a := steps[j]; a.Kind == "Apply" && a.Broker == s.Broker && a.Group == g {
+					out := append(append(append([]string(nil), lines[:j]...), l), lines[j:i]...)
+					return append(out, lines[i+1:]...)
+				}
+			}
+			t.Fatalf("trace line %d: an answer with no apply above it", i+1)
+		}
+	}
+	t.Fatal("the trace holds no answer")
+	return nil
 }

@@ -55,6 +55,15 @@ func StreamSeed(seed uint64, name string) uint64 {
 	return splitmix64(&x) ^ h
 }
 
+// KeyedSeed derives, from a stream's seed, the seed of the draws keyed by
+// (a, b): a counter-based split, so the draws under one key depend on the
+// stream and the key alone, not on how many other keys were drawn before.
+func KeyedSeed(stream, a, b uint64) uint64 {
+	x := stream ^ bits.RotateLeft64(a, 23)
+	x = splitmix64(&x) ^ b
+	return splitmix64(&x)
+}
+
 // Derive returns the stream called name of the run with the given seed.
 func Derive(seed uint64, name string) *Rand { return New(StreamSeed(seed, name)) }
 

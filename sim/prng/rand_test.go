@@ -82,3 +82,22 @@ func TestUniformEnough(t *testing.T) {
 		t.Fatal("ChancePpm edges wrong")
 	}
 }
+
+// TestKeyedSeedsDistinct: the keyed seeds of one stream differ over a grid
+// of keys (instants and ranks), between swapped keys and between streams.
+func TestKeyedSeedsDistinct(t *testing.T) {
+	seen := map[uint64][2]uint64{}
+	for a := uint64(0); a < 200; a++ {
+		for b := uint64(0); b < 50; b++ {
+			s := KeyedSeed(StreamSeed(1, "network/0->1"), a*1_000_000, b)
+			if k, dup := seen[s]; dup {
+				t.Fatalf("keys %v and (%d, %d) share seed %x", k, a*1_000_000, b, s)
+			}
+			seen[s] = [2]uint64{a * 1_000_000, b}
+		}
+	}
+	st := StreamSeed(1, "disk/0")
+	if KeyedSeed(st, 3, 5) == KeyedSeed(st, 5, 3) || KeyedSeed(st, 3, 5) == KeyedSeed(StreamSeed(1, "disk/1"), 3, 5) {
+		t.Fatal("swapped keys or another stream give the same seed")
+	}
+}

@@ -95,14 +95,34 @@ func TestTraceValidationRejectsEditedRealTrace(t *testing.T) {
 		t.Fatal("no leader commit found in the recorded trace")
 	}
 	checkRejected(t, "commit mark moved early", moved(rec.Steps, commitAt, persistAt+1), persistAt+2, "Commit", "no quorum")
-	answerAt := -1
+	// The first answer, moved to just before the last apply on its broker
+	// and group (the group its request names) before it: its own apply.
+	answerAt, applyAt := -1, -1
+	group := map[[2]uint64]uint64{}
 	for i, s := range rec.Steps {
-		if s.Kind == modeltrace.Answer {
+		switch s.Kind {
+		case modeltrace.Request:
+			group[[2]uint64{s.Client, s.ReqID}] = s.Group
+		case modeltrace.Answer:
 			answerAt = i
+		}
+		if answerAt >= 0 {
 			break
 		}
 	}
-	checkRejected(t, "answer moved before its apply", moved(rec.Steps, answerAt, answerAt-1), answerAt, "Answer", "applied no entry")
+	if answerAt < 0 {
+		t.Fatal("no answer found in the recorded trace")
+	}
+	a := rec.Steps[answerAt]
+	for i := answerAt - 1; i >= 0 && applyAt < 0; i-- {
+		if s := rec.Steps[i]; s.Kind == modeltrace.Apply && s.Broker == a.Broker && s.Group == group[[2]uint64{a.Client, a.ReqID}] {
+			applyAt = i
+		}
+	}
+	if applyAt < 0 {
+		t.Fatalf("answer %d has no apply before it", answerAt)
+	}
+	checkRejected(t, "answer moved before its apply", moved(rec.Steps, answerAt, applyAt), applyAt+1, "Answer", "applied no entry")
 }
 
 // moved returns a copy of steps with step from moved to position to.

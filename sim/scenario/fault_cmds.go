@@ -405,6 +405,9 @@ func caughtUp(c *cluster.Cluster) (bool, string) {
 			if g.Applied < commit[g.ID] {
 				return false, fmt.Sprintf("broker %d applied %d of group %d's %d", rs.Node, g.Applied, g.ID, commit[g.ID])
 			}
+			if g.Commit != commit[g.ID] {
+				return false, fmt.Sprintf("broker %d's commit of group %d is %d, its leader's %d", rs.Node, g.ID, g.Commit, commit[g.ID])
+			}
 		}
 	}
 	return true, ""

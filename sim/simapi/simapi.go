@@ -44,6 +44,10 @@ type Env interface {
 	FS() vfs.FS
 	// Rand is this node's deterministic random stream.
 	Rand() *prng.Rand
+	// Stream returns a new generator for this node's random stream called
+	// name: independent of Rand and of every other name, and the same in
+	// every incarnation, so a process can give each purpose its own.
+	Stream(name string) *prng.Rand
 	// Trace folds a process-level observation into the run's trace hash.
 	Trace(what string, digest uint64)
 }

@@ -19,14 +19,15 @@ type slotState struct {
 }
 
 // invokeSlot draws the client's next operation and invokes it unless
-// Config.KeepOps skips its slot. A skipped slot is drawn all the same, so
-// the client's random stream, and its later slots' draws, stay as in the
-// full workload as far as the answers it gets allow.
+// Config.KeepOps skips its slot. The slot draws from its own generator
+// (clientDraws.slot), and a skipped slot is drawn all the same, so the
+// client's later slots ask for what they asked in the full workload as far
+// as the answers it gets allow (a conditional write expects the tail it saw).
 func (p *proc) invokeSlot(now int64) {
 	slot := p.slots.drawn
 	p.slots.drawn++
 	p.slots.skipping = !p.w.keepsOp(p.index, slot)
-	p.invokeRandom(now)
+	p.invokeRandom(now, p.draws.slot(slot))
 	p.slots.skipping = false
 }
 

@@ -21,9 +21,8 @@ type writeSpec struct {
 	rec     felix.Record
 }
 
-// invokeRandom invokes one operation drawn from the mix.
-func (p *proc) invokeRandom(now int64) {
-	r := p.env.Rand()
+// invokeRandom invokes one operation drawn from the mix with r.
+func (p *proc) invokeRandom(now int64, r *prng.Rand) {
 	switch n := r.Intn(100); {
 	case n < 2:
 		p.write(now, p.newCrossStreamCommit(r), 0)

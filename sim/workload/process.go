@@ -33,6 +33,9 @@ type proc struct {
 	seq int
 	// slots counts the operations drawn, for Config.KeepOps.
 	slots slotState
+	// The client's random streams, one per purpose, so that what one
+	// draws never moves another's draws (see Boot).
+	draws clientDraws
 }
 
 // retry is an unconditional write to re-send: the recorded op it repeats
@@ -67,7 +70,8 @@ func (p *proc) Boot(env simapi.Env) {
 		panic(fmt.Sprintf("workload: client %d: validated config refused: %v", p.index, err))
 	}
 	p.cl = cl
-	env.AfterNs(1+env.Rand().Int63nRange(0, p.w.cfg.OpGapMeanNs+p.w.cfg.StartSpreadNs), p.step)
+	p.draws = newClientDraws(env)
+	env.AfterNs(1+p.draws.gaps.Int63nRange(0, p.w.cfg.OpGapMeanNs+p.w.cfg.StartSpreadNs), p.step)
 }
 
 // Receive hands a broker's answer to the client endpoint.
@@ -97,7 +101,7 @@ func (p *proc) step() {
 		p.retries = nil
 		return
 	}
-	gap := p.env.Rand().Int63nRange(1, 2*p.w.cfg.OpGapMeanNs)
+	gap := p.draws.gaps.Int63nRange(1, 2*p.w.cfg.OpGapMeanNs)
 	if stopped {
 		gap = p.w.cfg.CallTimeoutNs / 4
 	}

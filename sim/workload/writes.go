@@ -98,7 +98,7 @@ func copyRefused(err error) bool {
 
 // maybeRetry queues a re-send of an unknown write with the configured chance.
 func (p *proc) maybeRetry(of uint64, ws *writeSpec) {
-	if p.w.cfg.RetryUnknownPct < 0 || p.env.Rand().Intn(100) >= p.w.cfg.RetryUnknownPct {
+	if p.w.cfg.RetryUnknownPct < 0 || p.draws.retries.Intn(100) >= p.w.cfg.RetryUnknownPct {
 		return
 	}
 	if len(p.retries) >= RetriesQueuedMax {
