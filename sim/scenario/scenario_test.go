@@ -108,7 +108,6 @@ func TestUnknownCommandIsAParseError(t *testing.T) {
 // with why; the runner's defect tests bound the seeds that catch them.
 var noScenarioYet = map[string]string{
 	"recreate-keeps-state": "check runs the workload's history checks, which read records a delete dropped as lost",
-	"early-finalize":       "its story needs a rolling upgrade raced with finalize; not written yet",
 }
 
 // TestEveryDefectHasAScenario: each planted defect of the registry has
