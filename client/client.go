@@ -47,6 +47,11 @@ type Config struct {
 	// Unavailable), as a client holding a connection that only a refusal
 	// breaks. False tries another broker after every timeout.
 	KeepBrokerOnTimeout bool
+	// IdentityStride, when positive, names the brokers' later identities:
+	// a leader hint naming id + k*IdentityStride (k >= 1, a replaced
+	// broker's new raft identity in the slot of broker id) is read as
+	// broker id. Zero reads hints as they are.
+	IdentityStride uint64
 }
 
 // DefaultPendingMax is the cap on calls in flight when Config.PendingMax is 0.
@@ -161,9 +166,13 @@ func (c *Client) forget(s felix.Scope, failed NodeID) {
 	}
 }
 
-// learn records a leader hint from a NotLeader answer; hints naming no
+// learn records a leader hint from a NotLeader answer (a later identity
+// read as its broker, see Config.IdentityStride); hints naming no
 // configured broker are treated as unknown.
 func (c *Client) learn(s felix.Scope, from, hint NodeID) {
+	if st := NodeID(c.cfg.IdentityStride); st > 0 && hint > st {
+		hint = (hint-1)%st + 1
+	}
 	if hint != 0 && hint != from && slices.Contains(c.cfg.Brokers, hint) {
 		c.leader[s] = hint
 		return

@@ -359,3 +359,23 @@ func TestEphemeralPublishIsAcked(t *testing.T) {
 	_, err = cp.Result()
 	require.Error(t, err, "a commit answered Acked must not succeed")
 }
+
+// TestNotLeaderHintOfReplacedIdentity: a hint naming a broker's later
+// identity (id + k*IdentityStride, a replacement in its slot) redirects to
+// that broker, whichever other broker the client tried first.
+func TestNotLeaderHintOfReplacedIdentity(t *testing.T) {
+	const stride = 64
+	tr := &recorder{}
+	c, err := New(Config{Brokers: []NodeID{1, 2, 3}, Streams: []StreamShards{{Namespace: "orders", Stream: "order-events", Shards: 4}},
+		CallTimeoutNs: timeoutNs, NotLeaderRedirectsMax: 2, IdentityStride: stride}, tr)
+	require.NoError(t, err)
+	commitOrder(t, c, 0)
+	first := tr.last(t)
+	slot := NodeID(3)
+	if first.to == 3 {
+		slot = 2
+	}
+	answer(t, c, tr, 1, &wire.Error{Code: wire.CodeNotLeader, LeaderHint: uint64(slot) + 2*stride})
+	require.Equal(t, slot, tr.last(t).to, "the hint's slot gets the redirect")
+	require.Equal(t, slot, c.LeaderHint(first.req.Scope))
+}

@@ -68,6 +68,15 @@ const (
 	// FleetFinalized: the operator's finalize of the rolling upgrade's
 	// feature was applied.
 	FleetFinalized Point = "admin.fleet.finalized"
+	// SnapshotSent: a broker sent a raft snapshot of a group to a follower.
+	SnapshotSent Point = "snapshot.sent"
+	// SnapshotInstalled: a broker installed a received raft snapshot.
+	SnapshotInstalled Point = "snapshot.installed"
+	// MembershipChange: a broker applied a raft membership change.
+	MembershipChange Point = "membership.change"
+	// BrokerReplaced: a broker slot's disk was replaced and the operator
+	// began replacing its identity.
+	BrokerReplaced Point = "broker.replaced"
 )
 
 var declarations = []Declaration{
@@ -89,6 +98,10 @@ var declarations = []Declaration{
 	{StreamReadNewGeneration, "a state read sent after a stream's re-creation was done was answered by the new generation", false},
 	{FleetUpgradeStep, "the operator restarted a broker at the rolling upgrade's version", false},
 	{FleetFinalized, "the operator's finalize of the rolling upgrade's feature was applied", false},
+	{SnapshotSent, "a broker sent a raft snapshot of a group to a follower behind its compaction point or a new member", true},
+	{SnapshotInstalled, "a broker installed a received raft snapshot (one store commit)", true},
+	{MembershipChange, "a broker applied a raft membership change (ConfChangeV2: a member added, promoted, demoted or removed)", true},
+	{BrokerReplaced, "a broker's disk was replaced and the operator began moving every group to a new identity in its slot", true},
 }
 
 // FaultFired names the point counting faults of the named kind that the

@@ -66,10 +66,12 @@ type StateRow struct {
 //
 // A position row that raises FirstOffset is a retention step: the store
 // drops the scope's log rows below it and, with each dropped record, every
-// state row whose version is that record's offset (the key's last write)
-// and its outbox row, so the state table stays the fold of the retained
-// log and the outbox holds only retained events. FirstOffset never
-// moves back and never passes NextOffset.
+// state row whose version is that record's offset (the key's last write),
+// so the state table stays the fold of the retained log. It keeps their
+// outbox rows: an event leaves the outbox only when an outbox row delete
+// (the relay's confirmed trim) removes it, never by retention, so a
+// record dropped before the relay delivered it is still delivered.
+// FirstOffset never moves back and never passes NextOffset.
 type Position struct {
 	AppliedIndex uint64
 	NextOffset   uint64

@@ -1,6 +1,7 @@
 package logstore
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -90,4 +91,43 @@ func TestRetentionInOneBatchKeepsRewrittenKey(t *testing.T) {
 	if err := s.CheckStateMatchesLog(); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// TestRetentionKeepsUndeliveredOutboxRows: raising a scope's first offset
+// drops log rows, never outbox rows. Events the relay has not confirmed
+// (no outbox delete yet) stay readable in offset order, through a reopen,
+// until a delete (the relay's trim) removes them.
+func TestRetentionKeepsUndeliveredOutboxRows(t *testing.T) {
+	fs := vfs.NewMem()
+	s := openMem(t, fs)
+	sc := scopeOf("acme", 2)
+	b := &Batch{}
+	for off, ev := range []string{"e0", "e1", "e2", "e3"} {
+		b.AddRecord(sc, uint64(off), retentionRec("k", ev), &Intent{Event: felix.EventPublish, Data: []byte(ev)})
+	}
+	b.Positions = []PositionRow{{Scope: sc, Position: Position{AppliedIndex: 4, NextOffset: 4}}}
+	mustCommit(t, s, b)
+	// The relay confirmed offset 0 only; retention then drops 0..2.
+	mustCommit(t, s, &Batch{Outbox: []OutboxRow{{Kind: WriteDelete, Scope: sc, Offset: 0}}})
+	mustCommit(t, s, &Batch{Positions: []PositionRow{{Scope: sc, Position: Position{AppliedIndex: 6, NextOffset: 4, FirstOffset: 3}}}})
+	wantRows := func(s *Store, when string, want ...string) {
+		t.Helper()
+		rows := s.OutboxRange(sc, 0, 16)
+		var got []string
+		for _, r := range rows {
+			got = append(got, fmt.Sprintf("%d:%s", r.Offset, r.Intent.Data))
+		}
+		if strings.Join(got, " ") != strings.Join(want, " ") {
+			t.Fatalf("%s: outbox rows %q, want %q", when, got, want)
+		}
+	}
+	wantRows(s, "after retention dropped 0..2", "1:e1", "2:e2", "3:e3")
+	if c := s.Counts(); c.Log != 1 || c.Outbox != 3 {
+		t.Fatalf("counts %+v, want 1 log row and 3 outbox rows", c)
+	}
+	s.Close()
+	s2 := openMem(t, fs)
+	wantRows(s2, "after a reopen", "1:e1", "2:e2", "3:e3")
+	mustCommit(t, s2, &Batch{Outbox: []OutboxRow{{Kind: WriteDelete, Scope: sc, Offset: 1}, {Kind: WriteDelete, Scope: sc, Offset: 2}}})
+	wantRows(s2, "after the relay's trim through 2", "3:e3")
 }

@@ -74,8 +74,9 @@ func (t *tables) apply(b *Batch) {
 
 // dropBefore drops scope's log rows in [from, to) (a retention step) and,
 // for each dropped record, the state rows it wrote last (the keys whose
-// version is its offset; a later write of a key gave it a later version)
-// and its outbox row: an event no longer retained cannot be delivered.
+// version is its offset; a later write of a key gave it a later version).
+// It keeps the records' outbox rows: retention never drops an event the
+// relay has not confirmed; only an outbox trim deletes outbox rows.
 func (t *tables) dropBefore(scope felix.Scope, from, to uint64) {
 	m := t.log[scope]
 	if to <= from || len(m) == 0 {
@@ -105,7 +106,6 @@ func (t *tables) dropBefore(scope felix.Scope, from, to uint64) {
 		}
 		delete(m, o)
 		t.counts.Log--
-		applyKeyed(t.outbox, scope, o, WriteDelete, Intent{}, &t.counts.Outbox)
 	}
 	if len(m) == 0 {
 		delete(t.log, scope)

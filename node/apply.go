@@ -162,8 +162,12 @@ func (n *Node) applyCommand(b *logstore.Batch, g *raftGroup, c *command, touched
 	case cmdWrite:
 		return n.applyWrite(b, g, s, c)
 	case cmdRetain:
+		first := s.FirstOffset()
 		if err := applyRetain(s, c); err != nil {
 			return errorAnswer(err)
+		}
+		if s.FirstOffset() > first {
+			n.observeDropped(c.scope, s.NextOffset(), s.FirstOffset(), false)
 		}
 		return &wire.Acked{}
 	case cmdFetch:
@@ -194,6 +198,7 @@ func (n *Node) applyWrite(b *logstore.Batch, g *raftGroup, s *statemachine.Shard
 	}
 	var res statemachine.Result
 	var err error
+	first := s.FirstOffset()
 	if n.cfg.Defects.PartialApply {
 		res, err = s.ApplyEventFirst(&rec, g.features)
 	} else {
@@ -208,6 +213,9 @@ func (n *Node) applyWrite(b *logstore.Batch, g *raftGroup, s *statemachine.Shard
 			n.late = append(n.late, lateState{shard: s, ops: rec.Ops, offset: res.Offset})
 		}
 		n.observeApplied(c.scope, res.Offset, &rec, s)
+		if s.FirstOffset() > first {
+			n.observeDropped(c.scope, res.Offset+1, s.FirstOffset(), true)
+		}
 		b.AddRecord(c.scope, res.Offset, rec, nil)
 		b.Outbox = append(b.Outbox, logstore.OutboxRow{Kind: logstore.WritePut, Scope: n.outboxKey(c.scope), Offset: res.Offset, Intent: *outboxIntent(&rec)})
 		return &wire.Written{Offset: res.Offset}

@@ -144,6 +144,10 @@ type Defects struct {
 	// deleted and created again: the new generation's readers see the old
 	// generation's records and state (see streamadmin.go).
 	RecreateKeepsState bool
+	// SnapshotWithoutGroups builds a group snapshot without its consumer
+	// groups: a broker that installs it (lagging, or a replacement) loses
+	// every group's committed position.
+	SnapshotWithoutGroups bool
 }
 
 // Config configures one broker; build it by field name.
@@ -206,6 +210,31 @@ type Config struct {
 	// with the group and the term (a host that sees every broker can tell
 	// a failover from a re-election). It must not call back into the node.
 	OnLeader func(group, term uint64)
+	// OnPath, if set, is called when this node takes one of the rare
+	// paths a host counts (see Path). It must not call back into the node.
+	OnPath func(p Path)
+}
+
+// Path names a rare path of the node, for a host's coverage counts; the
+// zero value is invalid.
+type Path uint8
+
+// Paths.
+const (
+	pathInvalid Path = iota
+	// PathSnapshotSent: a raft snapshot of a group was sent to a follower.
+	PathSnapshotSent
+	// PathSnapshotInstalled: a received raft snapshot was installed.
+	PathSnapshotInstalled
+	// PathMembershipChange: a group applied a membership change.
+	PathMembershipChange
+)
+
+// notePath tells the host that the node took path p.
+func (n *Node) notePath(p Path) {
+	if n.cfg.OnPath != nil {
+		n.cfg.OnPath(p)
+	}
 }
 
 func (c *Config) compactEntriesMin() int {

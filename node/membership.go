@@ -180,6 +180,7 @@ func (n *Node) applyConfChange(g *raftGroup, e *raftpb.Entry) {
 	g.confState = g.rn.ApplyConfChange(cc)
 	g.confIndex = e.GetIndex()
 	n.stats.MembershipChanges++
+	n.notePath(PathMembershipChange)
 }
 
 // decodeConfChange decodes a conf-change entry of either version.

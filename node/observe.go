@@ -28,6 +28,22 @@ type Observer interface {
 	// scope's shard, before anything else happens on the node; the record
 	// is reused afterwards.
 	Applied(a *AppliedRecord)
+	// Dropped is called right after retention dropped a prefix of a
+	// scope's log on this node, at the same log position on every replica.
+	Dropped(d *DroppedPrefix)
+}
+
+// DroppedPrefix is one retention step on one node: when the scope's next
+// offset was AtNext, every record below Below was dropped (the window
+// became [Below, AtNext)). WithWrite marks retention by count, part of
+// the write that made the log AtNext long; otherwise an age retain
+// command applied on its own between the records AtNext-1 and AtNext.
+type DroppedPrefix struct {
+	Node      uint64
+	Scope     felix.Scope
+	AtNext    uint64
+	Below     uint64
+	WithWrite bool
 }
 
 // HardState is raft's durable vote state of one group: term, the node
@@ -56,6 +72,10 @@ type PersistedGroup struct {
 	// the store's last entry; empty when the round wrote no entries.
 	FirstIndex  uint64
 	StoredTerms []uint64
+	// AppliedIndex is the group's applied index once the round is durable
+	// (its applied rows are in the same commit); SnapshotIndex is the
+	// index of the snapshot the round installed (0: none).
+	AppliedIndex, SnapshotIndex uint64
 }
 
 // AppliedRecord is a record a node just applied to a scope's shard.
@@ -127,14 +147,18 @@ func hardStateOf(hs *raftpb.HardState) HardState {
 func (n *Node) observePersisted(rds []groupReady) {
 	for i := range rds {
 		rd := &rds[i].rd
-		if len(rd.Entries) == 0 && raft.IsEmptyHardState(rd.HardState) {
+		installed := !raft.IsEmptySnap(rd.Snapshot)
+		if len(rd.Entries) == 0 && raft.IsEmptyHardState(rd.HardState) && !installed {
 			continue
 		}
 		if n.persistedBuf == nil {
 			n.persistedBuf = &PersistedGroup{}
 		}
 		p := n.persistedBuf
-		*p = PersistedGroup{Node: n.cfg.ID, Group: rds[i].g.id}
+		*p = PersistedGroup{Node: n.cfg.ID, Group: rds[i].g.id, AppliedIndex: rds[i].g.applied}
+		if installed {
+			p.SnapshotIndex = rd.Snapshot.GetMetadata().GetIndex()
+		}
 		if !raft.IsEmptyHardState(rd.HardState) {
 			p.HardState, p.HasHardState = hardStateOf(rd.HardState), true
 		}
@@ -181,6 +205,15 @@ func (n *Node) observeApplied(scope felix.Scope, offset uint64, rec *felix.Recor
 	*n.appliedBuf = AppliedRecord{Node: n.cfg.ID, Scope: scope, Offset: offset, Record: rec, Shard: s}
 	n.cfg.Observer.Applied(n.appliedBuf)
 	*n.appliedBuf = AppliedRecord{}
+}
+
+// observeDropped tells the observer that retention moved scope's window
+// to start at below when its next offset was atNext.
+func (n *Node) observeDropped(scope felix.Scope, atNext, below uint64, withWrite bool) {
+	if n.cfg.Observer == nil {
+		return
+	}
+	n.cfg.Observer.Dropped(&DroppedPrefix{Node: n.cfg.ID, Scope: scope, AtNext: atNext, Below: below, WithWrite: withWrite})
 }
 
 // storeDefects are the planted store bugs the node's defects select.

@@ -119,6 +119,7 @@ func (o *outbound) flush(n *Node) {
 		if g := n.raftGroup(s.Group); g != nil {
 			g.rn.ReportSnapshot(s.Msg.GetTo(), raft.SnapshotFinish)
 			n.stats.SnapshotsSent++
+			n.notePath(PathSnapshotSent)
 		}
 	}
 	o.snaps = o.snaps[:0]

@@ -91,30 +91,3 @@ func (n *Node) recoverOutboxStart(g *raftGroup, tenant string, s *statemachine.S
 func (n *Node) isUnscopedOutboxKey(sc felix.Scope) bool {
 	return n.cfg.Defects.UnscopedOutbox && sc.Tenant == unscopedOutboxTenant
 }
-
-// installOutbox makes tenant's outbox in g what a received snapshot says:
-// the rows [start, s's tail). The replica deletes its rows below start
-// (the leader's relay confirmed them: the trim is in the snapshot, not in
-// this replica's log) and adds the rows it lacks at or past start (before
-// a snapshot carried the start, a follower added a row for every record
-// it lacked and kept what the leader had trimmed).
-func (n *Node) installOutbox(b *logstore.Batch, g *raftGroup, tenant string, s *statemachine.Shard, start uint64) {
-	start = min(max(start, s.FirstOffset()), s.NextOffset())
-	key := n.outboxKey(g.scopeOf(tenant))
-	have := uint64(0) // this replica's rows are [its outbox start, have)
-	if old := g.lookup(tenant); old != nil {
-		have = old.NextOffset()
-	}
-	for o := g.outboxStart[tenant]; o < min(start, have); o++ {
-		b.Outbox = append(b.Outbox, logstore.OutboxRow{Kind: logstore.WriteDelete, Scope: key, Offset: o})
-	}
-	for _, e := range s.Retained() {
-		if e.Offset >= max(start, have) {
-			b.Outbox = append(b.Outbox, logstore.OutboxRow{Kind: logstore.WritePut, Scope: key, Offset: e.Offset, Intent: *outboxIntent(&e.Record)})
-		}
-	}
-	if g.outboxStart == nil {
-		g.outboxStart = map[string]uint64{}
-	}
-	g.outboxStart[tenant] = start
-}

@@ -128,3 +128,36 @@ func applyRetain(s *statemachine.Shard, c *command) error {
 	}
 	return s.DropBefore(c.offset)
 }
+
+// ProposeRetain is an operator's retention step in group, which this node
+// must lead: for every scope holding more than keepRecords records it
+// proposes dropping all but the newest keepRecords, never past a consumer
+// group's committed position (no group is stranded). The drop is a retain
+// command, applied at the same log position on every replica like
+// retention by age. It returns how many scopes it proposed a drop for.
+func (n *Node) ProposeRetain(group uint64, keepRecords uint64) (int, error) {
+	g := n.raftGroup(group)
+	switch {
+	case g == nil:
+		return 0, fmt.Errorf("retain refused: node %d hosts no group %d", n.cfg.ID, group)
+	case group == MetaGroup:
+		return 0, fmt.Errorf("retain refused: group %d is the metadata group, which holds no scopes", group)
+	case !g.isLeader || n.failed != nil:
+		return 0, nil
+	}
+	proposed := 0
+	for _, t := range g.tenants {
+		s := g.scopes[t]
+		if s.NextOffset()-s.FirstOffset() <= keepRecords {
+			continue
+		}
+		if to := min(s.NextOffset()-keepRecords, s.GroupsCommittedMin()); to > s.FirstOffset() {
+			n.proposeInternal(g, &command{kind: cmdRetain, scope: g.scopeOf(t), offset: to})
+			proposed++
+		}
+	}
+	if proposed > 0 {
+		n.maybeProcess()
+	}
+	return proposed, nil
+}

@@ -24,9 +24,14 @@ import (
 // follower that is behind the compaction point, the node builds it from
 // memory at its applied index: every scope's retained log and consumer
 // groups (state is the fold of the retained log, so no state table is
-// carried). A follower installs it in one store commit that adds the log
-// rows it lacks, rewrites the state rows that differ, raises the retained
-// window and replaces the consumer groups, and drops its own raft log.
+// carried) and its outbox: the first untrimmed offset and the events
+// retention dropped from the log before the relay confirmed them (read
+// from the store, which holds exactly the applied state between rounds).
+// A follower installs it in one store commit that adds the log rows it
+// lacks, rewrites the state rows that differ, raises the retained window,
+// replaces the consumer groups, makes its outbox the snapshot's (deleting
+// what the leader's relay trimmed, adding what it lacks), and drops its
+// own raft log.
 // The metadata group is never compacted: a follower catches it up from the
 // log, and its stored snapshot keeps the bootstrap metadata.
 
@@ -74,7 +79,7 @@ func (s *groupStorage) Snapshot() (*raftpb.Snapshot, error) {
 	s.n.stats.SnapshotsBuilt++
 	data := encodeMetadata(s.n.meta)
 	if s.g.id != MetaGroup {
-		data = encodeGroupSnapshot(s.g)
+		data = encodeGroupSnapshot(s.g, s.n.heldOutbox, s.n.cfg.Defects.SnapshotWithoutGroups)
 	}
 	return &raftpb.Snapshot{
 		Data: data,
@@ -114,20 +119,47 @@ func (n *Node) maybeCompact(b *logstore.Batch, g *raftGroup, durable uint64) {
 	n.stats.Compactions++
 }
 
+// heldOutboxMax bounds the held outbox events a snapshot may carry per
+// scope; a decoder refuses more.
+const heldOutboxMax = statemachine.RetainedLenCap
+
 // scopeSnapshot is one scope as a group snapshot carries it.
 type scopeSnapshot struct {
 	tenant      string
 	firstOffset uint64
-	// outboxStart is the scope's first outbox offset not trimmed.
-	outboxStart uint64
 	entries     []felix.Entry
 	groups      []statemachine.GroupState
+	// outboxStart is the scope's first untrimmed outbox offset; held are
+	// the outbox events below firstOffset (retention dropped their
+	// records, the relay has not confirmed them), ascending offsets in
+	// [outboxStart, firstOffset).
+	outboxStart uint64
+	held        []felix.Entry
 }
 
-// encodeGroupSnapshot encodes every scope of g: tenant, first offset,
-// outbox start, the retained records (contiguous from the first offset)
-// and the consumer groups.
-func encodeGroupSnapshot(g *raftGroup) []byte {
+// heldOutbox returns tenant's outbox rows in g below its retained window
+// (records retention dropped before the relay confirmed them), from the
+// store, as entries whose records carry the event alone.
+func (n *Node) heldOutbox(g *raftGroup, tenant string) []felix.Entry {
+	first, start := g.scopes[tenant].FirstOffset(), g.outboxStart[tenant]
+	if start >= first {
+		return nil
+	}
+	rows := n.store.OutboxRange(n.outboxKey(g.scopeOf(tenant)), start, int(min(first-start, heldOutboxMax)))
+	out := make([]felix.Entry, 0, len(rows))
+	for _, r := range rows {
+		if r.Offset < first {
+			out = append(out, felix.Entry{Offset: r.Offset, Record: felix.Record{Event: r.Intent.Event, Payload: r.Intent.Data}})
+		}
+	}
+	return out
+}
+
+// encodeGroupSnapshot encodes every scope of g: tenant, first offset, the
+// retained records (contiguous from it), the consumer groups, the outbox
+// start and the held outbox events (held gives them).
+// withoutGroups is the SnapshotWithoutGroups defect: no consumer group.
+func encodeGroupSnapshot(g *raftGroup, held func(*raftGroup, string) []felix.Entry, withoutGroups bool) []byte {
 	e := enc{}
 	e.u8(groupSnapshotMagic)
 	e.u8(featuresAt(g, g.applied))
@@ -137,19 +169,15 @@ func encodeGroupSnapshot(g *raftGroup) []byte {
 		s := g.scopes[t]
 		e.str(t)
 		e.u64(s.FirstOffset())
-		e.u64(g.outboxStart[t])
 		ents := s.Retained()
 		e.u32(uint32(len(ents)))
 		for i := range ents {
-			at := len(e.b)
-			e.u32(0)
-			var err error
-			if e.b, err = wire.AppendRecord(e.b, &ents[i].Record); err != nil {
-				panic(fmt.Sprintf("group %d: applied record at %d does not encode: %v", g.id, ents[i].Offset, err))
-			}
-			binary.LittleEndian.PutUint32(e.b[at:], uint32(len(e.b)-at-4))
+			e.record(g, &ents[i])
 		}
 		groups := s.Groups()
+		if withoutGroups {
+			groups = nil
+		}
 		e.u32(uint32(len(groups)))
 		for _, gs := range groups {
 			e.str(gs.Name)
@@ -161,8 +189,26 @@ func encodeGroupSnapshot(g *raftGroup) []byte {
 				e.u64(uint64(l.ExpiryNs))
 			}
 		}
+		e.u64(g.outboxStart[t])
+		hs := held(g, t)
+		e.u32(uint32(len(hs)))
+		for i := range hs {
+			e.u64(hs[i].Offset)
+			e.record(g, &hs[i])
+		}
 	}
 	return e.b
+}
+
+// record appends ent's record as a length-prefixed frame.
+func (e *enc) record(g *raftGroup, ent *felix.Entry) {
+	at := len(e.b)
+	e.u32(0)
+	var err error
+	if e.b, err = wire.AppendRecord(e.b, &ent.Record); err != nil {
+		panic(fmt.Sprintf("group %d: applied record at %d does not encode: %v", g.id, ent.Offset, err))
+	}
+	binary.LittleEndian.PutUint32(e.b[at:], uint32(len(e.b)-at-4))
 }
 
 // decodeGroupSnapshot strictly decodes encodeGroupSnapshot's output for a
@@ -183,7 +229,6 @@ func decodeGroupSnapshot(p []byte, spec *StreamSpec) ([]scopeSnapshot, error) {
 			d.fail("tenants not in strictly ascending order")
 		}
 		sc.firstOffset = d.u64("first offset")
-		sc.outboxStart = d.u64("outbox start")
 		sc.entries = make([]felix.Entry, d.count("records", spec.RetainedLenMax, 4))
 		for j := range sc.entries {
 			raw := d.view("record", recordFrameLenMax)
@@ -208,8 +253,33 @@ func decodeGroupSnapshot(p []byte, spec *StreamSpec) ([]scopeSnapshot, error) {
 				gs.Leases[k] = statemachine.Lease{Offset: d.u64("lease offset"), ExpiryNs: int64(d.u64("lease expiry"))}
 			}
 		}
+		decodeHeldOutbox(&d, sc)
 	}
 	return out, d.done()
+}
+
+// decodeHeldOutbox decodes one scope's outbox start and held events,
+// refusing offsets that do not ascend within [outbox start, first offset).
+func decodeHeldOutbox(d *dec, sc *scopeSnapshot) {
+	sc.outboxStart = d.u64("outbox start")
+	sc.held = make([]felix.Entry, d.count("held outbox events", heldOutboxMax, 12))
+	for j := range sc.held {
+		off := d.u64("held offset")
+		raw := d.view("held event", recordFrameLenMax)
+		if d.err != nil {
+			return
+		}
+		if off < sc.outboxStart || off >= sc.firstOffset || (j > 0 && off <= sc.held[j-1].Offset) {
+			d.fail("held outbox event %d of tenant %q at offset %d: not ascending within [%d, %d)", j, sc.tenant, off, sc.outboxStart, sc.firstOffset)
+			return
+		}
+		rec, err := wire.DecodeRecord(raw)
+		if err != nil {
+			d.fail("held outbox event %d of tenant %q: %v", j, sc.tenant, err)
+			return
+		}
+		sc.held[j] = felix.Entry{Offset: off, Record: rec}
+	}
 }
 
 // installSnapshot restores g from a received snapshot: it rebuilds every
@@ -257,7 +327,7 @@ func (n *Node) installSnapshot(b *logstore.Batch, g *raftGroup, snap *raftpb.Sna
 	}
 	for i, t := range tenants {
 		addInstallRows(b, g.scopeOf(t), g.scopes[t], scopes[t], idx)
-		n.installOutbox(b, g, t, scopes[t], decoded[i].outboxStart)
+		n.addInstallOutbox(b, g, t, g.scopes[t], &decoded[i])
 	}
 	g.scopes, g.tenants = scopes, tenants
 	g.applied, g.confState, g.confIndex = idx, snap.GetMetadata().GetConfState(), idx
@@ -269,6 +339,7 @@ func (n *Node) installSnapshot(b *logstore.Batch, g *raftGroup, snap *raftpb.Sna
 		g.incarnation, g.incarnationIndex = inc, idx
 	}
 	n.stats.SnapshotsInstalled++
+	n.notePath(PathSnapshotInstalled)
 	return nil
 }
 
@@ -286,6 +357,7 @@ func (n *Node) installMetaSnapshot(g *raftGroup, snap *raftpb.Snapshot) error {
 	g.applied, g.confState = snap.GetMetadata().GetIndex(), snap.GetMetadata().GetConfState()
 	g.confIndex = g.applied
 	n.stats.SnapshotsInstalled++
+	n.notePath(PathSnapshotInstalled)
 	return nil
 }
 
@@ -314,10 +386,9 @@ func checkSupersedes(old, s *statemachine.Shard) error {
 }
 
 // addInstallRows adds the rows that turn the store's copy of a scope (old,
-// nil if none) into s: log rows for the records it lacks, a state row for
-// every key that differs, the position (which raises the retained window,
-// dropping the rows below it) and every consumer group. The outbox rows
-// are installOutbox's.
+// nil if none) into s: log rows for the records it lacks, a
+// state row for every key that differs, the position (which raises the
+// retained window, dropping the rows below it) and every consumer group.
 func addInstallRows(b *logstore.Batch, scope felix.Scope, old, s *statemachine.Shard, idx uint64) {
 	have := uint64(0)
 	var oldState []statemachine.KeyValue
@@ -351,4 +422,39 @@ func addInstallRows(b *logstore.Batch, scope felix.Scope, old, s *statemachine.S
 	for _, gs := range s.Groups() {
 		b.ConsumerGroups = append(b.ConsumerGroups, logstore.ConsumerGroupRow{Scope: scope, Group: gs})
 	}
+}
+
+// addInstallOutbox adds the outbox rows that turn the store's outbox of
+// tenant in g (old: its applied shard, nil if none) into the snapshot's
+// sc, and moves the outbox start: it deletes the rows the leader's relay
+// trimmed and adds the events it lacks (held ones below the snapshot's
+// window, then retained records), never one below the snapshot's start.
+func (n *Node) addInstallOutbox(b *logstore.Batch, g *raftGroup, tenant string, old *statemachine.Shard, sc *scopeSnapshot) {
+	key := n.outboxKey(g.scopeOf(tenant))
+	have := uint64(0)
+	if old != nil {
+		have = old.NextOffset()
+	}
+	for o := g.outboxStart[tenant]; o < min(sc.outboxStart, have); o++ {
+		b.Outbox = append(b.Outbox, logstore.OutboxRow{Kind: logstore.WriteDelete, Scope: key, Offset: o})
+	}
+	from := max(have, sc.outboxStart)
+	for i := range sc.held {
+		if e := &sc.held[i]; e.Offset >= from {
+			b.Outbox = append(b.Outbox, logstore.OutboxRow{Kind: logstore.WritePut, Scope: key, Offset: e.Offset, Intent: *outboxIntent(&e.Record)})
+		}
+	}
+	for i := range sc.entries {
+		if e := &sc.entries[i]; e.Offset >= from {
+			b.Outbox = append(b.Outbox, logstore.OutboxRow{Kind: logstore.WritePut, Scope: key, Offset: e.Offset, Intent: *outboxIntent(&e.Record)})
+		}
+	}
+	if sc.outboxStart == 0 {
+		delete(g.outboxStart, tenant)
+		return
+	}
+	if g.outboxStart == nil {
+		g.outboxStart = map[string]uint64{}
+	}
+	g.outboxStart[tenant] = sc.outboxStart
 }

@@ -3,6 +3,8 @@ package properties
 import (
 	"strings"
 	"testing"
+
+	"github.com/felixsim/felixsim/felix"
 )
 
 // The consumer-group checks, each fed a correct fixture (it must pass) and
@@ -136,5 +138,30 @@ func TestGroupPositionsNeverBackwards(t *testing.T) {
 	wantInvariant(t, "a durable group gone", GroupPositionsNeverBackwards("broker-1", durable, gone), InvariantGroupPositionMonotonic)
 	if err := GroupPositionsNeverBackwards("broker-1", []GroupPositionView{durable[1], durable[0]}, later); err == nil || strings.HasPrefix(err.Error(), string(InvariantGroupPositionMonotonic)) {
 		t.Fatalf("unsorted input: got %v, want a refusal that is not a violation", err)
+	}
+}
+
+// TestGroupPositionsSurviveSnapshot: positions a replica made durable at
+// or below a snapshot's index must all be on the installer, none lower;
+// hand-broken lists (a group missing, a position lower) are refused with
+// the invariant's name, and a reference later than the snapshot is bad
+// input.
+func TestGroupPositionsSurviveSnapshot(t *testing.T) {
+	a := felix.Scope{Tenant: "acme", Namespace: "orders", Stream: "order-events"}
+	ref := []GroupPositionView{{Scope: a, Group: "billing", CommittedOffset: 7}, {Scope: a, Group: "shipping", CommittedOffset: 3}}
+	same := []GroupPositionView{{Scope: a, Group: "billing", CommittedOffset: 7}, {Scope: a, Group: "shipping", CommittedOffset: 5}, {Scope: a, Group: "zeta", CommittedOffset: 1}}
+	if err := GroupPositionsSurviveSnapshot("b1", 40, 30, ref, same); err != nil {
+		t.Fatalf("every group kept, none lower: %v", err)
+	}
+	missing := []GroupPositionView{{Scope: a, Group: "billing", CommittedOffset: 9}}
+	if err := GroupPositionsSurviveSnapshot("b1", 40, 30, ref, missing); err == nil || !strings.HasPrefix(err.Error(), string(InvariantGroupPositionInSnapshot)) || !strings.Contains(err.Error(), `"shipping"`) {
+		t.Fatalf("shipping missing after the install: %v", err)
+	}
+	lower := []GroupPositionView{{Scope: a, Group: "billing", CommittedOffset: 6}, {Scope: a, Group: "shipping", CommittedOffset: 3}}
+	if err := GroupPositionsSurviveSnapshot("b1", 40, 30, ref, lower); err == nil || !strings.Contains(err.Error(), "below 7") {
+		t.Fatalf("billing lower after the install: %v", err)
+	}
+	if err := GroupPositionsSurviveSnapshot("b1", 40, 41, ref, same); err == nil || strings.HasPrefix(err.Error(), string(InvariantGroupPositionInSnapshot)) {
+		t.Fatalf("a reference past the snapshot: %v, want bad input, not a violation", err)
 	}
 }

@@ -32,3 +32,31 @@ func GroupPositionsNeverBackwards(broker string, before, after []GroupPositionVi
 	}
 	return nil
 }
+
+// GroupPositionsSurviveSnapshot checks broker's consumer-group positions
+// right after it installed a raft snapshot at index snapIndex (after)
+// against the positions a replica made durable at raft index refIndex <=
+// snapIndex (ref; positions are a function of the applied log, so they
+// only grow along it): every group of ref must be in after, at a committed
+// position no lower. Both lists ascend by scope and group.
+func GroupPositionsSurviveSnapshot(broker string, snapIndex, refIndex uint64, ref, after []GroupPositionView) error {
+	if refIndex > snapIndex {
+		return fmt.Errorf("group positions at raft index %d refused as the reference for a snapshot at %d: later", refIndex, snapIndex)
+	}
+	j := 0
+	for i := range ref {
+		r := &ref[i]
+		for j < len(after) && lessGroupPosition(&after[j], r) {
+			j++
+		}
+		if j == len(after) || after[j].Scope != r.Scope || after[j].Group != r.Group {
+			return InvariantGroupPositionInSnapshot.Errorf("broker %s installed a snapshot at raft index %d without scope %s group %q, which a replica made durable at index %d at committed position %d",
+				broker, snapIndex, r.Scope, r.Group, refIndex, r.CommittedOffset)
+		}
+		if after[j].CommittedOffset < r.CommittedOffset {
+			return InvariantGroupPositionInSnapshot.Errorf("broker %s installed a snapshot at raft index %d with scope %s group %q at committed position %d, below %d that a replica made durable at index %d",
+				broker, snapIndex, r.Scope, r.Group, after[j].CommittedOffset, r.CommittedOffset, refIndex)
+		}
+	}
+	return nil
+}

@@ -39,6 +39,7 @@ const (
 	InvariantGroupDeliversEveryRecord InvariantName = "GroupDeliversEveryRecord"
 	InvariantGroupAckedNotRedelivered InvariantName = "GroupAckedNotRedelivered"
 	InvariantGroupPositionMonotonic   InvariantName = "GroupPositionMonotonic"
+	InvariantGroupPositionInSnapshot  InvariantName = "GroupPositionInSnapshot"
 	InvariantGroupStateAgreement      InvariantName = "GroupStateAgreement"
 	InvariantLiveness                 InvariantName = "Liveness"
 	InvariantQuiesce                  InvariantName = "Quiesce"
@@ -114,7 +115,7 @@ var registry = mustRegistry([]Invariant{
 		Name:      InvariantCommittedNeverLost,
 		Statement: "an acknowledged record survives every failover at its acknowledged offset, on every replica that reaches it",
 		Family:    FamilySafety,
-		Checks:    []string{"properties.CommittedNeverLost", "properties.HistoryAckedOnEveryReplica", "tla.checker.committedNeverLost"},
+		Checks:    []string{"properties.CommittedNeverLost", "properties.HistoryAckedOnEveryReplica", "properties.HistoryKeysLost", "tla.checker.committedNeverLost"},
 	},
 	{
 		Name:      InvariantCommittedPrefixAgreement,
@@ -241,6 +242,12 @@ var registry = mustRegistry([]Invariant{
 		Statement: "a consumer group's committed position never moves backwards on any broker, across restarts and failovers included",
 		Family:    FamilySafety,
 		Checks:    []string{"properties.GroupPositionsNeverBackwards"},
+	},
+	{
+		Name:      InvariantGroupPositionInSnapshot,
+		Statement: "a broker that installs a raft snapshot (lagging, or a replacement) holds every consumer group a replica made durable at or below the snapshot's index, at a committed position no lower",
+		Family:    FamilySafety,
+		Checks:    []string{"properties.GroupPositionsSurviveSnapshot"},
 	},
 	{
 		Name:      InvariantGroupStateAgreement,

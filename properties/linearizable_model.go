@@ -14,7 +14,12 @@ import (
 // value and version (offset) of the last put of the key in the log, or
 // absent when the last operation on it is a delete or there is none;
 // subscribe and group-fetch reads answer records at offsets the log
-// holds.
+// holds. Retention (docs/atomic-commit.md, "the state view is the fold of
+// the retained log") drops a prefix at a log position: by count as part
+// of the write that overflows the window, by age as a step of its own
+// between two records. After it, the dropped records cannot be read, and
+// a key whose last operation was in the prefix reads absent; before it,
+// nothing changes.
 
 // linKind is what one operation of the linearizability check does; the
 // zero value is invalid.
@@ -39,6 +44,9 @@ const (
 	linRead
 	// linFinal: the reference log read after quiesce, after every answer.
 	linFinal
+	// linDrop: a retention step of its own (retention by age): when the
+	// log is offset long, drop the records below first.
+	linDrop
 )
 
 // linEntry is a record (interned) at an offset, as a read saw it.
@@ -69,7 +77,8 @@ type linOp struct {
 	// entries are what a linRead or the linFinal read saw.
 	entries []linEntry
 	// first and next bound the final read's window (retention may have
-	// dropped the offsets below first).
+	// dropped the offsets below first); a linDrop drops below first when
+	// the log is offset long.
 	first, next uint64
 	// callNs and returnNs bound the operation (returnNs is the maximum for
 	// a linMaybe).
@@ -99,11 +108,13 @@ type linBuf struct {
 	touched map[string][]uint64
 }
 
-// linState is a shard's log: the first n records of buf. final is true
-// once the final read is linearized.
+// linState is a shard's log: the first n records of buf, of which those
+// below first were dropped by retention. final is true once the final
+// read is linearized.
 type linState struct {
 	buf   *linBuf
 	n     uint64
+	first uint64
 	final bool
 }
 
@@ -127,6 +138,12 @@ type linSpec struct {
 	// those outOfTurn refused (for the proof test: cuts that never fire
 	// prove nothing).
 	refusedByCut, refusedOutOfTurn int
+	// dropsKnown says the run observed the scope's retention steps: the
+	// final read must then find the window the drops made. dropWithWrite
+	// maps a log length to the first offset retention by count left when
+	// a write made the log that long.
+	dropsKnown    bool
+	dropWithWrite map[uint64]uint64
 }
 
 // pinConflict marks an offset two observations fill with different records.
@@ -160,10 +177,16 @@ func (sp *linSpec) step(s linState, op *linOp, cut bool) (bool, linState) {
 	case linRead:
 		return sp.holds(s, op.entries), s
 	case linFinal:
-		if s.final || s.n != op.next || !sp.holds(s, op.entries) {
+		if s.final || s.n != op.next || !sp.holds(s, op.entries) || sp.dropsKnown && s.first != op.first {
 			return false, s
 		}
 		s.final = true
+		return true, s
+	case linDrop:
+		if s.n != op.offset {
+			return false, s
+		}
+		s.first = max(s.first, op.first)
 		return true, s
 	}
 	panic(fmt.Sprintf("properties: linearizability step of kind %d", op.kind))
@@ -218,7 +241,7 @@ func (sp *linSpec) append(s linState, rec int32) linState {
 	b := s.buf
 	if uint64(len(b.recs)) > s.n {
 		if b.recs[s.n] == rec {
-			return linState{buf: b, n: s.n + 1, final: s.final}
+			return linState{buf: b, n: s.n + 1, first: sp.firstAfterWrite(s.first, s.n+1), final: s.final}
 		}
 		b = sp.fork(b, s.n)
 	}
@@ -226,7 +249,16 @@ func (sp *linSpec) append(s linState, rec int32) linState {
 	for k := range sp.recs[rec].touch { //det:ok each key's list gets one offset; order does not matter
 		b.touched[k] = append(b.touched[k], s.n)
 	}
-	return linState{buf: b, n: s.n + 1, final: s.final}
+	return linState{buf: b, n: s.n + 1, first: sp.firstAfterWrite(s.first, s.n+1), final: s.final}
+}
+
+// firstAfterWrite is the first retained offset after a write made the log
+// n long: retention by count moves it there when the run saw it do so.
+func (sp *linSpec) firstAfterWrite(first, n uint64) uint64 {
+	if f, ok := sp.dropWithWrite[n]; ok {
+		return max(first, f)
+	}
+	return first
 }
 
 // fork copies the first n records of b into a new buffer.
@@ -241,11 +273,12 @@ func (sp *linSpec) fork(b *linBuf, n uint64) *linBuf {
 	return nb
 }
 
-// lookup answers state_get of key in s: the last operation on the key.
+// lookup answers state_get of key in s: the last operation on the key,
+// absent when retention dropped the record that made it.
 func (sp *linSpec) lookup(s linState, key string) (found bool, value string, version uint64) {
 	offs := s.buf.touched[key]
 	i := sort.Search(len(offs), func(i int) bool { return offs[i] >= s.n })
-	if i == 0 {
+	if i == 0 || offs[i-1] < s.first {
 		return false, "", 0
 	}
 	off := offs[i-1]
@@ -256,10 +289,11 @@ func (sp *linSpec) lookup(s linState, key string) (found bool, value string, ver
 	return true, t.value, off
 }
 
-// holds reports whether s holds every entry's record at its offset.
+// holds reports whether s holds every entry's record at its offset, none
+// dropped by retention.
 func (sp *linSpec) holds(s linState, es []linEntry) bool {
 	for _, e := range es {
-		if e.offset >= s.n || s.buf.recs[e.offset] != e.rec {
+		if e.offset >= s.n || e.offset < s.first || s.buf.recs[e.offset] != e.rec {
 			return false
 		}
 	}
@@ -268,7 +302,7 @@ func (sp *linSpec) holds(s linState, es []linEntry) bool {
 
 // equal reports whether two states hold the same log and the same final flag.
 func (sp *linSpec) equal(a, b linState) bool {
-	if a.n != b.n || a.final != b.final {
+	if a.n != b.n || a.first != b.first || a.final != b.final {
 		return false
 	}
 	if a.buf == b.buf {
@@ -305,6 +339,8 @@ func (sp *linSpec) describe(op *linOp) string {
 		return fmt.Sprintf("op %d (read of %d record(s) from offset %d)", op.id, len(op.entries), firstOffsetOf(op.entries))
 	case linFinal:
 		return fmt.Sprintf("the final read of the reference log (offsets %d..%d)", op.first, op.next)
+	case linDrop:
+		return fmt.Sprintf("retention by age dropping offsets below %d when the log was %d long", op.first, op.offset)
 	}
 	return fmt.Sprintf("op %d (kind %d)", op.id, op.kind)
 }

@@ -165,7 +165,27 @@ func (b *linBuilder) finish(l *ReplicaView, lastNs int64) {
 	}
 	b.ls.ops = append(b.ls.ops, fin)
 	b.ls.spec.hasFinal, b.ls.spec.finalNext = true, l.NextOffset
+	b.addDrops(l.Drops)
 	b.addLandings()
+}
+
+// addDrops adds the scope's observed retention steps: retention by count
+// to the writes (the model applies it with the write that made the log
+// that long), retention by age as steps of their own, each taking effect
+// when the log had its length and before a replica applied it.
+func (b *linBuilder) addDrops(drops []RetentionDrop) {
+	if drops == nil {
+		return
+	}
+	sp := b.ls.spec
+	sp.dropsKnown, sp.dropWithWrite = true, map[uint64]uint64{}
+	for _, d := range drops {
+		if d.WithWrite {
+			sp.dropWithWrite[d.AtNext] = max(sp.dropWithWrite[d.AtNext], d.Below)
+			continue
+		}
+		b.ls.ops = append(b.ls.ops, linOp{kind: linDrop, offset: d.AtNext, first: d.Below, callNs: 0, returnNs: d.AppliedNs})
+	}
 }
 
 // addLandings adds the landings of requests that no answer places. The

@@ -68,6 +68,25 @@ type ReplicaView struct {
 	NextOffset  uint64
 	Log         []ViewEntry
 	State       []ViewSlot
+	// Drops are the retention steps that shaped the window, as the run
+	// observed them on any replica, ascending by AtNext (set on the
+	// reference log; nil: none observed, and the checks then cannot say
+	// when offsets below FirstOffset were dropped).
+	Drops []RetentionDrop
+}
+
+// RetentionDrop is one retention step of a scope: when the log's next
+// offset was AtNext, every record below Below was dropped, and with it
+// every key whose last write it was. WithWrite marks retention by count,
+// part of the write that made the log AtNext long (no reader sees the
+// write without the drop); otherwise an age retain command took effect on
+// its own between the records at AtNext-1 and AtNext, by AppliedNs (the
+// earliest time a replica applied it; it was committed before then).
+type RetentionDrop struct {
+	AtNext    uint64
+	Below     uint64
+	WithWrite bool
+	AppliedNs int64
 }
 
 // At returns the log entry at offset, or false if the retained window

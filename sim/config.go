@@ -72,6 +72,14 @@ type Operator interface {
 	// DiskReplaced is told that node's disk was just replaced by an empty
 	// one (the node is down and boots on it later).
 	DiskReplaced(node int)
+	// SetVoter makes node a voter again (voter true) or demotes it to a
+	// learner in every group (false), through membership changes; it
+	// reports whether that changed the membership the operator drives to.
+	SetVoter(node int, voter bool) bool
+	// Retain has every group's leader drop all but the newest keepRecords
+	// records of each scope (a retention step through raft); it reports
+	// whether some leader proposed a drop.
+	Retain(keepRecords int64) bool
 }
 
 // StreamOperator is an Operator that also carries out a plan's stream

@@ -59,6 +59,10 @@ const (
 	FaultStreamCreate
 	FaultUpgrade
 	FaultFinalize
+	// Kinds carried out by the system's operator (sim.Operator).
+	FaultDiskReplace
+	FaultMembership
+	FaultRetain
 )
 
 // FaultEvent is one timed fault. AtNs, Kind and Role are every kind's; the
@@ -85,6 +89,7 @@ type FaultEvent struct {
 	DurNs        int64
 	DiskOps      int64
 	CrashModel   CrashModel
+	KeepRecords  int64
 }
 
 // faultFieldID indexes faultFields.
@@ -104,6 +109,7 @@ const (
 	fieldDurNs
 	fieldDiskOps
 	fieldCrashModel
+	fieldKeepRecords
 	faultFieldCount
 )
 
@@ -163,7 +169,16 @@ var faultFields = [faultFieldCount]faultField{
 		doc: "what the disk keeps of unsynced bytes: lost, torn (whole sectors of the tail) or kept",
 		get: func(f *FaultEvent) int64 { return int64(f.CrashModel) },
 		set: func(f *FaultEvent, v int64) { f.CrashModel = CrashModel(v) }},
+	fieldKeepRecords: {key: "keep_records", unit: &unitRecords, min: 0, max: KeepRecordsMax,
+		doc: "how many of each scope's newest records a retention step keeps",
+		get: func(f *FaultEvent) int64 { return f.KeepRecords },
+		set: func(f *FaultEvent, v int64) { f.KeepRecords = v }},
 }
+
+// KeepRecordsMax bounds a retention step's keep_records.
+const KeepRecordsMax = 1 << 24
+
+var unitRecords = fieldUnit{name: "records", format: formatInt, parse: parseInt, check: checkBounds}
 
 // crashModelsDrawn weighs the crash models crashat draws.
 var crashModelsDrawn = [...]CrashModel{CrashLost, CrashTorn, CrashTorn, CrashKept, CrashKept}
@@ -349,6 +364,36 @@ var faultKinds = []faultKindSpec{
 	FaultFinalize: {shape: ShapeMoment, name: "finalize", doc: "the operator finalizes the rolling upgrade's fleet feature (refused while a broker runs an older version; asked again until it is finalized)",
 		effect: "the metadata group finalized the feature", operator: true, fleet: true,
 		apply: func(w *World, f FaultEvent) { w.finalize() }},
+	FaultDiskReplace: {shape: ShapeSpan, name: "diskreplace", doc: "kill node and replace its disk by an empty one; it boots on it after dur_ns (a broker under a new identity the operator adds through membership changes)",
+		effect: "a running node lost its process and its disk",
+		fields: []faultFieldID{fieldNode, fieldDurNs}, lasting: true,
+		draw:  func(r *prng.Rand, f *FaultEvent, _ []int) { f.DurNs = r.Int63nRange(100*msNs, 2000*msNs) },
+		apply: func(w *World, f FaultEvent) { w.ReplaceDisk(f.Node, f.DurNs) }},
+	FaultMembership: {shape: ShapeSpan, name: "membership", doc: "the operator demotes node's broker to a learner in every group (a voter removed); after dur_ns it adds it back as a voter once caught up (a lasting kind: it may outlive the heal, and never overlaps damage on another broker)",
+		effect: "the operator changed the membership it drives the groups to",
+		fields: []faultFieldID{fieldNode, fieldDurNs}, lasting: true,
+		draw:  func(r *prng.Rand, f *FaultEvent, _ []int) { f.DurNs = r.Int63nRange(500*msNs, 5000*msNs) },
+		apply: applyMembership},
+	FaultRetain: {shape: ShapeMoment, name: "retain", doc: "the operator has every scope drop all but its newest keep_records records (a retention step through raft; never past a consumer group's committed position)",
+		effect: "a group's leader proposed a drop",
+		fields: []faultFieldID{fieldKeepRecords},
+		draw:   func(r *prng.Rand, f *FaultEvent, _ []int) { f.KeepRecords = r.Int63nRange(0, 32) },
+		apply: func(w *World, f FaultEvent) {
+			if w.cfg.Operator != nil && w.cfg.Operator.Retain(f.KeepRecords) {
+				w.effect(w.cause)
+			}
+		}},
+}
+
+// applyMembership demotes the node now and makes it a voter again after
+// dur_ns (0: at once), counting an effect when the operator's target
+// changed.
+func applyMembership(w *World, f FaultEvent) {
+	if w.cfg.Operator == nil || !w.cfg.Operator.SetVoter(f.Node, false) {
+		return
+	}
+	w.effect(w.cause)
+	w.At(w.nowNs+max(f.DurNs, 1), uint64(f.Node), func() { w.cfg.Operator.SetVoter(f.Node, true) })
 }
 
 // progressWindowKind opens each progress window of a drawn plan (see

@@ -123,7 +123,7 @@ var (
 	kindNameRe  = regexp.MustCompile(`^[a-z]+$`)
 	fieldKeyRe  = regexp.MustCompile(`^[a-z]+(_[a-z]+)*$`)
 	v1OnlyOnce  = "maps two fields to v1 column "
-	unitSuffix  = map[*fieldUnit]string{&unitNs: "_ns", &unitPpm: "_ppm", &unitOps: "_ops"}
+	unitSuffix  = map[*fieldUnit]string{&unitNs: "_ns", &unitPpm: "_ppm", &unitOps: "_ops", &unitRecords: "_records"}
 	namedByUnit = map[*fieldUnit]bool{&unitNode: true, &unitMask: true, &unitFlag: true, &unitCrashModel: true}
 )
 

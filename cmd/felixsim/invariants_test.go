@@ -40,6 +40,7 @@ var wantInvariants = []struct{ name, family string }{
 	{"GroupDeliversEveryRecord", "safety"},
 	{"GroupAckedNotRedelivered", "safety"},
 	{"GroupPositionMonotonic", "safety"},
+	{"GroupPositionInSnapshot", "safety"},
 	{"GroupStateAgreement", "safety"},
 	{"Liveness", "liveness"},
 	{"Quiesce", "liveness"},

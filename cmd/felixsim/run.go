@@ -40,7 +40,10 @@ type runJSON struct {
 	// StreamChanges are the operator's deletes and creates of the
 	// administered stream (absent when the plan drew none).
 	StreamChanges []runner.StreamChange `json:"stream_changes,omitempty"`
-	SimSeconds    float64               `json:"sim_seconds"`
+	// KeysLost counts the keys clients put that the final state lacks:
+	// dropped by retention, or otherwise (a violation).
+	KeysLost   properties.KeysLost `json:"keys_lost"`
+	SimSeconds float64             `json:"sim_seconds"`
 	// WallSeconds is measured here in cmd, around the run; the simulated
 	// path never reads the wall clock.
 	WallSeconds float64 `json:"wall_seconds"`
@@ -347,8 +350,8 @@ func runJSONOf(res *runner.Result, wall time.Duration) runJSON {
 	out := runJSON{Seed: res.Seed, TraceHash: fmt.Sprintf("%016x", res.TraceHash), Violations: res.Violations,
 		Ops:     runOpsJSON{Total: res.Ops.Total, OK: res.Ops.OK, Refused: res.Ops.Refused, Failed: res.Ops.Failed, Unknown: res.Ops.Unknown, Pending: res.Ops.Pending},
 		Retries: res.Retries, Linearizable: res.Linearizable, Faults: len(res.Plan.Faults), Events: res.Events, EventsByKind: res.EventsByKind.Map(), ReplacedBrokers: res.Replaced,
-		StreamChanges: res.StreamChanges,
-		SimSeconds:    float64(res.SimNs) / 1e9, WallSeconds: wall.Seconds(), Reproduce: res.ReproduceCommand(),
+		StreamChanges: res.StreamChanges, KeysLost: res.KeysLost,
+		SimSeconds: float64(res.SimNs) / 1e9, WallSeconds: wall.Seconds(), Reproduce: res.ReproduceCommand(),
 		TraceValidation: res.TraceValidation, TraceValidationCut: res.TraceValidationCut, ModelStates: res.ModelStates,
 		Coverage: res.Coverage.Map(), Progress: runProgressJSON{AckedWrites: res.Progress.AckedWrites, CheckedReads: res.Progress.CheckedReads},
 		Vacuous: res.Vacuous != "", VacuousReason: res.Vacuous}

@@ -34,6 +34,8 @@ type Cluster struct {
 	target            node.MembershipTarget
 	replacements      []Replacement
 	replacementsBegun int
+	// membershipChanges counts SetVoter's changes (operator_faults.go).
+	membershipChanges int
 	// operatorArmed is set while an operator step is scheduled;
 	// operatorPending while membership work is unfinished, operatorLast
 	// saying what the last step found pending. corruptNow is set while
@@ -167,6 +169,7 @@ func (c *Cluster) nodeConfig(simID int, env simapi.Env) node.Config {
 		CompactEntriesMin:  c.cfg.CompactEntriesMin,
 		CompactKeepEntries: c.cfg.CompactKeepEntries,
 		OnLeader:           c.onLeader(RaftID(simID)),
+		OnPath:             c.onPath,
 	}
 }
 

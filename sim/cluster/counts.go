@@ -9,6 +9,7 @@ package cluster
 import (
 	"github.com/felixsim/felixsim/coverage"
 	"github.com/felixsim/felixsim/logstore"
+	"github.com/felixsim/felixsim/node"
 	"github.com/felixsim/felixsim/wire"
 )
 
@@ -74,5 +75,18 @@ func (b *broker) noteAnswer(to uint64, a *wire.Answer) {
 	}
 	if term, leads := b.n.LeaderTerm(g); leads && term > b.c.ackedTerm[g] {
 		b.c.ackedTerm[g] = term
+	}
+}
+
+// onPath is every broker's node.Config.OnPath: it counts the node's rare
+// paths under their coverage points.
+func (c *Cluster) onPath(p node.Path) {
+	switch p {
+	case node.PathSnapshotSent:
+		c.cfg.Counts.Add(coverage.SnapshotSent)
+	case node.PathSnapshotInstalled:
+		c.cfg.Counts.Add(coverage.SnapshotInstalled)
+	case node.PathMembershipChange:
+		c.cfg.Counts.Add(coverage.MembershipChange)
 	}
 }

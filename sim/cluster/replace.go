@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/felixsim/felixsim/coverage"
 	"github.com/felixsim/felixsim/node"
 )
 
@@ -92,6 +93,7 @@ func (c *Cluster) DiskReplaced(simID int) {
 		}
 	}
 	c.replacementsBegun++
+	c.cfg.Counts.Add(coverage.BrokerReplaced)
 	if len(c.replacements) < ReplacementsMax {
 		c.replacements = append(c.replacements, Replacement{Slot: simID, Old: old, New: id, AtNs: c.World.NowNs(), Corrupt: c.corruptNow})
 	}

@@ -20,10 +20,13 @@ func (r *run) check() {
 	r.violate(properties.InvariantRoutedToOwningShard, properties.HistoryWritesOnOwningShard(h, logs, r.shardCount))
 	r.res.Violations = append(r.res.Violations, ReplicaViolations(properties.ClusterScopes(logs), h)...)
 	ref := properties.LongestLogs(logs)
+	r.inRun.drops.attach(&ref)
 	countLandedTwice(r.counts, h, &ref)
 	for _, c := range historyChecks {
 		r.violate(c.name, c.fn(h, logs, &ref))
 	}
+	r.res.KeysLost = properties.HistoryKeysLost(h, &ref)
+	r.violate(properties.InvariantCommittedNeverLost, r.res.KeysLost.Err())
 	r.checkGroups(snap, h, &ref)
 	r.checkLinearizable(h, &ref)
 	// Unless the relay drained, OutboxDelivered is unknown, not a pass:

@@ -9,8 +9,10 @@ import (
 // runs that needs no workload or relay: the stored raft logs, routing,
 // the replica properties over a snapshot and every history property and
 // linearizability over h (a caller's own history, such as a scenario's).
-// shardCount is the topology the routing check reads.
-func CheckCluster(c *cluster.Cluster, h *properties.History, shardCount func(namespace, stream string) (uint32, bool)) []Violation {
+// shardCount is the topology the routing check reads; steps, when not
+// nil, observed every broker since boot and gives linearizability the
+// retention steps (nil: retention is not modelled).
+func CheckCluster(c *cluster.Cluster, h *properties.History, shardCount func(namespace, stream string) (uint32, bool), steps *RetentionSteps) []Violation {
 	logs := ReplicaLogsOf(c.Snapshot())
 	out := storedLogViolations(c)
 	add := func(name properties.InvariantName, err error) {
@@ -21,6 +23,9 @@ func CheckCluster(c *cluster.Cluster, h *properties.History, shardCount func(nam
 	add(properties.InvariantRoutedToOwningShard, properties.HistoryWritesOnOwningShard(h, logs, shardCount))
 	out = append(out, ReplicaViolations(properties.ClusterScopes(logs), h)...)
 	ref := properties.LongestLogs(logs)
+	if steps != nil {
+		steps.drops.attach(&ref)
+	}
 	for _, hc := range historyChecks {
 		add(hc.name, hc.fn(h, logs, &ref))
 	}

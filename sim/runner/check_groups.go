@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"slices"
 	"sort"
 
 	"github.com/felixsim/felixsim/node"
@@ -78,11 +79,29 @@ type groupPositions struct {
 	durable map[brokerGroup][]properties.GroupPositionView
 	buf     []node.GroupPosition
 	after   []properties.GroupPositionView
+	// atIndex are, per raft group, positions some broker made durable at
+	// an applied index, ascending by index: what a snapshot install is
+	// compared with (GroupPositionInSnapshot).
+	atIndex map[uint64][]indexedPositions
+}
+
+// indexedPositionsMax caps one raft group's atIndex; when full the entry
+// at the lowest index is dropped (an install below every kept index then
+// has no reference: not checked).
+const indexedPositionsMax = 1024
+
+// indexedPositions are a raft group's consumer-group positions at an
+// applied index.
+type indexedPositions struct {
+	index     uint64
+	positions []properties.GroupPositionView
 }
 
 // observe checks raft group id's positions on n against the last durable
-// ones and remembers them as durable.
-func (gp *groupPositions) observe(ir *inRun, n *node.Node, id uint64) {
+// ones and remembers them as durable; appliedIndex (0: unknown) is the
+// group's durable applied index and snapIndex that of a snapshot the
+// round installed (0: none).
+func (gp *groupPositions) observe(ir *inRun, n *node.Node, id, appliedIndex, snapIndex uint64) {
 	if gp.durable == nil {
 		gp.durable = map[brokerGroup][]properties.GroupPositionView{}
 	}
@@ -92,6 +111,12 @@ func (gp *groupPositions) observe(ir *inRun, n *node.Node, id uint64) {
 		gp.after = append(gp.after, properties.GroupPositionView{Scope: p.Scope, Group: p.Group, CommittedOffset: p.CommittedOffset})
 	}
 	k := brokerGroup{n.ID(), id}
+	if snapIndex > 0 {
+		gp.checkInstall(ir, n.ID(), id, snapIndex)
+	}
+	if appliedIndex > 0 {
+		gp.remember(id, appliedIndex)
+	}
 	before := gp.durable[k]
 	if len(before) == 0 && len(gp.after) == 0 {
 		return
@@ -100,10 +125,45 @@ func (gp *groupPositions) observe(ir *inRun, n *node.Node, id uint64) {
 	gp.durable[k] = append(before[:0], gp.after...)
 }
 
+// checkInstall compares gp.after, broker's positions in raft group id
+// right after it installed a snapshot at snapIndex, with the positions
+// kept at the highest index at or below it.
+func (gp *groupPositions) checkInstall(ir *inRun, broker, id, snapIndex uint64) {
+	list := gp.atIndex[id]
+	i := sort.Search(len(list), func(i int) bool { return list[i].index > snapIndex })
+	if i == 0 {
+		return
+	}
+	ref := &list[i-1]
+	ir.note(properties.InvariantGroupPositionInSnapshot, properties.GroupPositionsSurviveSnapshot(ir.name(broker), snapIndex, ref.index, ref.positions, gp.after))
+}
+
+// remember keeps gp.after as raft group id's positions at index, unless
+// an entry at that index is kept or the one below it holds the same.
+func (gp *groupPositions) remember(id, index uint64) {
+	if gp.atIndex == nil {
+		gp.atIndex = map[uint64][]indexedPositions{}
+	}
+	list := gp.atIndex[id]
+	i := sort.Search(len(list), func(i int) bool { return list[i].index >= index })
+	if i < len(list) && list[i].index == index || i > 0 && slices.Equal(list[i-1].positions, gp.after) {
+		return
+	}
+	if len(list) == indexedPositionsMax {
+		if i == 0 {
+			return // below every kept index
+		}
+		list = slices.Delete(list, 0, 1)
+		i--
+	}
+	list = slices.Insert(list, i, indexedPositions{index: index, positions: slices.Clone(gp.after)})
+	gp.atIndex[id] = list
+}
+
 // groupsPersisted checks a durable round's group positions.
 func (ir *inRun) groupsPersisted(p *node.PersistedGroup) {
 	if n := ir.c.Node(p.Node); n != nil {
-		ir.groups.observe(ir, n, p.Group)
+		ir.groups.observe(ir, n, p.Group, p.AppliedIndex, p.SnapshotIndex)
 	}
 }
 
@@ -111,6 +171,6 @@ func (ir *inRun) groupsPersisted(p *node.PersistedGroup) {
 // earlier incarnations made durable.
 func (ir *inRun) groupsOpened(n *node.Node) {
 	for i := 0; i < n.RaftGroups(); i++ {
-		ir.groups.observe(ir, n, node.MetaGroup+uint64(i))
+		ir.groups.observe(ir, n, node.MetaGroup+uint64(i), 0, 0)
 	}
 }

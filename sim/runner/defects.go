@@ -30,6 +30,7 @@ var defectNames = []struct {
 	{"rejoin-old-identity", func(d *node.Defects) *bool { return &d.RejoinOldIdentity }},
 	{"recreate-keeps-state", func(d *node.Defects) *bool { return &d.RecreateKeepsState }},
 	{"early-finalize", func(d *node.Defects) *bool { return &d.EarlyFinalize }},
+	{"snapshot-without-groups", func(d *node.Defects) *bool { return &d.SnapshotWithoutGroups }},
 }
 
 // ParseDefects reads a comma-separated list of planted-bug names ("none"

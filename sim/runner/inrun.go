@@ -35,6 +35,8 @@ type inRun struct {
 	lookupFn properties.StateLookup
 	// groups are the consumer-group positions each broker made durable.
 	groups groupPositions
+	// drops are the retention steps the brokers applied.
+	drops *retentionDrops
 }
 
 // stateGetter is the part of a shard Applied reads (the runner does not
@@ -49,7 +51,7 @@ type brokerGroup struct{ node, group uint64 }
 var _ node.Observer = (*inRun)(nil)
 
 func newInRun(brokers int) *inRun {
-	ir := &inRun{promised: map[brokerGroup]properties.RaftHardState{}, more: map[properties.InvariantName]int{}}
+	ir := &inRun{promised: map[brokerGroup]properties.RaftHardState{}, more: map[properties.InvariantName]int{}, drops: newRetentionDrops()}
 	for id := 0; id <= brokers; id++ {
 		ir.names = append(ir.names, brokerName(uint64(id)))
 	}
@@ -115,6 +117,9 @@ func (ir *inRun) Applied(a *node.AppliedRecord) {
 	ir.note(properties.InvariantNoPartialCommit, properties.AppliedWhole(ir.name(a.Node), a.Offset, logged, ir.lookupFn))
 	ir.shard = nil
 }
+
+// Dropped records a retention step for the linearizability check.
+func (ir *inRun) Dropped(d *node.DroppedPrefix) { ir.drops.note(d, ir.c.World.NowNs()) }
 
 // Persisted checks the durable round's hard state against the last one
 // promised, and the stored log around what the round wrote.

@@ -21,6 +21,10 @@ func (k *InRunChecker) Observer() node.Observer { return k.ir }
 // cluster's world runs.
 func (k *InRunChecker) Bind(c *cluster.Cluster) { k.ir.c = c }
 
+// Retention is the retention steps the checker's brokers reported, for
+// CheckCluster's model of retention (the same record, not a copy).
+func (k *InRunChecker) Retention() *RetentionSteps { return &RetentionSteps{drops: k.ir.drops} }
+
 // Found returns the violations seen so far, the first of each invariant
 // with how often it recurred; unlike the run's own reading it may be
 // called again and returns them again.

@@ -65,6 +65,10 @@ type Result struct {
 	// StreamChanges are the operator's deletes and creates of the
 	// administered stream (see streamadmin.go), in the order asked.
 	StreamChanges []StreamChange
+	// KeysLost counts the keys clients put that the final state no longer
+	// holds: dropped by retention (by design), or otherwise (each a
+	// CommittedNeverLost violation).
+	KeysLost properties.KeysLost
 	// TraceValidation is the trace validation's outcome and TraceCoverage
 	// the model actions the trace took (nil unless Options.ValidateTrace).
 	TraceValidation *tla.TraceResult

@@ -23,12 +23,13 @@ type traceSinks struct {
 }
 
 // Step passes a step to each sink that is on. The model has no membership
-// change: from the first broker replacement on, steps are exported but no
-// longer validated (the result says where validation stopped: unknown
+// change: from the first broker replacement or plan membership change
+// (a broker demoted or promoted) on, steps are exported but no longer
+// validated (the result says where validation stopped: unknown
 // beyond it, not a pass).
 func (t *traceSinks) Step(s *modeltrace.Step) {
 	t.steps++
-	if t.v != nil && t.cutStep == 0 && t.c != nil && t.c.ReplacementsBegun() > 0 {
+	if t.v != nil && t.cutStep == 0 && t.c != nil && (t.c.ReplacementsBegun() > 0 || t.c.MembershipChanges() > 0) {
 		t.cutStep, t.cutAtNs = t.steps, t.c.World.NowNs()
 	}
 	if t.v != nil && t.cutStep == 0 {
@@ -63,7 +64,7 @@ func (r *run) traceResult() {
 	cov := r.trace.v.Coverage()
 	r.res.TraceValidation, r.res.TraceCoverage = &res, &cov
 	if r.trace.cutStep != 0 {
-		r.res.TraceValidationCut = fmt.Sprintf("validated up to step %d (%d ns), where a broker replacement began: the model has no membership change, so the %d steps after it are unknown, not a pass",
+		r.res.TraceValidationCut = fmt.Sprintf("validated up to step %d (%d ns), where a broker replacement or membership change began: the model has no membership change, so the %d steps after it are unknown, not a pass",
 			r.trace.cutStep-1, r.trace.cutAtNs, r.trace.steps-r.trace.cutStep+1)
 	}
 	if visited := r.trace.v.VisitedStates(); visited != nil {

@@ -51,6 +51,8 @@ type Runner struct {
 	// inRun sees every applied record, durable round and boot, as a
 	// run's in-run checks do; check reports what it found.
 	inRun *runner.InRunChecker
+	// steps records the brokers' retention steps for the check command.
+	steps *runner.RetentionSteps
 }
 
 // ClientNames name the scenario's clients, in sim-id order: the first
@@ -221,7 +223,7 @@ func (r *Runner) cluster() (*cluster.Cluster, error) {
 		cfg.Extra = append(cfg.Extra, spec)
 	}
 	ir := runner.NewInRunChecker(cfg.Brokers)
-	cfg.Observer = ir.Observer()
+	cfg.Observer, r.steps = ir.Observer(), ir.Retention()
 	c, err := cluster.New(cfg)
 	if err != nil {
 		return nil, err

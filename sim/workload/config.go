@@ -5,6 +5,7 @@ import (
 
 	"github.com/felixsim/felixsim/client"
 	"github.com/felixsim/felixsim/sim"
+	"github.com/felixsim/felixsim/sim/cluster"
 )
 
 // Defaults of a Config field left zero.
@@ -173,6 +174,7 @@ func (c *Config) ClientConfig() client.Config {
 		streams = append(streams, client.StreamShards{Namespace: c.Namespace, Stream: s, Shards: c.Shards})
 	}
 	return client.Config{
+		IdentityStride:        cluster.RaftIDStride,
 		Brokers:               brokers,
 		Streams:               streams,
 		CallTimeoutNs:         c.CallTimeoutNs,
