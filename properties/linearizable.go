@@ -199,7 +199,7 @@ func linExplain(ls *linScope, stepsMax int) string {
 	}
 	var stuck []*linOp
 	for i := range ops {
-		if op := ops[i].Input.(*linOp); !placed[i] && op.kind != linMaybe {
+		if op := ops[i].Input.(*linOp); !placed[i] && op.kind != linMaybe && op.kind != linDrop {
 			stuck = append(stuck, op)
 		}
 	}

@@ -74,6 +74,11 @@ type linOp struct {
 	found   bool
 	value   string
 	version uint64
+	// lagging marks a subscribe read: the leader serves it from its
+	// applied view without a quorum round, so (as it may miss the tail) it
+	// may still hold records a retention step has dropped; the records it
+	// saw need only have been written.
+	lagging bool
 	// entries are what a linRead or the linFinal read saw.
 	entries []linEntry
 	// first and next bound the final read's window (retention may have
@@ -175,6 +180,9 @@ func (sp *linSpec) step(s linState, op *linOp, cut bool) (bool, linState) {
 		found, value, version := sp.lookup(s, op.key)
 		return found == op.found && (!found || value == op.value && version == op.version), s
 	case linRead:
+		if op.lagging {
+			return sp.written(s, op.entries), s
+		}
 		return sp.holds(s, op.entries), s
 	case linFinal:
 		if s.final || s.n != op.next || !sp.holds(s, op.entries) || sp.dropsKnown && s.first != op.first {
@@ -293,7 +301,18 @@ func (sp *linSpec) lookup(s linState, key string) (found bool, value string, ver
 // dropped by retention.
 func (sp *linSpec) holds(s linState, es []linEntry) bool {
 	for _, e := range es {
-		if e.offset >= s.n || e.offset < s.first || s.buf.recs[e.offset] != e.rec {
+		if e.offset < s.first {
+			return false
+		}
+	}
+	return sp.written(s, es)
+}
+
+// written reports whether s's log has held every entry's record at its
+// offset, retained or since dropped.
+func (sp *linSpec) written(s linState, es []linEntry) bool {
+	for _, e := range es {
+		if e.offset >= s.n || s.buf.recs[e.offset] != e.rec {
 			return false
 		}
 	}
