@@ -191,8 +191,15 @@ func FirstLine(s string) string {
 	return s
 }
 
-// clipMessage keeps a message to MessageLenMax bytes on one line.
+// clipMessage keeps a message to MessageLenMax bytes on one line, without
+// the goroutine stack a crash's message carries: its argument words are
+// addresses, which differ between processes, so a report holding them
+// would not be the same from one sweep to the next (the reproduce command
+// prints the stack).
 func clipMessage(s string) string {
+	if before, _, ok := strings.Cut(s, "\ngoroutine "); ok {
+		s = before
+	}
 	s = strings.Join(strings.Fields(s), " ")
 	if len(s) <= MessageLenMax {
 		return s

@@ -227,3 +227,16 @@ esac`)
 		}
 	}
 }
+
+// TestClipMessageDropsTheStack: a crash's message loses its goroutine
+// stack (addresses differ between processes) and keeps the panic itself;
+// other messages keep every word, on one line.
+func TestClipMessageDropsTheStack(t *testing.T) {
+	crash := "panic at 5 ns: tocommit(68) is out of range\ngoroutine 1 [running]:\nruntime/debug.Stack()\n\tstack.go:26 +0x5e\nmain.f(0xc000123456)"
+	if got, want := clipMessage(crash), "panic at 5 ns: tocommit(68) is out of range"; got != want {
+		t.Fatalf("clipMessage(crash) = %q, want %q", got, want)
+	}
+	if got, want := clipMessage("a\n  b\tc"), "a b c"; got != want {
+		t.Fatalf("clipMessage = %q, want %q", got, want)
+	}
+}
