@@ -181,9 +181,7 @@ func runCommand(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprint(stdout, sim.FaultTable())
 		return exitPass
 	case ra.checkDet:
-		o := ra.opts
-		o.ValidateTrace = false // as before: the two runs compare hashes; the plain run checks the trace
-		return checkDeterminism(o, ra.asJSON, stdout, stderr)
+		return checkDeterminism(ra.opts, ra.asJSON, stdout, stderr)
 	}
 	if err := checkOutputs(ra.historyFile, ra.outDir); err != nil {
 		return usageError(stderr, "run", fmt.Errorf("%w (nothing ran)", err))

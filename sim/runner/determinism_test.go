@@ -25,6 +25,31 @@ func TestCheckDeterminismRealSeedPasses(t *testing.T) {
 	}
 }
 
+// TestCheckDeterminismValidatesTheFirstRun: a sweep's repeated seeds run
+// only the determinism check, so its verdict must carry the trace
+// validation a plain run does, and the second run, which only reproduces
+// the hash, must not pay for it again.
+func TestCheckDeterminismValidatesTheFirstRun(t *testing.T) {
+	var validated []bool
+	spy := func(o Options) (*Result, error) {
+		validated = append(validated, o.ValidateTrace)
+		return Run(o)
+	}
+	c, err := checkDeterminism(Options{Seed: 7, DurationNs: 2e9, FaultGapMeanNs: 2e8, ValidateTrace: true}, spy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(validated) != 2 || !validated[0] || validated[1] {
+		t.Fatalf("runs validated their traces %v, want [true false]", validated)
+	}
+	if tv := c.First.TraceValidation; tv == nil || tv.Steps == 0 {
+		t.Fatalf("first run's verdict has no trace validation: %+v", tv)
+	}
+	if !c.Deterministic() {
+		t.Fatalf("validating one run changed its hash: %s", c)
+	}
+}
+
 // plantedAtNs and plantedDetail mark the event the planted leak adds.
 const (
 	plantedAtNs   = 1_234_567_890
