@@ -59,6 +59,12 @@ func TestHistoryLinearizableModelsRetention(t *testing.T) {
 	late := addOp(fixtureHistory(), HistoryOp{Kind: HistoryStateGet, Key: "order-1", InvokeNs: 46, CompleteNs: 48, Found: true, Value: []byte("shipped"), Version: 2})
 	mustLin(t, "by age: dropped value read after a replica applied the step", late, retainedRef(3, byAge), LinearizableIllegal)
 	mustLin(t, "by age: the same read before it was applied", late, retainedRef(3, RetentionDrop{AtNext: 4, Below: 3, AppliedNs: 49}), LinearizableOK)
+	// Two retain commands at one log length are two steps, each by its
+	// own date: a fetch between them may hand out what only the later
+	// one drops.
+	between := addOp(fixtureHistory(), HistoryOp{Kind: HistoryGroupFetch, Group: "g", Entries: fixtureEntries()[1:3], InvokeNs: 50, CompleteNs: 60})
+	mustLin(t, "a fetch between two steps at one length", between, retainedRef(3, RetentionDrop{AtNext: 4, Below: 1, AppliedNs: 45}, RetentionDrop{AtNext: 4, Below: 3, AppliedNs: 70}), LinearizableOK)
+	mustLin(t, "the same fetch after the later step", between, retainedRef(3, RetentionDrop{AtNext: 4, Below: 1, AppliedNs: 45}, RetentionDrop{AtNext: 4, Below: 3, AppliedNs: 48}), LinearizableIllegal)
 	// Any other absence is a violation: order-1 is retained in [1, 4).
 	mustLin(t, "absent key whose last write is retained", absentAt(50, 60), retainedRef(1, RetentionDrop{AtNext: 4, Below: 1, AppliedNs: 45}), LinearizableIllegal)
 	mustLin(t, "window the steps do not explain", fixtureHistory(), retainedRef(3, RetentionDrop{AtNext: 4, Below: 1, AppliedNs: 45}), LinearizableIllegal)

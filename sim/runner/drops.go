@@ -15,10 +15,13 @@ import (
 const dropsPerScopeMax = 1 << 16
 
 // dropKey names one retention step of a scope: every replica applies it
-// at the same log position.
+// at the same log position. Two retain commands may apply at one position
+// (no write between them), so the window start they made is part of the
+// name: merging them would date the later, larger drop by the earlier.
 type dropKey struct {
 	scope     felix.Scope
 	atNext    uint64
+	below     uint64
 	withWrite bool
 }
 
@@ -37,10 +40,9 @@ func newRetentionDrops() *retentionDrops {
 
 // note records d, applied at nowNs.
 func (r *retentionDrops) note(d *node.DroppedPrefix, nowNs int64) {
-	k := dropKey{scope: d.Scope, atNext: d.AtNext, withWrite: d.WithWrite}
+	k := dropKey{scope: d.Scope, atNext: d.AtNext, below: d.Below, withWrite: d.WithWrite}
 	list := r.perScope[d.Scope]
 	if i, ok := r.at[k]; ok {
-		list[i].Below = max(list[i].Below, d.Below)
 		list[i].AppliedNs = min(list[i].AppliedNs, nowNs)
 		return
 	}
@@ -57,7 +59,8 @@ func (r *retentionDrops) note(d *node.DroppedPrefix, nowNs int64) {
 
 // attach sets each reference scope's Drops to the steps recorded for it,
 // ascending by log position (a count step before an age step at the same
-// length), unless the scope overflowed its cap.
+// length, and steps at one length by the window start they made), unless
+// the scope overflowed its cap.
 func (r *retentionDrops) attach(ref *properties.ReplicaLog) {
 	for i := range ref.Scopes {
 		v := &ref.Scopes[i]
@@ -67,7 +70,14 @@ func (r *retentionDrops) attach(ref *properties.ReplicaLog) {
 		}
 		out := append([]properties.RetentionDrop(nil), list...)
 		sort.Slice(out, func(a, b int) bool {
-			return out[a].AtNext < out[b].AtNext || out[a].AtNext == out[b].AtNext && out[a].WithWrite && !out[b].WithWrite
+			x, y := out[a], out[b]
+			if x.AtNext != y.AtNext {
+				return x.AtNext < y.AtNext
+			}
+			if x.WithWrite != y.WithWrite {
+				return x.WithWrite
+			}
+			return x.Below < y.Below
 		})
 		v.Drops = out
 	}
