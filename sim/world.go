@@ -172,6 +172,10 @@ func (w *World) Process(id int) simapi.Process { return w.node(id).proc }
 // Up reports whether node id is running (not down, not paused).
 func (w *World) Up(id int) bool { return w.node(id).status == statusUp }
 
+// Down reports whether node id is not running at all (before its first
+// boot or after a kill); a paused node is neither up nor down.
+func (w *World) Down(id int) bool { return w.node(id).status == statusDown }
+
 // Mem is node id's underlying in-memory disk, without faults, for checkers.
 func (w *World) Mem(id int) *vfs.Mem { return w.node(id).mem }
 

@@ -175,12 +175,13 @@ func (c *Cluster) nodeConfig(simID int, env simapi.Env) node.Config {
 
 // Upgrade restarts broker raftID at software version (newer or older):
 // it is killed now, losing what it had not synced, and boots at version
-// after restartAfterNs (at least 1). A broker down at the time boots at
+// after restartAfterNs (at least 1). A paused broker is killed too (it
+// would resume running the old version); one down at the time boots at
 // version whenever it boots next.
 func (c *Cluster) Upgrade(raftID uint64, version uint32, restartAfterNs int64) {
 	i := SimID(raftID)
 	c.versions[i] = version
-	if c.World.Up(i) {
+	if !c.World.Down(i) {
 		c.World.Kill(i, false, max(restartAfterNs, 1))
 	}
 }
