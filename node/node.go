@@ -88,7 +88,13 @@ func Open(cfg Config, host Host, incarnation uint64) (*Node, error) {
 		store.Close()
 		return nil, err
 	}
-	n.rewrittenBytes = store.Stats().FileBytes
+	// The file holds all the history since its last rewrite, and a
+	// restart cannot tell how much of it is current: count it as not
+	// rewritten, so the first quiet point after an open over
+	// RewriteBytesMin rewrites it. (Taking the opened size as the
+	// baseline let a broker that restarts more often than its file
+	// doubles grow the file without bound, and its replay with it.)
+	n.rewrittenBytes = 0
 	if cfg.Observer != nil {
 		cfg.Observer.Opened(n)
 	}
