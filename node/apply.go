@@ -129,7 +129,7 @@ func (n *Node) applyCommand(b *logstore.Batch, g *raftGroup, c *command, touched
 		return &wire.Acked{}
 	}
 	if c.kind == cmdIncarnation {
-		n.applyIncarnation(g, c, touched)
+		n.applyIncarnation(b, g, c, touched)
 		return &wire.Acked{}
 	}
 	if refusal := deletedRefusal(g, c.kind.String()); refusal != nil && c.kind != cmdRetain {

@@ -7,6 +7,8 @@ import (
 
 	"go.etcd.io/raft/v3/raftpb"
 
+	"github.com/felixsim/felixsim/logstore"
+	"github.com/felixsim/felixsim/statemachine"
 	"github.com/felixsim/felixsim/wire"
 )
 
@@ -24,7 +26,8 @@ import (
 // position. Applying a marker that changes the incarnation empties every
 // scope of the group: its records are dropped (a retention step to the
 // tail: offsets go on from there, so a new generation's offsets never mix
-// with an old one's), with them its state and outbox rows. A deleted
+// with an old one's), with them its state and outbox rows, and its
+// consumer groups restart at the tail with no leases. A deleted
 // incarnation refuses every request (CodeUnknownStream, naming the
 // deletion) at the leader and, for a write already in the log, at apply.
 
@@ -156,28 +159,45 @@ func (n *Node) tickIncarnations() {
 
 // applyIncarnation applies an incarnation marker in shard group g: a
 // marker newer than g's incarnation moves g to it and empties every
-// scope (see the top of this file); an older or equal one (a re-proposal)
-// changes nothing. Under the RecreateKeepsState defect the scopes are
-// kept: the new generation reads the old one's records and state.
-func (n *Node) applyIncarnation(g *raftGroup, c *command, touched *tenantSet) {
+// scope (see the top of this file): its records, with them its state, its
+// outbox rows and its consumer groups' positions, which restart at the
+// tail with no leases (b gets their rows); an older or equal one (a
+// re-proposal) changes nothing. Under the RecreateKeepsState defect the
+// scopes are kept: the new generation reads the old one's records and
+// state.
+//
+// The observer is told of the emptying as a retention step to the tail
+// whether or not this broker took it: it is the step the marker's log
+// position stands for, and the checks judge every reader against it.
+func (n *Node) applyIncarnation(b *logstore.Batch, g *raftGroup, c *command, touched *tenantSet) {
 	next := StreamIncarnation{Generation: c.generation, Deleted: c.deleted}
 	if next.order() <= g.incarnation.order() {
 		return
 	}
 	g.incarnation, g.incarnationIndex = next, g.applied // applyEntry has advanced applied to the marker's index
 	g.ephemeral, g.ages, g.early = nil, nil, nil
-	if n.cfg.Defects.RecreateKeepsState {
-		return
-	}
 	for _, t := range g.tenants {
 		s := g.scopes[t]
-		if err := s.DropBefore(s.NextOffset()); err != nil {
-			panic(fmt.Sprintf("node %d: group %d: emptying scope %s at its tail %d: %v", n.cfg.ID, g.id, g.scopeOf(t), s.NextOffset(), err))
+		tail := s.NextOffset()
+		if !n.cfg.Defects.RecreateKeepsState {
+			n.emptyScope(b, g, t, s)
+			touched.add(t)
 		}
-		if g.outboxStart != nil {
-			g.outboxStart[t] = s.NextOffset()
-		}
-		touched.add(t)
+		n.observeDropped(g.scopeOf(t), tail, tail, false)
+	}
+}
+
+// emptyScope drops every record of tenant's scope s in g, restarts its
+// consumer groups at the tail and moves its outbox start there.
+func (n *Node) emptyScope(b *logstore.Batch, g *raftGroup, tenant string, s *statemachine.Shard) {
+	if err := s.DropBefore(s.NextOffset()); err != nil {
+		panic(fmt.Sprintf("node %d: group %d: emptying scope %s at its tail %d: %v", n.cfg.ID, g.id, g.scopeOf(tenant), s.NextOffset(), err))
+	}
+	for _, st := range s.RestartGroups() {
+		b.ConsumerGroups = append(b.ConsumerGroups, logstore.ConsumerGroupRow{Scope: g.scopeOf(tenant), Group: st})
+	}
+	if g.outboxStart != nil {
+		g.outboxStart[tenant] = s.NextOffset()
 	}
 }
 

@@ -147,3 +147,21 @@ func (s *Shard) GroupsCommittedMin() uint64 {
 	}
 	return low
 }
+
+// RestartGroups moves every consumer group to the oldest retained record
+// with no leases, as if its first fetch came now, and returns their states
+// in ascending name order. A stream's new generation uses it once its old
+// records are dropped (DropBefore the tail): a group of the old generation
+// must neither stay stranded below the window nor hold leases of records
+// the new generation never had. Positions only move forward.
+func (s *Shard) RestartGroups() []GroupState {
+	start := s.log.firstOffset
+	for _, name := range s.groups.names() {
+		g := s.groups.m[name]
+		if g.deliverNext > start || g.committed > start {
+			panic(fmt.Sprintf("group %q: restart at %d behind its position (committed %d, next %d)", name, start, g.committed, g.deliverNext))
+		}
+		g.committed, g.deliverNext, g.leases = start, start, g.leases[:0]
+	}
+	return s.Groups()
+}

@@ -182,3 +182,41 @@ func TestDigestSeesEveryField(t *testing.T) {
 	again := s.Snapshot()
 	require.Equal(t, base.Digest(), again.Digest(), "digest is a function of the snapshot")
 }
+
+// TestRestartGroupsAfterEmptying: a group stranded below the window by a
+// drop to the tail (a stream deleted) is refused ErrDropped until it is
+// restarted; restarted, it holds no leases of the old records and its
+// next fetch hands out exactly the records written after the drop.
+func TestRestartGroupsAfterEmptying(t *testing.T) {
+	s := newTestShard(t, StreamQuorum)
+	applyAll(t, s, commitRec("0"), commitRec("1"), commitRec("2"))
+	d, err := s.Fetch(GroupFetch{Group: "g", NowNs: 1, LeaseNs: 10, EntriesMax: 2})
+	require.NoError(t, err)
+	require.Len(t, d, 2)
+	require.NoError(t, s.Ack(GroupAck{Group: "g", Offset: 0}))
+	require.NoError(t, s.DropBefore(s.NextOffset()))
+	applyAll(t, s, commitRec("3"))
+	_, err = s.Fetch(GroupFetch{Group: "g", NowNs: 100, LeaseNs: 10, EntriesMax: 4})
+	require.ErrorIs(t, err, ErrDropped, "the lease of offset 1 expired and offset 1 is gone")
+
+	s2 := newTestShard(t, StreamQuorum)
+	applyAll(t, s2, commitRec("0"), commitRec("1"), commitRec("2"))
+	_, err = s2.Fetch(GroupFetch{Group: "g", NowNs: 1, LeaseNs: 10, EntriesMax: 2})
+	require.NoError(t, err)
+	require.NoError(t, s2.DropBefore(s2.NextOffset()))
+	got := s2.RestartGroups()
+	require.Equal(t, []GroupState{{Name: "g", CommittedOffset: 3, DeliverNextOffset: 3}}, got)
+	applyAll(t, s2, commitRec("3"), commitRec("4"))
+	d, err = s2.Fetch(GroupFetch{Group: "g", NowNs: 100, LeaseNs: 10, EntriesMax: 4})
+	require.NoError(t, err)
+	var offsets []uint64
+	for _, x := range d {
+		offsets = append(offsets, x.Entry.Offset)
+		require.False(t, x.Redelivered, "offset %d: nothing of the old generation is redelivered", x.Entry.Offset)
+	}
+	require.Equal(t, []uint64{3, 4}, offsets)
+	require.Panics(t, func() {
+		applyAll(t, s2, commitRec("5"))
+		s2.RestartGroups() // offsets 3..5 are retained: a restart would move the group back
+	})
+}

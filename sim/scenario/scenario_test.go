@@ -104,19 +104,10 @@ func TestUnknownCommandIsAParseError(t *testing.T) {
 	}
 }
 
-// noScenarioYet names the planted defects that have no story yet, each
-// with why; the runner's defect tests bound the seeds that catch them.
-var noScenarioYet = map[string]string{
-	"recreate-keeps-state": "check runs the workload's history checks, which read records a delete dropped as lost",
-}
-
 // TestEveryDefectHasAScenario: each planted defect of the registry has
-// its defect scenario, defect-NAME.txt, unless noScenarioYet says why not.
+// its defect scenario, defect-NAME.txt.
 func TestEveryDefectHasAScenario(t *testing.T) {
 	for _, name := range strings.Split(runner.DefectNames(), ",") {
-		if _, ok := noScenarioYet[name]; ok {
-			continue
-		}
 		if _, err := os.Stat(filepath.Join(dir, "defect-"+name+".txt")); err != nil {
 			t.Errorf("defect %s has no scenario: %v", name, err)
 		}
