@@ -257,19 +257,27 @@ func (n *Node) recoverFeatures(g *raftGroup, snap *raftpb.Snapshot) error {
 	if err := restoreSnapshotFeatures(g, snap.GetData(), from); err != nil {
 		return fmt.Errorf("node %d: %w", n.cfg.ID, err)
 	}
-	if g.applied <= from {
-		return nil
-	}
+	return n.storedCommands(g, from, cmdFeature, func(index uint64, c *command) {
+		if c.feature == FeatureAtomicCommit && !g.features.AtomicCommitFinalized {
+			g.features.AtomicCommitFinalized, g.featuresIndex = true, index
+		}
+	})
+}
+
+// storedCommands calls fn, in log order, with each command of kind that
+// shard group g stored after index from up to its applied index. An entry
+// that fails to decode is skipped: every replica skipped it at apply too.
+func (n *Node) storedCommands(g *raftGroup, from uint64, kind cmdKind, fn func(index uint64, c *command)) error {
 	ents, err := n.storedEntries(g.id, from, g.applied)
 	if err != nil {
 		return err
 	}
 	for _, e := range ents {
-		if len(e.GetData()) < 2 || e.GetData()[1] != uint8(cmdFeature) {
+		if len(e.GetData()) < 2 || e.GetData()[1] != uint8(kind) {
 			continue
 		}
-		if c, err := decodeCommand(e.GetData()); err == nil && c.feature == FeatureAtomicCommit && !g.features.AtomicCommitFinalized {
-			g.features.AtomicCommitFinalized, g.featuresIndex = true, e.GetIndex()
+		if c, err := decodeCommand(e.GetData()); err == nil {
+			fn(e.GetIndex(), &c)
 		}
 	}
 	return nil

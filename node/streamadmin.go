@@ -247,24 +247,9 @@ func (n *Node) recoverIncarnation(g *raftGroup, snap *raftpb.Snapshot) error {
 		return fmt.Errorf("node %d: group %d snapshot at index %d: %w", n.cfg.ID, g.id, from, err)
 	}
 	g.incarnation, g.incarnationIndex = inc, 0
-	if g.applied <= from {
-		return nil
-	}
-	ents, err := n.storedEntries(g.id, from, g.applied)
-	if err != nil {
-		return err
-	}
-	for _, e := range ents {
-		if len(e.GetData()) < 2 || e.GetData()[1] != uint8(cmdIncarnation) {
-			continue
-		}
-		c, err := decodeCommand(e.GetData())
-		if err != nil {
-			continue // every replica skipped it at apply too
-		}
+	return n.storedCommands(g, from, cmdIncarnation, func(index uint64, c *command) {
 		if next := (StreamIncarnation{Generation: c.generation, Deleted: c.deleted}); next.order() > g.incarnation.order() {
-			g.incarnation, g.incarnationIndex = next, e.GetIndex()
+			g.incarnation, g.incarnationIndex = next, index
 		}
-	}
-	return nil
+	})
 }
