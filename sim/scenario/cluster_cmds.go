@@ -173,11 +173,7 @@ func (r *Runner) cmdReplace(a *args) (string, error) {
 	if p == nil {
 		return "", nil
 	}
-	c, err := r.cluster()
-	if err != nil {
-		return "", err
-	}
-	id, err := r.broker(p[0])
+	c, id, err := r.clusterBroker(p[0])
 	if err != nil {
 		return "", err
 	}
@@ -236,11 +232,7 @@ func (r *Runner) cmdUpgrade(a *args) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	c, err := r.cluster()
-	if err != nil {
-		return "", err
-	}
-	id, err := r.broker(p[0])
+	c, id, err := r.clusterBroker(p[0])
 	if err != nil {
 		return "", err
 	}

@@ -14,11 +14,16 @@ func (r *Runner) brokerArg(a *args, usage string) (*cluster.Cluster, uint64, err
 	if p == nil {
 		return nil, 0, nil
 	}
+	return r.clusterBroker(p[0])
+}
+
+// clusterBroker returns the cluster and the broker arg names (see broker).
+func (r *Runner) clusterBroker(arg string) (*cluster.Cluster, uint64, error) {
 	c, err := r.cluster()
 	if err != nil {
 		return nil, 0, err
 	}
-	id, err := r.broker(p[0])
+	id, err := r.broker(arg)
 	return c, id, err
 }
 
@@ -75,11 +80,7 @@ func (r *Runner) cmdCrash(a *args) (string, error) {
 	if err != nil || k < 1 || k > DiskOpsMax {
 		return "", fmt.Errorf("crash refused: disk operation %q: want 1..%d", p[3], DiskOpsMax)
 	}
-	c, err := r.cluster()
-	if err != nil {
-		return "", err
-	}
-	id, err := r.broker(p[0])
+	c, id, err := r.clusterBroker(p[0])
 	if err != nil {
 		return "", err
 	}
@@ -251,11 +252,7 @@ func (r *Runner) cmdClockJump(a *args) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	c, err := r.cluster()
-	if err != nil {
-		return "", err
-	}
-	id, err := r.broker(p[0])
+	c, id, err := r.clusterBroker(p[0])
 	if err != nil {
 		return "", err
 	}
