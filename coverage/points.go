@@ -77,6 +77,19 @@ const (
 	// BrokerReplaced: a broker slot's disk was replaced and the operator
 	// began replacing its identity.
 	BrokerReplaced Point = "broker.replaced"
+	// RelayDelivered: the outbox relay handed an entry to its sink.
+	RelayDelivered Point = "relay.delivered"
+	// RelayRedelivered: the relay handed the sink an entry at or below one
+	// it had already delivered in that scope (at least once, after a crash).
+	RelayRedelivered Point = "relay.redelivered"
+	// RelayRestarted: the relay booted again after a crash.
+	RelayRestarted Point = "relay.restarted"
+	// RelayFreshStart: a relay booting again after a crash found no
+	// usable position file and read every scope's outbox from offset 0.
+	RelayFreshStart Point = "relay.fresh_start"
+	// RelayTrimmed: the brokers acknowledged a relay's trim of the entries
+	// it had delivered and persisted.
+	RelayTrimmed Point = "relay.trimmed"
 )
 
 var declarations = []Declaration{
@@ -102,6 +115,11 @@ var declarations = []Declaration{
 	{SnapshotInstalled, "a broker installed a received raft snapshot (one store commit)", true},
 	{MembershipChange, "a broker applied a raft membership change (ConfChangeV2: a member added, promoted, demoted or removed)", true},
 	{BrokerReplaced, "a broker's disk was replaced and the operator began moving every group to a new identity in its slot", true},
+	{RelayDelivered, "the outbox relay handed an entry to its downstream sink", true},
+	{RelayRedelivered, "the outbox relay handed its sink an entry again (at or below one already delivered in the scope)", true},
+	{RelayRestarted, "the outbox relay booted again after a crash", true},
+	{RelayFreshStart, "an outbox relay booting again after a crash found no usable position file and read every scope from offset 0", false},
+	{RelayTrimmed, "the brokers acknowledged an outbox relay's trim of entries it had delivered and persisted", true},
 }
 
 // FaultFired names the point counting faults of the named kind that the

@@ -42,6 +42,10 @@ type faultKindSpec struct {
 	// knobs name roles) instead of a quarter of them: a kind whose point is
 	// what it does to the role's holder (a deposed leader, say).
 	aimed bool
+	// side marks the kind Generate strikes side nodes with (sidekills.go):
+	// it must target a node and boot it again after its dur_ns; one kind
+	// sets it.
+	side bool
 	// draw draws the kind's fields after Generate has drawn Node (and
 	// Role) for a kind that uses Node; nil when there is nothing more.
 	draw func(r *prng.Rand, f *FaultEvent, targets []int)

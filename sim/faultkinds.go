@@ -258,7 +258,7 @@ var faultKinds = []faultKindSpec{
 			w.SetLinks(func(l *LinkConfig) { l.LatencyMaxNs = max(l.LatencyMinNs, f.LatencyMaxNs) })
 		}},
 	FaultKill: {shape: ShapeSpan, name: "kill", doc: "kill node; it boots again after dur_ns",
-		effect: "a running or paused node lost its process",
+		effect: "a running or paused node lost its process", side: true,
 		fields: []faultFieldID{fieldNode, fieldTorn, fieldDurNs},
 		draw: func(r *prng.Rand, f *FaultEvent, _ []int) {
 			f.Torn, f.DurNs = r.Intn(2) == 1, r.Int63nRange(msNs, 2000*msNs)

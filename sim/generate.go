@@ -43,6 +43,11 @@ type Knobs struct {
 	// a further node is dropped, with its partner. Zero means no cap (leave
 	// lasting kinds out of Kinds to allow none).
 	LastingNodesMax int
+	// SideNodes are nodes no drawn fault targets that are killed apart
+	// from the drawn faults, one kill every SideKillGapMeanNs on average
+	// (see sidekills.go); zero or none: no side kills.
+	SideNodes         []int
+	SideKillGapMeanNs int64
 }
 
 // FaultsPerPlanMax caps a generated plan; generation stops there.
@@ -78,6 +83,7 @@ func Generate(k Knobs) (*Plan, error) {
 		p.Faults = k.drawFaults(r, kinds, targets)
 	}
 	p.Faults = append(p.Faults, k.drawOperator(operator, targets, FaultsPerPlanMax/2-len(p.Faults))...)
+	p.Faults = append(p.Faults, k.drawSideKills(k.Kinds, FaultsPerPlanMax/2-len(p.Faults))...)
 	p.Faults = append(p.Faults, k.progressWindows()...)
 	sort.SliceStable(p.Faults, func(i, j int) bool { return p.Faults[i].AtNs < p.Faults[j].AtNs })
 	return p, p.Validate()

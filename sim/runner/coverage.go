@@ -5,6 +5,7 @@ import (
 	"github.com/felixsim/felixsim/felix"
 	"github.com/felixsim/felixsim/properties"
 	"github.com/felixsim/felixsim/sim"
+	"github.com/felixsim/felixsim/sim/relay"
 )
 
 // countHistory adds the workload's paths seen in its history: refused
@@ -54,4 +55,21 @@ func countLandedTwice(c *coverage.Counts, h *properties.History, ref *properties
 // total, zero included, so that one never reached shows as never hit.
 func CoverageDeclared(faults FaultSet) []coverage.Declaration {
 	return append(coverage.Declared(), sim.FaultCoverage(faults.Kinds())...)
+}
+
+// countRelay counts the outbox relay's work over the run: what its sink
+// received (and received again), its restarts and the restarts that
+// found no usable position, its
+// acknowledged trims.
+func countRelay(c *coverage.Counts, rl *relay.Relay) {
+	st := rl.Stats()
+	c.AddN(coverage.RelayDelivered, uint64(rl.Sink().Len()))
+	c.AddN(coverage.RelayRedelivered, rl.Sink().Redeliveries())
+	if st.Boots > 1 {
+		c.AddN(coverage.RelayRestarted, st.Boots-1)
+	}
+	if st.FreshStarts > 1 { // the first boot always finds an empty disk
+		c.AddN(coverage.RelayFreshStart, st.FreshStarts-1)
+	}
+	c.AddN(coverage.RelayTrimmed, st.Trims)
 }

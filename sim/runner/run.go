@@ -201,8 +201,9 @@ func relayScopes(wc workload.Config) []felix.Scope {
 
 // build makes the workload, the cluster (brokers, then clients, the
 // liveness probe, then the outbox relay) and the seed's fault plan, and
-// schedules the plan. Drawn faults strike brokers only; the relay is not
-// fault exempt, so a given plan may kill, pause or partition it.
+// schedules the plan. Drawn faults strike brokers only; the plan kills
+// the relay apart from them (RelayKillGapFaults), and it is not fault
+// exempt, so a given plan may also pause or partition it.
 func (r *run) build() error {
 	o := &r.opts
 	wcfg, err := workloadConfig(o)
@@ -300,8 +301,16 @@ func (r *run) drawPlan(nodes int, exempt uint64, workload []sim.Param) (*sim.Pla
 	return sim.Generate(sim.Knobs{Seed: o.Seed, Nodes: nodes, ExemptMask: exempt, DurationNs: o.DurationNs,
 		FaultGapMeanNs: gap, Kinds: kinds, Swarm: true, Workload: workload,
 		Roles: []string{cluster.RoleLeader}, LastingNodesMax: lastingMax,
-		ProgressEveryNs: ProgressEveryNs, ProgressWindowNs: ProgressWindowNs})
+		ProgressEveryNs: ProgressEveryNs, ProgressWindowNs: ProgressWindowNs,
+		SideNodes: []int{nodes - 1}, SideKillGapMeanNs: RelayKillGapFaults * gap})
 }
+
+// RelayKillGapFaults is how many mean fault gaps lie between two kills of
+// the outbox relay (the world's last node) on average: the plan kills it
+// apart from the drawn faults (sim.Knobs.SideNodes) whenever the run's
+// fault kinds include kill, so its crash windows (delivered but not yet
+// persisted, position lost) come up in every sweep.
+const RelayKillGapFaults = 4
 
 // violate records a failed check.
 func (r *run) violate(invariant properties.InvariantName, err error) {
@@ -361,6 +370,9 @@ func (r *run) finish() {
 		r.res.Trace, r.res.TraceTruncated = r.c.World.Trace()
 	}
 	countHistory(r.counts, h)
+	if r.relay != nil {
+		countRelay(r.counts, r.relay)
+	}
 	r.res.Progress = ProgressOf(h)
 	r.res.Vacuous = VacuousReason(r.res.Progress, clientActiveNs(&r.opts))
 }
