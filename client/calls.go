@@ -144,7 +144,7 @@ func sendCall[T any](c *Client, nowNs int64, q wire.Request, decode func(wire.An
 		return nil, err
 	}
 	p := &Pending[T]{}
-	id, err := c.send(nowNs, q, func(cl *call, body wire.AnswerBody, ce *CallError) {
+	cl, err := c.send(nowNs, q, func(cl *call, body wire.AnswerBody, ce *CallError) {
 		var zero T
 		if ce != nil {
 			p.complete(zero, ce)
@@ -160,7 +160,7 @@ func sendCall[T any](c *Client, nowNs int64, q wire.Request, decode func(wire.An
 	if err != nil {
 		return nil, err
 	}
-	p.id = id
+	p.id, p.cl = cl.req.ID, cl
 	return p, nil
 }
 

@@ -71,6 +71,11 @@ type call struct {
 	node       NodeID
 	deadlineNs int64
 	redirects  int
+	// sentIDs are the ids of every request the call sent: the first, then
+	// one per NotLeader redirect.
+	// Invariant: len(sentIDs) == redirects+1 once sent, so it is bounded
+	// by Config.NotLeaderRedirectsMax+1.
+	sentIDs []uint64
 	// finish completes the typed Pending from an answer body or an error.
 	finish func(cl *call, body wire.AnswerBody, err *CallError)
 }
@@ -181,22 +186,26 @@ func (c *Client) learn(s felix.Scope, from, hint NodeID) {
 }
 
 // send registers a call and hands its request to the transport.
-func (c *Client) send(nowNs int64, q wire.Request, finish func(*call, wire.AnswerBody, *CallError)) (uint64, error) {
+func (c *Client) send(nowNs int64, q wire.Request, finish func(*call, wire.AnswerBody, *CallError)) (*call, error) {
 	if len(c.pending) >= c.cfg.PendingMax {
-		return 0, fmt.Errorf("%w: %s on %s: %d calls in flight, the cap", ErrNotSent, q.Body.Kind(), q.Scope, len(c.pending))
+		return nil, fmt.Errorf("%w: %s on %s: %d calls in flight, the cap", ErrNotSent, q.Body.Kind(), q.Scope, len(c.pending))
 	}
 	q.ID = c.nextID
 	c.nextID++
 	cl := &call{req: q, node: c.target(q.Scope), deadlineNs: nowNs + c.cfg.CallTimeoutNs, finish: finish}
 	c.pending[q.ID] = cl
 	c.transmit(cl)
-	return q.ID, nil
+	return cl, nil
 }
 
 // transmit sends a copy of the call's request, so that nothing the
 // transport holds changes when the call is later redirected.
 func (c *Client) transmit(cl *call) {
 	req := cl.req
+	cl.sentIDs = append(cl.sentIDs, req.ID)
+	if len(cl.sentIDs) != cl.redirects+1 {
+		panic(fmt.Sprintf("client: request %d is send %d of a call redirected %d times", req.ID, len(cl.sentIDs), cl.redirects))
+	}
 	c.stats.Sent++
 	c.tr.Send(cl.node, &req)
 }

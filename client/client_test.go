@@ -228,6 +228,8 @@ func TestRedirectsAreBounded(t *testing.T) {
 		answer(t, c, tr, int64(i+1), &wire.Error{Code: wire.CodeNotLeader})
 	}
 	require.Len(t, tr.sends, 3, "one send plus two redirects")
+	require.Equal(t, []uint64{tr.sends[0].req.ID, tr.sends[1].req.ID, tr.sends[2].req.ID}, p.RequestIDs(),
+		"the call names every request it sent, as the transport saw them")
 	_, err := p.Result()
 	require.ErrorIs(t, err, ErrNotLeader)
 	tos := []NodeID{tr.sends[0].to, tr.sends[1].to, tr.sends[2].to}

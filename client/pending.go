@@ -11,7 +11,9 @@ var ErrNotDone = errors.New("call has not completed")
 // Pending is the handle of one sent call. It completes exactly once, inside
 // Deliver or Tick; poll it with Done and Result or register OnDone.
 type Pending[T any] struct {
-	id     uint64
+	id uint64
+	// cl is the call, for the ids of the requests it sent.
+	cl     *call
 	done   bool
 	result T
 	err    error
@@ -20,6 +22,11 @@ type Pending[T any] struct {
 
 // RequestID is the id of the call's first request (redirects use new ids).
 func (p *Pending[T]) RequestID() uint64 { return p.id }
+
+// RequestIDs are the ids of every request the call has sent so far, in
+// order: the first and one per NotLeader redirect (at most
+// Config.NotLeaderRedirectsMax+1). The caller owns the copy.
+func (p *Pending[T]) RequestIDs() []uint64 { return append([]uint64(nil), p.cl.sentIDs...) }
 
 // Done reports whether the call has completed.
 func (p *Pending[T]) Done() bool { return p.done }

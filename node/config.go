@@ -148,6 +148,12 @@ type Defects struct {
 	// groups: a broker that installs it (lagging, or a replacement) loses
 	// every group's committed position.
 	SnapshotWithoutGroups bool
+	// ReproposePending makes a leader "helpfully" propose again a record
+	// write it proposed that has not applied after ReproposeAfterTicks
+	// ticks, in case raft dropped it: a proposal that was only slow (a
+	// slow follower, a lost append, a paused broker) then lands twice
+	// from one delivered copy of the request.
+	ReproposePending bool
 }
 
 // Config configures one broker; build it by field name.

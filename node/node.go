@@ -342,6 +342,9 @@ func (n *Node) Tick() {
 		g.rn.Tick()
 	}
 	timeoutTicks := uint64((n.cfg.PendingTimeoutNs + n.cfg.TickNs - 1) / n.cfg.TickNs)
+	if n.cfg.Defects.ReproposePending {
+		n.reproposePending()
+	}
 	n.writes.expire(n.ticks, timeoutTicks)
 	n.reads.expire(n.ticks, timeoutTicks)
 	n.tickFleet()

@@ -13,6 +13,9 @@ type pendingWrite struct {
 	reqID       uint64
 	group       uint64
 	arrivedTick uint64
+	// again is what the ReproposePending defect proposes again; nil
+	// unless that defect is on.
+	again *reproposal
 }
 
 // pendingItem is what a pending table needs of an entry: the seq this

@@ -238,7 +238,11 @@ func (n *Node) propose(client, reqID uint64, g *raftGroup, c *command, req *wire
 		return
 	}
 	n.trace.request(g, client, req, c, data)
-	n.writes.add(&pendingWrite{seq: n.seq, client: client, reqID: reqID, group: g.id, arrivedTick: n.ticks})
+	w := &pendingWrite{seq: n.seq, client: client, reqID: reqID, group: g.id, arrivedTick: n.ticks}
+	if n.cfg.Defects.ReproposePending && c.kind == cmdWrite {
+		w.again = &reproposal{data: data}
+	}
+	n.writes.add(w)
 }
 
 // subscribeRead serves committed, applied entries from the tenant's shard.

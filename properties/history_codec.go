@@ -122,6 +122,14 @@ func (op *HistoryOp) Validate() error {
 		return fmt.Errorf("op %d: not sent, yet %s at %d ns after its invocation at %d ns", op.ID, op.Outcome, op.CompleteNs, op.InvokeNs)
 	case op.Outcome == OutcomeRefused && !op.Kind.IsConditional():
 		return fmt.Errorf("op %d: %s cannot be refused", op.ID, op.Kind)
+	case op.Requests != nil && (!op.Kind.IsWrite() || op.NotSent || len(op.Requests) == 0):
+		return fmt.Errorf("op %d: %d requests recorded for a %s with not sent=%t; only a sent write has requests, at least one",
+			op.ID, len(op.Requests), op.Kind, op.NotSent)
+	}
+	for i := 1; i < len(op.Requests); i++ {
+		if op.Requests[i].ID <= op.Requests[i-1].ID {
+			return fmt.Errorf("op %d: request %d follows request %d: a call's request ids ascend", op.ID, op.Requests[i].ID, op.Requests[i-1].ID)
+		}
 	}
 	if op.Record != nil {
 		if err := checkRecordKinds(op.Record); err != nil {
@@ -208,6 +216,12 @@ type opJSON struct {
 	Entries        []entryJSON    `json:"entries,omitempty"`
 	Error          string         `json:"error,omitempty"`
 	NotSent        bool           `json:"not_sent,omitempty"`
+	Requests       []requestJSON  `json:"requests,omitempty"`
+}
+
+type requestJSON struct {
+	ID        uint64 `json:"id"`
+	Delivered uint32 `json:"delivered"`
 }
 
 // opJSONOf is op in its JSON form; a conditional record's expected offset
@@ -228,6 +242,9 @@ func opJSONOf(op *HistoryOp) *opJSON {
 		for i := range op.Entries {
 			j.Entries[i] = entryJSON{Offset: op.Entries[i].Offset, Record: recordJSONOf(&op.Entries[i].Record)}
 		}
+	}
+	for _, q := range op.Requests {
+		j.Requests = append(j.Requests, requestJSON(q))
 	}
 	return j
 }
@@ -250,6 +267,9 @@ func (j *opJSON) historyOp() HistoryOp {
 		for i := range j.Entries {
 			op.Entries[i] = felix.Entry{Offset: j.Entries[i].Offset, Record: j.Entries[i].Record.record()}
 		}
+	}
+	for _, q := range j.Requests {
+		op.Requests = append(op.Requests, HistoryRequest(q))
 	}
 	return op
 }

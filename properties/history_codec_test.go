@@ -59,6 +59,10 @@ func drawHistory(t *rapid.T) *History {
 			if id > 1 && rapid.Bool().Draw(t, "retry") {
 				op.RetryOf = rapid.Uint64Range(1, id-1).Draw(t, "retryOf")
 			}
+			for q, m := uint64(0), rapid.IntRange(0, 3).Draw(t, "requests"); len(op.Requests) < m; {
+				q += rapid.Uint64Range(1, 9).Draw(t, "reqgap")
+				op.Requests = append(op.Requests, HistoryRequest{ID: q, Delivered: rapid.Uint32Range(0, 3).Draw(t, "delivered")})
+			}
 		}
 		op.Key = rapid.String().Draw(t, "skey")
 		op.Found = rapid.Bool().Draw(t, "found")

@@ -167,6 +167,41 @@ type HistoryOp struct {
 	// NotSent marks a call the client refused before sending anything
 	// (validation, such as NotOnOwningShard, or a full pending table).
 	NotSent bool
+	// Requests are a sent write's requests: the one its call sent first,
+	// then one per NotLeader redirect, each with the copies of it the
+	// network delivered to a broker. Nil when not recorded; the check
+	// that reads it (HistoryLandsAtMostOncePerDelivery) then leaves the
+	// write's record unjudged.
+	Requests []HistoryRequest
+}
+
+// HistoryRequest is one request a write's call sent and how many copies
+// of it reached a broker: network duplicates each count, a copy lost or
+// dropped at a down broker does not. The counts are taken at the
+// brokers' doors, never from what a broker did with a copy.
+type HistoryRequest struct {
+	// ID is the request id, unique per client.
+	ID uint64
+	// Delivered is the number of copies delivered to any broker.
+	Delivered uint32
+}
+
+// HistoryRequestsOf is the record of a write's requests ids, each with
+// the copies delivered says reached a broker; nil when there are none or
+// delivered cannot count one of them (its tally overflowed).
+func HistoryRequestsOf(ids []uint64, delivered func(id uint64) (copies uint32, known bool)) []HistoryRequest {
+	if len(ids) == 0 {
+		return nil
+	}
+	out := make([]HistoryRequest, 0, len(ids))
+	for _, id := range ids {
+		n, ok := delivered(id)
+		if !ok {
+			return nil
+		}
+		out = append(out, HistoryRequest{ID: id, Delivered: n})
+	}
+	return out
 }
 
 // History is every operation of a run, in invocation order.

@@ -14,36 +14,37 @@ type InvariantName string
 // each states, its family and the checks that report it. No other file
 // spells these names: a test scans the sources for it.
 const (
-	InvariantNoPartialCommit          InvariantName = "NoPartialCommit"
-	InvariantVersionIsOffset          InvariantName = "VersionIsOffset"
-	InvariantStateMatchesLog          InvariantName = "StateMatchesLog"
-	InvariantCommittedNeverLost       InvariantName = "CommittedNeverLost"
-	InvariantCommittedPrefixAgreement InvariantName = "CommittedPrefixAgreement"
-	InvariantConditionalWrites        InvariantName = "ConditionalWrites"
-	InvariantRefusedBeforeSending     InvariantName = "RefusedBeforeSending"
-	InvariantFailedWriteLeftNoTrace   InvariantName = "FailedWriteLeftNoTrace"
-	InvariantLinearizableRead         InvariantName = "LinearizableRead"
-	InvariantMonotonicRead            InvariantName = "MonotonicRead"
-	InvariantLinearizableWrite        InvariantName = "LinearizableWrite"
-	InvariantLinearizable             InvariantName = "Linearizable"
-	InvariantRaftLogTermsMonotonic    InvariantName = "RaftLogTermsMonotonic"
-	InvariantRaftLogsAgree            InvariantName = "RaftLogsAgree"
-	InvariantHardStateMonotonic       InvariantName = "HardStateMonotonic"
-	InvariantRoutedToOwningShard      InvariantName = "RoutedToOwningShard"
-	InvariantOutboxDelivered          InvariantName = "OutboxDelivered"
-	InvariantOutboxInOrder            InvariantName = "OutboxInOrder"
-	InvariantOutboxNothingUncommitted InvariantName = "OutboxNothingUncommitted"
-	InvariantOutboxOffsetMatchesState InvariantName = "OutboxOffsetMatchesState"
-	InvariantIncarnationsApart        InvariantName = "IncarnationsApart"
-	InvariantTraceNotInModel          InvariantName = "TraceNotInModel"
-	InvariantGroupDeliversEveryRecord InvariantName = "GroupDeliversEveryRecord"
-	InvariantGroupAckedNotRedelivered InvariantName = "GroupAckedNotRedelivered"
-	InvariantGroupPositionMonotonic   InvariantName = "GroupPositionMonotonic"
-	InvariantGroupPositionInSnapshot  InvariantName = "GroupPositionInSnapshot"
-	InvariantGroupStateAgreement      InvariantName = "GroupStateAgreement"
-	InvariantLiveness                 InvariantName = "Liveness"
-	InvariantQuiesce                  InvariantName = "Quiesce"
-	InvariantCrash                    InvariantName = "Crash"
+	InvariantNoPartialCommit            InvariantName = "NoPartialCommit"
+	InvariantVersionIsOffset            InvariantName = "VersionIsOffset"
+	InvariantStateMatchesLog            InvariantName = "StateMatchesLog"
+	InvariantCommittedNeverLost         InvariantName = "CommittedNeverLost"
+	InvariantCommittedPrefixAgreement   InvariantName = "CommittedPrefixAgreement"
+	InvariantConditionalWrites          InvariantName = "ConditionalWrites"
+	InvariantRefusedBeforeSending       InvariantName = "RefusedBeforeSending"
+	InvariantFailedWriteLeftNoTrace     InvariantName = "FailedWriteLeftNoTrace"
+	InvariantLandsAtMostOncePerDelivery InvariantName = "LandsAtMostOncePerDelivery"
+	InvariantLinearizableRead           InvariantName = "LinearizableRead"
+	InvariantMonotonicRead              InvariantName = "MonotonicRead"
+	InvariantLinearizableWrite          InvariantName = "LinearizableWrite"
+	InvariantLinearizable               InvariantName = "Linearizable"
+	InvariantRaftLogTermsMonotonic      InvariantName = "RaftLogTermsMonotonic"
+	InvariantRaftLogsAgree              InvariantName = "RaftLogsAgree"
+	InvariantHardStateMonotonic         InvariantName = "HardStateMonotonic"
+	InvariantRoutedToOwningShard        InvariantName = "RoutedToOwningShard"
+	InvariantOutboxDelivered            InvariantName = "OutboxDelivered"
+	InvariantOutboxInOrder              InvariantName = "OutboxInOrder"
+	InvariantOutboxNothingUncommitted   InvariantName = "OutboxNothingUncommitted"
+	InvariantOutboxOffsetMatchesState   InvariantName = "OutboxOffsetMatchesState"
+	InvariantIncarnationsApart          InvariantName = "IncarnationsApart"
+	InvariantTraceNotInModel            InvariantName = "TraceNotInModel"
+	InvariantGroupDeliversEveryRecord   InvariantName = "GroupDeliversEveryRecord"
+	InvariantGroupAckedNotRedelivered   InvariantName = "GroupAckedNotRedelivered"
+	InvariantGroupPositionMonotonic     InvariantName = "GroupPositionMonotonic"
+	InvariantGroupPositionInSnapshot    InvariantName = "GroupPositionInSnapshot"
+	InvariantGroupStateAgreement        InvariantName = "GroupStateAgreement"
+	InvariantLiveness                   InvariantName = "Liveness"
+	InvariantQuiesce                    InvariantName = "Quiesce"
+	InvariantCrash                      InvariantName = "Crash"
 )
 
 // Errorf returns an error naming the invariant: "Name: " and the message.
@@ -140,6 +141,12 @@ var registry = mustRegistry([]Invariant{
 		Statement: "a sent write recorded failed (a refusal every copy of the request meets) leaves no record on any replica",
 		Family:    FamilySafety,
 		Checks:    []string{"properties.HistoryFailedWroteNothing"},
+	},
+	{
+		Name:      InvariantLandsAtMostOncePerDelivery,
+		Statement: "a written record sits at no more offsets (in any log, or seen by any read) than the copies of its requests the network delivered to brokers: a broker proposes one copy at most once",
+		Family:    FamilySafety,
+		Checks:    []string{"properties.HistoryLandsAtMostOncePerDelivery"},
 	},
 	{
 		Name:      InvariantLinearizableRead,

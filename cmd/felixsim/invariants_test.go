@@ -23,6 +23,7 @@ var wantInvariants = []struct{ name, family string }{
 	{"ConditionalWrites", "safety"},
 	{"RefusedBeforeSending", "safety"},
 	{"FailedWriteLeftNoTrace", "safety"},
+	{"LandsAtMostOncePerDelivery", "safety"},
 	{"LinearizableRead", "safety"},
 	{"MonotonicRead", "safety"},
 	{"LinearizableWrite", "safety"},

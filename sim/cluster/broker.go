@@ -150,6 +150,7 @@ func (b *broker) Receive(from int, msg simapi.Message) {
 	case *PeerMsg:
 		b.n.HandlePeer(m.Batch())
 	case *RequestMsg:
+		b.c.deliveries.note(from, m.Req)
 		b.noteRequest(from, m.Req)
 		b.n.HandleRequest(uint64(from), m.Req)
 	case *AdminMsg:

@@ -64,6 +64,9 @@ func (p *ClientProc) tick() {
 	p.env.AfterNs(p.tickNs, p.tick)
 }
 
+// SimID is the client process's sim id, the sender brokers see.
+func (p *ClientProc) SimID() int { return p.env.ID() }
+
 // NowNs is the client process's clock, the time to pass to client calls.
 func (p *ClientProc) NowNs() int64 { return p.env.NowNs() }
 

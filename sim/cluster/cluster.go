@@ -49,6 +49,9 @@ type Cluster struct {
 	stream streamAdmin
 	// fleet is the operator's rolling upgrade (fleetops.go).
 	fleet fleetOps
+	// deliveries counts the copies of client write requests delivered to
+	// brokers (deliveries.go).
+	deliveries *RequestDeliveries
 }
 
 // Restart backoff for brokers that fail repeatedly.
@@ -98,7 +101,7 @@ func New(cfg Config) (*Cluster, error) {
 		return nil, err
 	}
 	c := &Cluster{cfg: d, brokers: make([]*broker, d.Brokers), lastFailNs: make([]int64, d.Brokers), failStreak: make([]int, d.Brokers),
-		gens: make([]uint64, d.Brokers)}
+		gens: make([]uint64, d.Brokers), deliveries: newRequestDeliveries(RequestDeliveriesMax)}
 	c.ackedTerm = make([]uint64, c.Groups()+1)
 	for i := 0; i < d.Brokers; i++ {
 		c.peers = append(c.peers, RaftID(i))

@@ -140,6 +140,7 @@ var historyChecks = []historyCheck{
 	{properties.InvariantFailedWriteLeftNoTrace, func(h *properties.History, rs []properties.ReplicaLog, _ *properties.ReplicaLog) error {
 		return properties.HistoryFailedWroteNothing(h, rs)
 	}},
+	{properties.InvariantLandsAtMostOncePerDelivery, properties.HistoryLandsAtMostOncePerDelivery},
 	{properties.InvariantConditionalWrites, func(h *properties.History, _ []properties.ReplicaLog, ref *properties.ReplicaLog) error {
 		return properties.HistoryConditionalWrites(h, ref)
 	}},

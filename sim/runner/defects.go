@@ -31,6 +31,7 @@ var defectNames = []struct {
 	{"recreate-keeps-state", func(d *node.Defects) *bool { return &d.RecreateKeepsState }},
 	{"early-finalize", func(d *node.Defects) *bool { return &d.EarlyFinalize }},
 	{"snapshot-without-groups", func(d *node.Defects) *bool { return &d.SnapshotWithoutGroups }},
+	{"repropose-pending", func(d *node.Defects) *bool { return &d.ReproposePending }},
 }
 
 // ParseDefects reads a comma-separated list of planted-bug names ("none"

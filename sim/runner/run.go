@@ -250,6 +250,7 @@ func (r *run) build() error {
 		return err
 	}
 	ir.c, r.inRun = c, ir
+	wl.BindDeliveries(c.RequestDeliveries())
 	if r.trace != nil {
 		r.trace.c = c
 	}

@@ -248,9 +248,11 @@ func (r *Runner) commit(a *args, conditional bool) (string, error) {
 	text := fmt.Sprintf("%s %s", kind, entity)
 	if !conditional {
 		pr, err := cl.Commit(who.proc.NowNs(), tenant, ns, []byte(entity), ops)
+		noteSent(r, i, who, pr, err)
 		return r.issue(who, pending(text, pr, err, r.receipt(i)))
 	}
 	pc, err := cl.CommitIf(who.proc.NowNs(), tenant, ns, []byte(entity), ops, expected)
+	noteSent(r, i, who, pc, err)
 	return r.issue(who, pending(text, pc, err, r.conditional(i)))
 }
 
@@ -327,12 +329,15 @@ func (r *Runner) event(a *args, kind properties.HistoryKind) (string, error) {
 	switch kind {
 	case properties.HistoryPublishIf:
 		pc, err := cl.PublishIf(now, tenant, ns, stream, []byte(key), payload, expected)
+		noteSent(r, i, who, pc, err)
 		return r.issue(who, pending(text, pc, err, r.conditional(i)))
 	case properties.HistoryEnqueue:
 		pr, err := cl.Enqueue(now, tenant, ns, stream, []byte(key), payload)
+		noteSent(r, i, who, pr, err)
 		return r.issue(who, pending(text, pr, err, r.receipt(i)))
 	}
 	pr, err := cl.Publish(now, tenant, ns, stream, []byte(key), payload)
+	noteSent(r, i, who, pr, err)
 	return r.issue(who, pending(text, pr, err, r.receipt(i)))
 }
 

@@ -209,7 +209,9 @@ func violationsText(vs []runner.Violation) string {
 
 // history is the scenario's history so far.
 func (r *Runner) history() *properties.History {
-	return &properties.History{Ops: append([]properties.HistoryOp(nil), r.hist.Ops...)}
+	h := &properties.History{Ops: append([]properties.HistoryOp(nil), r.hist.Ops...)}
+	r.attachRequests(h.Ops)
+	return h
 }
 
 // groupViolations runs the consumer-group properties: acked records are

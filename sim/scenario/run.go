@@ -53,6 +53,8 @@ type Runner struct {
 	inRun *runner.InRunChecker
 	// steps records the brokers' retention steps for the check command.
 	steps *runner.RetentionSteps
+	// sent are the writes sent, in history order (sent.go).
+	sent []sentWrite
 }
 
 // ClientNames name the scenario's clients, in sim-id order: the first

@@ -16,6 +16,8 @@ type recorder struct {
 	opsMax int
 	// refused counts invocations not made because the history was full.
 	refused int
+	// writes are the sent writes' calls, for their requests.
+	writes sentWrites
 }
 
 // invoke records a new operation invoked at nowNs and returns its index,
@@ -56,5 +58,7 @@ func (r *recorder) complete(i int, nowNs int64, outcome properties.HistoryOutcom
 // history returns a copy of the history so far; calls still open show as
 // pending.
 func (r *recorder) history() *properties.History {
-	return &properties.History{Ops: append([]properties.HistoryOp(nil), r.ops...)}
+	h := &properties.History{Ops: append([]properties.HistoryOp(nil), r.ops...)}
+	r.writes.attach(h.Ops)
+	return h
 }

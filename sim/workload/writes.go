@@ -31,6 +31,7 @@ func (p *proc) write(now int64, ws *writeSpec, retryOf uint64) {
 		p.finish(i, err)
 		return
 	}
+	p.w.rec.writes.sent(i, pd)
 	pd.OnDone(func(rc client.Receipt, err error) {
 		done := p.finish(i, err)
 		switch done.Outcome {
@@ -71,6 +72,7 @@ func (p *proc) sendConditional(now int64, i int, sc felix.Scope, ws *writeSpec, 
 		p.finish(i, err)
 		return
 	}
+	p.w.rec.writes.sent(i, pd)
 	pd.OnDone(func(cw client.ConditionalWrite, err error) {
 		done := p.finish(i, err)
 		switch a := cw.(type) {

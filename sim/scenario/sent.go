@@ -1,0 +1,37 @@
+package scenario
+
+import (
+	"github.com/felixsim/felixsim/client"
+	"github.com/felixsim/felixsim/properties"
+)
+
+// sentWrite is a write the scenario sent: its history op, the sender's
+// sim id and the call, for the requests it sent.
+type sentWrite struct {
+	op   int
+	from int
+	call interface{ RequestIDs() []uint64 }
+}
+
+// noteSent remembers history op i's write call p, unless it was refused
+// before sending (err). A scenario's history is as long as its script,
+// so the list is bounded by the commands it runs.
+func noteSent[T any](r *Runner, i int, who caller, p *client.Pending[T], err error) {
+	if err != nil {
+		return
+	}
+	r.sent = append(r.sent, sentWrite{op: i, from: who.proc.SimID(), call: p})
+}
+
+// attachRequests sets each sent write's Requests in ops: the requests its
+// call sent so far and the copies of each the cluster counted delivered.
+func (r *Runner) attachRequests(ops []properties.HistoryOp) {
+	if r.c == nil {
+		return
+	}
+	t := r.c.RequestDeliveries()
+	for _, s := range r.sent {
+		from := s.from
+		ops[s.op].Requests = properties.HistoryRequestsOf(s.call.RequestIDs(), func(id uint64) (uint32, bool) { return t.Copies(from, id) })
+	}
+}
