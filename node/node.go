@@ -321,6 +321,12 @@ func (n *Node) startRaft(g *raftGroup) error {
 		MaxInflightMsgs:           64,
 		CheckQuorum:               true,
 		PreVote:                   true,
+		// A shard group proposes only where it leads: forwarded over a
+		// network that may duplicate messages, one client copy of a write
+		// could be appended twice (LandsAtMostOncePerDelivery). The
+		// metadata group's proposals are idempotent (a version report) and
+		// some come from followers, so it keeps forwarding.
+		DisableProposalForwarding: g.id != MetaGroup,
 		Logger:                    n.logger,
 	}
 	rn, err := raft.NewRawNode(rc)
