@@ -101,9 +101,6 @@ func (s *shrinker) shrinkFaults() error {
 	return err
 }
 
-// opSlot is one client's operation slot.
-type opSlot struct{ client, slot int }
-
 // shrinkOps removes workload operations: every client's slots that the
 // best run drew and its plan keeps; none at all first, then ddmin.
 func (s *shrinker) shrinkOps() error {

@@ -154,6 +154,9 @@ type shrinker struct {
 	candidates int
 	phase      string
 	phases     []PhaseStat
+	// runPlan runs one candidate (runWorker; a test's fake judges plans
+	// without processes); name names its plan file.
+	runPlan func(ctx context.Context, name string, p *sim.Plan) (*outcome, error)
 }
 
 // Shrink runs the failing run, then searches for a smaller plan that still
@@ -219,6 +222,9 @@ func newShrinker(o Options) (*shrinker, *Result, error) {
 	run.Plan, run.KeepHistory, run.RecordTrace = nil, false, false
 	s := &shrinker{opts: o, run: run, target: target, dir: dir, start: start, deadline: start.Add(o.Budget),
 		best: base.Plan, bestOut: baseOut, smallest: base.Plan, smallestOut: baseOut, seen: map[string]*outcome{base.Plan.String(): baseOut}}
+	s.runPlan = func(ctx context.Context, name string, p *sim.Plan) (*outcome, error) {
+		return runWorker(ctx, o.Binary, dir, name, &s.run, p)
+	}
 	res := &Result{Invariant: target, Original: sizeOf(base.Plan, baseOut), OriginalPlan: base.Plan}
 	return s, res, nil
 }
@@ -325,7 +331,7 @@ func (s *shrinker) runBatch(plans []*sim.Plan) ([]*outcome, error) {
 		wg.Add(1)
 		go func(i int, p *sim.Plan, name string) {
 			defer wg.Done()
-			outs[i], errs[i] = runWorker(ctx, s.opts.Binary, s.dir, name, &s.run, p)
+			outs[i], errs[i] = s.runPlan(ctx, name, p)
 		}(i, p, fmt.Sprintf("candidate-%d.plan", s.candidates))
 	}
 	wg.Wait()
