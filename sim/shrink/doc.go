@@ -5,7 +5,13 @@
 // faults (ddmin over the plan's faults), fewer workload operations (ddmin
 // over every client's operation slots, carried in the plan's ops lines),
 // gentler faults (sim.FaultEvent.Smaller), in rounds until a round
-// changes nothing. The result is a plan `felixsim run --plan` replays;
+// changes nothing. The violation's evidence (the operations its message
+// names, with their client, scope and times) steers the cheapest big
+// steps first: the fault phase cut just past those operations, and the
+// other clients' and scopes' operations dropped in one candidate each
+// (focus.go); the latest faults alone, moved earlier, before ddmin over
+// the faults; ddmin over whole clients and scopes before ddmin over slots
+// (ops.go). A candidate is always judged by running it. The result is a plan `felixsim run --plan` replays;
 // with Options.ArtifactDir the verified re-run is saved as a run
 // (sim/artifact), which `felixsim replay DIR` re-runs hash-checked.
 //

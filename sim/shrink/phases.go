@@ -19,9 +19,13 @@ func withDuration(p *sim.Plan, d int64) *sim.Plan {
 }
 
 // shrinkDuration shortens the fault phase: probes at a 64th, 16th and
-// quarter of it first (cheap runs), then thirds of the interval between
-// the longest duration known to pass and the shortest known to fail,
-// until it is within a tenth (or DurationNsMin).
+// quarter of it first (cheap runs), and just past the end of the
+// operations the violation names, when it names any (evidenceEndNs); then
+// thirds of the interval between the longest duration known to pass and
+// the shortest known to fail, until it is within a tenth (or
+// DurationNsMin). A run cut before the named operations were answered
+// rarely fails the same way, so when the probe past them fails the search
+// takes it without bisecting below.
 func (s *shrinker) shrinkDuration() error {
 	hi, lo := s.best.DurationNs, int64(0)
 	var probes []int64
@@ -30,11 +34,25 @@ func (s *shrinker) shrinkDuration() error {
 			probes = append(probes, d)
 		}
 	}
+	evidence := -1 // the index of the probe past the evidence
+	end := evidenceEndNs(s.bestOut.evidenceOf(s.target))
+	past := roundMs(end) + 2_000_000 // a whole millisecond past it
+	switch {
+	case end > 0 && end < hi && past >= hi:
+		return nil // the fault phase already ends just past them
+	case end > 0 && past < hi && past >= DurationNsMin:
+		for len(probes) > 0 && probes[len(probes)-1] >= past {
+			probes = probes[:len(probes)-1]
+		}
+		evidence, probes = len(probes), append(probes, past)
+	}
 	k, err := s.firstFailing(s.durationPlans(probes))
 	if err != nil {
 		return err
 	}
 	switch {
+	case k >= 0 && k == evidence:
+		return nil
 	case k >= 0:
 		hi = probes[k]
 		if k > 0 {
@@ -101,58 +119,6 @@ func (s *shrinker) shrinkFaults() error {
 	return err
 }
 
-// opSlot is one client's operation slot.
-type opSlot struct{ client, slot int }
-
-// shrinkOps removes workload operations: every client's slots that the
-// best run drew and its plan keeps; none at all first, then ddmin.
-func (s *shrinker) shrinkOps() error {
-	base := s.best
-	// Slot-major order: clients draw at the same mean rate, so this is
-	// roughly invocation order, and ddmin's chunks are windows of time
-	// across every client (a failure usually needs a few operations close
-	// together in time).
-	var all []opSlot
-	clients := len(s.bestOut.opSlots)
-	for slot, more := 0, true; more; slot++ {
-		more = false
-		for c, n := range s.bestOut.opSlots {
-			if slot < n {
-				more = true
-				if base.KeepsOp(c, slot) {
-					all = append(all, opSlot{c, slot})
-				}
-			}
-		}
-	}
-	withOps := func(idx []int) *sim.Plan {
-		keep := make([][]int, clients)
-		for _, i := range idx {
-			keep[all[i].client] = append(keep[all[i].client], all[i].slot)
-		}
-		q := *base
-		q.Ops = nil
-		for c := range keep {
-			q.Ops = append(q.Ops, sim.ClientOps{Client: c, Keep: sim.OpRangesOf(keep[c])})
-		}
-		return &q
-	}
-	if clients == 0 {
-		return nil
-	}
-	if k, err := s.firstFailing([]*sim.Plan{withOps(nil)}); k >= 0 || err != nil || len(all) == 0 {
-		return err
-	}
-	_, err := DDMin(len(all), func(cands [][]int) (int, error) {
-		plans := make([]*sim.Plan, len(cands))
-		for i, c := range cands {
-			plans[i] = withOps(c)
-		}
-		return s.firstFailing(plans)
-	})
-	return err
-}
-
 // shrinkMagnitudes makes each remaining fault gentler (sim.FaultEvent.
 // Smaller: durations, latencies, jumps, chances, drifts to their floor or
 // halved) while the run still fails, and turns off re-sending writes
@@ -203,16 +169,44 @@ func (s *shrinker) shrinkEarlier() error {
 	}
 	var plans []*sim.Plan
 	for _, div := range []int64{1, 2, 4} {
-		shift := roundMs(base.Faults[0].AtNs / div)
-		q := *base
-		q.DurationNs = base.DurationNs - shift
-		q.Faults = nil
-		for _, f := range base.Faults {
-			f.AtNs -= shift
-			q.Faults = append(q.Faults, f)
-		}
-		plans = append(plans, &q)
+		plans = append(plans, shifted(base, base.Faults, roundMs(base.Faults[0].AtNs/div)))
 	}
 	_, err := s.firstFailing(plans)
 	return err
+}
+
+// LatestFaultsMin is the fewest faults shrinkLatest works on.
+const LatestFaultsMin = 8
+
+// shrinkLatest keeps only the latest eighth, quarter or half of the
+// faults (in that order), moved earlier so the first kept one strikes at
+// once: a failure mostly follows from the faults just before it, and the
+// shorter run makes every later candidate cheaper. It is tried before
+// ddmin over the faults, whose candidates run the full fault phase.
+func (s *shrinker) shrinkLatest() error {
+	base := s.best
+	n := len(base.Faults)
+	if n < LatestFaultsMin {
+		return nil
+	}
+	var plans []*sim.Plan
+	for _, keep := range []int{n / 8, n / 4, n / 2} {
+		kept := base.Faults[n-keep:]
+		plans = append(plans, shifted(base, kept, kept[0].AtNs/1_000_000*1_000_000))
+	}
+	_, err := s.firstFailing(plans)
+	return err
+}
+
+// shifted is base with only faults, each moved shiftNs earlier, and the
+// fault phase shortened by as much.
+func shifted(base *sim.Plan, faults []sim.FaultEvent, shiftNs int64) *sim.Plan {
+	q := *base
+	q.DurationNs = base.DurationNs - shiftNs
+	q.Faults = nil
+	for _, f := range faults {
+		f.AtNs -= shiftNs
+		q.Faults = append(q.Faults, f)
+	}
+	return &q
 }

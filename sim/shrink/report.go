@@ -71,7 +71,7 @@ func secondsText(ns int64) string { return fmt.Sprintf("%.3f s", float64(ns)/1e9
 // operations (clients past the workload's, the group drain) as such.
 func writeOps(w io.Writer, p *sim.Plan, h *properties.History, clients int) {
 	fmt.Fprintf(w, "operations (%d, as the re-run invoked them):\n", len(h.Ops))
-	next := map[int]int{} // per client: the slot of its next drawn operation
+	slots := historySlots(h, p, clients)
 	for i, op := range h.Ops {
 		origin := ""
 		switch {
@@ -82,12 +82,7 @@ func writeOps(w io.Writer, p *sim.Plan, h *properties.History, clients int) {
 		case op.Kind == properties.HistoryGroupAck:
 			origin = "ack of a fetch"
 		default:
-			slot := next[op.Client]
-			for !p.KeepsOp(op.Client, slot) {
-				slot++
-			}
-			next[op.Client] = slot + 1
-			origin = fmt.Sprintf("slot %d", slot)
+			origin = fmt.Sprintf("slot %d", slots[i])
 		}
 		if i >= ListedOpsMax {
 			fmt.Fprintf(w, "  … and %d more\n", len(h.Ops)-ListedOpsMax)

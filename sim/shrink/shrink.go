@@ -149,18 +149,28 @@ type shrinker struct {
 	// noteSmallest); it is what Shrink returns.
 	smallest    *sim.Plan
 	smallestOut *outcome
+	// scopes is the scope each slot of the failing run addressed (its
+	// history, see slotScopes): what the focus and group phases go by.
+	scopes map[opSlot]string
 	// seen caches outcomes by plan text: a candidate is never run twice.
 	seen       map[string]*outcome
 	candidates int
 	phase      string
 	phases     []PhaseStat
+	// runPlan runs one candidate (runWorker; a test's fake judges plans
+	// without processes); name names its plan file.
+	runPlan func(ctx context.Context, name string, p *sim.Plan) (*outcome, error)
 }
 
 // Shrink runs the failing run, then searches for a smaller plan that still
-// violates the same invariant: the fault phase's duration, the faults
-// (ddmin), the fault schedule moved earlier, the workload's operations
-// (ddmin over every client's slots), the faults' magnitudes, in rounds
-// until nothing changes or a bound is reached. The result is re-run in this process and checked before it is
+// violates the same invariant: the fault phase's duration (cut just past
+// the operations the violation names, when it names any), the operations
+// on other clients and scopes than the named ones (focus), the faults
+// (the latest few alone, moved earlier; then ddmin), the fault schedule
+// moved earlier, the workload's operations
+// (ddmin over whole clients, then scopes, then every client's slots), the
+// faults' magnitudes, in rounds until nothing changes or a bound is
+// reached. The result is re-run in this process and checked before it is
 // returned. An error means the shrink could not be trusted to run (the
 // original passes, a worker refused a plan); reaching a bound is not one.
 func Shrink(o Options) (*Result, error) {
@@ -199,7 +209,9 @@ func newShrinker(o Options) (*shrinker, *Result, error) {
 	if o.CandidatesMax == 0 {
 		o.CandidatesMax = CandidatesMaxDefault
 	}
-	base, err := runner.Run(o.Run)
+	withHistory := o.Run
+	withHistory.KeepHistory = true // the history does not change the run, only what it returns
+	base, err := runner.Run(withHistory)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -218,7 +230,11 @@ func newShrinker(o Options) (*shrinker, *Result, error) {
 	run := base.Options // defaults filled in: workers get every flag explicitly
 	run.Plan, run.KeepHistory, run.RecordTrace = nil, false, false
 	s := &shrinker{opts: o, run: run, target: target, dir: dir, start: start, deadline: start.Add(o.Budget),
-		best: base.Plan, bestOut: baseOut, smallest: base.Plan, smallestOut: baseOut, seen: map[string]*outcome{base.Plan.String(): baseOut}}
+		best: base.Plan, bestOut: baseOut, smallest: base.Plan, smallestOut: baseOut, seen: map[string]*outcome{base.Plan.String(): baseOut},
+		scopes: slotScopes(base.History, base.Plan, len(base.OpSlots))}
+	s.runPlan = func(ctx context.Context, name string, p *sim.Plan) (*outcome, error) {
+		return runWorker(ctx, o.Binary, dir, name, &s.run, p)
+	}
 	res := &Result{Invariant: target, Original: sizeOf(base.Plan, baseOut), OriginalPlan: base.Plan}
 	return s, res, nil
 }
@@ -239,10 +255,15 @@ func (s *shrinker) search() (int, error) {
 	if err := s.timed("duration", s.shrinkDuration); err != nil {
 		return 0, err
 	}
+	if err := s.timed("focus", s.shrinkFocus); err != nil {
+		return 0, err
+	}
 	phases := []struct {
 		name string
 		fn   func() error
-	}{{"faults", s.shrinkFaults}, {"earlier", s.shrinkEarlier}, {"duration", s.shrinkDuration}, {"operations", s.shrinkOps}, {"magnitudes", s.shrinkMagnitudes}, {"duration", s.shrinkDuration}}
+	}{{"latest", s.shrinkLatest}, {"faults", s.shrinkFaults}, {"earlier", s.shrinkEarlier}, {"duration", s.shrinkDuration}, {"focus", s.shrinkFocus},
+		{"operations", s.shrinkNoOps}, {"clients", s.shrinkClients}, {"scopes", s.shrinkScopes}, {"operations", s.shrinkOps},
+		{"magnitudes", s.shrinkMagnitudes}, {"duration", s.shrinkDuration}}
 	for round := 1; round <= RoundsMax; round++ {
 		before := s.best.String()
 		for _, ph := range phases {
@@ -325,7 +346,7 @@ func (s *shrinker) runBatch(plans []*sim.Plan) ([]*outcome, error) {
 		wg.Add(1)
 		go func(i int, p *sim.Plan, name string) {
 			defer wg.Done()
-			outs[i], errs[i] = runWorker(ctx, s.opts.Binary, s.dir, name, &s.run, p)
+			outs[i], errs[i] = s.runPlan(ctx, name, p)
 		}(i, p, fmt.Sprintf("candidate-%d.plan", s.candidates))
 	}
 	wg.Wait()

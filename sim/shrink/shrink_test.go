@@ -170,6 +170,13 @@ func TestShrinkAcceptance(t *testing.T) {
 			t.Logf("| %s | %d | %s | %d+%d=%d | %d+%d=%d | %.0fx | %d | %.1f s | %s |", defect, seed, res.Invariant,
 				res.Original.Faults, res.Original.Ops, res.Original.Total(), res.Shrunk.Faults, res.Shrunk.Ops, res.Shrunk.Total(),
 				res.Fewer(), res.Candidates, wall.Seconds(), orDone(res.Stopped))
+			var phases []string
+			for _, ph := range res.Phases {
+				if ph.Candidates > 0 {
+					phases = append(phases, fmt.Sprintf("%s %d→%d", ph.Name, ph.Candidates, ph.After.Total()))
+				}
+			}
+			t.Logf("phases (candidates→faults plus operations after): %s", strings.Join(phases, ", "))
 			switch {
 			case !res.Verified():
 				t.Errorf("not verified: %s", res.VerifyError)

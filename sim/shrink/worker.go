@@ -40,7 +40,10 @@ type outcome struct {
 	faults, ops int
 	// opSlots is, per client, how many operations it drew.
 	opSlots []int
-	wall    time.Duration
+	// evidence is, per entry of invariants, the operations that finding
+	// names (runner.Violation.Evidence; often none).
+	evidence [][]runner.Evidence
+	wall     time.Duration
 }
 
 // fails reports whether the run violated inv.
@@ -53,6 +56,27 @@ func (o *outcome) fails(inv properties.InvariantName) bool {
 	return false
 }
 
+// evidenceOf is the evidence of inv's first finding that names any
+// operation; nil when none does.
+func (o *outcome) evidenceOf(inv properties.InvariantName) []runner.Evidence {
+	for i, v := range o.invariants {
+		if v == inv && i < len(o.evidence) && len(o.evidence[i]) > 0 {
+			return o.evidence[i]
+		}
+	}
+	return nil
+}
+
+// evidenceEndNs is when the last operation a finding names was answered
+// (invoked, if it never was); 0 when it names none.
+func evidenceEndNs(ev []runner.Evidence) int64 {
+	var end int64
+	for _, e := range ev {
+		end = max(end, e.InvokeNs, e.CompleteNs)
+	}
+	return end
+}
+
 // outcomeOf is a run's outcome from its Result (the baseline and the
 // verification run in this process).
 func outcomeOf(res *runner.Result, wall time.Duration) *outcome {
@@ -60,6 +84,7 @@ func outcomeOf(res *runner.Result, wall time.Duration) *outcome {
 		opSlots: append([]int(nil), res.OpSlots...), wall: wall}
 	for _, v := range res.Violations {
 		o.invariants = append(o.invariants, v.Invariant)
+		o.evidence = append(o.evidence, v.Evidence)
 	}
 	return o
 }
@@ -69,6 +94,7 @@ type runJSON struct {
 	TraceHash  string `json:"trace_hash"`
 	Violations []struct {
 		Invariant properties.InvariantName `json:"invariant"`
+		Evidence  []runner.Evidence        `json:"evidence"`
 	} `json:"violations"`
 	Ops struct {
 		Total int `json:"total"`
@@ -135,6 +161,7 @@ func readWorker(code int, stdout []byte, stderr string, wall time.Duration) (*ou
 	o := &outcome{traceHash: out.TraceHash, faults: out.Faults, ops: out.Ops.Total, opSlots: out.OpSlots, wall: wall}
 	for _, v := range out.Violations {
 		o.invariants = append(o.invariants, v.Invariant)
+		o.evidence = append(o.evidence, v.Evidence)
 	}
 	return o, nil
 }
