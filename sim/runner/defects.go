@@ -7,31 +7,34 @@ import (
 	"github.com/felixsim/felixsim/node"
 )
 
-// defectNames maps the CLI's names of planted broker bugs to their switch.
+// defectNames maps the CLI's names of planted broker bugs to their switch
+// and, for a bug the default fault kinds cannot show (it needs operator
+// actions, which "all" leaves out), the fault kinds that can (DefectFaults).
 var defectNames = []struct {
-	name string
-	set  func(d *node.Defects) *bool
+	name   string
+	set    func(d *node.Defects) *bool
+	faults string
 }{
-	{"stale-read", func(d *node.Defects) *bool { return &d.StateReadWithoutReadIndex }},
-	{"ack-before-quorum", func(d *node.Defects) *bool { return &d.AckBeforeQuorum }},
-	{"commit-if-at-proposal", func(d *node.Defects) *bool { return &d.CommitIfCheckedAtProposal }},
-	{"commit-as-two-records", func(d *node.Defects) *bool { return &d.CommitAsTwoRecords }},
-	{"position-apart-from-state", func(d *node.Defects) *bool { return &d.PositionApartFromState }},
-	{"partial-apply", func(d *node.Defects) *bool { return &d.PartialApply }},
-	{"no-fsync", func(d *node.Defects) *bool { return &d.NoFsync }},
-	{"keep-stale-suffix", func(d *node.Defects) *bool { return &d.KeepStaleSuffix }},
-	{"vote-not-persisted", func(d *node.Defects) *bool { return &d.VoteNotPersisted }},
-	{"ack-not-persisted", func(d *node.Defects) *bool { return &d.AckNotPersisted }},
-	{"redeliver-acked", func(d *node.Defects) *bool { return &d.RedeliverAcked }},
-	{"lease-by-local-clock", func(d *node.Defects) *bool { return &d.LeaseByLocalClock }},
-	{"ack-drops-older-leases", func(d *node.Defects) *bool { return &d.AckDropsOlderLeases }},
-	{"wrong-route-hash", func(d *node.Defects) *bool { return &d.WrongRouteHash }},
-	{"unscoped-outbox", func(d *node.Defects) *bool { return &d.UnscopedOutbox }},
-	{"rejoin-old-identity", func(d *node.Defects) *bool { return &d.RejoinOldIdentity }},
-	{"recreate-keeps-state", func(d *node.Defects) *bool { return &d.RecreateKeepsState }},
-	{"early-finalize", func(d *node.Defects) *bool { return &d.EarlyFinalize }},
-	{"snapshot-without-groups", func(d *node.Defects) *bool { return &d.SnapshotWithoutGroups }},
-	{"repropose-pending", func(d *node.Defects) *bool { return &d.ReproposePending }},
+	{"stale-read", func(d *node.Defects) *bool { return &d.StateReadWithoutReadIndex }, ""},
+	{"ack-before-quorum", func(d *node.Defects) *bool { return &d.AckBeforeQuorum }, ""},
+	{"commit-if-at-proposal", func(d *node.Defects) *bool { return &d.CommitIfCheckedAtProposal }, ""},
+	{"commit-as-two-records", func(d *node.Defects) *bool { return &d.CommitAsTwoRecords }, ""},
+	{"position-apart-from-state", func(d *node.Defects) *bool { return &d.PositionApartFromState }, ""},
+	{"partial-apply", func(d *node.Defects) *bool { return &d.PartialApply }, ""},
+	{"no-fsync", func(d *node.Defects) *bool { return &d.NoFsync }, ""},
+	{"keep-stale-suffix", func(d *node.Defects) *bool { return &d.KeepStaleSuffix }, ""},
+	{"vote-not-persisted", func(d *node.Defects) *bool { return &d.VoteNotPersisted }, ""},
+	{"ack-not-persisted", func(d *node.Defects) *bool { return &d.AckNotPersisted }, ""},
+	{"redeliver-acked", func(d *node.Defects) *bool { return &d.RedeliverAcked }, ""},
+	{"lease-by-local-clock", func(d *node.Defects) *bool { return &d.LeaseByLocalClock }, ""},
+	{"ack-drops-older-leases", func(d *node.Defects) *bool { return &d.AckDropsOlderLeases }, ""},
+	{"wrong-route-hash", func(d *node.Defects) *bool { return &d.WrongRouteHash }, ""},
+	{"unscoped-outbox", func(d *node.Defects) *bool { return &d.UnscopedOutbox }, ""},
+	{"rejoin-old-identity", func(d *node.Defects) *bool { return &d.RejoinOldIdentity }, ""},
+	{"recreate-keeps-state", func(d *node.Defects) *bool { return &d.RecreateKeepsState }, "streamcreate,kill"},
+	{"early-finalize", func(d *node.Defects) *bool { return &d.EarlyFinalize }, "upgrade,finalize,kill"},
+	{"snapshot-without-groups", func(d *node.Defects) *bool { return &d.SnapshotWithoutGroups }, ""},
+	{"repropose-pending", func(d *node.Defects) *bool { return &d.ReproposePending }, ""},
 }
 
 // ParseDefects reads a comma-separated list of planted-bug names ("none"
@@ -54,6 +57,21 @@ func ParseDefects(s string) (node.Defects, error) {
 		}
 	}
 	return d, nil
+}
+
+// DefectFaults is the fault list (as ParseFaults reads it) under which a
+// run can show the named planted bug: the kinds its failure needs when
+// the default ("all") cannot draw them, else "all".
+func DefectFaults(name string) (string, error) {
+	for _, dn := range defectNames {
+		if dn.name == name {
+			if dn.faults == "" {
+				return "all", nil
+			}
+			return dn.faults, nil
+		}
+	}
+	return "", fmt.Errorf("defect %q refused: known defects are %s", name, DefectNames())
 }
 
 // DefectNames lists the planted bugs by name, comma-separated.

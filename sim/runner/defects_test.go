@@ -58,14 +58,14 @@ var defectCases = []defectCase{
 	// read of the administered stream after the re-creation returns the
 	// value the deleted generation held. Measured: caught on each of seeds
 	// 1..4 (the bound leaves one seed of room).
-	{defect: "recreate-keeps-state", family: properties.FamilySafety, faults: "streamcreate,kill", gapNs: 6e8, seedsMax: 2,
+	{defect: "recreate-keeps-state", family: properties.FamilySafety, faults: mustDefectFaults("recreate-keeps-state"), gapNs: 6e8, seedsMax: 2,
 		anyOf: []properties.InvariantName{properties.InvariantIncarnationsApart}},
 	// A finalize accepted while a broker still runs the old version, which
 	// then applies commit records as their event alone. The plan boots
 	// the brokers old (it holds rolling-upgrade actions) and finalizes
 	// early; swarm leaves finalize out of seeds 1 and 2. Measured: caught
 	// on seeds 3, 4 and 5 of 1..5.
-	{defect: "early-finalize", family: properties.FamilySafety, faults: "upgrade,finalize,kill", gapNs: 6e8, seedsMax: 5,
+	{defect: "early-finalize", family: properties.FamilySafety, faults: mustDefectFaults("early-finalize"), gapNs: 6e8, seedsMax: 5,
 		anyOf: []properties.InvariantName{properties.InvariantNoPartialCommit, properties.InvariantCommittedPrefixAgreement, properties.InvariantCommittedNeverLost}},
 	// A replaced disk makes its new identity catch up by snapshot; one
 	// without consumer groups loses every committed position. Measured:
@@ -79,6 +79,15 @@ var defectCases = []defectCase{
 	// 1..50, at most 4 seeds from any start (seeds 3-5 miss it).
 	{defect: "repropose-pending", family: properties.FamilySafety, faults: "all", gapNs: 6e8, seedsMax: 6,
 		anyOf: []properties.InvariantName{properties.InvariantLandsAtMostOncePerDelivery}},
+}
+
+// mustDefectFaults is DefectFaults(name), panicking on an unknown name.
+func mustDefectFaults(name string) string {
+	f, err := DefectFaults(name)
+	if err != nil {
+		panic(err)
+	}
+	return f
 }
 
 // TestPlantedDefectsCaught: each planted broker bug is caught within a

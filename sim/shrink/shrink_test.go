@@ -41,14 +41,23 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// defectRun is a run with a planted defect.
+// defectRun is a run with a planted defect, under the fault kinds that
+// can show it (runner.DefectFaults).
 func defectRun(t *testing.T, seed uint64, durationNs int64, defect string) runner.Options {
 	t.Helper()
 	d, err := runner.ParseDefects(defect)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return runner.Options{Seed: seed, DurationNs: durationNs, Defects: d}
+	fl, err := runner.DefectFaults(defect)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := runner.ParseFaults(fl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return runner.Options{Seed: seed, DurationNs: durationNs, Defects: d, Faults: f}
 }
 
 // replayInWorker runs a plan file the way a user would, in a fresh
