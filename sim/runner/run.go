@@ -249,9 +249,6 @@ func (r *run) build() error {
 		return err
 	}
 	ir.c, r.inRun = c, ir
-	if r.trace != nil {
-		r.trace.c = c
-	}
 	r.c, r.wl, r.probe, r.relay = c, wl, probe, rl
 	if err := c.World.ApplyPlan(plan); err != nil {
 		c.Close()
