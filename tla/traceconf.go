@@ -67,6 +67,11 @@ func (m membership) fold(c *modeltrace.ConfChange) (membership, error) {
 	}
 	slices.Sort(out.voters)
 	slices.Sort(out.learners)
+	for _, l := range out.learners {
+		if slices.Contains(out.voters, l) {
+			panic(fmt.Sprintf("tla: trace: %v folded into %v gives %v: %d is both voter and learner", c, m, out, l))
+		}
+	}
 	return out, nil
 }
 
