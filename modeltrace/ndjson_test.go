@@ -14,6 +14,8 @@ func TestNDJSONRoundTrip(t *testing.T) {
 		{Kind: Restart, Broker: 1, Group: 2, Index: 1, Entries: []Entry{{Term: 1}}, CommitMark: 1, Applied: 1, Scopes: []ScopeNext{{Tenant: "acme", Next: 4}}},
 		{Kind: Request, Broker: 1, Group: 2, Term: 2, Digest: 9, Client: 5, ReqID: 6, Asked: &w, Proposed: &w},
 		{Kind: Apply, Broker: 1, Group: 2, Index: 3, Term: 2, Digest: 9, Outcome: OutcomeRefused, Offset: 4},
+		{Kind: ProposeConf, Broker: 1, Group: 2, Term: 2, Digest: 11, Change: &ConfChange{Type: AddLearner, Node: 8}},
+		{Kind: ApplyConf, Broker: 1, Group: 2, Index: 4, Term: 2, Digest: 11, Voters: []uint64{1, 2, 3}, Learners: []uint64{8}},
 	}
 	var buf bytes.Buffer
 	n := NewNDJSON(&buf)

@@ -21,6 +21,12 @@ func (s *Step) Clone() Step {
 		p := *s.Proposed
 		c.Proposed = &p
 	}
+	if s.Change != nil {
+		ch := *s.Change
+		c.Change = &ch
+	}
+	c.Voters = append([]uint64(nil), s.Voters...)
+	c.Learners = append([]uint64(nil), s.Learners...)
 	return c
 }
 

@@ -34,10 +34,17 @@ const (
 	// Term): its log becomes the committed prefix up to Index, applied
 	// there; Scopes are its scopes' next offsets after the install.
 	Snapshot
+	// ProposeConf: a leader appended a membership change (Change) to its
+	// log as an entry of data Digest; a Persist of that entry follows.
+	ProposeConf
+	// ApplyConf: a broker applied the membership change at Index (term
+	// Term, data Digest): its configuration is now Voters and Learners
+	// (unchanged when the change was refused and skipped).
+	ApplyConf
 	kindEnd
 )
 
-var kindNames = [...]string{"invalid", "Restart", "Vote", "Promote", "Request", "Persist", "Commit", "Apply", "Answer", "Snapshot"}
+var kindNames = [...]string{"invalid", "Restart", "Vote", "Promote", "Request", "Persist", "Commit", "Apply", "Answer", "Snapshot", "ProposeConf", "ApplyConf"}
 
 // String names the kind.
 func (k Kind) String() string {
@@ -145,6 +152,59 @@ type ScopeNext struct {
 	Next   uint64 `json:"next"`
 }
 
+// ChangeType is what a simple membership change does to one identity.
+// The zero value is invalid.
+type ChangeType uint8
+
+// Change types, as raft's ConfChangeSingle types.
+const (
+	changeInvalid ChangeType = iota
+	// AddVoter makes the identity a voter (a learner promoted, or new).
+	AddVoter
+	// AddLearner makes it a learner (a new identity, or a voter demoted).
+	AddLearner
+	// Remove drops it from the configuration.
+	Remove
+	changeEnd
+)
+
+var changeNames = [...]string{"invalid", "add_voter", "add_learner", "remove"}
+
+// String names the change type.
+func (c ChangeType) String() string {
+	if c < changeEnd {
+		return changeNames[c]
+	}
+	return fmt.Sprintf("ChangeType(%d)", uint8(c))
+}
+
+// Valid reports whether c is one of the change types.
+func (c ChangeType) Valid() bool { return c > changeInvalid && c < changeEnd }
+
+// ParseChangeType reads a change type's name.
+func ParseChangeType(s string) (ChangeType, error) {
+	for c := AddVoter; c < changeEnd; c++ {
+		if changeNames[c] == s {
+			return c, nil
+		}
+	}
+	return changeInvalid, fmt.Errorf("change type %q refused: unknown", s)
+}
+
+// ConfChange is one simple membership change: one identity's new role.
+type ConfChange struct {
+	Type ChangeType `json:"type"`
+	Node uint64     `json:"node"`
+}
+
+// String renders the change, e.g. "add_learner 9".
+func (c *ConfChange) String() string {
+	if c == nil {
+		return "none"
+	}
+	return fmt.Sprintf("%s %d", c.Type, c.Node)
+}
+
 // Step is one abstract step of one broker in one raft group. Which fields
 // are set depends on Kind (see the kinds).
 type Step struct {
@@ -178,6 +238,13 @@ type Step struct {
 	CommitMark uint64      `json:"commit,omitempty"`
 	Applied    uint64      `json:"applied,omitempty"`
 	Scopes     []ScopeNext `json:"scopes,omitempty"`
+	// Change: ProposeConf's membership change (nil: one the model has no
+	// name for, such as a joint change).
+	Change *ConfChange `json:"change,omitempty"`
+	// Voters and Learners: ApplyConf's configuration after the change,
+	// each ascending.
+	Voters   []uint64 `json:"voters,omitempty"`
+	Learners []uint64 `json:"learners,omitempty"`
 }
 
 // Sink receives steps. The step and its slices belong to the caller and
@@ -208,6 +275,10 @@ func (s *Step) String() string {
 		return fmt.Sprintf("%s: client %d request %d: %s at %d", head, s.Client, s.ReqID, s.Outcome, s.Offset)
 	case Snapshot:
 		return fmt.Sprintf("%s: index %d (term %d), %d scopes", head, s.Index, s.Term, len(s.Scopes))
+	case ProposeConf:
+		return fmt.Sprintf("%s: term %d, change %v, proposal %016x", head, s.Term, s.Change, s.Digest)
+	case ApplyConf:
+		return fmt.Sprintf("%s: entry %d (term %d, proposal %016x): voters %v learners %v", head, s.Index, s.Term, s.Digest, s.Voters, s.Learners)
 	}
 	return head
 }

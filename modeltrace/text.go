@@ -41,3 +41,13 @@ func (k *CommitKind) UnmarshalText(b []byte) error {
 	}
 	return fmt.Errorf("commit kind %q refused: unknown", b)
 }
+
+// MarshalText names the change type.
+func (c ChangeType) MarshalText() ([]byte, error) { return []byte(c.String()), nil }
+
+// UnmarshalText reads a change type's name.
+func (c *ChangeType) UnmarshalText(b []byte) error {
+	v, err := ParseChangeType(string(b))
+	*c = v
+	return err
+}

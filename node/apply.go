@@ -89,7 +89,7 @@ func (s tenantSet) has(t string) bool {
 func (n *Node) applyEntry(b *logstore.Batch, g *raftGroup, e *raftpb.Entry, touched *tenantSet, groupsTouched *[]groupTouch, replies []reply) []reply {
 	if e.GetType() != raftpb.EntryType_EntryNormal {
 		n.applyConfChange(g, e)
-		n.trace.apply(g, e, nil) // to the model, an entry that writes nothing
+		n.trace.applyConf(g, e)
 		return replies
 	}
 	if len(e.GetData()) == 0 {

@@ -2,6 +2,7 @@ package node
 
 import (
 	"fmt"
+	"slices"
 
 	"go.etcd.io/raft/v3"
 	"go.etcd.io/raft/v3/raftpb"
@@ -147,11 +148,58 @@ func (t *tracer) ready(g *raftGroup, rd *raft.Ready) {
 	if rd.SoftState != nil && rd.SoftState.RaftState == raft.StateLeader && g.isLeader {
 		t.stage(modeltrace.Step{Kind: modeltrace.Promote, Group: g.id, Term: term})
 	}
+	t.proposeConf(g, rd.Entries[k:])
 	t.persist(g, rd.Entries[k:])
 	if !raft.IsEmptyHardState(hs) && hs.GetCommit() > t.commit[i] {
 		t.commit[i] = hs.GetCommit()
 		t.stage(modeltrace.Step{Kind: modeltrace.Commit, Group: g.id, Index: hs.GetCommit()})
 	}
+}
+
+// proposeConf stages a ProposeConf for each membership change among the
+// leader's own new entries es, before their Persist.
+func (t *tracer) proposeConf(g *raftGroup, es []*raftpb.Entry) {
+	for _, e := range es {
+		if e.GetType() == raftpb.EntryType_EntryNormal {
+			continue
+		}
+		s := modeltrace.Step{Kind: modeltrace.ProposeConf, Group: g.id, Term: e.GetTerm(), Digest: modeltrace.Digest(e.GetData())}
+		if cc, err := decodeConfChange(e); err == nil {
+			s.Change = changeOf(cc.AsV2())
+		}
+		t.stage(s)
+	}
+}
+
+// changeOf describes a simple one-change ConfChangeV2 as the model's
+// change; nil for any other (a joint change, or none).
+func changeOf(cc *raftpb.ConfChangeV2) *modeltrace.ConfChange {
+	chs := cc.GetChanges()
+	if len(chs) != 1 || cc.GetTransition() != raftpb.ConfChangeTransition_ConfChangeTransitionAuto {
+		return nil
+	}
+	c := &modeltrace.ConfChange{Node: chs[0].GetNodeId()}
+	switch chs[0].GetType() {
+	case raftpb.ConfChangeType_ConfChangeAddNode:
+		c.Type = modeltrace.AddVoter
+	case raftpb.ConfChangeType_ConfChangeAddLearnerNode:
+		c.Type = modeltrace.AddLearner
+	case raftpb.ConfChangeType_ConfChangeRemoveNode:
+		c.Type = modeltrace.Remove
+	default:
+		return nil
+	}
+	return c
+}
+
+// applyConf stages the apply of membership change e: g's configuration
+// after it.
+func (t *tracer) applyConf(g *raftGroup, e *raftpb.Entry) {
+	if t == nil || g.id == MetaGroup {
+		return
+	}
+	t.stage(modeltrace.Step{Kind: modeltrace.ApplyConf, Group: g.id, Index: e.GetIndex(), Term: e.GetTerm(), Digest: modeltrace.Digest(e.GetData()),
+		Voters: slices.Clone(g.confState.GetVoters()), Learners: slices.Clone(g.confState.GetLearners())})
 }
 
 func (t *tracer) persist(g *raftGroup, es []*raftpb.Entry) {

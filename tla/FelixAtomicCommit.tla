@@ -36,6 +36,17 @@
 (* acknowledgements (acked), sent after they persisted what it sent        *)
 (* (Replicate).  A deposed leader keeps acting in its old term until a     *)
 (* message of a newer term reaches it, as in the broker.                   *)
+(*                                                                         *)
+(* Membership, as etcd raft has it: a leader appends a simple change (one  *)
+(* identity: remove a voter, add a spare as a learner, promote a learner)  *)
+(* as a log entry carrying the configuration it gives (Reconfigure); a     *)
+(* broker's configuration (conf) is the one of the last change it applied *)
+(* (a change takes effect when applied, and survives a crash, as the      *)
+(* broker stores it with its applied index).  A candidate asks, and counts,*)
+(* only its voters; a leader replicates to its voters and learners and     *)
+(* counts only its voters.  Spares start outside every configuration with *)
+(* an empty log.  MaxReconfigs bounds the changes; at 0 (and no spares)    *)
+(* the model is the one without membership, state for state.               *)
 (***************************************************************************)
 EXTENDS Naturals, Sequences, FiniteSets
 
@@ -48,7 +59,9 @@ CONSTANTS
     Kind,        \* Kind[c]: "commit", or "commit_if" at the next offset the client read
     Variant,     \* "Atomic", "SplitRecords" or "PartialApply"
     Defect,      \* "none", or a planted broker bug the invariants must catch
-    None         \* a model value: no vote
+    None,        \* a model value: no vote
+    Spares,      \* the brokers outside the initial configuration, free to be added
+    MaxReconfigs \* how many membership changes leaders may propose in all
 
 ASSUME Variant \in {"Atomic", "SplitRecords", "PartialApply"}
 (* Planted defects: "CommitWithoutQuorum" marks an entry committed (so it *)
@@ -57,7 +70,8 @@ ASSUME Variant \in {"Atomic", "SplitRecords", "PartialApply"}
 (* writes a commit_if whatever the tail is at apply time (as if judged    *)
 (* when proposed).                                                        *)
 ASSUME Defect \in {"none", "CommitWithoutQuorum", "ElectStale", "ConditionAtProposal"}
-ASSUME MaxTerm \in Nat /\ MaxCommits \in Nat
+ASSUME MaxTerm \in Nat /\ MaxCommits \in Nat /\ MaxReconfigs \in Nat
+ASSUME Spares \subseteq Brokers /\ Brokers \ Spares /= {}
 ASSUME DOMAIN Ops = 1..MaxCommits
 ASSUME DOMAIN Kind = 1..MaxCommits /\ \A c \in 1..MaxCommits : Kind[c] \in {"commit", "commit_if"}
 ASSUME \A c \in 1..MaxCommits : \A i \in DOMAIN Ops[c] :
@@ -77,15 +91,21 @@ VARIABLES
     kv,           \* kv[b][k]: the state view, [val, ver]; val 0 means absent
     mid,          \* mid[b]: b is between the two steps of a PartialApply
     nextCid,      \* the id of the next commit a client proposes
-    reply         \* reply[c]: a leader's answer to commit c's client
+    reply,        \* reply[c]: a leader's answer to commit c's client
+    conf,         \* conf[b]: [at, voters, learners], the configuration of the last change b applied (at: its index; persisted)
+    nconf         \* how many membership changes leaders have proposed
 
-vars == <<term, votedFor, role, votes, acked, log, durable, commitIndex, applied, shard, kv, mid, nextCid, reply>>
+vars == <<term, votedFor, role, votes, acked, log, durable, commitIndex, applied, shard, kv, mid, nextCid, reply, conf, nconf>>
 
 Absent == [val |-> 0, ver |-> 0]
 EmptyView == [k \in Keys |-> Absent]
 NoReply == [st |-> "none", at |-> 0, idx |-> 0, exp |-> 0, term |-> 0]
 NoAcks == [q \in Brokers |-> 0]
-Quorum(S) == 2 * Cardinality(S) > Cardinality(Brokers)
+InitVoters == Brokers \ Spares
+(* S holds a majority of the voters V.                                     *)
+QuorumIn(S, V) == 2 * Cardinality(S \cap V) > Cardinality(V)
+Voters(b) == conf[b].voters
+Members(b) == conf[b].voters \cup conf[b].learners
 Min(a, b) == IF a < b THEN a ELSE b
 Max(S) == CHOOSE x \in S : \A y \in S : y <= x
 
@@ -139,6 +159,8 @@ Init ==
     /\ mid = [b \in Brokers |-> FALSE]
     /\ nextCid = 1
     /\ reply = [c \in 1..MaxCommits |-> NoReply]
+    /\ conf = [b \in Brokers |-> [at |-> 0, voters |-> IF b \in Spares THEN {} ELSE InitVoters, learners |-> {}]]
+    /\ nconf = 0
 
 LastTerm(l) == IF l = << >> THEN 0 ELSE l[Len(l)].term
 UpToDate(l, m) == LastTerm(l) > LastTerm(m) \/ (LastTerm(l) = LastTerm(m) /\ Len(l) >= Len(m))
@@ -147,19 +169,22 @@ UpToDate(l, m) == LastTerm(l) > LastTerm(m) \/ (LastTerm(l) = LastTerm(m) /\ Len
 (* votes for itself (persisted before it asks for votes).                  *)
 Timeout(b) ==
     /\ role[b] /= "leader"
+    /\ b \in Voters(b)
     /\ term[b] < MaxTerm
     /\ term' = [term EXCEPT ![b] = term[b] + 1]
     /\ votedFor' = [votedFor EXCEPT ![b] = b]
     /\ role' = [role EXCEPT ![b] = "candidate"]
     /\ votes' = [votes EXCEPT ![b] = {b}]
-    /\ UNCHANGED <<acked, log, durable, commitIndex, applied, shard, kv, mid, nextCid, reply>>
+    /\ UNCHANGED <<acked, log, durable, commitIndex, applied, shard, kv, mid, nextCid, reply, conf, nconf>>
 
 (* q grants candidate b's vote request (the request carries b's term and   *)
 (* its log's last term and length) and its grant reaches b: q has not      *)
 (* voted for another in that term and finds b's log up to date.  A request *)
 (* of a newer term moves q to it first (a deposed leader steps down).      *)
+(* A candidate asks only the voters of its configuration.                  *)
 Vote(q, b) ==
     /\ q /= b
+    /\ q \in Voters(b)
     /\ role[b] = "candidate"
     /\ q \notin votes[b]
     /\ term[q] <= term[b]
@@ -170,15 +195,15 @@ Vote(q, b) ==
     /\ role' = [role EXCEPT ![q] = "follower"]
     /\ votes' = [votes EXCEPT ![q] = {}, ![b] = votes[b] \cup {q}]
     /\ acked' = [acked EXCEPT ![q] = NoAcks]
-    /\ UNCHANGED <<log, durable, commitIndex, applied, shard, kv, mid, nextCid, reply>>
+    /\ UNCHANGED <<log, durable, commitIndex, applied, shard, kv, mid, nextCid, reply, conf, nconf>>
 
-(* A candidate whose votes are a quorum leads its term.                    *)
+(* A candidate whose votes are a quorum of its voters leads its term.      *)
 Promote(b) ==
     /\ role[b] = "candidate"
-    /\ Quorum(votes[b])
+    /\ QuorumIn(votes[b], Voters(b))
     /\ role' = [role EXCEPT ![b] = "leader"]
     /\ votes' = [votes EXCEPT ![b] = {}]
-    /\ UNCHANGED <<term, votedFor, acked, log, durable, commitIndex, applied, shard, kv, mid, nextCid, reply>>
+    /\ UNCHANGED <<term, votedFor, acked, log, durable, commitIndex, applied, shard, kv, mid, nextCid, reply, conf, nconf>>
 
 (* A client's commit reaches leader b (a deposed leader that has not yet   *)
 (* heard of the newer term too).  commit_if expects the next offset of b's *)
@@ -188,13 +213,36 @@ Propose(b) ==
     /\ nextCid <= MaxCommits
     /\ LET kind == Kind[nextCid]
            e == IF kind = "commit_if" THEN Len(shard[b]) + 1 ELSE 0
-           Mk(part, x) == [term |-> term[b], cid |-> nextCid, kind |-> kind, exp |-> x, part |-> part]
+           Mk(part, x) == [term |-> term[b], cid |-> nextCid, kind |-> kind, exp |-> x, part |-> part, voters |-> {}, learners |-> {}]
            new == IF Variant = "SplitRecords"
                   THEN << Mk("event", e), Mk("state", IF e = 0 THEN 0 ELSE e + 1) >>
                   ELSE << Mk("whole", e) >>
        IN log' = [log EXCEPT ![b] = log[b] \o new]
     /\ nextCid' = nextCid + 1
-    /\ UNCHANGED <<term, votedFor, role, votes, acked, durable, commitIndex, applied, shard, kv, mid, reply>>
+    /\ UNCHANGED <<term, votedFor, role, votes, acked, durable, commitIndex, applied, shard, kv, mid, reply, conf, nconf>>
+
+(* The simple changes leader l may propose from its configuration: remove *)
+(* a voter other than itself, add a spare as a learner, promote a learner. *)
+NextConfs(l) ==
+    LET v == conf[l].voters
+        ln == conf[l].learners
+    IN {[voters |-> v \ {q}, learners |-> ln] : q \in v \ {l}}
+       \cup {[voters |-> v, learners |-> ln \cup {s}] : s \in Spares \ (v \cup ln)}
+       \cup {[voters |-> v \cup {s}, learners |-> ln \ {s}] : s \in ln}
+
+(* Leader l appends a membership change, as raft allows one: l has        *)
+(* applied an entry of its own term (raft's leader commits its election's  *)
+(* empty entry first) and every change its log holds (one at a time).     *)
+Reconfigure(l) ==
+    /\ role[l] = "leader"
+    /\ nconf < MaxReconfigs
+    /\ {i \in 1..applied[l] : log[l][i].term = term[l]} /= {}  \* a set, not \E: TLC would branch per witness
+    /\ \A i \in (applied[l] + 1)..Len(log[l]) : log[l][i].kind /= "conf"
+    /\ \E c \in NextConfs(l) :
+          log' = [log EXCEPT ![l] = Append(log[l],
+                    [term |-> term[l], cid |-> 0, kind |-> "conf", exp |-> 0, part |-> "whole", voters |-> c.voters, learners |-> c.learners])]
+    /\ nconf' = nconf + 1
+    /\ UNCHANGED <<term, votedFor, role, votes, acked, durable, commitIndex, applied, shard, kv, mid, nextCid, reply, conf>>
 
 RECURSIVE CommonFrom(_, _, _)
 CommonFrom(l, m, i) == IF i > Len(l) \/ i > Len(m) \/ l[i] /= m[i] THEN i - 1 ELSE CommonFrom(l, m, i + 1)
@@ -207,6 +255,7 @@ CommonFrom(l, m, i) == IF i > Len(l) \/ i > Len(m) \/ l[i] /= m[i] THEN i - 1 EL
 Replicate(l, q) ==
     /\ role[l] = "leader"
     /\ q /= l
+    /\ q \in Members(l)
     /\ term[q] <= term[l]
     /\ LET ll == log[l]
            m == CommonFrom(log[q], ll, 1)
@@ -222,11 +271,12 @@ Replicate(l, q) ==
           /\ role' = [role EXCEPT ![q] = "follower"]
           /\ votes' = [votes EXCEPT ![q] = {}]
           /\ acked' = [acked EXCEPT ![q] = NoAcks, ![l][q] = matched]
-    /\ UNCHANGED <<applied, shard, kv, mid, nextCid, reply>>
+    /\ UNCHANGED <<applied, shard, kv, mid, nextCid, reply, conf, nconf>>
     /\ vars' /= vars
 
 (* Leader l moves its committed mark to the highest index of its own term  *)
-(* that a quorum holds: itself on disk, the others as they acknowledged.   *)
+(* that a quorum of its voters holds: itself on disk, the others as they   *)
+(* acknowledged.                                                           *)
 AdvanceCommit(l) ==
     /\ role[l] = "leader"
     /\ LET Holders(n) == {q \in Brokers : IF q = l THEN durable[l] >= n ELSE acked[l][q] >= n}
@@ -234,10 +284,10 @@ AdvanceCommit(l) ==
                         /\ log[l][n].term = term[l]
                         /\ IF Defect = "CommitWithoutQuorum"
                            THEN Holders(n) /= {}
-                           ELSE Quorum(Holders(n))}
+                           ELSE QuorumIn(Holders(n), Voters(l))}
        IN /\ cands /= {}
           /\ commitIndex' = [commitIndex EXCEPT ![l] = Max(cands)]
-    /\ UNCHANGED <<term, votedFor, role, votes, acked, log, durable, applied, shard, kv, mid, nextCid, reply>>
+    /\ UNCHANGED <<term, votedFor, role, votes, acked, log, durable, applied, shard, kv, mid, nextCid, reply, conf, nconf>>
 
 Written(p, b) == p.kind = "commit" \/ p.exp = Len(shard[b]) + 1 \/ Defect = "ConditionAtProposal"
 
@@ -258,6 +308,7 @@ Answer(b, p, idx, w, sh) ==
 Apply(b) ==
     /\ ~mid[b]
     /\ applied[b] < commitIndex[b]
+    /\ log[b][applied[b] + 1].kind /= "conf"
     /\ LET i == applied[b] + 1
            p == log[b][i]
            r == [cid |-> p.cid, kind |-> p.kind, exp |-> p.exp, part |-> p.part]
@@ -272,7 +323,22 @@ Apply(b) ==
                /\ applied' = [applied EXCEPT ![b] = i]
                /\ Answer(b, p, i, w, sh)
                /\ UNCHANGED mid
-    /\ UNCHANGED <<term, votedFor, role, votes, acked, log, durable, commitIndex, nextCid>>
+    /\ UNCHANGED <<term, votedFor, role, votes, acked, log, durable, commitIndex, nextCid, conf, nconf>>
+
+(* b applies its next committed proposal, a membership change: its        *)
+(* configuration becomes the change's (re-applying one older than the     *)
+(* configuration b kept across a crash changes nothing).                   *)
+ApplyConf(b) ==
+    /\ ~mid[b]
+    /\ applied[b] < commitIndex[b]
+    /\ LET i == applied[b] + 1
+           p == log[b][i]
+       IN /\ p.kind = "conf"
+          /\ applied' = [applied EXCEPT ![b] = i]
+          /\ conf' = IF i > conf[b].at
+                     THEN [conf EXCEPT ![b] = [at |-> i, voters |-> p.voters, learners |-> p.learners]]
+                     ELSE conf
+    /\ UNCHANGED <<term, votedFor, role, votes, acked, log, durable, commitIndex, shard, kv, mid, nextCid, reply, nconf>>
 
 (* PartialApply only: the state half of the record b is applying.          *)
 ApplyState(b) ==
@@ -283,12 +349,13 @@ ApplyState(b) ==
           /\ applied' = [applied EXCEPT ![b] = i]
           /\ mid' = [mid EXCEPT ![b] = FALSE]
           /\ Answer(b, log[b][i], i, TRUE, shard[b])
-    /\ UNCHANGED <<term, votedFor, role, votes, acked, log, durable, commitIndex, shard, nextCid>>
+    /\ UNCHANGED <<term, votedFor, role, votes, acked, log, durable, commitIndex, shard, nextCid, conf, nconf>>
 
 (* b crashes and restarts: its term, its vote and the persisted prefix of  *)
 (* its raft log survive; the unpersisted tail, the commit mark, the        *)
 (* applied views, its role and the messages it had received are lost      *)
-(* (state is rebuilt by re-applying the log).                              *)
+(* (state is rebuilt by re-applying the log); its configuration, stored   *)
+(* with its applied index, survives.                                       *)
 Crash(b) ==
     /\ log' = [log EXCEPT ![b] = SubSeq(log[b], 1, durable[b])]
     /\ commitIndex' = [commitIndex EXCEPT ![b] = 0]
@@ -299,13 +366,13 @@ Crash(b) ==
     /\ role' = [role EXCEPT ![b] = "follower"]
     /\ votes' = [votes EXCEPT ![b] = {}]
     /\ acked' = [acked EXCEPT ![b] = NoAcks]
-    /\ UNCHANGED <<term, votedFor, durable, nextCid, reply>>
+    /\ UNCHANGED <<term, votedFor, durable, nextCid, reply, conf, nconf>>
 
 (* b's log reaches its disk (in practice: the leader's own appends).       *)
 Persist(b) ==
     /\ durable[b] < Len(log[b])
     /\ durable' = [durable EXCEPT ![b] = Len(log[b])]
-    /\ UNCHANGED <<term, votedFor, role, votes, acked, log, commitIndex, applied, shard, kv, mid, nextCid, reply>>
+    /\ UNCHANGED <<term, votedFor, role, votes, acked, log, commitIndex, applied, shard, kv, mid, nextCid, reply, conf, nconf>>
 
 Next ==
     \/ \E b \in Brokers : Timeout(b)
@@ -318,6 +385,8 @@ Next ==
     \/ \E b \in Brokers : Apply(b)
     \/ \E b \in Brokers : ApplyState(b)
     \/ \E b \in Brokers : Crash(b)
+    \/ \E b \in Brokers : Reconfigure(b)
+    \/ \E b \in Brokers : ApplyConf(b)
 
 Spec == Init /\ [][Next]_vars
 
@@ -342,15 +411,24 @@ VersionIsOffset ==
 StateMatchesLog ==
     \A b \in Brokers : mid[b] \/ kv[b] = Fold(shard[b])
 
+(* The voter sets a commit at index x may have been counted over, read    *)
+(* from log l holding it: the initial one and those of the changes before  *)
+(* x (a leader counts over its applied configuration, whose change comes   *)
+(* before every entry it has yet to commit).                               *)
+VotersBefore(l, x) == {InitVoters} \cup {l[j].voters : j \in {j \in 1..(x - 1) : l[j].kind = "conf"}}
+
 (* An acknowledged record survives every failover at its acknowledged      *)
-(* offset: a quorum holds it on disk, every leader of the answering        *)
-(* leader's term or a later one holds it, and every replica that has       *)
-(* applied that far has it there.                                          *)
+(* offset: a quorum (of a configuration it may have been committed in)     *)
+(* holds it on disk, every leader of the answering leader's term or a      *)
+(* later one holds it, and every replica that has applied that far has it  *)
+(* there.                                                                  *)
 CommittedNeverLost ==
     \A c \in 1..MaxCommits : reply[c].st = "written" =>
-        LET r == reply[c] IN
+        LET r == reply[c]
+            H == {q \in Brokers : durable[q] >= r.idx /\ log[q][r.idx].cid = c}
+        IN
         /\ \A b \in Brokers : Len(shard[b]) >= r.at => shard[b][r.at].cid = c
-        /\ Quorum({q \in Brokers : durable[q] >= r.idx /\ log[q][r.idx].cid = c})
+        /\ \E q \in H : \E V \in VotersBefore(log[q], r.idx) : QuorumIn(H, V)
         /\ \A l \in Brokers : role[l] = "leader" /\ term[l] >= r.term =>
               Len(log[l]) >= r.idx /\ log[l][r.idx].cid = c
 

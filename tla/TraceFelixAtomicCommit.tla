@@ -19,6 +19,11 @@
 (* behaviour of the spec follows leaves TLC in a state with no successor,  *)
 (* reported as a deadlock whose last state has i = the refused step.  A    *)
 (* trace followed to its end stutters in Done, and TLC finds no error.     *)
+(* Membership: each broker's configuration (conf) is the one its applied  *)
+(* membership changes give, from the bootstrap voters 1..NBrokers; a new  *)
+(* identity (in Ids, past NBrokers) starts with an empty log and no       *)
+(* configuration and catches up by snapshot.  Elections and commits count *)
+(* only the deciding broker's voters; learners replicate but do not count. *)
 (* A Restart is the model's Crash followed by its hidden steps (the log's  *)
 (* re-apply up to the stored applied index), taken as one step; so is a    *)
 (* Snapshot (a leader's committed prefix installed, and its applies).      *)
@@ -30,16 +35,21 @@
 EXTENDS Naturals, Sequences, FiniteSets, TLC
 
 CONSTANTS
-    NBrokers,  \* the brokers of the cluster, numbered 1..NBrokers
+    NBrokers,  \* the brokers that bootstrapped the cluster, numbered 1..NBrokers
+    Ids,       \* every broker identity the trace names: 1..NBrokers and later joiners
     Tenants,   \* the scopes (tenants) the trace names
     Trace      \* the steps, records with every field (generated, see README)
 
-Brokers == 1..NBrokers
+ASSUME 1..NBrokers \subseteq Ids
+Brokers == Ids
+Peers == 1..NBrokers
+BootConf == [voters |-> Peers, learners |-> {}]
+NoConf == [voters |-> {}, learners |-> {}]
 Entry(t, d) == [term |-> t, data |-> d]
 Bootstrap == Entry(1, 0)
 NoWrite == [tenant |-> "", kind |-> "none", cond |-> FALSE, exp |-> 0, ops |-> 0, dig |-> 0]
 WriteKinds == {"publish", "publish_if", "enqueue", "commit", "commit_if"}
-Quorum(n) == 2 * n > NBrokers
+QuorumOf(S, m) == 2 * Cardinality(S \cap m.voters) > Cardinality(m.voters)
 Min(a, b) == IF a < b THEN a ELSE b
 LastTerm(l) == IF l = << >> THEN 0 ELSE l[Len(l)].term
 
@@ -59,16 +69,36 @@ VARIABLES
     acks,       \* the set of <<term, index, b>>: b persisted entry (term, index) and acknowledged it
     leaders,    \* term -> the broker that leads it
     written,    \* written[t][o + 1]: the raft index written at offset o of scope t
-    answers     \* [b, client, req, outcome, off]: what applying gave a proposer to answer
+    answers,    \* [b, client, req, outcome, off]: what applying gave a proposer to answer
+    conf,       \* conf[b]: [voters, learners], the configuration b's applied changes give
+    confs       \* data -> [type, node]: the membership changes leaders proposed
 
-vars == <<i, up, log, commit, applied, term, leads, next, proposed, writes, committed, votes, acks, leaders, written, answers>>
+vars == <<i, up, log, commit, applied, term, leads, next, proposed, writes, committed, votes, acks, leaders, written, answers, conf, confs>>
+
+(* Simple membership changes, as raft folds them; one leaving no voter is  *)
+(* refused, and the configuration stays.                                   *)
+Fold(m, c) ==
+    LET v == m.voters \ {c.node}
+        l == m.learners \ {c.node}
+        r == CASE c.type = "add_voter" -> [voters |-> v \cup {c.node}, learners |-> l]
+               [] c.type = "add_learner" -> [voters |-> v, learners |-> l \cup {c.node}]
+               [] OTHER -> [voters |-> v, learners |-> l]
+    IN IF r.voters = {} THEN m ELSE r
+
+(* The configuration of a broker holding log l once it applied up to x:    *)
+(* the bootstrap one with the changes in l[2..x] folded in.               *)
+RECURSIVE ConfFrom(_, _, _, _)
+ConfFrom(m, l, j, x) ==
+    IF j > x \/ j > Len(l) THEN m
+    ELSE ConfFrom(IF l[j].data /= 0 /\ l[j].data \in DOMAIN confs THEN Fold(m, confs[l[j].data]) ELSE m, l, j + 1, x)
+ConfAt(l, x) == ConfFrom(BootConf, l, 2, x)
 
 Init ==
     /\ i = 1
     /\ up = [b \in Brokers |-> FALSE]
-    /\ log = [b \in Brokers |-> << Bootstrap >>]
-    /\ commit = [b \in Brokers |-> 1]
-    /\ applied = [b \in Brokers |-> 1]
+    /\ log = [b \in Brokers |-> IF b \in Peers THEN << Bootstrap >> ELSE << >>]
+    /\ commit = [b \in Brokers |-> IF b \in Peers THEN 1 ELSE 0]
+    /\ applied = [b \in Brokers |-> IF b \in Peers THEN 1 ELSE 0]
     /\ term = [b \in Brokers |-> 0]
     /\ leads = [b \in Brokers |-> 0]
     /\ next = [b \in Brokers |-> [t \in Tenants |-> 0]]
@@ -80,6 +110,8 @@ Init ==
     /\ leaders = << >>
     /\ written = [t \in Tenants |-> << >>]
     /\ answers = << >>
+    /\ conf = [b \in Brokers |-> IF b \in Peers THEN BootConf ELSE NoConf]
+    /\ confs = << >>
 
 (* Every action takes step s = Trace[i] and moves on to the next.          *)
 Taken == i' = i + 1
@@ -131,8 +163,21 @@ Restart(s) ==
        /\ commit' = [commit EXCEPT ![b] = c]
        /\ applied' = [applied EXCEPT ![b] = a]
        /\ next' = [next EXCEPT ![b] = nx]
+       /\ conf' = [conf EXCEPT ![b] = ConfAt(st, a)]
        /\ LET Others(r) == r.b /= b IN answers' = SelectSeq(answers, Others)
-       /\ UNCHANGED <<term, writes, committed, votes, leaders, written>>
+       /\ UNCHANGED <<term, writes, committed, votes, leaders, written, confs>>
+
+(* The Restart of an identity that joined with an empty log and holds none *)
+(* yet: nothing stored, committed or applied.                              *)
+RestartEmpty(s) ==
+    LET b == s.b IN
+    /\ s.kind = "Restart"
+    /\ log[b] = << >> /\ s.idx = 0
+    /\ s.entries = << Entry(0, 0) >> /\ s.commit = 0 /\ s.applied = 0 /\ s.scopes = << >>
+    /\ up' = [up EXCEPT ![b] = TRUE]
+    /\ leads' = [leads EXCEPT ![b] = 0]
+    /\ LET Others(r) == r.b /= b IN answers' = SelectSeq(answers, Others)
+    /\ UNCHANGED <<log, commit, applied, term, next, proposed, writes, committed, votes, acks, leaders, written, conf, confs>>
 
 (* A leader's snapshot installed on b: Replicate of the committed prefix   *)
 (* up to the snapshot's entry, then the hidden applies.  The entry is      *)
@@ -150,7 +195,8 @@ Snapshot(s) ==
        /\ commit' = [commit EXCEPT ![b] = x]
        /\ applied' = [applied EXCEPT ![b] = x]
        /\ next' = [next EXCEPT ![b] = nx]
-       /\ UNCHANGED <<up, term, leads, proposed, writes, committed, votes, acks, leaders, written, answers>>
+       /\ conf' = [conf EXCEPT ![b] = ConfAt(committed, x)]
+       /\ UNCHANGED <<up, term, leads, proposed, writes, committed, votes, acks, leaders, written, answers, confs>>
 
 (* b persists its vote: for itself, Timeout(b) (b starts an election in    *)
 (* that term as a candidate); for another, Vote(b, cand) (b grants the     *)
@@ -165,9 +211,10 @@ VoteOK(s) ==
        /\ votes' = (k :> [cand |-> s.cand, lastTerm |-> LastTerm(log[b]), len |-> Len(log[b])]) @@ votes
        /\ term' = [term EXCEPT ![b] = s.term]
        /\ leads' = [leads EXCEPT ![b] = IF @ /= 0 /\ @ < s.term THEN 0 ELSE @]
-       /\ UNCHANGED <<up, log, commit, applied, next, proposed, writes, committed, acks, leaders, written, answers>>
+       /\ UNCHANGED <<up, log, commit, applied, next, proposed, writes, committed, acks, leaders, written, answers, conf, confs>>
 
-Timeout(s) == s.cand = s.b /\ VoteOK(s)
+(* Only a voter of its own configuration starts an election.               *)
+Timeout(s) == s.cand = s.b /\ s.b \in conf[s.b].voters /\ VoteOK(s)
 Vote(s) == s.cand /= s.b /\ VoteOK(s)
 
 (* Promote(b): b started an election in the term (it voted for itself      *)
@@ -182,10 +229,10 @@ Promote(s) ==
     IN /\ s.kind = "Promote"
        /\ s.term \notin DOMAIN leaders
        /\ <<s.term, b>> \in DOMAIN votes /\ votes[<<s.term, b>>].cand = b
-       /\ Quorum(Cardinality(voters))
+       /\ QuorumOf(voters, conf[b])
        /\ leaders' = (s.term :> b) @@ leaders
        /\ leads' = [leads EXCEPT ![b] = s.term]
-       /\ UNCHANGED <<up, log, commit, applied, term, next, proposed, writes, committed, votes, acks, written, answers>>
+       /\ UNCHANGED <<up, log, commit, applied, term, next, proposed, writes, committed, votes, acks, written, answers, conf, confs>>
 
 (* Propose, its client half: the proposal is the client's write unchanged. *)
 Request(s) ==
@@ -194,7 +241,39 @@ Request(s) ==
     /\ s.data /= 0
     /\ s.data \notin DOMAIN writes
     /\ writes' = (s.data :> [b |-> s.b, client |-> s.client, req |-> s.req, w |-> s.proposed]) @@ writes
-    /\ UNCHANGED <<up, log, commit, applied, term, leads, next, proposed, committed, votes, acks, leaders, written, answers>>
+    /\ UNCHANGED <<up, log, commit, applied, term, leads, next, proposed, committed, votes, acks, leaders, written, answers, conf, confs>>
+
+(* Reconfigure, the leader's half: the leader of the change's term appends *)
+(* a simple membership change, once it applied every entry of an older    *)
+(* term and every change its log holds (raft's pending-change guard).     *)
+ProposeConf(s) ==
+    LET b == s.b IN
+    /\ s.kind = "ProposeConf"
+    /\ leads[b] = s.term /\ LeaderOf(s.term) = b
+    /\ s.data /= 0
+    /\ s.change.type \in {"add_voter", "add_learner", "remove"}
+    /\ s.data \in DOMAIN confs => confs[s.data] = s.change
+    /\ \A x \in (applied[b] + 1)..Len(log[b]) :
+          log[b][x].term >= s.term /\ ~(log[b][x].data /= 0 /\ log[b][x].data \in DOMAIN confs)
+    /\ confs' = (s.data :> s.change) @@ confs
+    /\ UNCHANGED <<up, log, commit, applied, term, leads, next, proposed, writes, committed, votes, acks, leaders, written, answers, conf>>
+
+(* Apply(b) of a membership change: b's next committed entry, a change a   *)
+(* leader proposed; b's configuration becomes the change folded into its   *)
+(* own, and the broker reports exactly that.                               *)
+ApplyConf(s) ==
+    LET b == s.b
+        x == s.idx
+        m == Fold(conf[b], confs[s.data])
+    IN /\ s.kind = "ApplyConf"
+       /\ x = applied[b] + 1
+       /\ x <= commit[b]
+       /\ log[b][x] = Entry(s.term, s.data)
+       /\ s.data /= 0 /\ s.data \in DOMAIN confs
+       /\ m = [voters |-> s.voters, learners |-> s.learners]
+       /\ applied' = [applied EXCEPT ![b] = x]
+       /\ conf' = [conf EXCEPT ![b] = m]
+       /\ UNCHANGED <<up, log, commit, term, leads, next, proposed, writes, committed, votes, acks, leaders, written, answers, confs>>
 
 (* A Persist of entries es from index s.idx on: each entry either is one a *)
 (* leader sent, with the previous entry's term it had (Replicate), or is   *)
@@ -216,7 +295,7 @@ PersistOK(s) ==
        /\ \A j \in 1..Len(es) : Sent(Key(j)) => proposed[Key(j)] = [data |-> es[j].data, prev |-> Prev(j)]
        /\ \A j \in 1..Len(es) : ~Sent(Key(j)) =>
              /\ leads[b] = es[j].term /\ LeaderOf(es[j].term) = b
-             /\ es[j].data = 0 \/ es[j].data \in DOMAIN writes
+             /\ es[j].data = 0 \/ es[j].data \in DOMAIN writes \/ es[j].data \in DOMAIN confs
        /\ \A x \in firstDiff : ~(x <= Len(committed) /\ old[x] = committed[x])
 
 PersistTake(s) ==
@@ -231,7 +310,7 @@ PersistTake(s) ==
        /\ log' = [log EXCEPT ![b] = nl]
        /\ commit' = [commit EXCEPT ![b] = Min(@, Len(nl))]
        /\ acks' = acks \cup {<<es[j].term, from + j - 1, b>> : j \in 1..Len(es)}
-       /\ UNCHANGED <<up, applied, term, leads, next, writes, committed, votes, leaders, written, answers>>
+       /\ UNCHANGED <<up, applied, term, leads, next, writes, committed, votes, leaders, written, answers, conf, confs>>
 
 FreshIn(s) == \E j \in 1..Len(s.entries) : ~Sent(<<s.entries[j].term, s.idx + j - 1>>)
 
@@ -254,10 +333,10 @@ LearnCommit(s) ==
     /\ CommitOK(s)
     /\ Learned(s)
     /\ commit' = [commit EXCEPT ![s.b] = s.idx]
-    /\ UNCHANGED <<up, log, applied, term, leads, next, proposed, writes, committed, votes, acks, leaders, written, answers>>
+    /\ UNCHANGED <<up, log, applied, term, leads, next, proposed, writes, committed, votes, acks, leaders, written, answers, conf, confs>>
 
-(* AdvanceCommit: b leads the term of the entry at the mark, a quorum      *)
-(* acknowledged storing that entry (followers acknowledge once they        *)
+(* AdvanceCommit: b leads the term of the entry at the mark, a quorum of   *)
+(* b's voters acknowledged storing that entry (followers acknowledge once they *)
 (* persisted it; b counts its own disk), and b's log extends the committed *)
 (* prefix.                                                                 *)
 AdvanceCommit(s) ==
@@ -269,11 +348,11 @@ AdvanceCommit(s) ==
     IN /\ CommitOK(s)
        /\ ~Learned(s)
        /\ leads[b] /= 0 /\ e.term = leads[b]
-       /\ Quorum(Cardinality(holders))
+       /\ QuorumOf(holders, conf[b])
        /\ c > n /\ log[b][n] = committed[n]
        /\ committed' = committed \o SubSeq(log[b], n + 1, c)
        /\ commit' = [commit EXCEPT ![b] = c]
-       /\ UNCHANGED <<up, log, applied, term, leads, next, proposed, writes, votes, acks, leaders, written, answers>>
+       /\ UNCHANGED <<up, log, applied, term, leads, next, proposed, writes, votes, acks, leaders, written, answers, conf, confs>>
 
 (* Apply(b): b applies its next committed entry.  A client write is        *)
 (* written at its scope's next offset unless it is conditional and         *)
@@ -308,7 +387,7 @@ Apply(s) ==
                   /\ answers' = IF wr.b = b
                                 THEN Append(answers, [b |-> b, client |-> wr.client, req |-> wr.req, outcome |-> s.outcome, off |-> s.off])
                                 ELSE answers
-       /\ UNCHANGED <<up, log, commit, term, leads, proposed, writes, committed, votes, acks, leaders>>
+       /\ UNCHANGED <<up, log, commit, term, leads, proposed, writes, committed, votes, acks, leaders, conf, confs>>
 
 (* Answer: the proposer answers a client only with what applying the       *)
 (* client's entry gave it (each such result answers once).                 *)
@@ -319,7 +398,7 @@ Answer(s) ==
        /\ js /= {}
        /\ LET j == CHOOSE j \in js : \A k \in js : j <= k
           IN answers' = SubSeq(answers, 1, j - 1) \o SubSeq(answers, j + 1, Len(answers))
-       /\ UNCHANGED <<up, log, commit, applied, term, leads, next, proposed, writes, committed, votes, acks, leaders, written>>
+       /\ UNCHANGED <<up, log, commit, applied, term, leads, next, proposed, writes, committed, votes, acks, leaders, written, conf, confs>>
 
 (* A broker takes no step before its first Restart.                        *)
 Started(s) == s.kind \in {"Answer", "Restart"} \/ up[s.b]
@@ -341,6 +420,9 @@ TraceStep ==
            \/ Apply(s)
            \/ Answer(s)
            \/ Snapshot(s)
+           \/ RestartEmpty(s)
+           \/ ProposeConf(s)
+           \/ ApplyConf(s)
     /\ Taken
 
 (* The whole trace was followed: stutter.                                  *)

@@ -15,9 +15,11 @@ const (
 	actApplyState
 	actCrash
 	actPersist
+	actReconfigure
+	actApplyConf
 )
 
-var actionNames = [...]string{"Init", "Timeout", "Vote", "Promote", "Propose", "Replicate", "AdvanceCommit", "Apply", "ApplyState", "Crash", "Persist"}
+var actionNames = [...]string{"Init", "Timeout", "Vote", "Promote", "Propose", "Replicate", "AdvanceCommit", "Apply", "ApplyState", "Crash", "Persist", "Reconfigure", "ApplyConf"}
 
 // action packs an action kind and its brokers' indexes: b, and q for the
 // two-broker actions Vote(q, b) and Replicate(b, q).
@@ -49,10 +51,22 @@ type model struct {
 	cfg Config
 }
 
-// initState is the model's one initial state.
+// initState is the model's one initial state: every broker but the
+// spares votes, the spares are in no configuration.
 func (m *model) initState() State {
-	return State{nextCid: 1}
+	s := State{nextCid: 1}
+	for b := 0; b < m.cfg.Brokers-m.cfg.Spares; b++ {
+		s.b[b].voters = m.initVoters()
+	}
+	return s
 }
+
+// initVoters is the initial configuration's voters: every broker but the
+// spares (the last cfg.Spares).
+func (m *model) initVoters() uint8 { return uint8(1)<<(m.cfg.Brokers-m.cfg.Spares) - 1 }
+
+// quorumIn reports whether the brokers in set are a majority of voters.
+func quorumIn(set, voters uint8) bool { return 2*bits.OnesCount8(set&voters) > bits.OnesCount8(voters) }
 
 // successors calls emit for every successor of s, one per enabled action
 // instance, in a fixed order (the same multiset TLC generates).
@@ -112,6 +126,14 @@ func (m *model) successors(s *State, emit func(a action, t *State)) {
 		m.crash(s, b, &t)
 		emit(mkAction(actCrash, b), &t)
 	}
+	for b := 0; b < n; b++ {
+		m.reconfigure(s, b, func(i int, t *State) { emit(mkAction2(actReconfigure, b, i), t) })
+	}
+	for b := 0; b < n; b++ {
+		if m.applyConf(s, b, &t) {
+			emit(mkAction(actApplyConf, b), &t)
+		}
+	}
 }
 
 // step returns the successor of s by action a, if a is enabled in s.
@@ -125,9 +147,6 @@ func (m *model) step(s *State, a action) (State, bool) {
 	})
 	return out, found
 }
-
-// quorum reports whether count brokers are a majority.
-func (m *model) quorum(count int) bool { return 2*count > m.cfg.Brokers }
 
 func lastTerm(l []proposal) uint8 {
 	if len(l) == 0 {
@@ -146,7 +165,7 @@ func upToDate(l, m []proposal) bool {
 // candidate voting for itself.
 func (m *model) timeout(s *State, b int, t *State) bool {
 	br := &s.b[b]
-	if br.role == roleLeader || int(br.term) >= m.cfg.MaxTerm {
+	if br.role == roleLeader || br.voters&(1<<b) == 0 || int(br.term) >= m.cfg.MaxTerm {
 		return false
 	}
 	*t = *s
@@ -161,7 +180,7 @@ func (m *model) timeout(s *State, b int, t *State) bool {
 // vote: q grants candidate b's vote request, and the grant reaches b.
 func (m *model) vote(s *State, q, b int, t *State) bool {
 	qb, cb := &s.b[q], &s.b[b]
-	if q == b || cb.role != roleCandidate || cb.votes&(1<<q) != 0 || qb.term > cb.term {
+	if q == b || cb.voters&(1<<q) == 0 || cb.role != roleCandidate || cb.votes&(1<<q) != 0 || qb.term > cb.term {
 		return false
 	}
 	if qb.term == cb.term && qb.votedFor != 0 && int(qb.votedFor) != b+1 {
@@ -184,7 +203,7 @@ func (m *model) vote(s *State, q, b int, t *State) bool {
 // promote: a candidate whose votes are a quorum leads its term.
 func (m *model) promote(s *State, b int, t *State) bool {
 	br := &s.b[b]
-	if br.role != roleCandidate || !m.quorum(bits.OnesCount8(br.votes)) {
+	if br.role != roleCandidate || !quorumIn(br.votes, br.voters) {
 		return false
 	}
 	*t = *s
@@ -247,7 +266,7 @@ func common(l, m []proposal) int {
 // is not taken.
 func (m *model) replicate(s *State, l, q int, t *State) bool {
 	ld, fo := &s.b[l], &s.b[q]
-	if ld.role != roleLeader || l == q || fo.term > ld.term {
+	if ld.role != roleLeader || l == q || (ld.voters|ld.learners)&(1<<q) == 0 || fo.term > ld.term {
 		return false
 	}
 	ll := ld.logSeq()
@@ -291,13 +310,13 @@ func (m *model) advanceCommit(s *State, l int, t *State) bool {
 		if ld.log[n-1].term != ld.term {
 			continue
 		}
-		count := 0
+		var holders uint8
 		for q := 0; q < m.cfg.Brokers; q++ {
 			if (q == l && int(ld.durable) >= n) || (q != l && int(ld.acked[q]) >= n) {
-				count++
+				holders |= 1 << q
 			}
 		}
-		if m.quorum(count) || (m.cfg.Defect == DefectCommitWithoutQuorum && count >= 1) {
+		if quorumIn(holders, ld.voters) || (m.cfg.Defect == DefectCommitWithoutQuorum && holders != 0) {
 			*t = *s
 			t.b[l].commit = uint8(n)
 			return true
@@ -336,7 +355,7 @@ func answerClient(t *State, b int, p proposal, idx uint8, w bool, sh uint8) {
 // the shard log and the state view together (PartialApply: only the event).
 func (m *model) apply(s *State, b int, t *State) bool {
 	br := &s.b[b]
-	if br.mid || br.applied >= br.commit {
+	if br.mid || br.applied >= br.commit || br.log[br.applied].kind == kindConf {
 		return false
 	}
 	*t = *s

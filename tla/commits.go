@@ -8,6 +8,8 @@ const (
 	kindNone     uint8 = 0
 	kindCommit   uint8 = 1
 	kindCommitIf uint8 = 2
+	// kindConf is a membership change's entry (it writes no record).
+	kindConf uint8 = 3
 )
 
 // Record parts: a whole record, or the two halves SplitRecords writes.
@@ -37,5 +39,5 @@ var commitOps = [CommitsMax][]commitOp{
 var commitKind = [CommitsMax]uint8{kindCommit, kindCommitIf, kindCommitIf}
 
 var keyNames = [keysMax]string{"k1", "k2"}
-var brokerNames = [BrokersMax]string{"b1", "b2", "b3"}
+var brokerNames = [BrokersMax]string{"b1", "b2", "b3", "b4"}
 var commitNames = [CommitsMax + 1]string{"none", "c1", "c2", "c3"}

@@ -77,14 +77,16 @@ func (d Defect) String() string {
 
 // Model bounds the mirror's fixed-size state can hold.
 const (
-	// BrokersMax is the most brokers a config may have.
-	BrokersMax = 3
+	// BrokersMax is the most brokers (spares included) a config may have.
+	BrokersMax = 4
 	// CommitsMax is the most commits a config may let clients propose.
 	CommitsMax = 3
+	// ReconfigsMax is the most membership changes a config may allow.
+	ReconfigsMax = 3
 	// TermMax is the highest MaxTerm a config may set.
 	TermMax = 15
 	keysMax = 2
-	logMax  = 2 * CommitsMax
+	logMax  = 2*CommitsMax + ReconfigsMax
 )
 
 // Config is one model-checking configuration: the constants of one
@@ -99,7 +101,13 @@ type Config struct {
 	MaxTerm int
 	// MaxCommits is how many commits clients may propose (1..CommitsMax).
 	MaxCommits int
-	Defect     Defect
+	// Spares is how many of the brokers (the last ones) start outside the
+	// configuration, free to be added; MaxReconfigs how many membership
+	// changes leaders may propose (0..ReconfigsMax). Both 0: the model
+	// without membership changes.
+	Spares       int
+	MaxReconfigs int
+	Defect       Defect
 	// Invariants is false for a config explored in full with none checked.
 	Invariants bool
 	// Long marks a config too slow for TLC's default run and `make test`:
@@ -120,14 +128,18 @@ func (c Config) Validate() error {
 		return fmt.Errorf("config %q refused: MaxCommits %d, want 1..%d", c.Name, c.MaxCommits, CommitsMax)
 	case c.MaxTerm < 0 || c.MaxTerm > TermMax:
 		return fmt.Errorf("config %q refused: MaxTerm %d, want 0..%d", c.Name, c.MaxTerm, TermMax)
+	case c.Spares < 0 || c.Spares >= c.Brokers:
+		return fmt.Errorf("config %q refused: %d spares of %d brokers, want 0..%d", c.Name, c.Spares, c.Brokers, c.Brokers-1)
+	case c.MaxReconfigs < 0 || c.MaxReconfigs > ReconfigsMax:
+		return fmt.Errorf("config %q refused: MaxReconfigs %d, want 0..%d", c.Name, c.MaxReconfigs, ReconfigsMax)
 	}
 	return nil
 }
 
 // String renders the config's constants.
 func (c Config) String() string {
-	return fmt.Sprintf("%s: Variant=%s Defect=%s Brokers=%d MaxTerm=%d MaxCommits=%d invariants=%t",
-		c.Name, c.Variant, c.Defect, c.Brokers, c.MaxTerm, c.MaxCommits, c.Invariants)
+	return fmt.Sprintf("%s: Variant=%s Defect=%s Brokers=%d MaxTerm=%d MaxCommits=%d Spares=%d MaxReconfigs=%d invariants=%t",
+		c.Name, c.Variant, c.Defect, c.Brokers, c.MaxTerm, c.MaxCommits, c.Spares, c.MaxReconfigs, c.Invariants)
 }
 
 // Configs returns the configs of the MC*.cfg files, main config first.
@@ -142,6 +154,7 @@ func Configs() []Config {
 		{Name: "MCDefectElectStale", Variant: Atomic, Brokers: 3, MaxTerm: 2, MaxCommits: 2, Defect: DefectElectStale, Invariants: true},
 		{Name: "MCDefectConditionAtProposal", Variant: Atomic, Brokers: 3, MaxTerm: 2, MaxCommits: 2, Defect: DefectConditionAtProposal, Invariants: true},
 		{Name: "MCFelixAtomicCommitTerm3", Variant: Atomic, Brokers: 3, MaxTerm: 3, MaxCommits: 2, Defect: NoDefect, Invariants: true, Long: true},
+		{Name: "MCReconfigure", Variant: Atomic, Brokers: 4, Spares: 1, MaxReconfigs: 1, MaxTerm: 1, MaxCommits: 2, Defect: NoDefect, Invariants: true},
 	}
 }
 

@@ -110,7 +110,7 @@ func exploreWith(e *explorer, statesMax int) (*Result, error) {
 
 // add records t if it is new and checks the invariants on it.
 func (e *explorer) add(t *State, parent int32, a action) {
-	c := canonical(t, e.m.cfg.Brokers)
+	c := canonical(t, e.m.cfg.Brokers-e.m.cfg.Spares)
 	if e.exact != nil {
 		if _, ok := e.exact[c]; ok {
 			return

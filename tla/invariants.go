@@ -194,9 +194,11 @@ func (c *checker) reader(b int) *properties.ReaderView {
 
 // committedNeverLost: every written reply's record is at its offset on
 // every replica reaching it (properties), a quorum's raft logs hold its
-// proposal on disk at the index it was applied from, and so does the log
-// (in memory at least) of every leader of the answering leader's term or
-// a later one.
+// proposal on disk at the index it was applied from (a quorum of a
+// configuration it may have been committed in: the initial one, or one a
+// membership change before that index gives), and so does the log (in
+// memory at least) of every leader of the answering leader's term or a
+// later one.
 func (c *checker) committedNeverLost(s *State) error {
 	rs := c.replicas[:c.cfg.Brokers]
 	c.acks = c.acks[:0]
@@ -206,15 +208,15 @@ func (c *checker) committedNeverLost(s *State) error {
 			continue
 		}
 		c.acks = append(c.acks, properties.AckedWrite{Event: commitNames[i+1], Offset: uint64(a.at) - 1})
-		holders := 0
+		var holders uint8
 		for q := 0; q < c.cfg.Brokers; q++ {
 			if holdsDurably(&s.b[q], a.idx, uint8(i+1)) {
-				holders++
+				holders |= 1 << q
 			}
 		}
-		if 2*holders <= c.cfg.Brokers {
-			return properties.InvariantCommittedNeverLost.Errorf("%s was acknowledged from raft index %d, but only %d of %d raft logs hold it there on disk",
-				commitNames[i+1], a.idx, holders, c.cfg.Brokers)
+		if !c.heldByQuorum(s, holders, a.idx) {
+			return properties.InvariantCommittedNeverLost.Errorf("%s was acknowledged from raft index %d, but only the raft logs of %s hold it there on disk, a quorum of no configuration it may have been committed in",
+				commitNames[i+1], a.idx, formatSet(holders, c.cfg.Brokers))
 		}
 		for l := 0; l < c.cfg.Brokers; l++ {
 			if ld := &s.b[l]; ld.role == roleLeader && ld.term >= a.term && !holds(ld, a.idx, uint8(i+1)) {
@@ -224,6 +226,28 @@ func (c *checker) committedNeverLost(s *State) error {
 		}
 	}
 	return properties.CommittedNeverLost(c.acks, rs)
+}
+
+// heldByQuorum reports whether the brokers in holders (each holding index
+// idx) are a majority of the initial voters, or of the voters a
+// membership change before idx gives, read from a holder's log (TLA+ \E q
+// \in H : \E V \in VotersBefore(log[q], idx) : QuorumIn(H, V)).
+func (c *checker) heldByQuorum(s *State, holders uint8, idx uint8) bool {
+	init := uint8(1)<<(c.cfg.Brokers-c.cfg.Spares) - 1
+	for q := 0; q < c.cfg.Brokers; q++ {
+		if holders&(1<<q) == 0 {
+			continue
+		}
+		if quorumIn(holders, init) {
+			return true
+		}
+		for j := uint8(0); j+1 < idx; j++ {
+			if e := s.b[q].log[j]; e.kind == kindConf && quorumIn(holders, e.voters) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // holds reports whether br's raft log has commit cid at index idx (1-based).

@@ -24,7 +24,8 @@ if ! command -v java >/dev/null 2>&1; then
   exit 0
 fi
 
-# config name, expected verdict: "ok" (no error) or the invariant TLC must report.
+# config name, expected verdict: "ok" (no error) or the invariant TLC must report,
+# and the module it checks (default MCFelixAtomicCommit).
 configs=(
   "MCFelixAtomicCommit ok"
   "MCSplitRecords NoPartialCommit"
@@ -34,6 +35,7 @@ configs=(
   "MCDefectCommitWithoutQuorum CommittedNeverLost"
   "MCDefectElectStale CommittedNeverLost"
   "MCDefectConditionAtProposal ConditionalWrites"
+  "MCReconfigure ok MCReconfigure"
 )
 # The long config (1.2 million states) only on request.
 if [ "${TLC_LONG:-0}" = 1 ]; then
@@ -46,11 +48,11 @@ trap 'rm -rf "$metaroot"' EXIT
 status=0
 for entry in "${configs[@]}"; do
   set -- $entry
-  cfg="$1" want="$2"
+  cfg="$1" want="$2" module="${3:-MCFelixAtomicCommit}"
   out="$metaroot/$cfg.out"
   echo "== $cfg (expect: $want)"
   java -XX:+UseParallelGC -cp "$TLA2TOOLS_JAR" tlc2.TLC -workers 1 -deadlock \
-    -metadir "$metaroot/$cfg" -config "$cfg.cfg" MCFelixAtomicCommit.tla >"$out" 2>&1
+    -metadir "$metaroot/$cfg" -config "$cfg.cfg" "$module.tla" >"$out" 2>&1
   grep -E '^TLC2 Version|states generated|depth of the complete|^Error: Invariant|^Finished in|^[0-9]+: <' "$out" \
     | sed -E 's/^([0-9]+: <[A-Za-z]+).*/\1 .../'
   if [ "$want" = ok ]; then

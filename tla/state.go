@@ -7,7 +7,8 @@ import (
 )
 
 // proposal is one raft log entry (term > 0) or, with term 0, one applied
-// shard record. cid 0 marks an empty slot.
+// shard record. A zero proposal marks an empty slot; a membership change
+// (kind kindConf) has cid 0 and carries the configuration it gives.
 type proposal struct {
 	term uint8
 	cid  uint8
@@ -15,6 +16,10 @@ type proposal struct {
 	// exp is the expected offset (1-based) of a commit_if, 0 for a commit.
 	exp  uint8
 	part uint8
+	// voters and learners are a membership change's configuration (bit
+	// sets of brokers; 0 for any other entry).
+	voters   uint8
+	learners uint8
 }
 
 // slot is one key of a state view: val is the commit id that wrote it (0:
@@ -80,6 +85,13 @@ type broker struct {
 	shardLen uint8
 	kv       [keysMax]slot
 	mid      bool
+	// confAt is the index of the last membership change the broker applied
+	// (0: none), voters and learners the configuration it gives (bit
+	// sets); persisted, so a crash keeps them.
+	// Invariant: voters&learners == 0.
+	confAt   uint8
+	voters   uint8
+	learners uint8
 }
 
 // State is one state of the model: every TLA+ variable, in fixed-size
@@ -87,8 +99,10 @@ type broker struct {
 // are its fingerprint's input. Unused slots are always zero.
 type State struct {
 	nextCid uint8
-	b       [BrokersMax]broker
-	reply   [CommitsMax]answer
+	// nconf counts the membership changes leaders proposed.
+	nconf uint8
+	b     [BrokersMax]broker
+	reply [CommitsMax]answer
 }
 
 // stateBytes is the size of State; a test checks it has no padding.

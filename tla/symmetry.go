@@ -32,31 +32,52 @@ var permutations = func() [BrokersMax + 1][][BrokersMax]uint8 {
 	return out
 }()
 
-// permute returns s with broker b renamed perm[b] (n brokers): its
-// variables move to slot perm[b], and every broker it names is renamed.
+// permute returns s with broker b renamed perm[b] (the first n brokers;
+// the spares after them keep their names): its variables move to slot
+// perm[b], and every broker it names (votes, acknowledgements and
+// configurations, in its variables and its log) is renamed.
 func permute(s *State, perm *[BrokersMax]uint8, n int) State {
-	t := State{nextCid: s.nextCid, reply: s.reply}
-	for b := 0; b < n; b++ {
+	var full [BrokersMax]uint8
+	for q := range full {
+		full[q] = uint8(q)
+		if q < n {
+			full[q] = perm[q]
+		}
+	}
+	set := func(x uint8) uint8 {
+		var out uint8
+		for q := 0; q < BrokersMax; q++ {
+			if x&(1<<q) != 0 {
+				out |= 1 << full[q]
+			}
+		}
+		return out
+	}
+	t := State{nextCid: s.nextCid, nconf: s.nconf, reply: s.reply}
+	for b := 0; b < BrokersMax; b++ {
 		br := s.b[b]
 		if br.votedFor != 0 {
-			br.votedFor = perm[br.votedFor-1] + 1
+			br.votedFor = full[br.votedFor-1] + 1
 		}
-		var votes uint8
 		var acked [BrokersMax]uint8
-		for q := 0; q < n; q++ {
-			if br.votes&(1<<q) != 0 {
-				votes |= 1 << perm[q]
-			}
-			acked[perm[q]] = br.acked[q]
+		for q := 0; q < BrokersMax; q++ {
+			acked[full[q]] = br.acked[q]
 		}
-		br.votes, br.acked = votes, acked
-		t.b[perm[b]] = br
+		br.votes, br.acked = set(br.votes), acked
+		br.voters, br.learners = set(br.voters), set(br.learners)
+		for i := uint8(0); i < br.logLen; i++ {
+			if e := &br.log[i]; e.kind == kindConf {
+				e.voters, e.learners = set(e.voters), set(e.learners)
+			}
+		}
+		t.b[full[b]] = br
 	}
 	return t
 }
 
 // canonical returns the least renaming of s (by its bytes) over the
-// permutations of n brokers.
+// permutations of its first n brokers (the spares after them are not
+// interchangeable with them).
 func canonical(s *State, n int) State {
 	best := *s
 	for _, p := range permutations[n][1:] {

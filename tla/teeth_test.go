@@ -113,7 +113,7 @@ func TestInvariantsHaveTeeth(t *testing.T) {
 	s.b[1].truncateLog(0)
 	s.b[2].truncateLog(0)
 	s.b[1].commit, s.b[2].commit = 0, 0
-	checkOne(t, s, properties.InvariantCommittedNeverLost, "only 1 of 3 raft logs")
+	checkOne(t, s, properties.InvariantCommittedNeverLost, "only the raft logs of {b1} hold it there on disk, a quorum of no configuration")
 
 	s = appliedOne()
 	s.b[0].log[0].term = 2
@@ -156,7 +156,7 @@ func TestMalformedStatePanicsWithValues(t *testing.T) {
 		{"durable past log", func(s *State) { s.b[1].durable = 3 }, "durable 3"},
 		{"stale log slot", func(s *State) { s.b[2].log[4] = proposal{cid: 1} }, "log slot 4 past logLen 1"},
 		{"term too high", func(s *State) { s.b[1].term = 9 }, "term 9 (max 2)"},
-		{"follower with acks", func(s *State) { s.b[2].acked[0] = 1 }, "role 0, votes 0, acked [1 0 0]"},
+		{"follower with acks", func(s *State) { s.b[2].acked[0] = 1 }, "role 0, votes 0, acked [1 0 0 0]"},
 	}
 	for _, c := range cases {
 		s := appliedOne()

@@ -42,8 +42,10 @@ func (m *model) render(s *State) []namedValue {
 			namedValue{"shard[" + n + "]", formatSeq(br.shardSeq())},
 			namedValue{"kv[" + n + "]", formatView(br.kv)},
 			namedValue{"mid[" + n + "]", fmt.Sprint(br.mid)},
+			namedValue{"conf[" + n + "]", fmt.Sprintf("[at |-> %d, voters |-> %s, learners |-> %s]", br.confAt, formatSet(br.voters, m.cfg.Brokers), formatSet(br.learners, m.cfg.Brokers))},
 		)
 	}
+	out = append(out, namedValue{"nconf", fmt.Sprint(s.nconf)})
 	for c := 0; c < m.cfg.MaxCommits; c++ {
 		out = append(out, namedValue{"reply[" + commitNames[c+1] + "]", formatAnswer(s.reply[c])})
 	}
@@ -100,6 +102,10 @@ func formatProposal(p proposal) string {
 	b.WriteByte('[')
 	if p.term != 0 {
 		fmt.Fprintf(&b, "t%d ", p.term)
+	}
+	if p.kind == kindConf {
+		fmt.Fprintf(&b, "conf voters %s learners %s]", formatSet(p.voters, BrokersMax), formatSet(p.learners, BrokersMax))
+		return b.String()
 	}
 	b.WriteString(commitNames[p.cid])
 	if p.kind == kindCommitIf {

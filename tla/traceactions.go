@@ -20,6 +20,9 @@ import (
 func (v *TraceValidator) restart(g *traceGroup, s *modeltrace.Step) error {
 	br := g.broker(s.Broker)
 	x0 := s.Index // the stored snapshot's index: 1 at bootstrap, else the compaction point
+	if x0 == 0 && len(br.log) == 0 {
+		return v.restartEmpty(br, s)
+	}
 	switch {
 	case len(s.Entries) == 0 || x0 < 1 || x0 > uint64(len(br.log)):
 		return fmt.Errorf("the stored log must start at a snapshot of an entry the broker held (index %d, its log 1..%d)", x0, len(br.log))
@@ -68,6 +71,20 @@ func (v *TraceValidator) restart(g *traceGroup, s *modeltrace.Step) error {
 	br.up, br.leads = true, 0
 	br.log = stored
 	br.commit, br.applied, br.next = c, a, next
+	br.conf = g.membershipAt(stored, a)
+	v.dropAnswers(s.Broker)
+	return nil
+}
+
+// restartEmpty is the Restart of an identity that joined with an empty
+// log and holds none yet (it catches up by snapshot): nothing stored,
+// nothing committed or applied, no configuration.
+func (v *TraceValidator) restartEmpty(br *traceBroker, s *modeltrace.Step) error {
+	if len(s.Entries) != 1 || s.Entries[0] != (modeltrace.Entry{}) || s.CommitMark != 0 || s.Applied != 0 || len(s.Scopes) != 0 {
+		return fmt.Errorf("an identity with an empty log restarts with a stored log, commit mark %d, applied index %d or %d scopes", s.CommitMark, s.Applied, len(s.Scopes))
+	}
+	br.up, br.leads = true, 0
+	br.commit, br.applied = 0, 0
 	v.dropAnswers(s.Broker)
 	return nil
 }
@@ -91,6 +108,7 @@ func (v *TraceValidator) snapshot(g *traceGroup, s *modeltrace.Step) error {
 	}
 	br.log = append(br.log[:0:0], g.committed[:x]...)
 	br.commit, br.applied, br.next = x, x, next
+	br.conf = g.membershipAt(br.log, x)
 	return nil
 }
 
@@ -131,6 +149,9 @@ func (v *TraceValidator) vote(g *traceGroup, s *modeltrace.Step) ([]string, erro
 	if s.Candidate == s.Broker {
 		tried = []string{"Timeout"}
 	}
+	if s.Candidate == s.Broker && !br.conf.isVoter(s.Broker) {
+		return tried, fmt.Errorf("broker %d starts an election in term %d, but it is no voter of its configuration (%v)", s.Broker, s.Term, br.conf)
+	}
 	k := entryKey{s.Term, s.Broker}
 	if old, ok := g.votes[k]; ok && old.candidate != s.Candidate {
 		return tried, fmt.Errorf("broker %d already voted for %d in term %d", s.Broker, old.candidate, s.Term)
@@ -157,16 +178,13 @@ func (v *TraceValidator) promote(g *traceGroup, s *modeltrace.Step) error {
 	if r, ok := g.votes[entryKey{s.Term, s.Broker}]; !ok || r.candidate != s.Broker {
 		return fmt.Errorf("broker %d never started an election in term %d (it did not vote for itself there)", s.Broker, s.Term)
 	}
-	votes := 0
-	for q := range g.brokers {
-		r, ok := g.votes[entryKey{s.Term, uint64(q)}]
-		lt := lastTermOf(br.log)
-		if ok && r.candidate == s.Broker && (lt > r.lastTerm || (lt == r.lastTerm && uint64(len(br.log)) >= r.length)) {
-			votes++
-		}
-	}
-	if 2*votes <= v.brokers {
-		return fmt.Errorf("only %d of %d brokers voted for broker %d in term %d with a log no more up to date than its own", votes, v.brokers, s.Broker, s.Term)
+	lt := lastTermOf(br.log)
+	votes, ok := br.conf.quorum(func(q uint64) bool {
+		r, ok := g.votes[entryKey{s.Term, q}]
+		return ok && r.candidate == s.Broker && (lt > r.lastTerm || (lt == r.lastTerm && uint64(len(br.log)) >= r.length))
+	})
+	if !ok {
+		return fmt.Errorf("only %d of %d voters %v of broker %d's configuration voted for it in term %d with a log no more up to date than its own", votes, len(br.conf.voters), br.conf.voters, s.Broker, s.Term)
 	}
 	g.leaders[s.Term] = s.Broker
 	g.leadTerm = max(g.leadTerm, s.Term)
@@ -259,7 +277,10 @@ func (v *TraceValidator) propose(g *traceGroup, b uint64, br *traceBroker, k ent
 		return nil
 	}
 	if _, ok := g.writes[e.Digest]; !ok {
-		return fmt.Errorf("entry %d of term %d (data %016x) is no client's write", k.index, k.term, e.Digest)
+		if _, ok := g.confs[e.Digest]; ok {
+			return nil // a membership change it proposed
+		}
+		return fmt.Errorf("entry %d of term %d (data %016x) is no client's write nor a membership change it proposed", k.index, k.term, e.Digest)
 	}
 	return nil
 }
@@ -299,14 +320,12 @@ func (v *TraceValidator) commit(g *traceGroup, s *modeltrace.Step) ([]string, er
 		if br.leads == 0 || e.Term != br.leads {
 			return tried, fmt.Errorf("no leader committed entry %d (term %d): the group committed 1..%d, and broker %d leads term %d, not the entry's", c, e.Term, len(g.committed), s.Broker, br.leads)
 		}
-		holders := 0
-		for q, qb := range g.brokers {
-			if _, ok := g.acks[ackKey{e.Term, c, uint64(q)}]; ok && qb != nil {
-				holders++
-			}
-		}
-		if 2*holders <= v.brokers {
-			return tried, fmt.Errorf("only %d of %d brokers acknowledged storing entry %d (term %d) on disk: no quorum", holders, v.brokers, c, e.Term)
+		holders, ok := br.conf.quorum(func(q uint64) bool {
+			_, ok := g.acks[ackKey{e.Term, c, q}]
+			return ok
+		})
+		if !ok {
+			return tried, fmt.Errorf("only %d of %d voters %v of broker %d's configuration acknowledged storing entry %d (term %d) on disk: no quorum", holders, len(br.conf.voters), br.conf.voters, s.Broker, c, e.Term)
 		}
 		if n := len(g.committed); c <= uint64(n) || br.log[n-1] != g.committed[n-1] {
 			return tried, fmt.Errorf("broker %d's log differs from the committed prefix 1..%d", s.Broker, n)
@@ -326,13 +345,8 @@ func (v *TraceValidator) commit(g *traceGroup, s *modeltrace.Step) ([]string, er
 func (v *TraceValidator) apply(g *traceGroup, s *modeltrace.Step) error {
 	br := g.broker(s.Broker)
 	i := s.Index
-	switch {
-	case i != br.applied+1:
-		return fmt.Errorf("applies entry %d after %d", i, br.applied)
-	case i > br.commit:
-		return fmt.Errorf("entry %d is not committed (commit mark %d)", i, br.commit)
-	case br.log[i-1] != (modeltrace.Entry{Term: s.Term, Digest: s.Digest}):
-		return fmt.Errorf("entry %d is term %d data %016x, but the stored log holds term %d data %016x", i, s.Term, s.Digest, br.log[i-1].Term, br.log[i-1].Digest)
+	if err := v.nextApply(br, s); err != nil {
+		return err
 	}
 	if s.Digest == 0 {
 		if s.Outcome != modeltrace.OutcomeNone {

@@ -39,7 +39,7 @@ func TestTraceModuleRendersSteps(t *testing.T) {
 	want := `[kind |-> "Request", b |-> 1, term |-> 2, idx |-> 0, entries |-> <<>>, cand |-> 0, data |-> 1, client |-> 1, req |-> 1, ` +
 		`asked |-> [tenant |-> "acme", kind |-> "commit_if", cond |-> TRUE, exp |-> 0, ops |-> 1, dig |-> 1], ` +
 		`proposed |-> [tenant |-> "acme", kind |-> "commit_if", cond |-> TRUE, exp |-> 0, ops |-> 1, dig |-> 1], ` +
-		`outcome |-> "none", off |-> 0, commit |-> 0, applied |-> 0, scopes |-> <<>>]`
+		`outcome |-> "none", off |-> 0, commit |-> 0, applied |-> 0, scopes |-> <<>>, change |-> [type |-> "none", node |-> 0], voters |-> {}, learners |-> {}]`
 	for _, w := range []string{"---- MODULE " + TraceModuleName + " ----", "EXTENDS TraceFelixAtomicCommit", want, `TraceTenants == {"acme"}`} {
 		if !strings.Contains(module, w) {
 			t.Errorf("module lacks %s", w)
@@ -48,21 +48,38 @@ func TestTraceModuleRendersSteps(t *testing.T) {
 	if strings.Count(module, "[kind |-> ") != len(goodTrace()) {
 		t.Errorf("module holds %d steps, want %d", strings.Count(module, "[kind |-> "), len(goodTrace()))
 	}
-	for _, w := range []string{"NBrokers = 3", "Trace <- TraceSteps", "NEXT Next"} {
+	for _, w := range []string{"NBrokers = 3", "Ids <- TraceIds", "Trace <- TraceSteps", "NEXT Next"} {
 		if !strings.Contains(cfg, w) {
 			t.Errorf("cfg lacks %s", w)
 		}
 	}
 }
 
-// TestTraceModuleRefusesWhatTLACannotHold: a broker outside the cluster, a
+// TestTraceModuleRendersMembership: replaceTrace's identities are the
+// three peers and the joiner 10; its membership steps carry their change
+// and configuration.
+func TestTraceModuleRendersMembership(t *testing.T) {
+	module, _, err := TraceModule(replaceTrace(), 3, "replaceTrace")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []string{"TraceIds == {1, 2, 3, 10}", `change |-> [type |-> "add_learner", node |-> 10]`,
+		`[kind |-> "ApplyConf", b |-> 1, term |-> 2, idx |-> 5`, `voters |-> {1, 2}, learners |-> {10}]`} {
+		if !strings.Contains(module, w) {
+			t.Errorf("module lacks %s", w)
+		}
+	}
+}
+
+// TestTraceModuleRefusesWhatTLACannotHold: a broker that is no identity, a
 // number past TLC's integers, a tenant that would break the string.
 func TestTraceModuleRefusesWhatTLACannotHold(t *testing.T) {
 	bad := []struct {
 		name, cause string
 		edit        func([]modeltrace.Step)
 	}{
-		{"broker 4 of 3", "outside 1..3", func(s []modeltrace.Step) { s[0].Broker = 4 }},
+		{"broker 0", "no identity", func(s []modeltrace.Step) { s[0].Broker = 0 }},
+		{"a joiner's id past int32", "past TLC's integers", func(s []modeltrace.Step) { s[0].Broker = 1 << 40 }},
 		{"index past int32", "past TLC's integers", func(s []modeltrace.Step) { s[10].Index = 1 << 40 }},
 		{"tenant with a quote", "not plain printable", func(s []modeltrace.Step) {
 			w := commitIf

@@ -64,6 +64,8 @@ type traceBroker struct {
 	leads uint64
 	// next is each scope's next offset in its applied shard log.
 	next map[string]uint64
+	// conf is the configuration its applied membership changes give.
+	conf membership
 }
 
 // traceGroup is one raft group's state.
@@ -87,10 +89,15 @@ type traceGroup struct {
 	leadTerm uint64
 	// written[tenant][o] is the raft index of the entry written at offset o.
 	written map[string][]uint64
+	// peers is how many brokers bootstrapped the group (ids 1..peers, all
+	// voting); confs maps a membership change's data digest to the
+	// simple change a leader proposed.
+	peers int
+	confs map[uint64]*modeltrace.ConfChange
 }
 
-func newTraceGroup(id uint64) *traceGroup {
-	return &traceGroup{id: id, proposed: map[entryKey]sentEntry{},
+func newTraceGroup(id uint64, peers int) *traceGroup {
+	return &traceGroup{id: id, peers: peers, confs: map[uint64]*modeltrace.ConfChange{}, proposed: map[entryKey]sentEntry{},
 		writes: map[uint64]clientWrite{}, votes: map[entryKey]voteRec{}, leaders: map[uint64]uint64{}, acks: map[ackKey]struct{}{},
 		written: map[string][]uint64{}, committed: []modeltrace.Entry{{Term: 1}}}
 }
@@ -100,8 +107,12 @@ func (g *traceGroup) broker(b uint64) *traceBroker {
 	for uint64(len(g.brokers)) <= b {
 		g.brokers = append(g.brokers, nil)
 	}
-	if g.brokers[b] == nil {
-		g.brokers[b] = &traceBroker{log: []modeltrace.Entry{{Term: 1}}, commit: 1, applied: 1, next: map[string]uint64{}}
+	switch {
+	case g.brokers[b] != nil:
+	case b >= 1 && b <= uint64(g.peers):
+		g.brokers[b] = &traceBroker{log: []modeltrace.Entry{{Term: 1}}, commit: 1, applied: 1, next: map[string]uint64{}, conf: bootstrapMembership(g.peers)}
+	default: // an identity that joins later: an empty log, no configuration
+		g.brokers[b] = &traceBroker{log: []modeltrace.Entry{}, next: map[string]uint64{}}
 	}
 	return g.brokers[b]
 }
@@ -125,6 +136,6 @@ func (g *traceGroup) describe(b uint64) string {
 	for i := max(0, len(leaders)-3); i < len(leaders); i++ {
 		lead += fmt.Sprintf(" term %d: broker %d;", leaders[i], g.leaders[leaders[i]])
 	}
-	return fmt.Sprintf("group %d, broker %d: up %t, voted in term %d, leads term %d, log 1..%d (last term %d), commit %d, applied %d; group committed 1..%d; last leaders:%s",
-		g.id, b, br.up, br.term, br.leads, len(br.log), lastTermOf(br.log), br.commit, br.applied, len(g.committed), lead)
+	return fmt.Sprintf("group %d, broker %d: up %t, voted in term %d, leads term %d, log 1..%d (last term %d), commit %d, applied %d, %v; group committed 1..%d; last leaders:%s",
+		g.id, b, br.up, br.term, br.leads, len(br.log), lastTermOf(br.log), br.commit, br.applied, br.conf, len(g.committed), lead)
 }

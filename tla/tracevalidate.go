@@ -92,7 +92,7 @@ func (v *TraceValidator) Step(s *modeltrace.Step) {
 	if s.Kind != modeltrace.Answer {
 		g = v.groups[s.Group]
 		if g == nil {
-			g = newTraceGroup(s.Group)
+			g = newTraceGroup(s.Group, v.brokers)
 			v.groups[s.Group] = g
 		}
 	}
@@ -137,6 +137,10 @@ func (v *TraceValidator) dispatch(g *traceGroup, s *modeltrace.Step) ([]string, 
 		return []string{"Answer"}, v.answer(s)
 	case modeltrace.Snapshot:
 		return []string{"Snapshot"}, v.snapshot(g, s)
+	case modeltrace.ProposeConf:
+		return []string{"Reconfigure"}, v.proposeConf(g, s)
+	case modeltrace.ApplyConf:
+		return []string{"Apply"}, v.applyConf(g, s)
 	}
 	return []string{"none"}, fmt.Errorf("unknown step kind %d", uint8(s.Kind))
 }

@@ -24,6 +24,12 @@ func (m *model) assertWellFormed(s *State) {
 			panic(fmt.Sprintf("tla: malformed broker %s: durable %d, applied %d, commit %d, logLen %d, shardLen %d, mid %t",
 				brokerNames[b], br.durable, br.applied, br.commit, br.logLen, br.shardLen, br.mid))
 		}
+		if br.voters&br.learners != 0 {
+			panic(fmt.Sprintf("tla: malformed broker %s: voters %b and learners %b overlap", brokerNames[b], br.voters, br.learners))
+		}
+		if int(s.nconf) > m.cfg.MaxReconfigs || (b >= m.cfg.Brokers && (br.voters|br.learners) != 0) {
+			panic(fmt.Sprintf("tla: malformed state: nconf %d (max %d), broker %s voters %b learners %b", s.nconf, m.cfg.MaxReconfigs, brokerNames[b], br.voters, br.learners))
+		}
 		for i := int(br.logLen); i < logMax; i++ {
 			if br.log[i] != (proposal{}) {
 				panic(fmt.Sprintf("tla: malformed broker %s: log slot %d past logLen %d holds %+v", brokerNames[b], i, br.logLen, br.log[i]))

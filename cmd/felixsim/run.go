@@ -51,9 +51,6 @@ type runJSON struct {
 	// TraceValidation is the abstract trace's validation against the
 	// model (absent with --validate-trace=false).
 	TraceValidation *tla.TraceResult `json:"trace_validation,omitempty"`
-	// TraceValidationCut says where validation stopped, if it did (a
-	// broker replacement: the model has no membership change).
-	TraceValidationCut string `json:"trace_validation_cut,omitempty"`
 	// TraceActions counts the model actions the validated trace took.
 	TraceActions map[string]int `json:"trace_actions,omitempty"`
 	// ModelStates is the projected model states the trace visited against
@@ -350,7 +347,7 @@ func runJSONOf(res *runner.Result, wall time.Duration) runJSON {
 		Retries: res.Retries, Linearizable: res.Linearizable, Faults: len(res.Plan.Faults), Events: res.Events, EventsByKind: res.EventsByKind.Map(), ReplacedBrokers: res.Replaced,
 		StreamChanges: res.StreamChanges, KeysLost: res.KeysLost,
 		SimSeconds: float64(res.SimNs) / 1e9, WallSeconds: wall.Seconds(), Reproduce: res.ReproduceCommand(),
-		TraceValidation: res.TraceValidation, TraceValidationCut: res.TraceValidationCut, ModelStates: res.ModelStates,
+		TraceValidation: res.TraceValidation, ModelStates: res.ModelStates,
 		Coverage: res.Coverage.Map(), Progress: runProgressJSON{AckedWrites: res.Progress.AckedWrites, CheckedReads: res.Progress.CheckedReads},
 		Vacuous: res.Vacuous != "", VacuousReason: res.Vacuous}
 	if res.TraceCoverage != nil {

@@ -73,9 +73,6 @@ type Result struct {
 	// the model actions the trace took (nil unless Options.ValidateTrace).
 	TraceValidation *tla.TraceResult
 	TraceCoverage   *tla.TraceCoverage
-	// TraceValidationCut, when set, says where validation stopped (the
-	// first broker replacement: the model has no membership change).
-	TraceValidationCut string
 	// ModelStates compares the projected model states the trace visited
 	// with the mirror's reachable ones (nil unless the trace was validated
 	// on three brokers).
@@ -243,9 +240,6 @@ func (r *Result) Summary() string {
 	fmt.Fprintf(&b, "faults: %d drawn from %s: %s\n", len(r.Plan.Faults), r.Options.Faults, faultTally(r.Plan))
 	fmt.Fprintf(&b, "ops: %d total, %d ok, %d refused, %d failed, %d unknown, %d pending; %d retries; %d broker fail-stops\n",
 		r.Ops.Total, r.Ops.OK, r.Ops.Refused, r.Ops.Failed, r.Ops.Unknown, r.Ops.Pending, r.Retries, r.BrokerFailures)
-	if r.TraceValidationCut != "" {
-		fmt.Fprintf(&b, "trace validation: %s\n", r.TraceValidationCut)
-	}
 	if l := r.Linearizable; l.Unknown+l.Skipped > 0 {
 		fmt.Fprintf(&b, "linearizability: %d scope(s) ok, %d illegal, %d unknown (search budget spent: not a pass), %d skipped (unobserved offsets lost to retention)\n",
 			l.OK, l.Illegal, l.Unknown, l.Skipped)

@@ -251,9 +251,6 @@ func (r *run) build() error {
 	}
 	ir.c, r.inRun = c, ir
 	wl.BindDeliveries(c.RequestDeliveries())
-	if r.trace != nil {
-		r.trace.c = c
-	}
 	r.c, r.wl, r.probe, r.relay = c, wl, probe, rl
 	if err := c.World.ApplyPlan(plan); err != nil {
 		c.Close()

@@ -1,10 +1,7 @@
 package runner
 
 import (
-	"fmt"
-
 	"github.com/felixsim/felixsim/modeltrace"
-	"github.com/felixsim/felixsim/sim/cluster"
 	"github.com/felixsim/felixsim/tla"
 )
 
@@ -13,26 +10,13 @@ import (
 type traceSinks struct {
 	v      *tla.TraceValidator
 	export modeltrace.Sink
-	// c is the run's cluster, set once built; steps counts the steps
-	// seen; cutAtNs and cutStep are when validation stopped at the first
-	// broker replacement (0: it did not).
-	c       *cluster.Cluster
-	steps   int
-	cutAtNs int64
-	cutStep int
 }
 
-// Step passes a step to each sink that is on. The model has no membership
-// change: from the first broker replacement or plan membership change
-// (a broker demoted or promoted) on, steps are exported but no longer
-// validated (the result says where validation stopped: unknown
-// beyond it, not a pass).
+// Step passes a step to each sink that is on. Every step is validated,
+// broker replacements and membership changes included: the model's
+// configuration is the one each broker's applied membership changes give.
 func (t *traceSinks) Step(s *modeltrace.Step) {
-	t.steps++
-	if t.v != nil && t.cutStep == 0 && t.c != nil && (t.c.ReplacementsBegun() > 0 || t.c.MembershipChanges() > 0) {
-		t.cutStep, t.cutAtNs = t.steps, t.c.World.NowNs()
-	}
-	if t.v != nil && t.cutStep == 0 {
+	if t.v != nil {
 		t.v.Step(s)
 	}
 	if t.export != nil {
@@ -63,10 +47,6 @@ func (r *run) traceResult() {
 	res := r.trace.v.Result()
 	cov := r.trace.v.Coverage()
 	r.res.TraceValidation, r.res.TraceCoverage = &res, &cov
-	if r.trace.cutStep != 0 {
-		r.res.TraceValidationCut = fmt.Sprintf("validated up to step %d (%d ns), where a broker replacement or membership change began: the model has no membership change, so the %d steps after it are unknown, not a pass",
-			r.trace.cutStep-1, r.trace.cutAtNs, r.trace.steps-r.trace.cutStep+1)
-	}
 	if visited := r.trace.v.VisitedStates(); visited != nil {
 		if c, err := ModelStateCoverage(visited, false); err == nil {
 			r.res.ModelStates = &c

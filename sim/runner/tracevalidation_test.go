@@ -143,3 +143,35 @@ func checkRejected(t *testing.T, name string, steps []modeltrace.Step, step int,
 	}
 	t.Logf("%s: %v", name, r)
 }
+
+// TestTraceValidationCoversMembership: a run whose broker is replaced
+// (seed 1, 2 s of diskreplace: identity 2 removed, 9 added as a learner,
+// caught up by snapshot and promoted in every group) and a run of the
+// membership fault (seed 1: a voter demoted and promoted back) are
+// validated to their last step, and valid; the recorded trace holds the
+// membership steps, so the validation saw them.
+func TestTraceValidationCoversMembership(t *testing.T) {
+	for _, faults := range []string{"diskreplace", "membership"} {
+		fs, err := ParseFaults(faults)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var rec modeltrace.Recorder
+		res := mustRun(t, Options{Seed: 1, DurationNs: 2e9, Faults: fs, ValidateTrace: true, TraceExport: &rec})
+		kinds := map[modeltrace.Kind]int{}
+		for i := range rec.Steps {
+			kinds[rec.Steps[i].Kind]++
+		}
+		tv := res.TraceValidation
+		switch {
+		case !tv.Valid:
+			t.Errorf("%s: %v", faults, tv.Rejection)
+		case tv.Steps != len(rec.Steps):
+			t.Errorf("%s: validated %d of %d steps", faults, tv.Steps, len(rec.Steps))
+		case kinds[modeltrace.ProposeConf] == 0 || kinds[modeltrace.ApplyConf] == 0:
+			t.Errorf("%s: no membership change in the trace (%v)", faults, kinds)
+		case faults == "diskreplace" && (kinds[modeltrace.Snapshot] == 0 || len(res.Replaced) == 0):
+			t.Errorf("diskreplace: no replacement caught up by snapshot (%d replacements, %v)", len(res.Replaced), kinds)
+		}
+	}
+}
