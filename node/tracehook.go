@@ -31,6 +31,9 @@ type tracer struct {
 	// commit mark, indexed by group id - MetaGroup.
 	vote   []termVote
 	commit []uint64
+	// led is the term in which each group's last Ready left this broker
+	// leading (0: not leading), indexed like vote.
+	led []uint64
 }
 
 // termVote is a group's last persisted term and vote.
@@ -77,6 +80,7 @@ func (t *tracer) restart(n *Node) {
 	}
 	t.vote = make([]termVote, len(n.raftGroups))
 	t.commit = make([]uint64, len(n.raftGroups))
+	t.led = make([]uint64, len(n.raftGroups))
 	for i, g := range n.raftGroups {
 		if g.id == MetaGroup {
 			continue
@@ -138,6 +142,13 @@ func (t *tracer) ready(g *raftGroup, rd *raft.Ready) {
 	for g.isLeader && k > 0 && rd.Entries[k-1].GetTerm() == term {
 		k--
 	}
+	if led := t.led[i]; led != 0 && (!g.isLeader || led != term) {
+		// It led term led when the round began and proposed these entries
+		// before stepping down within the round (a newer term reached it):
+		// its own changes are proposals of that term, before anything of
+		// the newer one.
+		t.proposeConf(g, termEntries(rd.Entries[:k], led))
+	}
 	t.persist(g, rd.Entries[:k])
 	if !raft.IsEmptyHardState(hs) && hs.GetVote() != 0 && (hs.GetTerm() != t.vote[i].term || hs.GetVote() != t.vote[i].vote) {
 		t.stage(modeltrace.Step{Kind: modeltrace.Vote, Group: g.id, Term: hs.GetTerm(), Candidate: hs.GetVote()})
@@ -150,10 +161,25 @@ func (t *tracer) ready(g *raftGroup, rd *raft.Ready) {
 	}
 	t.proposeConf(g, rd.Entries[k:])
 	t.persist(g, rd.Entries[k:])
+	t.led[i] = 0
+	if g.isLeader {
+		t.led[i] = term
+	}
 	if !raft.IsEmptyHardState(hs) && hs.GetCommit() > t.commit[i] {
 		t.commit[i] = hs.GetCommit()
 		t.stage(modeltrace.Step{Kind: modeltrace.Commit, Group: g.id, Index: hs.GetCommit()})
 	}
+}
+
+// termEntries are the entries of es in term.
+func termEntries(es []*raftpb.Entry, term uint64) []*raftpb.Entry {
+	var out []*raftpb.Entry
+	for _, e := range es {
+		if e.GetTerm() == term {
+			out = append(out, e)
+		}
+	}
+	return out
 }
 
 // proposeConf stages a ProposeConf for each membership change among the

@@ -175,3 +175,19 @@ func TestTraceValidationCoversMembership(t *testing.T) {
 		}
 	}
 }
+
+// TestTraceOfALeaderDeposedInTheRoundOfItsChange: seed 186 of the 20 s
+// default run has a leader, demoted to a learner, propose the change that
+// makes it a voter again and step down (a newer term reached it) within
+// the same Ready round; its trace once showed the change's entry stored
+// with no ProposeConf before it (TraceNotInModel, found by the 500-seed
+// sweep). The round's own proposals of the term it led come first now.
+func TestTraceOfALeaderDeposedInTheRoundOfItsChange(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a 20 s run")
+	}
+	res := mustRun(t, Options{Seed: 186, DurationNs: 20e9, ValidateTrace: true})
+	if tv := res.TraceValidation; tv == nil || !tv.Valid {
+		t.Fatalf("seed 186: %+v", tv)
+	}
+}
