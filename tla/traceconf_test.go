@@ -71,11 +71,6 @@ func TestTraceValidatorReplacement(t *testing.T) {
 	if res := validate(tr); !res.Valid || res.Steps != len(tr) {
 		t.Fatalf("replacement refused: %+v %v", res, res.Rejection)
 	}
-	move := func(s []modeltrace.Step, from, to int) []modeltrace.Step { // 1-based steps
-		st := s[from-1]
-		s = append(s[:from-1], s[from:]...)
-		return append(s[:to-1], append([]modeltrace.Step{st}, s[to-1:]...)...)
-	}
 	cases := []struct {
 		name string
 		edit func([]modeltrace.Step) []modeltrace.Step
@@ -83,9 +78,9 @@ func TestTraceValidatorReplacement(t *testing.T) {
 		text string
 		want string
 	}{
-		{"a conf change applied before it is committed", func(s []modeltrace.Step) []modeltrace.Step { return move(s, 24, 23) },
+		{"a conf change applied before it is committed", func(s []modeltrace.Step) []modeltrace.Step { return move(s, 23, 22) }, // steps 24 to 23: move takes 0-based indexes
 			23, "ApplyConf broker 1 group 2: entry 4", "not committed"},
-		{"a second change proposed before the first is applied", func(s []modeltrace.Step) []modeltrace.Step { return move(s, 25, 24) },
+		{"a second change proposed before the first is applied", func(s []modeltrace.Step) []modeltrace.Step { return move(s, 24, 23) },
 			24, "ProposeConf broker 1 group 2", "not applied yet"},
 		{"a commit counted with the removed broker's ack", func(s []modeltrace.Step) []modeltrace.Step {
 			s[42-1].Broker = 3 // broker 3, removed, stores entry 7 instead of 10
