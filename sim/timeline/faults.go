@@ -52,20 +52,18 @@ func appliedFaults(p *sim.Plan, trace []sim.TraceEvent, endNs int64) (faults []a
 }
 
 // addFaults draws the applied faults by their shape (sim.FaultShape):
-// cuts on the network lane and on the brokers they name, settings on the
-// brokers they name (or the network lane for every link), moments and
+// cuts on the network lane and on the brokers (and relay) they name,
+// settings on the brokers they name (or the network lane for every link), moments and
 // spans as marks on their brokers (a span's down or paused time comes
 // from the trace). A condition lasts until the fault that ends it, or
 // the heal.
-func addFaults(lanes []Lane, net *Lane, res *runner.Result, m *Model) {
+func addFaults(lanes []Lane, nodes nodeLanes, net *Lane, res *runner.Result, m *Model) {
 	faults, healNs := appliedFaults(res.Plan, res.Trace, m.EndNs)
-	faultRow := 1 + res.Options.Streams*int(res.Options.Shards) + 1
-	brokers := len(lanes)
-	onBrokers := func(nodes []int, b Bar) {
-		for _, n := range nodes {
-			if n >= 0 && n < brokers {
-				b.Row = faultRow
-				lanes[n].Bars = append(lanes[n].Bars, b)
+	onBrokers := func(ns []int, b Bar) {
+		for _, n := range ns {
+			if l := nodes.lane(n); l >= 0 {
+				b.Row = nodes.faultRow(l, &res.Options)
+				lanes[l].Bars = append(lanes[l].Bars, b)
 			}
 		}
 	}

@@ -92,16 +92,18 @@ const OpRowsMax = 8
 func Build(res *runner.Result) *Model {
 	m := &Model{Title: fmt.Sprintf("felixsim seed %d", res.Seed), Verdict: verdict(res), EndNs: max(res.SimNs, 1)}
 	brokers := res.Options.Brokers
-	lanes := make([]Lane, brokers)
-	for b := range lanes {
+	lanes := make([]Lane, brokers+1)
+	for b := range brokers {
 		lanes[b].Name = fmt.Sprintf("broker %d", b+1)
 	}
+	lanes[brokers].Name = RelayLane
+	nodes := nodeLanes{brokers: brokers, relay: runner.WorldNodes(res.Options) - 1}
 	addLeadership(lanes, res.Leadership)
-	addProcessStates(lanes, res.Trace, m.EndNs)
+	addProcessStates(lanes, nodes, res.Trace, m.EndNs)
 	net := Lane{Name: "network"}
-	addFaults(lanes, &net, res, m)
+	addFaults(lanes, nodes, &net, res, m)
 	for i := range lanes {
-		lanes[i].Rows = stack(lanes[i].Bars, 1+res.Options.Streams*int(res.Options.Shards)+1)
+		lanes[i].Rows = stack(lanes[i].Bars, nodes.faultRow(i, &res.Options)+1)
 	}
 	net.Rows = stack(net.Bars, OpRowsMax)
 	m.Lanes = append(append(m.Lanes, lanes...), net)
@@ -148,7 +150,7 @@ func addLeadership(lanes []Lane, spans []runner.LeaderSpan) {
 
 // addProcessStates draws each broker's down and paused spans from the
 // trace's boot, kill, pause and resume events (row 0).
-func addProcessStates(lanes []Lane, trace []sim.TraceEvent, endNs int64) {
+func addProcessStates(lanes []Lane, nodes nodeLanes, trace []sim.TraceEvent, endNs int64) {
 	downSince := make([]int64, len(lanes))
 	pausedSince := make([]int64, len(lanes))
 	for i := range pausedSince {
@@ -157,12 +159,12 @@ func addProcessStates(lanes []Lane, trace []sim.TraceEvent, endNs int64) {
 	bar := func(b int, from, to int64, class, what string) {
 		if to > from {
 			lanes[b].Bars = append(lanes[b].Bars, Bar{FromNs: from, ToNs: to, Class: class, Label: what,
-				Title: fmt.Sprintf("broker %d %s from %s to %s", b+1, what, secs(from), secs(to))})
+				Title: fmt.Sprintf("%s %s from %s to %s", lanes[b].Name, what, secs(from), secs(to))})
 		}
 	}
 	for _, e := range trace {
-		b := int(e.Node)
-		if b < 0 || b >= len(lanes) {
+		b := nodes.lane(int(e.Node))
+		if b < 0 {
 			continue
 		}
 		switch e.Kind {
@@ -190,6 +192,35 @@ func addProcessStates(lanes []Lane, trace []sim.TraceEvent, endNs int64) {
 			bar(b, pausedSince[b], endNs, "paused", "paused")
 		}
 	}
+}
+
+// RelayLane names the outbox relay's lane: its kills and restarts, and
+// the faults that strike it.
+const RelayLane = "outbox relay"
+
+// nodeLanes maps the world's nodes to the process lanes: broker b (node
+// b) to lane b, the outbox relay (the runner's last node) to the lane
+// after the brokers; the clients and the liveness probe have none.
+type nodeLanes struct{ brokers, relay int }
+
+// lane is node's lane index, or -1.
+func (n nodeLanes) lane(node int) int {
+	switch {
+	case node >= 0 && node < n.brokers:
+		return node
+	case node == n.relay:
+		return n.brokers
+	}
+	return -1
+}
+
+// faultRow is the row of lane i that holds fault marks and bands: below
+// a broker's leadership rows (one per stream shard), the relay's second.
+func (n nodeLanes) faultRow(i int, o *runner.Options) int {
+	if i == n.brokers {
+		return 1
+	}
+	return 1 + o.Streams*int(o.Shards) + 1
 }
 
 // violatingOps are the operation ids the violations name as evidence,

@@ -17,11 +17,13 @@ const s = int64(1e9)
 // handRun is a run written by hand: 3 brokers; broker 1 (node 0) is cut
 // from broker 2 at 1 s until a healnet at 3 s; broker 2 (node 1) is
 // killed at 2 s and boots at 4 s; a role-aimed pause at 2.5 s found no
-// holder; heal at 5 s. Broker 1 leads group 1 in term 2 from 0.5 s to
+// holder; the outbox relay (node 8) is killed at 1.5 s and boots at
+// 1.8 s; heal at 5 s. Broker 1 leads group 1 in term 2 from 0.5 s to
 // 6 s. Client 0's op 2 shows a violation found twice.
 func handRun() *runner.Result {
-	plan := &sim.Plan{Seed: 9, Nodes: 8, DurationNs: 5 * s, Faults: []sim.FaultEvent{
+	plan := &sim.Plan{Seed: 9, Nodes: 9, DurationNs: 5 * s, Faults: []sim.FaultEvent{
 		{AtNs: 1 * s, Kind: sim.FaultPartition, Node: 0, Peer: 1},
+		{AtNs: s + s/2, Kind: sim.FaultKill, Node: 8, DurNs: 3 * s / 10},
 		{AtNs: 2 * s, Kind: sim.FaultKill, Node: 1, DurNs: 2 * s},
 		{AtNs: 2*s + s/2, Kind: sim.FaultPause, Role: "leader", DurNs: s},
 		{AtNs: 3 * s, Kind: sim.FaultHealNet},
@@ -29,6 +31,8 @@ func handRun() *runner.Result {
 	trace := []sim.TraceEvent{
 		{AtNs: 0, Kind: sim.EvBoot, Node: 0, Peer: -1}, {AtNs: 0, Kind: sim.EvBoot, Node: 1, Peer: -1},
 		{AtNs: 1 * s, Kind: sim.EvFault, Node: 0, Peer: 1},
+		{AtNs: s + s/2, Kind: sim.EvFault, Node: 8, Peer: 0}, {AtNs: s + s/2, Kind: sim.EvKill, Node: 8, Peer: -1},
+		{AtNs: s + 8*s/10, Kind: sim.EvBoot, Node: 8, Peer: -1},
 		{AtNs: 2 * s, Kind: sim.EvFault, Node: 1, Peer: 0}, {AtNs: 2 * s, Kind: sim.EvKill, Node: 1, Peer: -1},
 		{AtNs: 2*s + s/2, Kind: sim.EvFault, Node: -1, Peer: 0},
 		{AtNs: 3 * s, Kind: sim.EvFault, Node: 0, Peer: 0},
@@ -75,6 +79,12 @@ func TestBuildHandRun(t *testing.T) {
 	}
 	if len(find(m, "broker 1", "fault"))+len(find(m, "broker 2", "fault"))+len(find(m, "broker 3", "fault")) != 1 {
 		t.Fatal("want exactly one kill mark: the skipped role pause must not be drawn")
+	}
+	if down := find(m, RelayLane, "down"); len(down) != 1 || down[0].FromNs != s+s/2 || down[0].ToNs != s+8*s/10 {
+		t.Fatalf("relay down %+v; want 1.5-1.8 s", down)
+	}
+	if kill := find(m, RelayLane, "fault"); len(kill) != 1 || kill[0].Row != 1 || !strings.HasPrefix(kill[0].Label, "kill") {
+		t.Fatalf("relay kill mark %+v; want one, on its second row", kill)
 	}
 	if lead := find(m, "broker 1", "leader"); len(lead) != 1 || lead[0].Row != 1 || lead[0].Label != "g1 t2" {
 		t.Fatalf("leadership %+v", lead)
