@@ -1,6 +1,10 @@
 package sim
 
-import "github.com/felixsim/felixsim/sim/prng"
+import (
+	"slices"
+
+	"github.com/felixsim/felixsim/sim/prng"
+)
 
 // Side nodes are processes around the system under test that crash like
 // it (the outbox relay: the seeds' Kafka listener) but are no target of
@@ -40,15 +44,7 @@ func (k *Knobs) drawSideKills(allowed []FaultKind, countMax int) []FaultEvent {
 
 // allowsKind reports whether kind is among allowed (nil allows every kind).
 func allowsKind(allowed []FaultKind, kind FaultKind) bool {
-	if allowed == nil {
-		return true
-	}
-	for _, a := range allowed {
-		if a == kind {
-			return true
-		}
-	}
-	return false
+	return allowed == nil || slices.Contains(allowed, kind)
 }
 
 // sideKind is the kind the table marks side.
