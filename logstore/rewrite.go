@@ -75,7 +75,11 @@ func (s *Store) writeRewrite(name string) (vfs.File, uint64, int64, error) {
 	if err != nil {
 		return nil, 0, 0, err
 	}
-	buf := headerFrame()
+	// The file's encoding is built in the buffer of the last rewrite, which
+	// a Write copies out: growing a fresh one by append re-copied the whole
+	// content several times over.
+	buf := append(s.rewriteBuf[:0], headerFrame()...)
+	defer func() { s.rewriteBuf = buf[:0] }()
 	seq := uint64(0)
 	for _, b := range s.contentBatches() {
 		start := len(buf)

@@ -55,6 +55,9 @@ type Store struct {
 	//
 	// Invariant: cap(encodeBuf) <= encodeBufKeepBytesMax.
 	encodeBuf []byte
+	// rewriteBuf is the last Rewrite's encode buffer (the file's whole
+	// content, which the tables hold in memory anyway), reused by the next.
+	rewriteBuf []byte
 	// markerBuf holds the commit marker being written, so writing one
 	// allocates nothing.
 	markerBuf [2 * commitFrameBytes]byte

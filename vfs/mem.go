@@ -375,12 +375,14 @@ func (f *memFile) Name() string { return f.name }
 
 // appendDoubling appends p to data, at least doubling the capacity when it
 // must grow: append's 1.25x growth for large slices re-copies a growing
-// write-ahead file far more often.
+// write-ahead file far more often. The new capacity is also twice what is
+// needed, so a file written whole at once (a store's rewrite) can double
+// before it is copied again.
 func appendDoubling(data, p []byte) []byte {
 	if need := len(data) + len(p); need > cap(data) {
 		// append of a make is one allocation that clears only the added
 		// part (make then copy cleared all of it first).
-		data = append(data[:len(data):len(data)], make([]byte, max(need, 2*cap(data), 4096)-len(data))...)[:len(data)]
+		data = append(data[:len(data):len(data)], make([]byte, max(2*need, 2*cap(data), 4096)-len(data))...)[:len(data)]
 	}
 	return append(data, p...)
 }
