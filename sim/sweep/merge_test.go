@@ -12,7 +12,7 @@ func shardOf(i uint64, failing ...uint64) *Report {
 	r := sampleReport()
 	sched := Schedule{Range: Range{First: 1, Last: 10}, Shard: Shard{Index: i, Count: 3}}
 	n, _ := sched.Count()
-	r.Shard, r.SeedsRun, r.SeedsRepeated, r.Seconds = Shard{Index: i, Count: 3}.String(), n, 0, float64(i)
+	r.Shard, r.SeedsRun, r.SeedsRepeated, r.Seconds, r.CPUSeconds = Shard{Index: i, Count: 3}.String(), n, 0, float64(i), 2*float64(i)
 	for s, ok := sched.First(); ok; s, ok = sched.Next(s) {
 		r.LastSeed = s
 	}
@@ -55,7 +55,9 @@ func TestMergeShards(t *testing.T) {
 	for _, f := range m.Failures {
 		seeds = append(seeds, f.Seed)
 	}
-	if m.Shard != "1/1" || m.SeedsRun != 10 || m.LastSeed != 10 || !m.Complete || m.Seconds != 3 ||
+	// Shards side by side: the longest wall time, and every worker's CPU
+	// (2, 4 and 6 s).
+	if m.Shard != "1/1" || m.SeedsRun != 10 || m.LastSeed != 10 || !m.Complete || m.Seconds != 3 || m.CPUSeconds != 12 ||
 		len(seeds) != 5 || seeds[0] != 1 || seeds[1] != 3 || seeds[2] != 5 || seeds[3] != 7 || seeds[4] != 9 {
 		t.Fatalf("merged: %+v (failing seeds %v)", m, seeds)
 	}

@@ -184,6 +184,8 @@ func (p *reportParser) field(rep *Report, key string, line int) error {
 		dst = &rep.Complete
 	case "seconds":
 		dst = &rep.Seconds
+	case "cpu_seconds":
+		dst = &rep.CPUSeconds
 	case "vacuous":
 		dst = &rep.Vacuous
 	case "coverage_seeds":
@@ -326,6 +328,9 @@ func (p *reportParser) check(rep *Report) error {
 	}
 	if math.IsNaN(rep.Seconds) || rep.Seconds < 0 {
 		return p.errorAt(at("seconds"), "seconds %v is negative", rep.Seconds)
+	}
+	if math.IsNaN(rep.CPUSeconds) || rep.CPUSeconds < 0 {
+		return p.errorAt(at("cpu_seconds"), "cpu_seconds %v is negative", rep.CPUSeconds)
 	}
 	return p.checkCounts(rep, sched)
 }

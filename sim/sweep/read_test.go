@@ -22,7 +22,7 @@ func sampleReport() *Report {
 		},
 		Vacuous: 2, VacuousSeeds: []VacuousSeed{{Seed: 5, Reason: "3 acknowledged writes, under the floor of 10"}, {Seed: 8, Reason: "no reads"}},
 		CoverageSeeds: 2, Coverage: map[string]uint64{"fault.kill.fired": 4, "fault.kill.effect": 0, "raft.failover": 9},
-		Seconds: 1.5}
+		Seconds: 1.5, CPUSeconds: 2.25}
 }
 
 func encode(t testing.TB, r *Report) string {
@@ -48,9 +48,30 @@ func TestReportRoundTrip(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%v\n%s", err, text)
 		}
-		if !got.Equal(r) || got.Seconds != r.Seconds {
+		if !got.Equal(r) || got.Seconds != r.Seconds || got.CPUSeconds != r.CPUSeconds {
 			t.Fatalf("read back %+v\nwant %+v", got, r)
 		}
+	}
+}
+
+// TestReadReportWithoutCPUSeconds: a report written before cpu_seconds
+// existed still reads, with no CPU time and no seeds per CPU-minute.
+func TestReadReportWithoutCPUSeconds(t *testing.T) {
+	text := encode(t, sampleReport())
+	old := strings.Replace(text, "  \"cpu_seconds\": 2.25,\n", "", 1)
+	if old == text {
+		t.Fatalf("no cpu_seconds line in:\n%s", text)
+	}
+	got, err := ReadReport("old.json", strings.NewReader(old))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.CPUSeconds != 0 || got.SeedsPerCPUMinute() != 0 || strings.Contains(got.Headline(), "CPU") {
+		t.Fatalf("an old report reads as %v s of CPU, %v seeds per CPU-minute, headline %q", got.CPUSeconds, got.SeedsPerCPUMinute(), got.Headline())
+	}
+	r := sampleReport() // 3 seeds in 2.25 s of CPU: 80 per CPU-minute
+	if r.SeedsPerCPUMinute() != 80 || !strings.Contains(r.Headline(), "2.2 s of worker CPU (80 seeds per CPU-minute)") {
+		t.Fatalf("%v seeds per CPU-minute, headline %q", r.SeedsPerCPUMinute(), r.Headline())
 	}
 }
 
@@ -106,6 +127,8 @@ func TestReadReportRefusesBrokenReports(t *testing.T) {
 		{"coverage empty name", `"raft.failover": 9`, `"": 9`, `"": 9`, "empty or appears twice"},
 		{"coverage negative", `"raft.failover": 9`, `"raft.failover": -9`, `"raft.failover"`, "number -9"},
 		{"coverage not an object", `"coverage": {`, `"coverage": [{`, `"coverage"`, "belongs"},
+		{"cpu negative", `"cpu_seconds": 2.25`, `"cpu_seconds": -2.25`, `"cpu_seconds"`, "cpu_seconds -2.25 is negative"},
+		{"cpu type", `"cpu_seconds": 2.25`, `"cpu_seconds": "2"`, `"cpu_seconds"`, "a string where a float64 belongs"},
 	}
 	for _, c := range cases {
 		if strings.Count(good, c.old) == 0 {

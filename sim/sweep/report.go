@@ -54,6 +54,20 @@ type Report struct {
 	// Seconds is the wall time the sweep took (for a merge, the longest
 	// shard's, as when the shards run side by side).
 	Seconds float64 `json:"seconds"`
+	// CPUSeconds is the user and system CPU time of every worker process,
+	// summed (0 in a report written before the field existed): with
+	// SeedsRun it gives seeds per CPU-minute, which the machine's load
+	// and the number of jobs move far less than wall time.
+	CPUSeconds float64 `json:"cpu_seconds"`
+}
+
+// SeedsPerCPUMinute is how many seeds the sweep ran per minute of worker
+// CPU time (0 when no CPU time was recorded).
+func (r *Report) SeedsPerCPUMinute() float64 {
+	if r.CPUSeconds <= 0 {
+		return 0
+	}
+	return float64(r.SeedsRun) / (r.CPUSeconds / 60)
 }
 
 // Failure is one failing seed.
@@ -92,7 +106,7 @@ func (r *Report) WriteJSON(w io.Writer) error {
 		{"faults", r.Faults}, {"defects", r.Defects}, {"repeat_fraction", r.RepeatFraction},
 		{"seeds_run", r.SeedsRun}, {"seeds_repeated", r.SeedsRepeated}, {"last_seed", r.LastSeed},
 		{"complete", r.Complete}, {"failures", nil}, {"vacuous", r.Vacuous}, {"vacuous_seeds", nil},
-		{"coverage_seeds", r.CoverageSeeds}, {"coverage", nil}} {
+		{"coverage_seeds", r.CoverageSeeds}, {"coverage", nil}, {"cpu_seconds", r.CPUSeconds}} {
 		switch f.key {
 		case "failures":
 			writeFailures(&b, r.Failures)
@@ -155,8 +169,12 @@ func (r *Report) Headline() string {
 	if !r.Complete {
 		state = "incomplete"
 	}
-	return fmt.Sprintf("sweep seeds %s shard %s (%s): %d seeds run, %d of them twice, %d failing, %.1f s",
-		r.Seeds, r.Shard, state, r.SeedsRun, r.SeedsRepeated, len(r.Failures), r.Seconds)
+	cpu := ""
+	if r.CPUSeconds > 0 {
+		cpu = fmt.Sprintf(", %.1f s of worker CPU (%.0f seeds per CPU-minute)", r.CPUSeconds, r.SeedsPerCPUMinute())
+	}
+	return fmt.Sprintf("sweep seeds %s shard %s (%s): %d seeds run, %d of them twice, %d failing, %.1f s%s",
+		r.Seeds, r.Shard, state, r.SeedsRun, r.SeedsRepeated, len(r.Failures), r.Seconds, cpu)
 }
 
 // WriteText writes the headline, a table of the failing seeds (seed,
@@ -187,10 +205,11 @@ func (r *Report) WriteText(w io.Writer) error {
 	return nil
 }
 
-// Equal reports whether two reports say the same, wall time aside.
+// Equal reports whether two reports say the same, wall and CPU time
+// aside.
 func (r *Report) Equal(o *Report) bool {
 	a, b := *r, *o
-	a.Seconds, b.Seconds = 0, 0
+	a.Seconds, b.Seconds, a.CPUSeconds, b.CPUSeconds = 0, 0, 0, 0
 	if len(a.Failures) == 0 && len(b.Failures) == 0 {
 		a.Failures, b.Failures = nil, nil
 	}

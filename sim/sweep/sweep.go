@@ -187,6 +187,7 @@ func (o *Options) newReport() *Report {
 func (o *Options) record(rep *Report, res seedResult) error {
 	rep.SeedsRun++
 	rep.LastSeed = max(rep.LastSeed, res.seed)
+	rep.CPUSeconds += res.cpuSeconds
 	if res.repeated {
 		rep.SeedsRepeated++
 	}

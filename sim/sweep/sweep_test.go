@@ -124,6 +124,11 @@ func TestSweepTotalsAreTheSumOfItsRuns(t *testing.T) {
 			vacuous = append(vacuous, VacuousSeed{Seed: uint64(seed), Reason: out.VacuousReason})
 		}
 	}
+	// Four worker processes of a 3 s run each use some CPU, and far less
+	// than a minute of it.
+	if rep.CPUSeconds <= 0 || rep.CPUSeconds > 60 {
+		t.Fatalf("the sweep's 4 workers used %v s of CPU", rep.CPUSeconds)
+	}
 	if rep.CoverageSeeds != 4 || len(rep.Coverage) != len(sums) {
 		t.Fatalf("sweep coverage over %d seeds: %v\nsum of the runs: %v", rep.CoverageSeeds, rep.Coverage, sums)
 	}

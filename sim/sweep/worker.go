@@ -53,6 +53,9 @@ type seedResult struct {
 	// vacuous is its vacuous reason ("" when it was not vacuous).
 	counts  map[string]uint64
 	vacuous string
+	// cpuSeconds is the user and system CPU time the worker process used
+	// (its rusage, read once it exited; 0 if it did not start).
+	cpuSeconds float64
 	// stdout is the worker's output, kept for --out.
 	stdout []byte
 }
@@ -85,6 +88,9 @@ func (o *Options) runSeed(ctx context.Context, seed uint64) (seedResult, error) 
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
 	res.stdout = stdout.Bytes()
+	if ps := cmd.ProcessState; ps != nil {
+		res.cpuSeconds = (ps.UserTime() + ps.SystemTime()).Seconds()
+	}
 	if ctx.Err() != nil {
 		return res, ctx.Err()
 	}
