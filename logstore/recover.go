@@ -1,6 +1,7 @@
 package logstore
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -29,6 +30,7 @@ func (s *Store) replayFile() error {
 	if err != nil {
 		return err
 	}
+	s.adoptReplayBuffer(buf)
 	s.sizeBytes = int64(end)
 	if end == len(buf) && s.sealMissing == nil {
 		return nil
@@ -129,6 +131,43 @@ func (s *Store) replayTxn(buf []byte, start, markerOff int, frames []rawFrame, m
 	s.install(&b, groups)
 	s.seq = m.seq
 	return nil
+}
+
+// adoptReplayBuffer keeps the buffer the file was read into as the first
+// Rewrite's encode buffer: a restarted store rewrites soon, into a file
+// about as large, and would otherwise grow a fresh buffer by doubling.
+// Nothing replay installed refers to the buffer (decoding copies every
+// byte it keeps); built with -tags invariants, Open scribbles over the
+// buffer and panics if that changed what the store holds.
+func (s *Store) adoptReplayBuffer(buf []byte) {
+	if invariantsOn {
+		before := s.contentBytes()
+		full := buf[:cap(buf)]
+		for i := range full {
+			full[i] ^= 0xa5
+		}
+		if after := s.contentBytes(); !bytes.Equal(before, after) {
+			panic(fmt.Sprintf("logstore: the store replayed from %s shares bytes with the buffer it read: its content encodes as %d bytes before scribbling over the buffer, differently as %d bytes after",
+				s.name, len(before), len(after)))
+		}
+	}
+	s.rewriteBuf = buf[:0]
+}
+
+// contentBytes encodes everything the store holds as a Rewrite would,
+// without markers: two stores hold the same content exactly when their
+// contentBytes are equal.
+func (s *Store) contentBytes() []byte {
+	var out []byte
+	err := s.eachContentBatch(func(b *Batch) error {
+		var err error
+		out, _, _, err = appendTxn(out, b)
+		return err
+	})
+	if err != nil {
+		panic(fmt.Sprintf("logstore: the store's content does not encode: %v", err))
+	}
+	return out
 }
 
 func (s *Store) corrupt(off int, format string, args ...any) error {

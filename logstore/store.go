@@ -56,7 +56,8 @@ type Store struct {
 	// Invariant: cap(encodeBuf) <= encodeBufKeepBytesMax.
 	encodeBuf []byte
 	// rewriteBuf is the last Rewrite's encode buffer (the file's whole
-	// content, which the tables hold in memory anyway), reused by the next.
+	// content, which the tables hold in memory anyway), reused by the next;
+	// before the first, the buffer Open read the file into.
 	rewriteBuf []byte
 	// markerBuf holds the commit marker being written, so writing one
 	// allocates nothing.
