@@ -255,3 +255,23 @@ func TestReplayKeepsNoFileBytes(t *testing.T) {
 		}
 	})
 }
+
+// TestDecodeRecordCopies holds wire.DecodeRecord to what dec.record relies
+// on: the record it returns shares no bytes with its input.
+func TestDecodeRecordCopies(t *testing.T) {
+	rec := felix.Record{Event: felix.EventPublish, Payload: []byte("payload"),
+		Ops: []felix.StateOp{{Kind: felix.OpPut, Key: "k", Value: []byte("value")}}}
+	var e enc
+	e.record(&rec)
+	d := dec{b: e.b}
+	got := d.record()
+	if err := d.done(); err != nil {
+		t.Fatal(err)
+	}
+	for i := range e.b {
+		e.b[i] ^= 0xff
+	}
+	if string(got.Payload) != "payload" || got.Ops[0].Key != "k" || string(got.Ops[0].Value) != "value" {
+		t.Fatalf("the decoded record changed with the bytes it was decoded from: %+v", got)
+	}
+}

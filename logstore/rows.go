@@ -78,8 +78,11 @@ func (e *enc) record(r *felix.Record) {
 	e.b = b
 }
 
+// record decodes a length-prefixed record straight from the payload:
+// wire.DecodeRecord copies the bytes it reads before the record refers to
+// them (TestDecodeRecordCopies), so the payload is not copied first.
 func (d *dec) record() felix.Record {
-	p := d.bytes("record", recordLenMax)
+	p := d.take(d.lenField("record", recordLenMax))
 	if d.err != nil {
 		return felix.Record{}
 	}
