@@ -48,7 +48,8 @@ func (s *Store) Commit(b *Batch) error {
 	if cap(buf) <= encodeBufKeepBytesMax {
 		s.encodeBuf = buf
 	}
-	owned := ownBatch(b)
+	owned := ownBatch(b, &s.ownRows)
+	defer s.keepOwnRows(&owned)
 	if invariantsOn {
 		checkDecodesAsInstalled(raftFrame, tableFrames, &owned)
 	}

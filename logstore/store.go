@@ -59,6 +59,9 @@ type Store struct {
 	// content, which the tables hold in memory anyway), reused by the next;
 	// before the first, the buffer Open read the file into.
 	rewriteBuf []byte
+	// ownRows holds the row slices of the last batch Commit installed,
+	// cleared, for ownBatch to reuse (see keepOwnRows for its invariant).
+	ownRows Batch
 	// markerBuf holds the commit marker being written, so writing one
 	// allocates nothing.
 	markerBuf [2 * commitFrameBytes]byte
