@@ -74,9 +74,14 @@ func (s *Store) writeRewrite(name string) (vfs.File, uint64, int64, error) {
 	if err != nil {
 		return nil, 0, 0, err
 	}
-	// The file's encoding is built in the buffer of the last rewrite, which
-	// a Write copies out: growing a fresh one by append re-copied the whole
-	// content several times over.
+	// The file's encoding is built in the buffer of the last rewrite (or
+	// the one Open read the file into), which a Write copies out: growing
+	// a fresh one by append re-copied the whole content several times
+	// over. A store without one (created, not opened from a file) starts
+	// from its file's size, about the content's or more.
+	if s.rewriteBuf == nil {
+		s.rewriteBuf = make([]byte, 0, s.sizeBytes)
+	}
 	buf := append(s.rewriteBuf[:0], headerFrame()...)
 	defer func() { s.rewriteBuf = buf[:0] }()
 	seq := uint64(0)
