@@ -58,6 +58,7 @@ func (s *Store) Commit(b *Batch) error {
 		return fmt.Errorf("%w: %w", ErrInvalidBatch, err)
 	}
 	if err := s.writeTxn(raftFrame, tableFrames); err != nil {
+		clear(groups) // keep s.planGroups clear: install will not
 		s.failed = err
 		return fmt.Errorf("%w: %w", ErrFailed, err)
 	}

@@ -134,6 +134,9 @@ func TestContentBatchesMatchNaive(t *testing.T) {
 			if err := s.Commit(b); err != nil && !errors.Is(err, ErrInvalidBatch) {
 				t.Fatal(err)
 			}
+			if err := scratchClear(s); err != nil {
+				t.Fatal(err)
+			}
 			checkContentBatches(t, s)
 		}
 	})

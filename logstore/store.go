@@ -62,6 +62,12 @@ type Store struct {
 	// ownRows holds the row slices of the last batch Commit installed,
 	// cleared, for ownBatch to reuse (see keepOwnRows for its invariant).
 	ownRows Batch
+	// planGroups holds, cleared, the groups the last installed plan
+	// computed, for the next plan to reuse.
+	//
+	// Invariant: cap(planGroups) <= ownRowsKeepMax, and its whole array
+	// holds zero groups.
+	planGroups []group
 	// markerBuf holds the commit marker being written, so writing one
 	// allocates nothing.
 	markerBuf [2 * commitFrameBytes]byte
