@@ -85,7 +85,7 @@ func decodeFrames(raftFrame []byte, tableFrames [tableCount][]byte) Batch {
 		}
 		frames = append(frames, rawFrame{kind: kind, payload: p})
 	}
-	decoded, err := decodeTxn(frames)
+	decoded, err := decodeTxn(frames, &Batch{})
 	if err != nil {
 		panic(fmt.Sprintf("logstore: a batch just encoded does not decode: %v", err))
 	}

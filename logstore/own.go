@@ -121,10 +121,11 @@ func ownBatch(b *Batch, reuse *Batch) Batch {
 	return n
 }
 
-// reuseRows returns n rows in s's array if it has room, else in a new one;
-// the rows' old values are still there, for the caller to overwrite.
+// reuseRows returns n rows in s's array if it has room, else in a new one
+// (never nil, as make's is not); the rows' old values are still there, for
+// the caller to overwrite.
 func reuseRows[R any](s []R, n int) []R {
-	if cap(s) < n {
+	if s == nil || cap(s) < n {
 		return make([]R, n)
 	}
 	return s[:n]

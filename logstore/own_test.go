@@ -147,6 +147,44 @@ func TestOwnBatchEqualsDecode(t *testing.T) {
 	})
 }
 
+// TestDecodeReuseEqualsFresh holds replay's decoding into reused row
+// slices equal to decoding into new ones, over a run of drawn batches
+// sharing one set of slices as a replay's transactions do (the invariants
+// build checks every replayed transaction the same way).
+func TestDecodeReuseEqualsFresh(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		var rows Batch
+		for i := rapid.IntRange(1, 5).Draw(t, "batches"); i > 0; i-- {
+			raftFrame, tables, err := encodeTxn(genBatch(t))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var frames []rawFrame
+			for _, f := range append([][]byte{raftFrame}, tables[:]...) {
+				if len(f) > 0 {
+					kind, p, _, err := parseFrame(f, 0)
+					if err != nil {
+						t.Fatal(err)
+					}
+					frames = append(frames, rawFrame{kind: kind, payload: p})
+				}
+			}
+			reused, err := decodeTxn(frames, &rows)
+			if err != nil {
+				t.Fatal(err)
+			}
+			fresh, err := decodeTxn(frames, &Batch{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := sameBatch(&reused, &fresh); d != "" {
+				t.Fatalf("reused against new: %s", d)
+			}
+			keepLargerRows(&rows, &reused)
+		}
+	})
+}
+
 // ownRowsClear checks keepOwnRows's invariant: every kept row slice is
 // within ownRowsKeepMax and zero up to its capacity.
 func ownRowsClear(b *Batch) error {

@@ -69,6 +69,7 @@ func (s *Store) replay(buf []byte) (end, tornAt int, err error) {
 	off := len(headerFrame())
 	committed := off
 	var frames []rawFrame
+	var rows Batch // the row slices every transaction's decoding reuses
 	for off < len(buf) {
 		kind, p, next, err := parseFrame(buf, off)
 		if err != nil {
@@ -79,7 +80,7 @@ func (s *Store) replay(buf []byte) (end, tornAt int, err error) {
 		}
 		switch kind {
 		case kindCommit:
-			if err := s.replayTxn(buf, committed, off, frames, p); err != nil {
+			if err := s.replayTxn(buf, committed, off, frames, p, &rows); err != nil {
 				return 0, -1, err
 			}
 			copyEnd := next + (next - off)
@@ -105,8 +106,10 @@ func (s *Store) replay(buf []byte) (end, tornAt int, err error) {
 }
 
 // replayTxn checks a transaction's commit marker, decodes its frames and
-// applies them.
-func (s *Store) replayTxn(buf []byte, start, markerOff int, frames []rawFrame, marker []byte) error {
+// applies them. The decoded rows go into rows's slices, which it leaves
+// holding the largest seen for the next transaction: install copies rows by
+// value and keeps no slice of them.
+func (s *Store) replayTxn(buf []byte, start, markerOff int, frames []rawFrame, marker []byte, rows *Batch) error {
 	m, err := parseCommit(marker)
 	if err != nil {
 		return s.corrupt(markerOff, "%v", err)
@@ -120,10 +123,14 @@ func (s *Store) replayTxn(buf []byte, start, markerOff int, frames []rawFrame, m
 	if got := crc32Of(buf[start:markerOff]); got != m.txnCRC {
 		return s.corrupt(markerOff, "transaction checksum %08x, the marker says %08x", got, m.txnCRC)
 	}
-	b, err := decodeTxn(frames)
+	b, err := decodeTxn(frames, rows)
 	if err != nil {
 		return s.corrupt(start, "transaction %d: %v", m.seq, err)
 	}
+	if invariantsOn {
+		checkDecodesAsFresh(frames, &b)
+	}
+	keepLargerRows(rows, &b)
 	groups, err := s.plan(&b)
 	if err != nil {
 		return s.corrupt(start, "transaction %d contradicts the ones before it: %v", m.seq, err)
@@ -131,6 +138,37 @@ func (s *Store) replayTxn(buf []byte, start, markerOff int, frames []rawFrame, m
 	s.install(&b, groups)
 	s.seq = m.seq
 	return nil
+}
+
+// checkDecodesAsFresh panics, with both values, if a transaction decoded
+// into reused row slices differs from its decoding into new ones: no field
+// of an earlier transaction's rows may survive into a later one.
+func checkDecodesAsFresh(frames []rawFrame, b *Batch) {
+	fresh, err := decodeTxn(frames, &Batch{})
+	if err != nil {
+		panic(fmt.Sprintf("logstore: a transaction decodes into reused rows but not into new ones: %v", err))
+	}
+	if d := sameBatch(b, &fresh); d != "" {
+		panic(fmt.Sprintf("logstore: a transaction decodes differently into reused rows than into new ones (reused against new): %s", d))
+	}
+}
+
+// keepLargerRows keeps in rows each of b's row slices whose array is
+// larger than the one rows holds.
+func keepLargerRows(rows, b *Batch) {
+	rows.Groups = largerRows(rows.Groups, b.Groups)
+	rows.Log = largerRows(rows.Log, b.Log)
+	rows.State = largerRows(rows.State, b.State)
+	rows.Positions = largerRows(rows.Positions, b.Positions)
+	rows.Outbox = largerRows(rows.Outbox, b.Outbox)
+	rows.ConsumerGroups = largerRows(rows.ConsumerGroups, b.ConsumerGroups)
+}
+
+func largerRows[R any](kept, used []R) []R {
+	if cap(used) > cap(kept) {
+		return used[:0]
+	}
+	return kept
 }
 
 // adoptReplayBuffer keeps the buffer the file was read into as the first
