@@ -45,7 +45,9 @@ func (t *tables) apply(b *Batch) {
 		r := &b.Log[i]
 		if i == 0 || r.Scope != b.Log[i-1].Scope {
 			if m = t.log[r.Scope]; m == nil {
-				m = map[uint64]felix.Record{}
+				// Sized for the scope's run of rows: a rewritten file's
+				// first transaction holds a scope's whole log in one.
+				m = make(map[uint64]felix.Record, scopeRunLen(b.Log[i:]))
 				t.log[r.Scope] = m
 			}
 		}
@@ -71,6 +73,15 @@ func (t *tables) apply(b *Batch) {
 		r := &b.ConsumerGroups[i]
 		applyKeyed(t.consumer, r.Scope, r.Group.Name, WritePut, r.Group, &t.counts.ConsumerGroup)
 	}
+}
+
+// scopeRunLen is how many rows at the start of rows share the first's scope.
+func scopeRunLen(rows []LogRow) int {
+	n := 1
+	for n < len(rows) && rows[n].Scope == rows[0].Scope {
+		n++
+	}
+	return n
 }
 
 // dropBefore drops scope's log rows in [from, to) (a retention step) and,
