@@ -47,22 +47,23 @@ func (g *group) checkInvariant() {
 }
 
 // nextGroup returns the group after w, leaving g untouched (entry slices are
-// copied on write, as raft may still hold the old ones).
-func nextGroup(g *group, w *GroupWrite, d Defects) (*group, error) {
+// copied on write, as raft may still hold the old ones). It returns the
+// group by value, so planning allocates none: install copies it in.
+func nextGroup(g *group, w *GroupWrite, d Defects) (group, error) {
 	n := *g
 	if w.Snapshot != nil {
 		si, cur := w.Snapshot.GetMetadata().GetIndex(), n.snapshot.GetMetadata().GetIndex()
 		if cur != 0 && cur >= si {
-			return nil, fmt.Errorf("group %d snapshot at index %d is not newer than the stored one at %d: %w", w.Group, si, cur, raft.ErrSnapOutOfDate)
+			return group{}, fmt.Errorf("group %d snapshot at index %d is not newer than the stored one at %d: %w", w.Group, si, cur, raft.ErrSnapOutOfDate)
 		}
 		n.snapshot = raftpb.EnsureSnapshot(w.Snapshot)
 		n.ents = []*raftpb.Entry{{Term: new(w.Snapshot.GetMetadata().GetTerm()), Index: new(si)}}
 	}
 	if len(w.Entries) > 0 && w.Entries[0].GetIndex() <= n.applied {
-		return nil, fmt.Errorf("group %d entries from index %d would replace applied entries (applied index %d): applied entries are never cut", w.Group, w.Entries[0].GetIndex(), n.applied)
+		return group{}, fmt.Errorf("group %d entries from index %d would replace applied entries (applied index %d): applied entries are never cut", w.Group, w.Entries[0].GetIndex(), n.applied)
 	}
 	if err := n.append(w.Group, w.Entries); err != nil {
-		return nil, err
+		return group{}, err
 	}
 	if d&DefectKeepStaleSuffix != 0 && w.Snapshot == nil {
 		n.ents = keepStaleSuffix(g.ents, n.ents)
@@ -72,17 +73,17 @@ func nextGroup(g *group, w *GroupWrite, d Defects) (*group, error) {
 	}
 	if w.Compact != nil {
 		if err := n.compact(w.Group, w.Compact.Snapshot); err != nil {
-			return nil, err
+			return group{}, err
 		}
 	}
 	if err := n.setApplied(w.Group, w.AppliedIndex); err != nil {
-		return nil, err
+		return group{}, err
 	}
 	if n.applied > n.lastIndex() {
-		return nil, fmt.Errorf("group %d would end at index %d, below its applied index %d: applied entries are never cut", w.Group, n.lastIndex(), n.applied)
+		return group{}, fmt.Errorf("group %d would end at index %d, below its applied index %d: applied entries are never cut", w.Group, n.lastIndex(), n.applied)
 	}
 	n.checkInvariant()
-	return &n, nil
+	return n, nil
 }
 
 func (g *group) append(id uint64, entries []*raftpb.Entry) error {
@@ -153,8 +154,20 @@ func (g *group) compact(id uint64, snap *raftpb.Snapshot) error {
 
 // plan checks a decoded batch against the store and computes the groups it
 // leaves; nothing in the store changes.
-func (s *Store) plan(b *Batch) ([]*group, error) {
-	groups := make([]*group, len(b.Groups))
+//
+// The groups are in s.planGroups's array when it has room, written whole;
+// install clears them and keeps the array for the next plan.
+func (s *Store) plan(b *Batch) ([]group, error) {
+	groups := reuseRows(s.planGroups, len(b.Groups))
+	if err := s.planInto(groups, b); err != nil {
+		clear(groups)
+		return nil, err
+	}
+	return groups, nil
+}
+
+// planInto is plan writing the groups into groups, one per group write.
+func (s *Store) planInto(groups []group, b *Batch) error {
 	for i := range b.Groups {
 		w := &b.Groups[i]
 		g, ok := s.groups[w.Group]
@@ -163,28 +176,28 @@ func (s *Store) plan(b *Batch) ([]*group, error) {
 		}
 		n, err := nextGroup(g, w, s.defects)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		groups[i] = n
 	}
 	for i := range b.Log {
 		r := &b.Log[i]
 		if _, ok := s.tab.log[r.Scope][r.Offset]; ok {
-			return nil, fmt.Errorf("log row %d: %s offset %d already holds a record; log rows are never overwritten", i, r.Scope, r.Offset)
+			return fmt.Errorf("log row %d: %s offset %d already holds a record; log rows are never overwritten", i, r.Scope, r.Offset)
 		}
 	}
 	for i := range b.Positions {
 		r := &b.Positions[i]
 		if old, ok := s.tab.position[r.Scope]; ok && r.Position.FirstOffset < old.FirstOffset {
-			return nil, fmt.Errorf("position row %d: %s first offset %d is below the stored %d: the retained window never moves back",
+			return fmt.Errorf("position row %d: %s first offset %d is below the stored %d: the retained window never moves back",
 				i, r.Scope, r.Position.FirstOffset, old.FirstOffset)
 		}
 	}
 	if i, ok := logRowsDistinct(b.Log); !ok {
 		r := &b.Log[i]
-		return nil, fmt.Errorf("log row %d: %s offset %d already holds a record; log rows are never overwritten", i, r.Scope, r.Offset)
+		return fmt.Errorf("log row %d: %s offset %d already holds a record; log rows are never overwritten", i, r.Scope, r.Offset)
 	}
-	return groups, nil
+	return nil
 }
 
 // logRowsDistinct reports whether no two log rows share a scope and
@@ -226,10 +239,20 @@ func logRowsDistinct(rows []LogRow) (int, bool) {
 	return 0, true
 }
 
-// install makes a planned batch visible in the in-memory indexes.
-func (s *Store) install(b *Batch, groups []*group) {
-	for i, g := range groups {
-		s.groups[b.Groups[i].Group] = g
+// install makes a planned batch visible in the in-memory indexes. A group
+// the store holds is overwritten in place: nothing keeps a *group across
+// calls (GroupStorage looks its group up each time), and the entry slices
+// raft may hold are never written, only replaced.
+func (s *Store) install(b *Batch, groups []group) {
+	for i := range groups {
+		id := b.Groups[i].Group
+		if g, ok := s.groups[id]; ok {
+			*g = groups[i]
+			continue
+		}
+		g := groups[i]
+		s.groups[id] = &g
 	}
+	s.planGroups = keepRows(s.planGroups, groups)
 	s.tab.apply(b)
 }

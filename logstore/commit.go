@@ -48,7 +48,8 @@ func (s *Store) Commit(b *Batch) error {
 	if cap(buf) <= encodeBufKeepBytesMax {
 		s.encodeBuf = buf
 	}
-	owned := ownBatch(b)
+	owned := ownBatch(b, &s.ownRows)
+	defer s.keepOwnRows(&owned)
 	if invariantsOn {
 		checkDecodesAsInstalled(raftFrame, tableFrames, &owned)
 	}
@@ -57,6 +58,7 @@ func (s *Store) Commit(b *Batch) error {
 		return fmt.Errorf("%w: %w", ErrInvalidBatch, err)
 	}
 	if err := s.writeTxn(raftFrame, tableFrames); err != nil {
+		clear(groups) // keep s.planGroups clear: install will not
 		s.failed = err
 		return fmt.Errorf("%w: %w", ErrFailed, err)
 	}
@@ -83,7 +85,7 @@ func decodeFrames(raftFrame []byte, tableFrames [tableCount][]byte) Batch {
 		}
 		frames = append(frames, rawFrame{kind: kind, payload: p})
 	}
-	decoded, err := decodeTxn(frames)
+	decoded, err := decodeTxn(frames, &Batch{})
 	if err != nil {
 		panic(fmt.Sprintf("logstore: a batch just encoded does not decode: %v", err))
 	}

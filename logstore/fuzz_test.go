@@ -179,7 +179,7 @@ func FuzzDecodeFrame(f *testing.F) {
 		case kindRaft:
 			again = func(b Batch) []byte { return encodeGroups(b.Groups) }
 		}
-		got, err := decodeTxn([]rawFrame{frame})
+		got, err := decodeTxn([]rawFrame{frame}, &Batch{})
 		if err != nil || again == nil {
 			return
 		}
@@ -187,7 +187,7 @@ func FuzzDecodeFrame(f *testing.F) {
 		if frame.kind != kindRaft && string(enc) != string(payload) {
 			t.Fatalf("%s payload %x re-encodes as %x: the decoder is not strict", frame.kind, payload, enc)
 		}
-		got2, err := decodeTxn([]rawFrame{{kind: frame.kind, payload: enc}})
+		got2, err := decodeTxn([]rawFrame{{kind: frame.kind, payload: enc}}, &Batch{})
 		if err != nil {
 			t.Fatalf("re-encoded %s payload does not decode: %v", frame.kind, err)
 		}

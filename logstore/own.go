@@ -24,10 +24,16 @@ import (
 // as raft's own MemoryStorage shares them: the store never changes them and
 // the caller must not either.
 //
+// The result's row slices are reuse's, when large enough, and every row in
+// them is written whole: install copies rows by value and keeps none of
+// the slices, so Commit hands the same slices to every batch
+// (ownRows.keep). The arena, operations, leases and snapshots are fresh
+// each time, as the tables keep them.
+//
 // sameBatch shows, for any valid batch, that the result equals the decoded
-// encoding (TestOwnBatchEqualsDecode, and every Commit under the
-// invariants build tag).
-func ownBatch(b *Batch) Batch {
+// encoding (TestOwnBatchEqualsDecode, with one reuse for every batch, and
+// every Commit under the invariants build tag).
+func ownBatch(b *Batch, reuse *Batch) Batch {
 	var n Batch
 	byteCount, opCount := 0, 0
 	for i := range b.Log {
@@ -48,7 +54,7 @@ func ownBatch(b *Batch) Batch {
 	ops := make([]felix.StateOp, 0, opCount)
 
 	if len(b.Groups) > 0 {
-		n.Groups = make([]GroupWrite, len(b.Groups))
+		n.Groups = reuseRows(reuse.Groups, len(b.Groups))
 		for i := range b.Groups {
 			w := &b.Groups[i]
 			g := &n.Groups[i]
@@ -62,7 +68,7 @@ func ownBatch(b *Batch) Batch {
 		}
 	}
 	if len(b.Log) > 0 {
-		n.Log = make([]LogRow, len(b.Log))
+		n.Log = reuseRows(reuse.Log, len(b.Log))
 		for i := range b.Log {
 			src := &b.Log[i]
 			dst := &n.Log[i]
@@ -80,7 +86,7 @@ func ownBatch(b *Batch) Batch {
 		}
 	}
 	if len(b.State) > 0 {
-		n.State = make([]StateRow, len(b.State))
+		n.State = reuseRows(reuse.State, len(b.State))
 		for i := range b.State {
 			n.State[i] = b.State[i]
 			n.State[i].Value = a.copy(b.State[i].Value)
@@ -92,14 +98,14 @@ func ownBatch(b *Batch) Batch {
 		n.Positions = b.Positions
 	}
 	if len(b.Outbox) > 0 {
-		n.Outbox = make([]OutboxRow, len(b.Outbox))
+		n.Outbox = reuseRows(reuse.Outbox, len(b.Outbox))
 		for i := range b.Outbox {
 			n.Outbox[i] = b.Outbox[i]
 			n.Outbox[i].Intent.Data = a.copy(b.Outbox[i].Intent.Data)
 		}
 	}
 	if len(b.ConsumerGroups) > 0 {
-		n.ConsumerGroups = make([]ConsumerGroupRow, len(b.ConsumerGroups))
+		n.ConsumerGroups = reuseRows(reuse.ConsumerGroups, len(b.ConsumerGroups))
 		for i := range b.ConsumerGroups {
 			n.ConsumerGroups[i] = b.ConsumerGroups[i]
 			n.ConsumerGroups[i].Group.Leases = nil
@@ -113,6 +119,44 @@ func ownBatch(b *Batch) Batch {
 			len(a.buf), len(ops), byteCount, opCount))
 	}
 	return n
+}
+
+// reuseRows returns n rows in s's array if it has room, else in a new one
+// (never nil, as make's is not); the rows' old values are still there, for
+// the caller to overwrite.
+func reuseRows[R any](s []R, n int) []R {
+	if s == nil || cap(s) < n {
+		return make([]R, n)
+	}
+	return s[:n]
+}
+
+// ownRowsKeepMax is the most rows of one table whose slice Commit keeps for
+// the next batch; a larger batch's slice is left to the garbage collector.
+const ownRowsKeepMax = 4096
+
+// keepOwnRows keeps the row slices of an installed batch for the next
+// ownBatch, cleared so they hold nothing the tables dropped.
+//
+// Invariant: every slice in s.ownRows has a capacity of at most
+// ownRowsKeepMax, and its whole array holds zero rows.
+func (s *Store) keepOwnRows(b *Batch) {
+	s.ownRows.Groups = keepRows(s.ownRows.Groups, b.Groups)
+	s.ownRows.Log = keepRows(s.ownRows.Log, b.Log)
+	s.ownRows.State = keepRows(s.ownRows.State, b.State)
+	s.ownRows.Outbox = keepRows(s.ownRows.Outbox, b.Outbox)
+	s.ownRows.ConsumerGroups = keepRows(s.ownRows.ConsumerGroups, b.ConsumerGroups)
+}
+
+// keepRows returns the rows ownBatch used (kept's own array, or a larger
+// one it made) cleared, to be kept for the next batch, unless there were
+// none or their array is above ownRowsKeepMax: then kept, still clear.
+func keepRows[R any](kept, used []R) []R {
+	if len(used) == 0 || cap(used) > ownRowsKeepMax {
+		return kept
+	}
+	clear(used)
+	return used[:0]
 }
 
 // arena hands out copies of byte slices from one buffer sized in advance.

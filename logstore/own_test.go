@@ -1,6 +1,8 @@
 package logstore
 
 import (
+	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -111,29 +113,98 @@ func genBatch(t *rapid.T) *Batch {
 // TestOwnBatchEqualsDecode is the fast path's honesty check in every build:
 // for random valid batches, what Commit installs straight from the batch
 // equals what decoding its encoding yields (what replay installs), and it
-// shares no byte slice with the caller's batch.
+// shares no byte slice with the caller's batch. The batches of one check
+// share one store's reused row slices, as Commit's do: no row of an earlier
+// batch shows through in a later one, and the kept slices are clear.
 func TestOwnBatchEqualsDecode(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		b := genBatch(t)
-		if err := validateShape(b); err != nil {
-			t.Fatalf("generated an invalid batch: %v", err)
-		}
-		raftFrame, tables, err := encodeTxn(b)
-		if err != nil {
-			t.Fatal(err)
-		}
-		decoded := decodeFrames(raftFrame, tables)
-		owned := ownBatch(b)
-		if d := sameBatch(&owned, &decoded); d != "" {
-			t.Fatalf("installed against decoded: %s", d)
-		}
-		// Scribble over every byte the caller still holds: the owned
-		// batch must not change.
-		scribble(b)
-		if d := sameBatch(&owned, &decoded); d != "" {
-			t.Fatalf("the owned batch shares bytes with the caller's: %s", d)
+		var s Store
+		for i := rapid.IntRange(1, 4).Draw(t, "batches"); i > 0; i-- {
+			b := genBatch(t)
+			if err := validateShape(b); err != nil {
+				t.Fatalf("generated an invalid batch: %v", err)
+			}
+			raftFrame, tables, err := encodeTxn(b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			decoded := decodeFrames(raftFrame, tables)
+			owned := ownBatch(b, &s.ownRows)
+			if d := sameBatch(&owned, &decoded); d != "" {
+				t.Fatalf("installed against decoded: %s", d)
+			}
+			// Scribble over every byte the caller still holds: the owned
+			// batch must not change.
+			scribble(b)
+			if d := sameBatch(&owned, &decoded); d != "" {
+				t.Fatalf("the owned batch shares bytes with the caller's: %s", d)
+			}
+			s.keepOwnRows(&owned)
+			if err := ownRowsClear(&s.ownRows); err != nil {
+				t.Fatal(err)
+			}
 		}
 	})
+}
+
+// TestDecodeReuseEqualsFresh holds replay's decoding into reused row
+// slices equal to decoding into new ones, over a run of drawn batches
+// sharing one set of slices as a replay's transactions do (the invariants
+// build checks every replayed transaction the same way).
+func TestDecodeReuseEqualsFresh(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		var rows Batch
+		for i := rapid.IntRange(1, 5).Draw(t, "batches"); i > 0; i-- {
+			raftFrame, tables, err := encodeTxn(genBatch(t))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var frames []rawFrame
+			for _, f := range append([][]byte{raftFrame}, tables[:]...) {
+				if len(f) > 0 {
+					kind, p, _, err := parseFrame(f, 0)
+					if err != nil {
+						t.Fatal(err)
+					}
+					frames = append(frames, rawFrame{kind: kind, payload: p})
+				}
+			}
+			reused, err := decodeTxn(frames, &rows)
+			if err != nil {
+				t.Fatal(err)
+			}
+			fresh, err := decodeTxn(frames, &Batch{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := sameBatch(&reused, &fresh); d != "" {
+				t.Fatalf("reused against new: %s", d)
+			}
+			keepLargerRows(&rows, &reused)
+		}
+	})
+}
+
+// ownRowsClear checks keepOwnRows's invariant: every kept row slice is
+// within ownRowsKeepMax and zero up to its capacity.
+func ownRowsClear(b *Batch) error {
+	tables := []struct {
+		name string
+		rows any
+	}{{"groups", b.Groups}, {"log", b.Log}, {"state", b.State}, {"outbox", b.Outbox}, {"consumer groups", b.ConsumerGroups}}
+	for _, tb := range tables {
+		name, v := tb.name, reflect.ValueOf(tb.rows)
+		if v.Cap() > ownRowsKeepMax {
+			return fmt.Errorf("kept %s rows have capacity %d, above %d", name, v.Cap(), ownRowsKeepMax)
+		}
+		v = v.Slice(0, v.Cap())
+		for i := range v.Len() {
+			if !v.Index(i).IsZero() {
+				return fmt.Errorf("kept %s row %d of %d is not clear: %#v", name, i, v.Len(), v.Index(i).Interface())
+			}
+		}
+	}
+	return nil
 }
 
 // scribble overwrites every byte slice of the batch's rows in place.
@@ -211,7 +282,7 @@ func TestSameBatchHasTeeth(t *testing.T) {
 				t.Fatal(err)
 			}
 			decoded := decodeFrames(raftFrame, tables)
-			owned := ownBatch(b)
+			owned := ownBatch(b, &Batch{})
 			if d := sameBatch(&owned, &decoded); d != "" {
 				t.Fatalf("unplanted batch differs: %s", d)
 			}

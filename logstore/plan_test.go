@@ -2,6 +2,7 @@ package logstore
 
 import (
 	"errors"
+	"fmt"
 	"testing"
 
 	"pgregory.net/rapid"
@@ -63,5 +64,44 @@ func TestCommitRefusesRepeatedLogRow(t *testing.T) {
 				t.Fatalf("a refused batch changed the store: %+v -> %+v, counts %+v", before, s.Stats(), s.Counts())
 			}
 		})
+	}
+}
+
+// scratchClear checks the invariants of the slices a store reuses across
+// Commits: within their caps and zero up to their capacity, after an
+// installed batch and after a refused one alike.
+func scratchClear(s *Store) error {
+	if err := ownRowsClear(&s.ownRows); err != nil {
+		return err
+	}
+	if c := cap(s.planGroups); c > ownRowsKeepMax {
+		return fmt.Errorf("kept plan groups have capacity %d, above %d", c, ownRowsKeepMax)
+	}
+	for i, g := range s.planGroups[:cap(s.planGroups)] {
+		if g.snapshot != nil || g.ents != nil || g.hardState != nil || g.applied != 0 {
+			return fmt.Errorf("kept plan group %d of %d is not clear: %+v", i, cap(s.planGroups), g)
+		}
+	}
+	return nil
+}
+
+// TestRefusedBatchLeavesScratchClear refuses a batch after its groups were
+// planned (a log row that already holds a record): the store is unchanged
+// and its reused slices are clear.
+func TestRefusedBatchLeavesScratchClear(t *testing.T) {
+	s := openMem(t, vfs.NewMem())
+	sc := scopeOf("a", 0)
+	mustCommit(t, s, fullBatch(sc, 1, 1))
+	before := dump(s)
+	b := fullBatch(sc, 1, 2)
+	b.Log[0].Offset = 1
+	if err := s.Commit(b); !errors.Is(err, ErrInvalidBatch) {
+		t.Fatalf("a repeated log row: %v, want ErrInvalidBatch", err)
+	}
+	if err := scratchClear(s); err != nil {
+		t.Fatal(err)
+	}
+	if after := dump(s); after != before {
+		t.Fatalf("a refused batch changed the store:\n%s\nwas\n%s", after, before)
 	}
 }

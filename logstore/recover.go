@@ -1,6 +1,7 @@
 package logstore
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -29,6 +30,7 @@ func (s *Store) replayFile() error {
 	if err != nil {
 		return err
 	}
+	s.adoptReplayBuffer(buf)
 	s.sizeBytes = int64(end)
 	if end == len(buf) && s.sealMissing == nil {
 		return nil
@@ -67,6 +69,7 @@ func (s *Store) replay(buf []byte) (end, tornAt int, err error) {
 	off := len(headerFrame())
 	committed := off
 	var frames []rawFrame
+	var rows Batch // the row slices every transaction's decoding reuses
 	for off < len(buf) {
 		kind, p, next, err := parseFrame(buf, off)
 		if err != nil {
@@ -77,7 +80,7 @@ func (s *Store) replay(buf []byte) (end, tornAt int, err error) {
 		}
 		switch kind {
 		case kindCommit:
-			if err := s.replayTxn(buf, committed, off, frames, p); err != nil {
+			if err := s.replayTxn(buf, committed, off, frames, p, &rows); err != nil {
 				return 0, -1, err
 			}
 			copyEnd := next + (next - off)
@@ -103,8 +106,10 @@ func (s *Store) replay(buf []byte) (end, tornAt int, err error) {
 }
 
 // replayTxn checks a transaction's commit marker, decodes its frames and
-// applies them.
-func (s *Store) replayTxn(buf []byte, start, markerOff int, frames []rawFrame, marker []byte) error {
+// applies them. The decoded rows go into rows's slices, which it leaves
+// holding the largest seen for the next transaction: install copies rows by
+// value and keeps no slice of them.
+func (s *Store) replayTxn(buf []byte, start, markerOff int, frames []rawFrame, marker []byte, rows *Batch) error {
 	m, err := parseCommit(marker)
 	if err != nil {
 		return s.corrupt(markerOff, "%v", err)
@@ -118,10 +123,14 @@ func (s *Store) replayTxn(buf []byte, start, markerOff int, frames []rawFrame, m
 	if got := crc32Of(buf[start:markerOff]); got != m.txnCRC {
 		return s.corrupt(markerOff, "transaction checksum %08x, the marker says %08x", got, m.txnCRC)
 	}
-	b, err := decodeTxn(frames)
+	b, err := decodeTxn(frames, rows)
 	if err != nil {
 		return s.corrupt(start, "transaction %d: %v", m.seq, err)
 	}
+	if invariantsOn {
+		checkDecodesAsFresh(frames, &b)
+	}
+	keepLargerRows(rows, &b)
 	groups, err := s.plan(&b)
 	if err != nil {
 		return s.corrupt(start, "transaction %d contradicts the ones before it: %v", m.seq, err)
@@ -129,6 +138,74 @@ func (s *Store) replayTxn(buf []byte, start, markerOff int, frames []rawFrame, m
 	s.install(&b, groups)
 	s.seq = m.seq
 	return nil
+}
+
+// checkDecodesAsFresh panics, with both values, if a transaction decoded
+// into reused row slices differs from its decoding into new ones: no field
+// of an earlier transaction's rows may survive into a later one.
+func checkDecodesAsFresh(frames []rawFrame, b *Batch) {
+	fresh, err := decodeTxn(frames, &Batch{})
+	if err != nil {
+		panic(fmt.Sprintf("logstore: a transaction decodes into reused rows but not into new ones: %v", err))
+	}
+	if d := sameBatch(b, &fresh); d != "" {
+		panic(fmt.Sprintf("logstore: a transaction decodes differently into reused rows than into new ones (reused against new): %s", d))
+	}
+}
+
+// keepLargerRows keeps in rows each of b's row slices whose array is
+// larger than the one rows holds.
+func keepLargerRows(rows, b *Batch) {
+	rows.Groups = largerRows(rows.Groups, b.Groups)
+	rows.Log = largerRows(rows.Log, b.Log)
+	rows.State = largerRows(rows.State, b.State)
+	rows.Positions = largerRows(rows.Positions, b.Positions)
+	rows.Outbox = largerRows(rows.Outbox, b.Outbox)
+	rows.ConsumerGroups = largerRows(rows.ConsumerGroups, b.ConsumerGroups)
+}
+
+func largerRows[R any](kept, used []R) []R {
+	if cap(used) > cap(kept) {
+		return used[:0]
+	}
+	return kept
+}
+
+// adoptReplayBuffer keeps the buffer the file was read into as the first
+// Rewrite's encode buffer: a restarted store rewrites soon, into a file
+// about as large, and would otherwise grow a fresh buffer by doubling.
+// Nothing replay installed refers to the buffer (decoding copies every
+// byte it keeps); built with -tags invariants, Open scribbles over the
+// buffer and panics if that changed what the store holds.
+func (s *Store) adoptReplayBuffer(buf []byte) {
+	if invariantsOn {
+		before := s.contentBytes()
+		full := buf[:cap(buf)]
+		for i := range full {
+			full[i] ^= 0xa5
+		}
+		if after := s.contentBytes(); !bytes.Equal(before, after) {
+			panic(fmt.Sprintf("logstore: the store replayed from %s shares bytes with the buffer it read: its content encodes as %d bytes before scribbling over the buffer, differently as %d bytes after",
+				s.name, len(before), len(after)))
+		}
+	}
+	s.rewriteBuf = buf[:0]
+}
+
+// contentBytes encodes everything the store holds as a Rewrite would,
+// without markers: two stores hold the same content exactly when their
+// contentBytes are equal.
+func (s *Store) contentBytes() []byte {
+	var out []byte
+	err := s.eachContentBatch(func(b *Batch) error {
+		var err error
+		out, _, _, err = appendTxn(out, b)
+		return err
+	})
+	if err != nil {
+		panic(fmt.Sprintf("logstore: the store's content does not encode: %v", err))
+	}
+	return out
 }
 
 func (s *Store) corrupt(off int, format string, args ...any) error {

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"path"
-	"slices"
 	"sort"
 
 	"github.com/felixsim/felixsim/felix"
@@ -75,19 +74,24 @@ func (s *Store) writeRewrite(name string) (vfs.File, uint64, int64, error) {
 	if err != nil {
 		return nil, 0, 0, err
 	}
-	// The file's encoding is built in the buffer of the last rewrite, which
-	// a Write copies out: growing a fresh one by append re-copied the whole
-	// content several times over.
+	// The file's encoding is built in the buffer of the last rewrite (or
+	// the one Open read the file into), which a Write copies out: growing
+	// a fresh one by append re-copied the whole content several times
+	// over. A store without one (created, not opened from a file) starts
+	// from its file's size, about the content's or more.
+	if s.rewriteBuf == nil {
+		s.rewriteBuf = make([]byte, 0, s.sizeBytes)
+	}
 	buf := append(s.rewriteBuf[:0], headerFrame()...)
 	defer func() { s.rewriteBuf = buf[:0] }()
 	seq := uint64(0)
-	for _, b := range s.contentBatches() {
+	err = s.eachContentBatch(func(b *Batch) error {
 		start := len(buf)
 		var raftFrame []byte
 		var tableFrames [tableCount][]byte
 		var err error
 		if buf, raftFrame, tableFrames, err = appendTxn(buf, b); err != nil {
-			return f, 0, 0, err
+			return err
 		}
 		count := uint32(0)
 		if len(raftFrame) > 0 {
@@ -100,6 +104,10 @@ func (s *Store) writeRewrite(name string) (vfs.File, uint64, int64, error) {
 		}
 		seq++
 		buf = commitMarker{seq: seq, frameCount: count, txnCRC: crc32Of(buf[start:])}.appendSealed(buf)
+		return nil
+	})
+	if err != nil {
+		return f, 0, 0, err
 	}
 	if _, err := f.Write(buf); err != nil {
 		return f, 0, 0, err
@@ -112,52 +120,91 @@ func (s *Store) writeRewrite(name string) (vfs.File, uint64, int64, error) {
 	return f, seq, int64(len(buf)), nil
 }
 
-// contentBatches expresses everything the store holds as batches that,
-// committed in order to an empty store, rebuild it exactly.
-func (s *Store) contentBatches() []*Batch {
-	var out []*Batch
+// eachContentBatch hands fn, in order, batches that, committed in order to
+// an empty store, rebuild it exactly: the raft groups' batch, then every
+// table's rows scope by scope, a new batch whenever the estimated size
+// passes rewriteTxnBytesMax. Rows go straight from the tables into one
+// batch whose slices, sized from the row counts, every later batch reuses:
+// fn must not keep the batch. The first error of fn stops the walk.
+func (s *Store) eachContentBatch(fn func(*Batch) error) error {
 	if ids := s.Groups(); len(ids) > 0 {
-		b := &Batch{}
+		b := &Batch{Groups: make([]GroupWrite, 0, len(ids))}
 		for _, id := range ids {
 			g := s.groups[id]
 			b.Groups = append(b.Groups, GroupWrite{Group: id, Snapshot: g.snapshot,
-				Entries: slices.Clone(g.ents[1:]), HardState: g.hardState, AppliedIndex: g.applied})
+				Entries: g.ents[1:], HardState: g.hardState, AppliedIndex: g.applied})
 		}
-		out = append(out, b)
-	}
-	cur, curBytes := &Batch{}, 0
-	add := func(n int) {
-		curBytes += n
-		if curBytes > rewriteTxnBytesMax {
-			out, cur, curBytes = append(out, cur), &Batch{}, n
+		if err := fn(b); err != nil {
+			return err
 		}
 	}
+	c := contentBatcher{fn: fn}
+	n := s.tab.counts
+	c.cur = Batch{Log: make([]LogRow, 0, n.Log), State: make([]StateRow, 0, n.State),
+		Positions: make([]PositionRow, 0, n.Position), Outbox: make([]OutboxRow, 0, n.Outbox),
+		ConsumerGroups: make([]ConsumerGroupRow, 0, n.ConsumerGroup)}
+	var offsets []uint64
 	for _, sc := range s.Scopes() {
-		for _, e := range s.LogScan(sc, 0, 0) {
-			add(wireRecordBytes(&e.Record))
-			cur.Log = append(cur.Log, LogRow{Scope: sc, Offset: e.Offset, Record: e.Record})
+		m := s.tab.log[sc]
+		offsets = logOffsets(offsets[:0], m, 0)
+		for _, o := range offsets {
+			r := m[o]
+			c.add(wireRecordBytes(&r))
+			c.cur.Log = append(c.cur.Log, LogRow{Scope: sc, Offset: o, Record: r})
 		}
 		for _, r := range s.StateScan(sc) {
-			add(len(r.Key) + len(r.Value) + 64)
-			cur.State = append(cur.State, r)
+			c.add(len(r.Key) + len(r.Value) + 64)
+			c.cur.State = append(c.cur.State, r)
 		}
 		if p, ok := s.PositionGet(sc); ok {
-			add(64)
-			cur.Positions = append(cur.Positions, PositionRow{Scope: sc, Position: p})
+			c.add(64)
+			c.cur.Positions = append(c.cur.Positions, PositionRow{Scope: sc, Position: p})
 		}
 		for _, r := range s.OutboxScan(sc) {
-			add(len(r.Intent.Data) + 64)
-			cur.Outbox = append(cur.Outbox, r)
+			c.add(len(r.Intent.Data) + 64)
+			c.cur.Outbox = append(c.cur.Outbox, r)
 		}
 		for _, g := range s.ConsumerGroupScan(sc) {
-			add(len(g.Name) + 20*len(g.Leases) + 64)
-			cur.ConsumerGroups = append(cur.ConsumerGroups, ConsumerGroupRow{Scope: sc, Group: g})
+			c.add(len(g.Name) + 20*len(g.Leases) + 64)
+			c.cur.ConsumerGroups = append(c.cur.ConsumerGroups, ConsumerGroupRow{Scope: sc, Group: g})
 		}
 	}
-	if !cur.Empty() {
-		out = append(out, cur)
+	if !c.cur.Empty() {
+		c.flush()
 	}
-	return out
+	return c.err
+}
+
+// contentBatcher cuts a rewrite's rows into batches of at most about
+// rewriteTxnBytesMax estimated bytes, handing each to fn when it is full.
+type contentBatcher struct {
+	cur      Batch
+	curBytes int
+	fn       func(*Batch) error
+	// err is fn's first error; later batches are not handed on.
+	err error
+}
+
+// add counts a row of n estimated bytes about to join the batch, handing
+// the batch so far on first if the row would take it past
+// rewriteTxnBytesMax (even an empty batch, as a row larger than the cap
+// starts a transaction of its own).
+func (c *contentBatcher) add(n int) {
+	c.curBytes += n
+	if c.curBytes > rewriteTxnBytesMax {
+		c.flush()
+		c.curBytes = n
+	}
+}
+
+// flush hands the batch on and empties it, keeping its slices.
+func (c *contentBatcher) flush() {
+	if c.err == nil {
+		c.err = c.fn(&c.cur)
+	}
+	b := &c.cur
+	*b = Batch{Log: b.Log[:0], State: b.State[:0], Positions: b.Positions[:0],
+		Outbox: b.Outbox[:0], ConsumerGroups: b.ConsumerGroups[:0]}
 }
 
 func wireRecordBytes(r *felix.Record) int {

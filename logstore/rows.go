@@ -78,8 +78,11 @@ func (e *enc) record(r *felix.Record) {
 	e.b = b
 }
 
+// record decodes a length-prefixed record straight from the payload:
+// wire.DecodeRecord copies the bytes it reads before the record refers to
+// them (TestDecodeRecordCopies), so the payload is not copied first.
 func (d *dec) record() felix.Record {
-	p := d.bytes("record", recordLenMax)
+	p := d.take(d.lenField("record", recordLenMax))
 	if d.err != nil {
 		return felix.Record{}
 	}
@@ -123,6 +126,16 @@ func (d *dec) message(what string, m proto.Message) {
 	}
 }
 
+// clearedRows returns n zero rows in reuse's array if it has room, else in
+// a new one: a decoder given the rows of an earlier transaction to reuse
+// sets only the fields it reads, so no field of that transaction's rows
+// may survive into the next.
+func clearedRows[R any](reuse []R, n int) []R {
+	rows := reuseRows(reuse, n)
+	clear(rows)
+	return rows
+}
+
 // encodeGroups encodes the raft frame payload.
 func encodeGroups(gs []GroupWrite) []byte {
 	var e enc
@@ -155,9 +168,9 @@ func (e *enc) groups(gs []GroupWrite) {
 	}
 }
 
-func decodeGroups(p []byte) ([]GroupWrite, error) {
+func decodeGroups(p []byte, reuse []GroupWrite) ([]GroupWrite, error) {
 	d := dec{b: p}
-	gs := make([]GroupWrite, d.count("group writes", groupBytesMin))
+	gs := clearedRows(reuse, d.count("group writes", groupBytesMin))
 	for i := range gs {
 		g := &gs[i]
 		g.Group = d.u64()
@@ -202,9 +215,9 @@ func (e *enc) logRows(rows []LogRow) {
 	}
 }
 
-func decodeLog(p []byte) ([]LogRow, error) {
+func decodeLog(p []byte, reuse []LogRow) ([]LogRow, error) {
 	d := dec{b: p}
-	rows := make([]LogRow, d.count("log rows", scopeBytesMin+recordBytesMin))
+	rows := clearedRows(reuse, d.count("log rows", scopeBytesMin+recordBytesMin))
 	for i := range rows {
 		rows[i].Scope = d.scope()
 		rows[i].Offset = d.uvar()
@@ -231,9 +244,9 @@ func (e *enc) stateRows(rows []StateRow) {
 	}
 }
 
-func decodeState(p []byte) ([]StateRow, error) {
+func decodeState(p []byte, reuse []StateRow) ([]StateRow, error) {
 	d := dec{b: p}
-	rows := make([]StateRow, d.count("state rows", scopeBytesMin+rowBytesMin))
+	rows := clearedRows(reuse, d.count("state rows", scopeBytesMin+rowBytesMin))
 	for i := range rows {
 		rows[i].Kind = WriteKind(d.u8())
 		rows[i].Scope = d.scope()
@@ -261,9 +274,9 @@ func (e *enc) positionRows(rows []PositionRow) {
 	}
 }
 
-func decodePositions(p []byte) ([]PositionRow, error) {
+func decodePositions(p []byte, reuse []PositionRow) ([]PositionRow, error) {
 	d := dec{b: p}
-	rows := make([]PositionRow, d.count("position rows", scopeBytesMin+rowBytesMin+1))
+	rows := clearedRows(reuse, d.count("position rows", scopeBytesMin+rowBytesMin+1))
 	for i := range rows {
 		rows[i].Scope = d.scope()
 		rows[i].Position.AppliedIndex = d.uvar()
@@ -291,9 +304,9 @@ func (e *enc) outboxRows(rows []OutboxRow) {
 	}
 }
 
-func decodeOutbox(p []byte) ([]OutboxRow, error) {
+func decodeOutbox(p []byte, reuse []OutboxRow) ([]OutboxRow, error) {
 	d := dec{b: p}
-	rows := make([]OutboxRow, d.count("outbox rows", scopeBytesMin+rowBytesMin+2))
+	rows := clearedRows(reuse, d.count("outbox rows", scopeBytesMin+rowBytesMin+2))
 	for i := range rows {
 		rows[i].Kind = WriteKind(d.u8())
 		rows[i].Scope = d.scope()
@@ -330,9 +343,9 @@ func (e *enc) consumerGroupRows(rows []ConsumerGroupRow) {
 // leaseBytesMin is the smallest encoded lease: two one-byte varints.
 const leaseBytesMin = 2
 
-func decodeConsumerGroups(p []byte) ([]ConsumerGroupRow, error) {
+func decodeConsumerGroups(p []byte, reuse []ConsumerGroupRow) ([]ConsumerGroupRow, error) {
 	d := dec{b: p}
-	rows := make([]ConsumerGroupRow, d.count("consumer group rows", scopeBytesMin+4))
+	rows := clearedRows(reuse, d.count("consumer group rows", scopeBytesMin+4))
 	for i := range rows {
 		rows[i].Scope = d.scope()
 		g := &rows[i].Group

@@ -56,8 +56,18 @@ type Store struct {
 	// Invariant: cap(encodeBuf) <= encodeBufKeepBytesMax.
 	encodeBuf []byte
 	// rewriteBuf is the last Rewrite's encode buffer (the file's whole
-	// content, which the tables hold in memory anyway), reused by the next.
+	// content, which the tables hold in memory anyway), reused by the next;
+	// before the first, the buffer Open read the file into.
 	rewriteBuf []byte
+	// ownRows holds the row slices of the last batch Commit installed,
+	// cleared, for ownBatch to reuse (see keepOwnRows for its invariant).
+	ownRows Batch
+	// planGroups holds, cleared, the groups the last installed plan
+	// computed, for the next plan to reuse.
+	//
+	// Invariant: cap(planGroups) <= ownRowsKeepMax, and its whole array
+	// holds zero groups.
+	planGroups []group
 	// markerBuf holds the commit marker being written, so writing one
 	// allocates nothing.
 	markerBuf [2 * commitFrameBytes]byte

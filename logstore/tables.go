@@ -1,6 +1,7 @@
 package logstore
 
 import (
+	"math"
 	"slices"
 	"sort"
 
@@ -44,7 +45,9 @@ func (t *tables) apply(b *Batch) {
 		r := &b.Log[i]
 		if i == 0 || r.Scope != b.Log[i-1].Scope {
 			if m = t.log[r.Scope]; m == nil {
-				m = map[uint64]felix.Record{}
+				// Sized for the scope's run of rows: a rewritten file's
+				// first transaction holds a scope's whole log in one.
+				m = make(map[uint64]felix.Record, scopeRunLen(b.Log[i:]))
 				t.log[r.Scope] = m
 			}
 		}
@@ -70,6 +73,15 @@ func (t *tables) apply(b *Batch) {
 		r := &b.ConsumerGroups[i]
 		applyKeyed(t.consumer, r.Scope, r.Group.Name, WritePut, r.Group, &t.counts.ConsumerGroup)
 	}
+}
+
+// scopeRunLen is how many rows at the start of rows share the first's scope.
+func scopeRunLen(rows []LogRow) int {
+	n := 1
+	for n < len(rows) && rows[n].Scope == rows[0].Scope {
+		n++
+	}
+	return n
 }
 
 // dropBefore drops scope's log rows in [from, to) (a retention step) and,
@@ -160,13 +172,7 @@ func (s *Store) LogGet(scope felix.Scope, offset uint64) (felix.Record, bool) {
 // offset order; limit <= 0 means all.
 func (s *Store) LogScan(scope felix.Scope, from uint64, limit int) []felix.Entry {
 	m := s.tab.log[scope]
-	offsets := make([]uint64, 0, len(m))
-	for o := range m {
-		if o >= from {
-			offsets = append(offsets, o)
-		}
-	}
-	sort.Slice(offsets, func(i, j int) bool { return offsets[i] < offsets[j] })
+	offsets := logOffsets(nil, m, from)
 	if limit > 0 && len(offsets) > limit {
 		offsets = offsets[:limit]
 	}
@@ -175,6 +181,41 @@ func (s *Store) LogScan(scope felix.Scope, from uint64, limit int) []felix.Entry
 		out[i] = felix.Entry{Offset: o, Record: m[o]}
 	}
 	return out
+}
+
+// logOffsets appends to dst the offsets of a scope's log table at or above
+// from, ascending. A table without gaps (the usual retained window) is
+// listed in order without sorting.
+func logOffsets(dst []uint64, m map[uint64]felix.Record, from uint64) []uint64 {
+	if len(m) == 0 {
+		return dst
+	}
+	lo, hi := uint64(math.MaxUint64), uint64(0)
+	for o := range m { //det:ok min and max; no order reaches output
+		lo, hi = min(lo, o), max(hi, o)
+	}
+	if hi-lo == uint64(len(m)-1) {
+		// len(m) distinct offsets span exactly [lo, hi]: every one is there.
+		if from > hi {
+			return dst
+		}
+		dst = slices.Grow(dst, int(hi-max(lo, from)+1))
+		for o := max(lo, from); ; o++ {
+			dst = append(dst, o)
+			if o == hi {
+				return dst
+			}
+		}
+	}
+	start := len(dst)
+	dst = slices.Grow(dst, len(m))
+	for o := range m { //det:ok sorted below
+		if o >= from {
+			dst = append(dst, o)
+		}
+	}
+	slices.Sort(dst[start:])
+	return dst
 }
 
 // StateGet returns the value and version of key in scope.

@@ -94,8 +94,10 @@ func appendFrameOf(dst []byte, kind frameKind, b *Batch) ([]byte, error) {
 }
 
 // decodeTxn decodes a transaction's frames into a batch and validates its
-// shape. Each frame kind may appear at most once, in encoding order.
-func decodeTxn(frames []rawFrame) (Batch, error) {
+// shape. Each frame kind may appear at most once, in encoding order. The
+// batch's row slices are reuse's when large enough (an empty reuse: all
+// new), every row decoded afresh.
+func decodeTxn(frames []rawFrame, reuse *Batch) (Batch, error) {
 	var b Batch
 	last := kindInvalid
 	for _, f := range frames {
@@ -106,17 +108,17 @@ func decodeTxn(frames []rawFrame) (Batch, error) {
 		var err error
 		switch f.kind {
 		case kindRaft:
-			b.Groups, err = decodeGroups(f.payload)
+			b.Groups, err = decodeGroups(f.payload, reuse.Groups)
 		case kindLog:
-			b.Log, err = decodeLog(f.payload)
+			b.Log, err = decodeLog(f.payload, reuse.Log)
 		case kindState:
-			b.State, err = decodeState(f.payload)
+			b.State, err = decodeState(f.payload, reuse.State)
 		case kindPosition:
-			b.Positions, err = decodePositions(f.payload)
+			b.Positions, err = decodePositions(f.payload, reuse.Positions)
 		case kindOutbox:
-			b.Outbox, err = decodeOutbox(f.payload)
+			b.Outbox, err = decodeOutbox(f.payload, reuse.Outbox)
 		case kindConsumerGroup:
-			b.ConsumerGroups, err = decodeConsumerGroups(f.payload)
+			b.ConsumerGroups, err = decodeConsumerGroups(f.payload, reuse.ConsumerGroups)
 		default:
 			err = fmt.Errorf("unexpected %s frame", f.kind)
 		}
