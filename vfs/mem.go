@@ -8,17 +8,18 @@ import (
 )
 
 // CrashPolicy decides what a file holds after a crash, given the bytes
-// last synced and the bytes it held at the crash. It must return a slice it
-// may hand over (not alias current).
+// last synced and the bytes it held at the crash. Both are copies made for
+// the policy (synced may share current's array): the file keeps the slice
+// it returns, which may be either of them, a prefix of one, or new bytes.
 type CrashPolicy func(name string, synced, current []byte) []byte
 
 // LoseUnsynced is the plain power-loss policy: exactly the synced bytes
 // survive.
-func LoseUnsynced(_ string, synced, _ []byte) []byte { return clone(synced) }
+func LoseUnsynced(_ string, synced, _ []byte) []byte { return synced }
 
 // KeepUnsynced is the crash policy of a disk whose cache was flushed just
 // before the power went: every byte written survives, synced or not.
-func KeepUnsynced(_ string, _, current []byte) []byte { return clone(current) }
+func KeepUnsynced(_ string, _, current []byte) []byte { return current }
 
 // SectorBytes is the sector size torn writes are cut at.
 const SectorBytes = 512
@@ -32,14 +33,14 @@ const SectorBytes = 512
 func TornTail(keepSectors func(name string, tailSectors int) int) CrashPolicy {
 	return func(name string, synced, current []byte) []byte {
 		if len(current) <= len(synced) || string(current[:len(synced)]) != string(synced) {
-			return clone(synced)
+			return synced
 		}
 		firstSector := len(synced) / SectorBytes
 		lastSector := (len(current) - 1) / SectorBytes
 		tailSectors := lastSector - firstSector + 1
 		n := keepSectors(name, tailSectors)
 		if n <= 0 {
-			return clone(synced)
+			return synced
 		}
 		if n > tailSectors {
 			n = tailSectors
@@ -48,17 +49,33 @@ func TornTail(keepSectors func(name string, tailSectors int) int) CrashPolicy {
 		if end > len(current) {
 			end = len(current)
 		}
-		return clone(current[:end])
+		return current[:end]
 	}
 }
 
 type memInode struct {
-	data []byte
-	// synced is what a crash keeps. After a Sync it aliases data's first
-	// len(data) bytes with its capacity capped, so the fsync costs no copy:
-	// appends never write below len(data), Truncate and Create replace data
-	// with a fresh array, and CorruptByte unshares before flipping bits.
-	synced []byte
+	data *content
+	// synced and syncedBytes are what a crash keeps: synced's first
+	// syncedBytes bytes. A Sync makes synced the data itself, so the fsync
+	// costs no copy: appends never write below data's size, and Truncate
+	// and Create give the file a new content, leaving synced on the old one.
+	// synced is nil before the first Sync.
+	synced      *content
+	syncedBytes int
+}
+
+// syncedAndCurrent returns fresh copies of what a crash would keep and of
+// what the file holds now, for a crash policy (one copy when the synced
+// bytes are a prefix of the current ones).
+func (ino *memInode) syncedAndCurrent() (synced, current []byte) {
+	current = ino.data.bytes(ino.data.size)
+	if ino.synced == ino.data {
+		return current[:ino.syncedBytes:ino.syncedBytes], current
+	}
+	if ino.synced == nil {
+		return nil, current
+	}
+	return ino.synced.bytes(ino.syncedBytes), current
 }
 
 // Mem is an in-memory FS that tracks which file bytes and which directory
@@ -111,9 +128,9 @@ func (m *Mem) Create(name string) (File, error) {
 	}
 	ino, ok := m.cur[c]
 	if ok {
-		ino.data = ino.data[:0:0]
+		ino.data = &content{}
 	} else {
-		ino = &memInode{}
+		ino = &memInode{data: &content{}}
 		m.cur[c] = ino
 	}
 	return &memFile{fs: m, name: c, ino: ino, generation: m.generation}, nil
@@ -242,10 +259,11 @@ func (m *Mem) Crash(policy CrashPolicy) {
 		old := m.durable[name]
 		ino, seen := byOld[old]
 		if !seen {
-			data := policy(name, old.synced, old.data)
-			// The policy's slice is the file's own, all of it synced: synced
-			// aliases it, capped, as after a Sync.
-			ino = &memInode{data: data, synced: data[:len(data):len(data)]}
+			synced, current := old.syncedAndCurrent()
+			data := contentOf(policy(name, synced, current))
+			// The policy's slice is the file's own, all of it synced, as
+			// after a Sync.
+			ino = &memInode{data: data, synced: data, syncedBytes: data.size}
 			byOld[old] = ino
 		}
 		m.cur[name] = ino
@@ -261,10 +279,14 @@ func (m *Mem) UnsyncedBytes(name string) int {
 	if !ok {
 		return 0
 	}
-	if len(ino.data) >= len(ino.synced) && string(ino.data[:len(ino.synced)]) == string(ino.synced) {
-		return len(ino.data) - len(ino.synced)
+	if ino.synced == ino.data {
+		return ino.data.size - ino.syncedBytes
 	}
-	return len(ino.data)
+	synced, current := ino.syncedAndCurrent()
+	if len(current) >= len(synced) && string(current[:len(synced)]) == string(synced) {
+		return len(current) - len(synced)
+	}
+	return len(current)
 }
 
 // CorruptByte flips the bits in mask of the byte at offsetBytes of name, in
@@ -278,13 +300,13 @@ func (m *Mem) CorruptByte(name string, offsetBytes int64, mask byte) error {
 	if !ok {
 		return fmt.Errorf("vfs: corrupt %s: %w", c, ErrNotExist)
 	}
-	if offsetBytes < 0 || offsetBytes >= int64(len(ino.data)) {
-		return fmt.Errorf("vfs: corrupt %s: offset %d outside its %d bytes", c, offsetBytes, len(ino.data))
+	if offsetBytes < 0 || offsetBytes >= int64(ino.data.size) {
+		return fmt.Errorf("vfs: corrupt %s: offset %d outside its %d bytes", c, offsetBytes, ino.data.size)
 	}
-	ino.synced = clone(ino.synced)
-	ino.data[offsetBytes] ^= mask
-	if offsetBytes < int64(len(ino.synced)) {
-		ino.synced[offsetBytes] ^= mask
+	// When the synced bytes are the data's own, one flip changes both.
+	ino.data.flip(int(offsetBytes), mask)
+	if ino.synced != ino.data && offsetBytes < int64(ino.syncedBytes) {
+		ino.synced.flip(int(offsetBytes), mask)
 	}
 	return nil
 }
@@ -313,10 +335,10 @@ func (f *memFile) ReadAt(p []byte, off int64) (int, error) {
 	if off < 0 {
 		return 0, fmt.Errorf("vfs: read %s at negative offset %d", f.name, off)
 	}
-	if off >= int64(len(f.ino.data)) {
+	if off >= int64(f.ino.data.size) {
 		return 0, io.EOF
 	}
-	n := copy(p, f.ino.data[off:])
+	n := f.ino.data.readAt(p, int(off))
 	if n < len(p) {
 		return n, io.EOF
 	}
@@ -327,7 +349,7 @@ func (f *memFile) Write(p []byte) (int, error) {
 	if err := f.live(); err != nil {
 		return 0, err
 	}
-	f.ino.data = appendDoubling(f.ino.data, p)
+	f.ino.data.append(p)
 	f.fs.writtenBytes += uint64(len(p))
 	return len(p), nil
 }
@@ -336,7 +358,7 @@ func (f *memFile) Size() (int64, error) {
 	if err := f.live(); err != nil {
 		return 0, err
 	}
-	return int64(len(f.ino.data)), nil
+	return int64(f.ino.data.size), nil
 }
 
 func (f *memFile) Truncate(sizeBytes int64) error {
@@ -346,11 +368,11 @@ func (f *memFile) Truncate(sizeBytes int64) error {
 	if sizeBytes < 0 {
 		return fmt.Errorf("vfs: truncate %s to negative size %d", f.name, sizeBytes)
 	}
-	if sizeBytes <= int64(len(f.ino.data)) {
-		f.ino.data = clone(f.ino.data[:sizeBytes])
+	if sizeBytes <= int64(f.ino.data.size) {
+		f.ino.data = contentOf(f.ino.data.bytes(int(sizeBytes)))
 		return nil
 	}
-	f.ino.data = append(f.ino.data, make([]byte, sizeBytes-int64(len(f.ino.data)))...)
+	f.ino.data.append(make([]byte, sizeBytes-int64(f.ino.data.size)))
 	return nil
 }
 
@@ -358,8 +380,7 @@ func (f *memFile) Sync() error {
 	if err := f.live(); err != nil {
 		return err
 	}
-	n := len(f.ino.data)
-	f.ino.synced = f.ino.data[:n:n]
+	f.ino.synced, f.ino.syncedBytes = f.ino.data, f.ino.data.size
 	return nil
 }
 
@@ -372,24 +393,3 @@ func (f *memFile) Close() error {
 }
 
 func (f *memFile) Name() string { return f.name }
-
-// appendDoubling appends p to data, at least doubling the capacity when it
-// must grow: append's 1.25x growth for large slices re-copies a growing
-// write-ahead file far more often. The new capacity is also twice what is
-// needed, so a file written whole at once (a store's rewrite) can double
-// before it is copied again.
-func appendDoubling(data, p []byte) []byte {
-	if need := len(data) + len(p); need > cap(data) {
-		// append of a make is one allocation that clears only the added
-		// part (make then copy cleared all of it first).
-		data = append(data[:len(data):len(data)], make([]byte, max(2*need, 2*cap(data), 4096)-len(data))...)[:len(data)]
-	}
-	return append(data, p...)
-}
-
-func clone(b []byte) []byte {
-	if b == nil {
-		return nil
-	}
-	return append(make([]byte, 0, len(b)), b...)
-}
