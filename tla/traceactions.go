@@ -145,9 +145,9 @@ func (v *TraceValidator) rebuild(g *traceGroup, applied uint64, scopes []modeltr
 // recorded: the grant was judged on it.
 func (v *TraceValidator) vote(g *traceGroup, s *modeltrace.Step) ([]string, error) {
 	br := g.broker(s.Broker)
-	tried := []string{"Vote"}
+	tried := triedVote
 	if s.Candidate == s.Broker {
-		tried = []string{"Timeout"}
+		tried = triedTimeout
 	}
 	if s.Candidate == s.Broker && !br.conf.isVoter(s.Broker) {
 		return tried, fmt.Errorf("broker %d starts an election in term %d, but it is no voter of its configuration (%v)", s.Broker, s.Term, br.conf)
@@ -218,10 +218,10 @@ func (v *TraceValidator) request(g *traceGroup, s *modeltrace.Step) error {
 func (v *TraceValidator) persist(g *traceGroup, s *modeltrace.Step) ([]string, error) {
 	br := g.broker(s.Broker)
 	if s.Index < 2 || s.Index > uint64(len(br.log))+1 {
-		return []string{"Replicate", "Propose"}, fmt.Errorf("entries from index %d leave a gap after the stored log's end %d (or overwrite the snapshot)", s.Index, len(br.log))
+		return triedPersist, fmt.Errorf("entries from index %d leave a gap after the stored log's end %d (or overwrite the snapshot)", s.Index, len(br.log))
 	}
 	var fresh []entryKey
-	tried := []string{"Replicate"}
+	tried := triedReplicate
 	prev := br.log[s.Index-2].Term
 	for j, e := range s.Entries {
 		i := s.Index + uint64(j)
@@ -234,7 +234,7 @@ func (v *TraceValidator) persist(g *traceGroup, s *modeltrace.Step) ([]string, e
 				return tried, fmt.Errorf("entry %d (term %d, data %016x after term %d) differs from what its leader sent (data %016x after term %d)", i, e.Term, e.Digest, prev, p.digest, p.prevTerm)
 			}
 		} else {
-			tried = []string{"Replicate", "Propose"}
+			tried = triedPersist
 			if err := v.propose(g, s.Broker, br, k, e); err != nil {
 				return tried, err
 			}
@@ -259,9 +259,9 @@ func (v *TraceValidator) persist(g *traceGroup, s *modeltrace.Step) ([]string, e
 		g.acks[ackKey{e.Term, s.Index + uint64(j), s.Broker}] = struct{}{}
 	}
 	if len(fresh) > 0 {
-		return []string{"Propose"}, nil
+		return triedPropose, nil
 	}
-	return []string{"Replicate"}, nil
+	return triedReplicate, nil
 }
 
 // propose checks that entry k is the leader's own new entry: b leads its
@@ -306,7 +306,7 @@ func (v *TraceValidator) dropsCommitted(g *traceGroup, old []modeltrace.Entry, f
 // Replicate's commit mark (a leader committed that prefix and b's log holds it).
 func (v *TraceValidator) commit(g *traceGroup, s *modeltrace.Step) ([]string, error) {
 	br := g.broker(s.Broker)
-	tried := []string{"AdvanceCommit", "Replicate"}
+	tried := triedCommit
 	c := s.Index
 	if c < br.commit {
 		return tried, fmt.Errorf("commit mark %d moves back from %d", c, br.commit)
@@ -332,10 +332,10 @@ func (v *TraceValidator) commit(g *traceGroup, s *modeltrace.Step) ([]string, er
 		}
 		g.committed = append(g.committed, br.log[len(g.committed):c]...)
 		br.commit = c
-		return []string{"AdvanceCommit"}, nil
+		return triedAdvanceCommit, nil
 	}
 	br.commit = c
-	return []string{"Replicate"}, nil
+	return triedReplicate, nil
 }
 
 // apply is Apply(b): b applies its next committed entry; a write is written
