@@ -41,7 +41,7 @@ func (v *TraceValidator) restart(g *traceGroup, s *modeltrace.Step) error {
 	var fresh []entryKey // hidden persists: entries a leader proposed, or b's own
 	for i := len(br.log); i < len(stored); i++ {
 		k := entryKey{stored[i].Term, uint64(i + 1)}
-		if p, ok := g.proposed[k]; ok && p.digest == stored[i].Digest {
+		if p, ok := g.entries.sent(k); ok && p.digest == stored[i].Digest {
 			continue
 		}
 		if g.leaders[k.term] != s.Broker {
@@ -63,10 +63,10 @@ func (v *TraceValidator) restart(g *traceGroup, s *modeltrace.Step) error {
 		return err
 	}
 	for _, k := range fresh {
-		g.proposed[k] = sentEntry{digest: stored[k.index-1].Digest, prevTerm: stored[k.index-2].Term}
+		g.entries.send(k, sentEntry{digest: stored[k.index-1].Digest, prevTerm: stored[k.index-2].Term})
 	}
 	for i := len(br.log); i < len(stored); i++ {
-		g.acks[ackKey{stored[i].Term, uint64(i + 1), s.Broker}] = struct{}{}
+		g.entries.ack(entryKey{stored[i].Term, uint64(i + 1)}, s.Broker)
 	}
 	br.up, br.leads = true, 0
 	br.log = stored
@@ -229,7 +229,7 @@ func (v *TraceValidator) persist(g *traceGroup, s *modeltrace.Step) ([]string, e
 			return tried, fmt.Errorf("entry %d has term %d after term %d: terms along a log never decrease", i, e.Term, prev)
 		}
 		k := entryKey{e.Term, i}
-		if p, ok := g.proposed[k]; ok {
+		if p, ok := g.entries.sent(k); ok {
 			if p.digest != e.Digest || p.prevTerm != prev {
 				return tried, fmt.Errorf("entry %d (term %d, data %016x after term %d) differs from what its leader sent (data %016x after term %d)", i, e.Term, e.Digest, prev, p.digest, p.prevTerm)
 			}
@@ -251,12 +251,12 @@ func (v *TraceValidator) persist(g *traceGroup, s *modeltrace.Step) ([]string, e
 		if j > 0 {
 			pt = s.Entries[j-1].Term
 		}
-		g.proposed[k] = sentEntry{digest: s.Entries[j].Digest, prevTerm: pt}
+		g.entries.send(k, sentEntry{digest: s.Entries[j].Digest, prevTerm: pt})
 	}
 	br.log = append(br.log[:s.Index-1], s.Entries...)
 	br.commit = min(br.commit, uint64(len(br.log)))
 	for j, e := range s.Entries {
-		g.acks[ackKey{e.Term, s.Index + uint64(j), s.Broker}] = struct{}{}
+		g.entries.ack(entryKey{e.Term, s.Index + uint64(j)}, s.Broker)
 	}
 	if len(fresh) > 0 {
 		return triedPropose, nil
@@ -321,8 +321,7 @@ func (v *TraceValidator) commit(g *traceGroup, s *modeltrace.Step) ([]string, er
 			return tried, fmt.Errorf("no leader committed entry %d (term %d): the group committed 1..%d, and broker %d leads term %d, not the entry's", c, e.Term, len(g.committed), s.Broker, br.leads)
 		}
 		holders, ok := br.conf.quorum(func(q uint64) bool {
-			_, ok := g.acks[ackKey{e.Term, c, q}]
-			return ok
+			return g.entries.acked(entryKey{e.Term, c}, q)
 		})
 		if !ok {
 			return tried, fmt.Errorf("only %d of %d voters %v of broker %d's configuration acknowledged storing entry %d (term %d) on disk: no quorum", holders, len(br.conf.voters), br.conf.voters, s.Broker, c, e.Term)

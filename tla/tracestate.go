@@ -20,9 +20,6 @@ import (
 // entryKey names a raft entry: (term, index) identifies it (Log Matching).
 type entryKey struct{ term, index uint64 }
 
-// ackKey is broker b's acknowledgement of holding entry (term, index).
-type ackKey struct{ term, index, broker uint64 }
-
 // sentEntry is an entry a leader appended: its data digest and the term of
 // the entry before it, as an AppendEntries message carries them.
 type sentEntry struct{ digest, prevTerm uint64 }
@@ -73,18 +70,17 @@ type traceGroup struct {
 	id uint64
 	// brokers[b] is broker b's variables (ids from 1; nil until it acts).
 	brokers []*traceBroker
-	// proposed holds every entry a leader appended (the messages).
-	proposed map[entryKey]sentEntry
+	// entries holds every entry a leader appended (the messages) and the
+	// acknowledgements: broker b persisted entry (term, index), so it
+	// acknowledges holding the log up to it (Log Matching) to the leader
+	// that sent it, and a leader counts its own disk.
+	entries entryTable
 	// writes maps a proposal's data digest to the client's write.
 	writes map[uint64]clientWrite
 	// committed is the longest committed prefix any broker knows.
 	committed []modeltrace.Entry
 	votes     map[entryKey]voteRec // key: (term, voter)
-	// acks holds the acknowledgements: broker b persisted entry (term,
-	// index), so it acknowledges holding the log up to it (Log Matching)
-	// to the leader that sent it, and a leader counts its own disk.
-	acks    map[ackKey]struct{}
-	leaders map[uint64]uint64 // term -> its leader
+	leaders   map[uint64]uint64    // term -> its leader
 	// leadTerm is the newest term in leaders (0 before any).
 	leadTerm uint64
 	// written[tenant][o] is the raft index of the entry written at offset o.
@@ -97,8 +93,8 @@ type traceGroup struct {
 }
 
 func newTraceGroup(id uint64, peers int) *traceGroup {
-	return &traceGroup{id: id, peers: peers, confs: map[uint64]*modeltrace.ConfChange{}, proposed: map[entryKey]sentEntry{},
-		writes: map[uint64]clientWrite{}, votes: map[entryKey]voteRec{}, leaders: map[uint64]uint64{}, acks: map[ackKey]struct{}{},
+	return &traceGroup{id: id, peers: peers, confs: map[uint64]*modeltrace.ConfChange{},
+		writes: map[uint64]clientWrite{}, votes: map[entryKey]voteRec{}, leaders: map[uint64]uint64{},
 		written: map[string][]uint64{}, committed: []modeltrace.Entry{{Term: 1}}}
 }
 
