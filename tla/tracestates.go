@@ -153,20 +153,31 @@ type scopeCursor struct {
 
 // stateTracker projects each scope of each group after every step.
 type stateTracker struct {
-	// scopes[group][tenant] is the scope's cursors and views.
-	scopes  map[uint64]map[string]*scopeTrack
+	// scopes[group] is the group's scopes' cursors and views.
+	scopes  map[uint64]*groupScopes
 	visited map[ProjectedState]bool
+}
+
+// groupScopes is one group's scopes, in the order they appeared (a
+// slice, so that a step does not iterate a map), and by tenant.
+type groupScopes struct {
+	tracks   []*scopeTrack
+	byTenant map[string]*scopeTrack
 }
 
 // scopeTrack is one scope's cursor per broker (indexed by broker id) and
 // the views last computed from them.
 type scopeTrack struct {
+	tenant  string
 	cursors [projectedBrokers + 1]scopeCursor
 	views   [projectedBrokers]brokerView
+	// noted is set once the projection of views is in the visited set:
+	// views unchanged by a step then add nothing to it.
+	noted bool
 }
 
 func newStateTracker() *stateTracker {
-	return &stateTracker{scopes: map[uint64]map[string]*scopeTrack{}, visited: map[ProjectedState]bool{}}
+	return &stateTracker{scopes: map[uint64]*groupScopes{}, visited: map[ProjectedState]bool{}}
 }
 
 // note projects the scopes of g after step s took effect. A step changes
@@ -178,21 +189,22 @@ func newStateTracker() *stateTracker {
 // log, so scanning a broker's log at its own steps only finds what
 // scanning it at every step found.)
 func (t *stateTracker) note(g *traceGroup, s *modeltrace.Step) {
-	scopes := t.scopes[g.id]
-	if scopes == nil {
-		scopes = map[string]*scopeTrack{}
-		t.scopes[g.id] = scopes
+	gs := t.scopes[g.id]
+	if gs == nil {
+		gs = &groupScopes{byTenant: map[string]*scopeTrack{}}
+		t.scopes[g.id] = gs
 	}
 	var fresh *scopeTrack
 	switch s.Kind {
 	case modeltrace.Request:
-		if w := s.Proposed; w != nil && w.Kind.Writes() && scopes[w.Tenant] == nil {
-			fresh = &scopeTrack{}
-			scopes[w.Tenant] = fresh
+		if w := s.Proposed; w != nil && w.Kind.Writes() && gs.byTenant[w.Tenant] == nil {
+			fresh = &scopeTrack{tenant: w.Tenant}
+			gs.byTenant[w.Tenant] = fresh
+			gs.tracks = append(gs.tracks, fresh)
 			t.visited[project([projectedBrokers]brokerView{})] = true
 		}
 	case modeltrace.Persist:
-		for _, st := range scopes { //det:ok each scope's cursor alone; no order reaches output
+		for _, st := range gs.tracks {
 			c := &st.cursors[s.Broker]
 			c.scanned = min(c.scanned, s.Index-1)
 			for len(c.pos) > 0 && c.pos[len(c.pos)-1] >= s.Index {
@@ -200,22 +212,27 @@ func (t *stateTracker) note(g *traceGroup, s *modeltrace.Step) {
 			}
 		}
 	case modeltrace.Snapshot:
-		for _, st := range scopes { //det:ok each scope's cursor alone; no order reaches output
+		for _, st := range gs.tracks {
 			st.cursors[s.Broker] = scopeCursor{}
 		}
 	case modeltrace.Answer:
 		return
 	}
 	leadTerm := g.leadTerm
-	for tenant, st := range scopes { //det:ok the visited set is sorted before output
+	for _, st := range gs.tracks {
+		was := st.views
 		if s.Kind == modeltrace.Promote || st == fresh {
 			for b := uint64(1); b <= projectedBrokers; b++ {
-				st.views[b-1] = t.view(g, tenant, &st.cursors[b], b, leadTerm)
+				st.views[b-1] = t.view(g, st.tenant, &st.cursors[b], b, leadTerm)
 			}
 		} else if b := s.Broker; b >= 1 && b <= projectedBrokers {
-			st.views[b-1] = t.view(g, tenant, &st.cursors[b], b, leadTerm)
+			st.views[b-1] = t.view(g, st.tenant, &st.cursors[b], b, leadTerm)
+		}
+		if st.noted && st.views == was {
+			continue // the same projection, already visited
 		}
 		t.visited[project(st.views)] = true
+		st.noted = true
 	}
 }
 
