@@ -21,8 +21,8 @@ type TraceValidator struct {
 	groups  map[uint64]*traceGroup
 	answers map[answerKey][]answerRec
 	steps   int
-	// Coverage counts the actions taken.
-	coverage TraceCoverage
+	// coverage counts the actions taken.
+	coverage actionCounts
 	// states tracks the projected model states visited (nil unless the
 	// cluster has the projection's three brokers).
 	states     *stateTracker
@@ -80,7 +80,7 @@ func (v *TraceValidator) Result() TraceResult {
 }
 
 // Coverage returns the actions the trace took.
-func (v *TraceValidator) Coverage() TraceCoverage { return v.coverage }
+func (v *TraceValidator) Coverage() TraceCoverage { return v.coverage.coverage() }
 
 // Step validates one step (modeltrace.Sink).
 func (v *TraceValidator) Step(s *modeltrace.Step) {
