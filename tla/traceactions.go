@@ -115,25 +115,30 @@ func (v *TraceValidator) snapshot(g *traceGroup, s *modeltrace.Step) error {
 // rebuild re-applies b's log up to applied (hidden Apply steps): a scope's
 // next offset is the count of records written by entries up to applied,
 // and it must equal what the broker rebuilt from its store.
-func (v *TraceValidator) rebuild(g *traceGroup, applied uint64, scopes []modeltrace.ScopeNext) (map[string]uint64, error) {
-	next := map[string]uint64{}
-	for tenant, idx := range g.written { //det:ok builds a map; no order reaches output
-		n := uint64(sort.Search(len(idx), func(i int) bool { return idx[i] > applied }))
-		if n > 0 {
-			next[tenant] = n
+func (v *TraceValidator) rebuild(g *traceGroup, applied uint64, scopes []modeltrace.ScopeNext) ([]uint64, error) {
+	next := make([]uint64, len(g.written))
+	withRecords := 0 // scopes whose next offset is past 0
+	for id, idx := range g.written {
+		next[id] = uint64(sort.Search(len(idx), func(i int) bool { return idx[i] > applied }))
+		if next[id] > 0 {
+			withRecords++
 		}
 	}
 	seen := 0
 	for _, sc := range scopes {
-		if sc.Next != next[sc.Tenant] {
-			return nil, fmt.Errorf("scope %q rebuilt with next offset %d, but re-applying the log to index %d gives %d", sc.Tenant, sc.Next, applied, next[sc.Tenant])
+		want := uint64(0)
+		if id, ok := g.scopeIDs[sc.Tenant]; ok && id < len(next) {
+			want = next[id]
+		}
+		if sc.Next != want {
+			return nil, fmt.Errorf("scope %q rebuilt with next offset %d, but re-applying the log to index %d gives %d", sc.Tenant, sc.Next, applied, want)
 		}
 		if sc.Next > 0 {
 			seen++
 		}
 	}
-	if seen != len(next) {
-		return nil, fmt.Errorf("%d scopes rebuilt with records, but re-applying the log to index %d writes records in %d", seen, applied, len(next))
+	if seen != withRecords {
+		return nil, fmt.Errorf("%d scopes rebuilt with records, but re-applying the log to index %d writes records in %d", seen, applied, withRecords)
 	}
 	return next, nil
 }
@@ -206,7 +211,7 @@ func (v *TraceValidator) request(g *traceGroup, s *modeltrace.Step) error {
 	if old, ok := g.writes[s.Digest]; ok {
 		return fmt.Errorf("proposal %016x was already proposed for client %d request %d", s.Digest, old.client, old.reqID)
 	}
-	g.writes[s.Digest] = clientWrite{broker: s.Broker, client: s.Client, reqID: s.ReqID, w: *s.Proposed}
+	g.writes[s.Digest] = clientWrite{broker: s.Broker, client: s.Client, reqID: s.ReqID, w: *s.Proposed, scope: g.scopeID(s.Proposed.Tenant)}
 	return nil
 }
 
@@ -358,7 +363,7 @@ func (v *TraceValidator) apply(g *traceGroup, s *modeltrace.Step) error {
 	if !ok {
 		return fmt.Errorf("entry %d (data %016x) is no client's write", i, s.Digest)
 	}
-	if err := v.applyWrite(g, br, i, &w.w, s); err != nil {
+	if err := v.applyWrite(g, br, i, &w, s); err != nil {
 		return err
 	}
 	br.applied = i
@@ -370,14 +375,15 @@ func (v *TraceValidator) apply(g *traceGroup, s *modeltrace.Step) error {
 }
 
 // applyWrite checks one write's outcome against the model and writes it.
-func (v *TraceValidator) applyWrite(g *traceGroup, br *traceBroker, i uint64, w *modeltrace.Write, s *modeltrace.Step) error {
+func (v *TraceValidator) applyWrite(g *traceGroup, br *traceBroker, i uint64, cw *clientWrite, s *modeltrace.Step) error {
+	w := &cw.w
 	if !w.Kind.Writes() || s.Outcome == modeltrace.OutcomeError {
 		if s.Outcome != modeltrace.OutcomeNone && s.Outcome != modeltrace.OutcomeError {
 			return fmt.Errorf("entry %d, a %s, applied as %s at %d", i, w.Kind, s.Outcome, s.Offset)
 		}
 		return nil // a consumer-group command or a refusal with an error: no record
 	}
-	next := br.next[w.Tenant]
+	next := br.nextIn(cw.scope)
 	want := modeltrace.OutcomeWritten
 	if w.Conditional && w.Expected != next {
 		want = modeltrace.OutcomeRefused
@@ -389,14 +395,20 @@ func (v *TraceValidator) applyWrite(g *traceGroup, br *traceBroker, i uint64, w 
 	if want == modeltrace.OutcomeRefused {
 		return nil
 	}
-	idx := g.written[w.Tenant]
+	idx := g.writtenIn(cw.scope)
 	switch {
 	case uint64(len(idx)) == next:
-		g.written[w.Tenant] = append(idx, i)
+		for len(g.written) <= cw.scope {
+			g.written = append(g.written, nil)
+		}
+		g.written[cw.scope] = append(idx, i)
 	case idx[next] != i:
 		return fmt.Errorf("scope %q offset %d holds entry %d on another broker, not entry %d", w.Tenant, next, idx[next], i)
 	}
-	br.next[w.Tenant] = next + 1
+	for len(br.next) <= cw.scope {
+		br.next = append(br.next, 0)
+	}
+	br.next[cw.scope] = next + 1
 	return nil
 }
 

@@ -28,6 +28,8 @@ type sentEntry struct{ digest, prevTerm uint64 }
 type clientWrite struct {
 	broker, client, reqID uint64
 	w                     modeltrace.Write
+	// scope is w.Tenant's scope number in the group (traceGroup.scopeIDs).
+	scope int
 }
 
 // voteRec is a broker's vote in a term and its log when it voted.
@@ -59,8 +61,9 @@ type traceBroker struct {
 	term uint64
 	// leads is the term this broker leads (0: it leads none).
 	leads uint64
-	// next is each scope's next offset in its applied shard log.
-	next map[string]uint64
+	// next[id] is scope id's next offset in its applied shard log (0 past
+	// the slice's end).
+	next []uint64
 	// conf is the configuration its applied membership changes give.
 	conf membership
 }
@@ -83,8 +86,13 @@ type traceGroup struct {
 	leaders   map[uint64]uint64    // term -> its leader
 	// leadTerm is the newest term in leaders (0 before any).
 	leadTerm uint64
-	// written[tenant][o] is the raft index of the entry written at offset o.
-	written map[string][]uint64
+	// scopeIDs numbers the scopes (tenants) the group's writes name, from
+	// 0 in the order they were proposed, so that per-scope state is a
+	// slice, not a map hashing the tenant at every apply.
+	scopeIDs map[string]int
+	// written[id][o] is the raft index of the entry written at offset o of
+	// scope id (nil past the slice's end).
+	written [][]uint64
 	// peers is how many brokers bootstrapped the group (ids 1..peers, all
 	// voting); confs maps a membership change's data digest to the
 	// simple change a leader proposed.
@@ -95,7 +103,7 @@ type traceGroup struct {
 func newTraceGroup(id uint64, peers int) *traceGroup {
 	return &traceGroup{id: id, peers: peers, confs: map[uint64]*modeltrace.ConfChange{},
 		writes: map[uint64]clientWrite{}, votes: map[entryKey]voteRec{}, leaders: map[uint64]uint64{},
-		written: map[string][]uint64{}, committed: []modeltrace.Entry{{Term: 1}}}
+		scopeIDs: map[string]int{}, committed: []modeltrace.Entry{{Term: 1}}}
 }
 
 // broker returns b's variables, as in Init before its first Restart.
@@ -106,11 +114,38 @@ func (g *traceGroup) broker(b uint64) *traceBroker {
 	switch {
 	case g.brokers[b] != nil:
 	case b >= 1 && b <= uint64(g.peers):
-		g.brokers[b] = &traceBroker{log: []modeltrace.Entry{{Term: 1}}, commit: 1, applied: 1, next: map[string]uint64{}, conf: bootstrapMembership(g.peers)}
+		g.brokers[b] = &traceBroker{log: []modeltrace.Entry{{Term: 1}}, commit: 1, applied: 1, conf: bootstrapMembership(g.peers)}
 	default: // an identity that joins later: an empty log, no configuration
-		g.brokers[b] = &traceBroker{log: []modeltrace.Entry{}, next: map[string]uint64{}}
+		g.brokers[b] = &traceBroker{log: []modeltrace.Entry{}}
 	}
 	return g.brokers[b]
+}
+
+// scopeID returns tenant's scope number, numbering it if new.
+func (g *traceGroup) scopeID(tenant string) int {
+	id, ok := g.scopeIDs[tenant]
+	if !ok {
+		id = len(g.scopeIDs)
+		g.scopeIDs[tenant] = id
+	}
+	return id
+}
+
+// writtenIn returns scope id's record index: written[o] is the raft index
+// of the entry written at offset o.
+func (g *traceGroup) writtenIn(id int) []uint64 {
+	if id < len(g.written) {
+		return g.written[id]
+	}
+	return nil
+}
+
+// nextIn returns scope id's next offset in br's applied shard log.
+func (br *traceBroker) nextIn(id int) uint64 {
+	if id < len(br.next) {
+		return br.next[id]
+	}
+	return 0
 }
 
 func lastTermOf(l []modeltrace.Entry) uint64 {

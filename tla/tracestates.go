@@ -159,16 +159,17 @@ type stateTracker struct {
 }
 
 // groupScopes is one group's scopes, in the order they appeared (a
-// slice, so that a step does not iterate a map), and by tenant.
+// slice, so that a step does not iterate a map), and by the group's
+// scope number (traceGroup.scopeIDs; nil for a scope not tracked).
 type groupScopes struct {
-	tracks   []*scopeTrack
-	byTenant map[string]*scopeTrack
+	tracks  []*scopeTrack
+	byScope []*scopeTrack
 }
 
 // scopeTrack is one scope's cursor per broker (indexed by broker id) and
 // the views last computed from them.
 type scopeTrack struct {
-	tenant  string
+	scope   int // the group's number of the scope
 	cursors [projectedBrokers + 1]scopeCursor
 	views   [projectedBrokers]brokerView
 	// noted is set once the projection of views is in the visited set:
@@ -191,15 +192,18 @@ func newStateTracker() *stateTracker {
 func (t *stateTracker) note(g *traceGroup, s *modeltrace.Step) {
 	gs := t.scopes[g.id]
 	if gs == nil {
-		gs = &groupScopes{byTenant: map[string]*scopeTrack{}}
+		gs = &groupScopes{}
 		t.scopes[g.id] = gs
 	}
 	var fresh *scopeTrack
 	switch s.Kind {
 	case modeltrace.Request:
-		if w := s.Proposed; w != nil && w.Kind.Writes() && gs.byTenant[w.Tenant] == nil {
-			fresh = &scopeTrack{tenant: w.Tenant}
-			gs.byTenant[w.Tenant] = fresh
+		if w := s.Proposed; w != nil && w.Kind.Writes() && gs.track(g.writes[s.Digest].scope) == nil {
+			fresh = &scopeTrack{scope: g.writes[s.Digest].scope}
+			for len(gs.byScope) <= fresh.scope {
+				gs.byScope = append(gs.byScope, nil)
+			}
+			gs.byScope[fresh.scope] = fresh
 			gs.tracks = append(gs.tracks, fresh)
 			t.visited[project([projectedBrokers]brokerView{})] = true
 		}
@@ -223,10 +227,10 @@ func (t *stateTracker) note(g *traceGroup, s *modeltrace.Step) {
 		was := st.views
 		if s.Kind == modeltrace.Promote || st == fresh {
 			for b := uint64(1); b <= projectedBrokers; b++ {
-				st.views[b-1] = t.view(g, st.tenant, &st.cursors[b], b, leadTerm)
+				st.views[b-1] = t.view(g, st.scope, &st.cursors[b], b, leadTerm)
 			}
 		} else if b := s.Broker; b >= 1 && b <= projectedBrokers {
-			st.views[b-1] = t.view(g, st.tenant, &st.cursors[b], b, leadTerm)
+			st.views[b-1] = t.view(g, st.scope, &st.cursors[b], b, leadTerm)
 		}
 		if st.noted && st.views == was {
 			continue // the same projection, already visited
@@ -236,28 +240,36 @@ func (t *stateTracker) note(g *traceGroup, s *modeltrace.Step) {
 	}
 }
 
-// view is broker b's view of tenant's first writes.
-func (t *stateTracker) view(g *traceGroup, tenant string, c *scopeCursor, b, leadTerm uint64) brokerView {
+// track returns scope id's track, nil if none.
+func (gs *groupScopes) track(id int) *scopeTrack {
+	if id < len(gs.byScope) {
+		return gs.byScope[id]
+	}
+	return nil
+}
+
+// view is broker b's view of scope id's first writes.
+func (t *stateTracker) view(g *traceGroup, id int, c *scopeCursor, b, leadTerm uint64) brokerView {
 	if b >= uint64(len(g.brokers)) || g.brokers[b] == nil {
 		return brokerView{}
 	}
 	br := g.brokers[b]
 	for c.scanned < uint64(len(br.log)) && len(c.pos) < ProjectedCommits {
 		c.scanned++
-		if w, ok := g.writes[br.log[c.scanned-1].Digest]; ok && w.w.Tenant == tenant && w.w.Kind.Writes() {
+		if w, ok := g.writes[br.log[c.scanned-1].Digest]; ok && w.scope == id && w.w.Kind.Writes() {
 			c.pos = append(c.pos, c.scanned)
 		}
 	}
 	v := brokerView{stored: uint8(len(c.pos)), leader: br.leads != 0 && br.leads == leadTerm}
-	idx := g.written[tenant]
-	idx = idx[:min(uint64(len(idx)), br.next[tenant])]
+	idx := g.writtenIn(id)
+	idx = idx[:min(uint64(len(idx)), br.nextIn(id))]
 	for _, p := range c.pos {
 		if p <= br.commit {
 			v.committed++
 		}
 		if p <= br.applied {
 			v.applied++
-			if j := sort.Search(len(idx), func(i int) bool { return idx[i] >= p }); j < len(idx) && idx[j] == p {
+			if _, found := slices.BinarySearch(idx, p); found {
 				v.written++
 			}
 		}
