@@ -398,6 +398,9 @@ func (v *TraceValidator) applyWrite(g *traceGroup, br *traceBroker, i uint64, cw
 	idx := g.writtenIn(cw.scope)
 	switch {
 	case uint64(len(idx)) == next:
+		if next > 0 && idx[next-1] >= i {
+			panic(fmt.Sprintf("tla: trace: scope %q's records would not ascend: entry %d written at offset %d after entry %d", w.Tenant, i, next, idx[next-1]))
+		}
 		for len(g.written) <= cw.scope {
 			g.written = append(g.written, nil)
 		}

@@ -92,6 +92,10 @@ type traceGroup struct {
 	scopeIDs map[string]int
 	// written[id][o] is the raft index of the entry written at offset o of
 	// scope id (nil past the slice's end).
+	// Invariant: each written[id] is strictly ascending. A broker appends
+	// the entry it applies only at its next offset n = len(written[id]),
+	// and written[id][:n] are entries it applied (its next offsets count
+	// the records up to its applied index, at apply and at rebuild).
 	written [][]uint64
 	// peers is how many brokers bootstrapped the group (ids 1..peers, all
 	// voting); confs maps a membership change's data digest to the

@@ -269,12 +269,26 @@ func (t *stateTracker) view(g *traceGroup, id int, c *scopeCursor, b, leadTerm u
 		}
 		if p <= br.applied {
 			v.applied++
-			if _, found := slices.BinarySearch(idx, p); found {
+			if holdsIndex(idx, p) {
 				v.written++
 			}
 		}
 	}
 	return v
+}
+
+// holdsIndex reports whether idx, ascending, holds raft index p. The
+// entries a view asks about are a scope's first writes, nearly always at
+// the first offsets, so the first two are looked at before a binary
+// search; on an ascending slice either finds what the other does.
+func holdsIndex(idx []uint64, p uint64) bool {
+	for j := 0; j < len(idx) && j < ProjectedCommits; j++ {
+		if idx[j] >= p {
+			return idx[j] == p
+		}
+	}
+	_, found := slices.BinarySearch(idx, p)
+	return found
 }
 
 // StateCoverage compares the projected states a trace (or many) visited
