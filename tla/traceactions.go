@@ -41,7 +41,7 @@ func (v *TraceValidator) restart(g *traceGroup, s *modeltrace.Step) error {
 	var fresh []entryKey // hidden persists: entries a leader proposed, or b's own
 	for i := len(br.log); i < len(stored); i++ {
 		k := entryKey{stored[i].Term, uint64(i + 1)}
-		if p, ok := g.proposed[k]; ok && p.digest == stored[i].Digest {
+		if p, ok := g.entries.sent(k); ok && p.digest == stored[i].Digest {
 			continue
 		}
 		if g.leaders[k.term] != s.Broker {
@@ -63,10 +63,10 @@ func (v *TraceValidator) restart(g *traceGroup, s *modeltrace.Step) error {
 		return err
 	}
 	for _, k := range fresh {
-		g.proposed[k] = sentEntry{digest: stored[k.index-1].Digest, prevTerm: stored[k.index-2].Term}
+		g.entries.send(k, sentEntry{digest: stored[k.index-1].Digest, prevTerm: stored[k.index-2].Term})
 	}
 	for i := len(br.log); i < len(stored); i++ {
-		g.acks[ackKey{stored[i].Term, uint64(i + 1), s.Broker}] = struct{}{}
+		g.entries.ack(entryKey{stored[i].Term, uint64(i + 1)}, s.Broker)
 	}
 	br.up, br.leads = true, 0
 	br.log = stored
@@ -115,25 +115,30 @@ func (v *TraceValidator) snapshot(g *traceGroup, s *modeltrace.Step) error {
 // rebuild re-applies b's log up to applied (hidden Apply steps): a scope's
 // next offset is the count of records written by entries up to applied,
 // and it must equal what the broker rebuilt from its store.
-func (v *TraceValidator) rebuild(g *traceGroup, applied uint64, scopes []modeltrace.ScopeNext) (map[string]uint64, error) {
-	next := map[string]uint64{}
-	for tenant, idx := range g.written { //det:ok builds a map; no order reaches output
-		n := uint64(sort.Search(len(idx), func(i int) bool { return idx[i] > applied }))
-		if n > 0 {
-			next[tenant] = n
+func (v *TraceValidator) rebuild(g *traceGroup, applied uint64, scopes []modeltrace.ScopeNext) ([]uint64, error) {
+	next := make([]uint64, len(g.written))
+	withRecords := 0 // scopes whose next offset is past 0
+	for id, idx := range g.written {
+		next[id] = uint64(sort.Search(len(idx), func(i int) bool { return idx[i] > applied }))
+		if next[id] > 0 {
+			withRecords++
 		}
 	}
 	seen := 0
 	for _, sc := range scopes {
-		if sc.Next != next[sc.Tenant] {
-			return nil, fmt.Errorf("scope %q rebuilt with next offset %d, but re-applying the log to index %d gives %d", sc.Tenant, sc.Next, applied, next[sc.Tenant])
+		want := uint64(0)
+		if id, ok := g.scopeIDs[sc.Tenant]; ok && id < len(next) {
+			want = next[id]
+		}
+		if sc.Next != want {
+			return nil, fmt.Errorf("scope %q rebuilt with next offset %d, but re-applying the log to index %d gives %d", sc.Tenant, sc.Next, applied, want)
 		}
 		if sc.Next > 0 {
 			seen++
 		}
 	}
-	if seen != len(next) {
-		return nil, fmt.Errorf("%d scopes rebuilt with records, but re-applying the log to index %d writes records in %d", seen, applied, len(next))
+	if seen != withRecords {
+		return nil, fmt.Errorf("%d scopes rebuilt with records, but re-applying the log to index %d writes records in %d", seen, applied, withRecords)
 	}
 	return next, nil
 }
@@ -145,9 +150,9 @@ func (v *TraceValidator) rebuild(g *traceGroup, applied uint64, scopes []modeltr
 // recorded: the grant was judged on it.
 func (v *TraceValidator) vote(g *traceGroup, s *modeltrace.Step) ([]string, error) {
 	br := g.broker(s.Broker)
-	tried := []string{"Vote"}
+	tried := triedVote
 	if s.Candidate == s.Broker {
-		tried = []string{"Timeout"}
+		tried = triedTimeout
 	}
 	if s.Candidate == s.Broker && !br.conf.isVoter(s.Broker) {
 		return tried, fmt.Errorf("broker %d starts an election in term %d, but it is no voter of its configuration (%v)", s.Broker, s.Term, br.conf)
@@ -206,7 +211,7 @@ func (v *TraceValidator) request(g *traceGroup, s *modeltrace.Step) error {
 	if old, ok := g.writes[s.Digest]; ok {
 		return fmt.Errorf("proposal %016x was already proposed for client %d request %d", s.Digest, old.client, old.reqID)
 	}
-	g.writes[s.Digest] = clientWrite{broker: s.Broker, client: s.Client, reqID: s.ReqID, w: *s.Proposed}
+	g.writes[s.Digest] = clientWrite{broker: s.Broker, client: s.Client, reqID: s.ReqID, w: *s.Proposed, scope: g.scopeID(s.Proposed.Tenant)}
 	return nil
 }
 
@@ -218,10 +223,10 @@ func (v *TraceValidator) request(g *traceGroup, s *modeltrace.Step) error {
 func (v *TraceValidator) persist(g *traceGroup, s *modeltrace.Step) ([]string, error) {
 	br := g.broker(s.Broker)
 	if s.Index < 2 || s.Index > uint64(len(br.log))+1 {
-		return []string{"Replicate", "Propose"}, fmt.Errorf("entries from index %d leave a gap after the stored log's end %d (or overwrite the snapshot)", s.Index, len(br.log))
+		return triedPersist, fmt.Errorf("entries from index %d leave a gap after the stored log's end %d (or overwrite the snapshot)", s.Index, len(br.log))
 	}
 	var fresh []entryKey
-	tried := []string{"Replicate"}
+	tried := triedReplicate
 	prev := br.log[s.Index-2].Term
 	for j, e := range s.Entries {
 		i := s.Index + uint64(j)
@@ -229,12 +234,12 @@ func (v *TraceValidator) persist(g *traceGroup, s *modeltrace.Step) ([]string, e
 			return tried, fmt.Errorf("entry %d has term %d after term %d: terms along a log never decrease", i, e.Term, prev)
 		}
 		k := entryKey{e.Term, i}
-		if p, ok := g.proposed[k]; ok {
+		if p, ok := g.entries.sent(k); ok {
 			if p.digest != e.Digest || p.prevTerm != prev {
 				return tried, fmt.Errorf("entry %d (term %d, data %016x after term %d) differs from what its leader sent (data %016x after term %d)", i, e.Term, e.Digest, prev, p.digest, p.prevTerm)
 			}
 		} else {
-			tried = []string{"Replicate", "Propose"}
+			tried = triedPersist
 			if err := v.propose(g, s.Broker, br, k, e); err != nil {
 				return tried, err
 			}
@@ -251,17 +256,17 @@ func (v *TraceValidator) persist(g *traceGroup, s *modeltrace.Step) ([]string, e
 		if j > 0 {
 			pt = s.Entries[j-1].Term
 		}
-		g.proposed[k] = sentEntry{digest: s.Entries[j].Digest, prevTerm: pt}
+		g.entries.send(k, sentEntry{digest: s.Entries[j].Digest, prevTerm: pt})
 	}
 	br.log = append(br.log[:s.Index-1], s.Entries...)
 	br.commit = min(br.commit, uint64(len(br.log)))
 	for j, e := range s.Entries {
-		g.acks[ackKey{e.Term, s.Index + uint64(j), s.Broker}] = struct{}{}
+		g.entries.ack(entryKey{e.Term, s.Index + uint64(j)}, s.Broker)
 	}
 	if len(fresh) > 0 {
-		return []string{"Propose"}, nil
+		return triedPropose, nil
 	}
-	return []string{"Replicate"}, nil
+	return triedReplicate, nil
 }
 
 // propose checks that entry k is the leader's own new entry: b leads its
@@ -306,7 +311,7 @@ func (v *TraceValidator) dropsCommitted(g *traceGroup, old []modeltrace.Entry, f
 // Replicate's commit mark (a leader committed that prefix and b's log holds it).
 func (v *TraceValidator) commit(g *traceGroup, s *modeltrace.Step) ([]string, error) {
 	br := g.broker(s.Broker)
-	tried := []string{"AdvanceCommit", "Replicate"}
+	tried := triedCommit
 	c := s.Index
 	if c < br.commit {
 		return tried, fmt.Errorf("commit mark %d moves back from %d", c, br.commit)
@@ -321,8 +326,7 @@ func (v *TraceValidator) commit(g *traceGroup, s *modeltrace.Step) ([]string, er
 			return tried, fmt.Errorf("no leader committed entry %d (term %d): the group committed 1..%d, and broker %d leads term %d, not the entry's", c, e.Term, len(g.committed), s.Broker, br.leads)
 		}
 		holders, ok := br.conf.quorum(func(q uint64) bool {
-			_, ok := g.acks[ackKey{e.Term, c, q}]
-			return ok
+			return g.entries.acked(entryKey{e.Term, c}, q)
 		})
 		if !ok {
 			return tried, fmt.Errorf("only %d of %d voters %v of broker %d's configuration acknowledged storing entry %d (term %d) on disk: no quorum", holders, len(br.conf.voters), br.conf.voters, s.Broker, c, e.Term)
@@ -332,10 +336,10 @@ func (v *TraceValidator) commit(g *traceGroup, s *modeltrace.Step) ([]string, er
 		}
 		g.committed = append(g.committed, br.log[len(g.committed):c]...)
 		br.commit = c
-		return []string{"AdvanceCommit"}, nil
+		return triedAdvanceCommit, nil
 	}
 	br.commit = c
-	return []string{"Replicate"}, nil
+	return triedReplicate, nil
 }
 
 // apply is Apply(b): b applies its next committed entry; a write is written
@@ -359,7 +363,7 @@ func (v *TraceValidator) apply(g *traceGroup, s *modeltrace.Step) error {
 	if !ok {
 		return fmt.Errorf("entry %d (data %016x) is no client's write", i, s.Digest)
 	}
-	if err := v.applyWrite(g, br, i, &w.w, s); err != nil {
+	if err := v.applyWrite(g, br, i, &w, s); err != nil {
 		return err
 	}
 	br.applied = i
@@ -371,14 +375,15 @@ func (v *TraceValidator) apply(g *traceGroup, s *modeltrace.Step) error {
 }
 
 // applyWrite checks one write's outcome against the model and writes it.
-func (v *TraceValidator) applyWrite(g *traceGroup, br *traceBroker, i uint64, w *modeltrace.Write, s *modeltrace.Step) error {
+func (v *TraceValidator) applyWrite(g *traceGroup, br *traceBroker, i uint64, cw *clientWrite, s *modeltrace.Step) error {
+	w := &cw.w
 	if !w.Kind.Writes() || s.Outcome == modeltrace.OutcomeError {
 		if s.Outcome != modeltrace.OutcomeNone && s.Outcome != modeltrace.OutcomeError {
 			return fmt.Errorf("entry %d, a %s, applied as %s at %d", i, w.Kind, s.Outcome, s.Offset)
 		}
 		return nil // a consumer-group command or a refusal with an error: no record
 	}
-	next := br.next[w.Tenant]
+	next := br.nextIn(cw.scope)
 	want := modeltrace.OutcomeWritten
 	if w.Conditional && w.Expected != next {
 		want = modeltrace.OutcomeRefused
@@ -390,14 +395,23 @@ func (v *TraceValidator) applyWrite(g *traceGroup, br *traceBroker, i uint64, w 
 	if want == modeltrace.OutcomeRefused {
 		return nil
 	}
-	idx := g.written[w.Tenant]
+	idx := g.writtenIn(cw.scope)
 	switch {
 	case uint64(len(idx)) == next:
-		g.written[w.Tenant] = append(idx, i)
+		if next > 0 && idx[next-1] >= i {
+			panic(fmt.Sprintf("tla: trace: scope %q's records would not ascend: entry %d written at offset %d after entry %d", w.Tenant, i, next, idx[next-1]))
+		}
+		for len(g.written) <= cw.scope {
+			g.written = append(g.written, nil)
+		}
+		g.written[cw.scope] = append(idx, i)
 	case idx[next] != i:
 		return fmt.Errorf("scope %q offset %d holds entry %d on another broker, not entry %d", w.Tenant, next, idx[next], i)
 	}
-	br.next[w.Tenant] = next + 1
+	for len(br.next) <= cw.scope {
+		br.next = append(br.next, 0)
+	}
+	br.next[cw.scope] = next + 1
 	return nil
 }
 

@@ -20,9 +20,6 @@ import (
 // entryKey names a raft entry: (term, index) identifies it (Log Matching).
 type entryKey struct{ term, index uint64 }
 
-// ackKey is broker b's acknowledgement of holding entry (term, index).
-type ackKey struct{ term, index, broker uint64 }
-
 // sentEntry is an entry a leader appended: its data digest and the term of
 // the entry before it, as an AppendEntries message carries them.
 type sentEntry struct{ digest, prevTerm uint64 }
@@ -31,6 +28,8 @@ type sentEntry struct{ digest, prevTerm uint64 }
 type clientWrite struct {
 	broker, client, reqID uint64
 	w                     modeltrace.Write
+	// scope is w.Tenant's scope number in the group (traceGroup.scopeIDs).
+	scope int
 }
 
 // voteRec is a broker's vote in a term and its log when it voted.
@@ -62,8 +61,9 @@ type traceBroker struct {
 	term uint64
 	// leads is the term this broker leads (0: it leads none).
 	leads uint64
-	// next is each scope's next offset in its applied shard log.
-	next map[string]uint64
+	// next[id] is scope id's next offset in its applied shard log (0 past
+	// the slice's end).
+	next []uint64
 	// conf is the configuration its applied membership changes give.
 	conf membership
 }
@@ -73,22 +73,30 @@ type traceGroup struct {
 	id uint64
 	// brokers[b] is broker b's variables (ids from 1; nil until it acts).
 	brokers []*traceBroker
-	// proposed holds every entry a leader appended (the messages).
-	proposed map[entryKey]sentEntry
+	// entries holds every entry a leader appended (the messages) and the
+	// acknowledgements: broker b persisted entry (term, index), so it
+	// acknowledges holding the log up to it (Log Matching) to the leader
+	// that sent it, and a leader counts its own disk.
+	entries entryTable
 	// writes maps a proposal's data digest to the client's write.
 	writes map[uint64]clientWrite
 	// committed is the longest committed prefix any broker knows.
 	committed []modeltrace.Entry
 	votes     map[entryKey]voteRec // key: (term, voter)
-	// acks holds the acknowledgements: broker b persisted entry (term,
-	// index), so it acknowledges holding the log up to it (Log Matching)
-	// to the leader that sent it, and a leader counts its own disk.
-	acks    map[ackKey]struct{}
-	leaders map[uint64]uint64 // term -> its leader
+	leaders   map[uint64]uint64    // term -> its leader
 	// leadTerm is the newest term in leaders (0 before any).
 	leadTerm uint64
-	// written[tenant][o] is the raft index of the entry written at offset o.
-	written map[string][]uint64
+	// scopeIDs numbers the scopes (tenants) the group's writes name, from
+	// 0 in the order they were proposed, so that per-scope state is a
+	// slice, not a map hashing the tenant at every apply.
+	scopeIDs map[string]int
+	// written[id][o] is the raft index of the entry written at offset o of
+	// scope id (nil past the slice's end).
+	// Invariant: each written[id] is strictly ascending. A broker appends
+	// the entry it applies only at its next offset n = len(written[id]),
+	// and written[id][:n] are entries it applied (its next offsets count
+	// the records up to its applied index, at apply and at rebuild).
+	written [][]uint64
 	// peers is how many brokers bootstrapped the group (ids 1..peers, all
 	// voting); confs maps a membership change's data digest to the
 	// simple change a leader proposed.
@@ -97,9 +105,9 @@ type traceGroup struct {
 }
 
 func newTraceGroup(id uint64, peers int) *traceGroup {
-	return &traceGroup{id: id, peers: peers, confs: map[uint64]*modeltrace.ConfChange{}, proposed: map[entryKey]sentEntry{},
-		writes: map[uint64]clientWrite{}, votes: map[entryKey]voteRec{}, leaders: map[uint64]uint64{}, acks: map[ackKey]struct{}{},
-		written: map[string][]uint64{}, committed: []modeltrace.Entry{{Term: 1}}}
+	return &traceGroup{id: id, peers: peers, confs: map[uint64]*modeltrace.ConfChange{},
+		writes: map[uint64]clientWrite{}, votes: map[entryKey]voteRec{}, leaders: map[uint64]uint64{},
+		scopeIDs: map[string]int{}, committed: []modeltrace.Entry{{Term: 1}}}
 }
 
 // broker returns b's variables, as in Init before its first Restart.
@@ -110,11 +118,38 @@ func (g *traceGroup) broker(b uint64) *traceBroker {
 	switch {
 	case g.brokers[b] != nil:
 	case b >= 1 && b <= uint64(g.peers):
-		g.brokers[b] = &traceBroker{log: []modeltrace.Entry{{Term: 1}}, commit: 1, applied: 1, next: map[string]uint64{}, conf: bootstrapMembership(g.peers)}
+		g.brokers[b] = &traceBroker{log: []modeltrace.Entry{{Term: 1}}, commit: 1, applied: 1, conf: bootstrapMembership(g.peers)}
 	default: // an identity that joins later: an empty log, no configuration
-		g.brokers[b] = &traceBroker{log: []modeltrace.Entry{}, next: map[string]uint64{}}
+		g.brokers[b] = &traceBroker{log: []modeltrace.Entry{}}
 	}
 	return g.brokers[b]
+}
+
+// scopeID returns tenant's scope number, numbering it if new.
+func (g *traceGroup) scopeID(tenant string) int {
+	id, ok := g.scopeIDs[tenant]
+	if !ok {
+		id = len(g.scopeIDs)
+		g.scopeIDs[tenant] = id
+	}
+	return id
+}
+
+// writtenIn returns scope id's record index: written[o] is the raft index
+// of the entry written at offset o.
+func (g *traceGroup) writtenIn(id int) []uint64 {
+	if id < len(g.written) {
+		return g.written[id]
+	}
+	return nil
+}
+
+// nextIn returns scope id's next offset in br's applied shard log.
+func (br *traceBroker) nextIn(id int) uint64 {
+	if id < len(br.next) {
+		return br.next[id]
+	}
+	return 0
 }
 
 func lastTermOf(l []modeltrace.Entry) uint64 {

@@ -153,20 +153,32 @@ type scopeCursor struct {
 
 // stateTracker projects each scope of each group after every step.
 type stateTracker struct {
-	// scopes[group][tenant] is the scope's cursors and views.
-	scopes  map[uint64]map[string]*scopeTrack
+	// scopes[group] is the group's scopes' cursors and views.
+	scopes  map[uint64]*groupScopes
 	visited map[ProjectedState]bool
+}
+
+// groupScopes is one group's scopes, in the order they appeared (a
+// slice, so that a step does not iterate a map), and by the group's
+// scope number (traceGroup.scopeIDs; nil for a scope not tracked).
+type groupScopes struct {
+	tracks  []*scopeTrack
+	byScope []*scopeTrack
 }
 
 // scopeTrack is one scope's cursor per broker (indexed by broker id) and
 // the views last computed from them.
 type scopeTrack struct {
+	scope   int // the group's number of the scope
 	cursors [projectedBrokers + 1]scopeCursor
 	views   [projectedBrokers]brokerView
+	// noted is set once the projection of views is in the visited set:
+	// views unchanged by a step then add nothing to it.
+	noted bool
 }
 
 func newStateTracker() *stateTracker {
-	return &stateTracker{scopes: map[uint64]map[string]*scopeTrack{}, visited: map[ProjectedState]bool{}}
+	return &stateTracker{scopes: map[uint64]*groupScopes{}, visited: map[ProjectedState]bool{}}
 }
 
 // note projects the scopes of g after step s took effect. A step changes
@@ -178,21 +190,25 @@ func newStateTracker() *stateTracker {
 // log, so scanning a broker's log at its own steps only finds what
 // scanning it at every step found.)
 func (t *stateTracker) note(g *traceGroup, s *modeltrace.Step) {
-	scopes := t.scopes[g.id]
-	if scopes == nil {
-		scopes = map[string]*scopeTrack{}
-		t.scopes[g.id] = scopes
+	gs := t.scopes[g.id]
+	if gs == nil {
+		gs = &groupScopes{}
+		t.scopes[g.id] = gs
 	}
 	var fresh *scopeTrack
 	switch s.Kind {
 	case modeltrace.Request:
-		if w := s.Proposed; w != nil && w.Kind.Writes() && scopes[w.Tenant] == nil {
-			fresh = &scopeTrack{}
-			scopes[w.Tenant] = fresh
+		if w := s.Proposed; w != nil && w.Kind.Writes() && gs.track(g.writes[s.Digest].scope) == nil {
+			fresh = &scopeTrack{scope: g.writes[s.Digest].scope}
+			for len(gs.byScope) <= fresh.scope {
+				gs.byScope = append(gs.byScope, nil)
+			}
+			gs.byScope[fresh.scope] = fresh
+			gs.tracks = append(gs.tracks, fresh)
 			t.visited[project([projectedBrokers]brokerView{})] = true
 		}
 	case modeltrace.Persist:
-		for _, st := range scopes { //det:ok each scope's cursor alone; no order reaches output
+		for _, st := range gs.tracks {
 			c := &st.cursors[s.Broker]
 			c.scanned = min(c.scanned, s.Index-1)
 			for len(c.pos) > 0 && c.pos[len(c.pos)-1] >= s.Index {
@@ -200,52 +216,79 @@ func (t *stateTracker) note(g *traceGroup, s *modeltrace.Step) {
 			}
 		}
 	case modeltrace.Snapshot:
-		for _, st := range scopes { //det:ok each scope's cursor alone; no order reaches output
+		for _, st := range gs.tracks {
 			st.cursors[s.Broker] = scopeCursor{}
 		}
 	case modeltrace.Answer:
 		return
 	}
 	leadTerm := g.leadTerm
-	for tenant, st := range scopes { //det:ok the visited set is sorted before output
+	for _, st := range gs.tracks {
+		was := st.views
 		if s.Kind == modeltrace.Promote || st == fresh {
 			for b := uint64(1); b <= projectedBrokers; b++ {
-				st.views[b-1] = t.view(g, tenant, &st.cursors[b], b, leadTerm)
+				st.views[b-1] = t.view(g, st.scope, &st.cursors[b], b, leadTerm)
 			}
 		} else if b := s.Broker; b >= 1 && b <= projectedBrokers {
-			st.views[b-1] = t.view(g, tenant, &st.cursors[b], b, leadTerm)
+			st.views[b-1] = t.view(g, st.scope, &st.cursors[b], b, leadTerm)
+		}
+		if st.noted && st.views == was {
+			continue // the same projection, already visited
 		}
 		t.visited[project(st.views)] = true
+		st.noted = true
 	}
 }
 
-// view is broker b's view of tenant's first writes.
-func (t *stateTracker) view(g *traceGroup, tenant string, c *scopeCursor, b, leadTerm uint64) brokerView {
+// track returns scope id's track, nil if none.
+func (gs *groupScopes) track(id int) *scopeTrack {
+	if id < len(gs.byScope) {
+		return gs.byScope[id]
+	}
+	return nil
+}
+
+// view is broker b's view of scope id's first writes.
+func (t *stateTracker) view(g *traceGroup, id int, c *scopeCursor, b, leadTerm uint64) brokerView {
 	if b >= uint64(len(g.brokers)) || g.brokers[b] == nil {
 		return brokerView{}
 	}
 	br := g.brokers[b]
 	for c.scanned < uint64(len(br.log)) && len(c.pos) < ProjectedCommits {
 		c.scanned++
-		if w, ok := g.writes[br.log[c.scanned-1].Digest]; ok && w.w.Tenant == tenant && w.w.Kind.Writes() {
+		if w, ok := g.writes[br.log[c.scanned-1].Digest]; ok && w.scope == id && w.w.Kind.Writes() {
 			c.pos = append(c.pos, c.scanned)
 		}
 	}
 	v := brokerView{stored: uint8(len(c.pos)), leader: br.leads != 0 && br.leads == leadTerm}
-	idx := g.written[tenant]
-	idx = idx[:min(uint64(len(idx)), br.next[tenant])]
+	idx := g.writtenIn(id)
+	idx = idx[:min(uint64(len(idx)), br.nextIn(id))]
 	for _, p := range c.pos {
 		if p <= br.commit {
 			v.committed++
 		}
 		if p <= br.applied {
 			v.applied++
-			if j := sort.Search(len(idx), func(i int) bool { return idx[i] >= p }); j < len(idx) && idx[j] == p {
+			if holdsIndex(idx, p) {
 				v.written++
 			}
 		}
 	}
 	return v
+}
+
+// holdsIndex reports whether idx, ascending, holds raft index p. The
+// entries a view asks about are a scope's first writes, nearly always at
+// the first offsets, so the first two are looked at before a binary
+// search; on an ascending slice either finds what the other does.
+func holdsIndex(idx []uint64, p uint64) bool {
+	for j := 0; j < len(idx) && j < ProjectedCommits; j++ {
+		if idx[j] >= p {
+			return idx[j] == p
+		}
+	}
+	_, found := slices.BinarySearch(idx, p)
+	return found
 }
 
 // StateCoverage compares the projected states a trace (or many) visited

@@ -3,6 +3,8 @@ package tla
 import (
 	"slices"
 	"testing"
+
+	"pgregory.net/rapid"
 )
 
 // TestVisitedStatesOfGoodTrace: goodTrace's projected states, worked out
@@ -68,4 +70,23 @@ func TestReachableProjected(t *testing.T) {
 	if has["[0/0/0/0 0/0/0/0L 0/0/0/0L]"] {
 		t.Errorf("two leaders reachable")
 	}
+}
+
+// TestHoldsIndexMatchesContains: on an ascending slice holdsIndex finds
+// exactly the indexes it holds, wherever they sit.
+func TestHoldsIndexMatchesContains(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		steps := rapid.SliceOfN(rapid.Uint64Range(1, 4), 0, 40).Draw(t, "steps")
+		var idx []uint64
+		at := uint64(0)
+		for _, d := range steps {
+			at += d
+			idx = append(idx, at)
+		}
+		for p := uint64(0); p <= at+2; p++ {
+			if got, want := holdsIndex(idx, p), slices.Contains(idx, p); got != want {
+				t.Fatalf("holdsIndex(%v, %d) = %t, want %t", idx, p, got, want)
+			}
+		}
+	})
 }

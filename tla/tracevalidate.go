@@ -2,6 +2,7 @@ package tla
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/felixsim/felixsim/modeltrace"
@@ -20,8 +21,8 @@ type TraceValidator struct {
 	groups  map[uint64]*traceGroup
 	answers map[answerKey][]answerRec
 	steps   int
-	// Coverage counts the actions taken.
-	coverage TraceCoverage
+	// coverage counts the actions taken.
+	coverage actionCounts
 	// states tracks the projected model states visited (nil unless the
 	// cluster has the projection's three brokers).
 	states     *stateTracker
@@ -79,7 +80,7 @@ func (v *TraceValidator) Result() TraceResult {
 }
 
 // Coverage returns the actions the trace took.
-func (v *TraceValidator) Coverage() TraceCoverage { return v.coverage }
+func (v *TraceValidator) Coverage() TraceCoverage { return v.coverage.coverage() }
 
 // Step validates one step (modeltrace.Sink).
 func (v *TraceValidator) Step(s *modeltrace.Step) {
@@ -108,8 +109,26 @@ func (v *TraceValidator) Step(s *modeltrace.Step) {
 	if g != nil {
 		state = g.describe(s.Broker)
 	}
-	v.rejection = &TraceRejection{Step: v.steps, Text: s.String(), Tried: tried, Reason: err.Error(), State: state}
+	v.rejection = &TraceRejection{Step: v.steps, Text: s.String(), Tried: slices.Clone(tried), Reason: err.Error(), State: state}
 }
+
+// The action lists dispatch returns, shared by every step and never
+// modified (a rejection keeps a copy), so that a step allocates none.
+var (
+	triedCrash         = []string{"Crash"}
+	triedVote          = []string{"Vote"}
+	triedTimeout       = []string{"Timeout"}
+	triedPromote       = []string{"Promote"}
+	triedPropose       = []string{"Propose"}
+	triedReplicate     = []string{"Replicate"}
+	triedPersist       = []string{"Replicate", "Propose"}
+	triedCommit        = []string{"AdvanceCommit", "Replicate"}
+	triedAdvanceCommit = []string{"AdvanceCommit"}
+	triedApply         = []string{"Apply"}
+	triedAnswer        = []string{"Answer"}
+	triedSnapshot      = []string{"Snapshot"}
+	triedReconfigure   = []string{"Reconfigure"}
+)
 
 // dispatch tries the actions that could explain the step; the state before
 // the step is the one described on a rejection (no action changes state
@@ -120,27 +139,27 @@ func (v *TraceValidator) dispatch(g *traceGroup, s *modeltrace.Step) ([]string, 
 	}
 	switch s.Kind {
 	case modeltrace.Restart:
-		return []string{"Crash"}, v.restart(g, s)
+		return triedCrash, v.restart(g, s)
 	case modeltrace.Vote:
 		return v.vote(g, s)
 	case modeltrace.Promote:
-		return []string{"Promote"}, v.promote(g, s)
+		return triedPromote, v.promote(g, s)
 	case modeltrace.Request:
-		return []string{"Propose"}, v.request(g, s)
+		return triedPropose, v.request(g, s)
 	case modeltrace.Persist:
 		return v.persist(g, s)
 	case modeltrace.Commit:
 		return v.commit(g, s)
 	case modeltrace.Apply:
-		return []string{"Apply"}, v.apply(g, s)
+		return triedApply, v.apply(g, s)
 	case modeltrace.Answer:
-		return []string{"Answer"}, v.answer(s)
+		return triedAnswer, v.answer(s)
 	case modeltrace.Snapshot:
-		return []string{"Snapshot"}, v.snapshot(g, s)
+		return triedSnapshot, v.snapshot(g, s)
 	case modeltrace.ProposeConf:
-		return []string{"Reconfigure"}, v.proposeConf(g, s)
+		return triedReconfigure, v.proposeConf(g, s)
 	case modeltrace.ApplyConf:
-		return []string{"Apply"}, v.applyConf(g, s)
+		return triedApply, v.applyConf(g, s)
 	}
 	return []string{"none"}, fmt.Errorf("unknown step kind %d", uint8(s.Kind))
 }
