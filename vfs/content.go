@@ -2,11 +2,16 @@ package vfs
 
 import "fmt"
 
-// chunkBytes is the size of the arrays a growing file's bytes are kept in.
-// Appends fill the last chunk and then start a new one, so a file is never
-// copied as it grows: a contiguous slice re-copied the whole file at every
-// doubling, the largest allocation of a simulated run.
-const chunkBytes = 64 << 10
+// chunkBytes is the largest array a growing file's bytes are kept in, and
+// chunkBytesMin the smallest. Appends fill the last chunk and then start a
+// new one as large as the file so far (within those bounds, and at least
+// the write), so a file is never copied as it grows (a contiguous slice
+// re-copied the whole file at every doubling, the largest allocation of a
+// simulated run) and a small file rewritten often stays small.
+const (
+	chunkBytes    = 64 << 10
+	chunkBytesMin = 512
+)
 
 // content is a file's bytes, kept in chunks. An append writes only past
 // size, so the first n bytes of a content, once written, never change while
@@ -32,16 +37,15 @@ func contentOf(b []byte) *content {
 
 // append adds p's bytes at the end.
 func (c *content) append(p []byte) {
-	c.size += len(p)
 	for len(p) > 0 {
 		last := len(c.chunks) - 1
 		if last < 0 || len(c.chunks[last]) == cap(c.chunks[last]) {
-			c.chunks = append(c.chunks, make([]byte, 0, max(chunkBytes, len(p))))
+			c.chunks = append(c.chunks, make([]byte, 0, max(len(p), min(chunkBytes, max(chunkBytesMin, c.size)))))
 			last++
 		}
 		room := min(cap(c.chunks[last])-len(c.chunks[last]), len(p))
 		c.chunks[last] = append(c.chunks[last], p[:room]...)
-		p = p[room:]
+		p, c.size = p[room:], c.size+room
 	}
 }
 
