@@ -240,9 +240,9 @@ func logRowsDistinct(rows []LogRow) (int, bool) {
 }
 
 // install makes a planned batch visible in the in-memory indexes. A group
-// the store holds is overwritten in place: nothing keeps a *group across
-// calls (GroupStorage looks its group up each time), and the entry slices
-// raft may hold are never written, only replaced.
+// the store holds is overwritten in place (a GroupStorage keeps the
+// pointer), and the entry slices raft may hold are never written, only
+// replaced.
 func (s *Store) install(b *Batch, groups []group) {
 	for i := range groups {
 		id := b.Groups[i].Group

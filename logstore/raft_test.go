@@ -148,3 +148,36 @@ func (discardLogger) Fatal(v ...any)            { panic(fmt.Sprint(v...)) }
 func (discardLogger) Fatalf(f string, v ...any) { panic(fmt.Sprintf(f, v...)) }
 func (discardLogger) Panic(v ...any)            { panic(fmt.Sprint(v...)) }
 func (discardLogger) Panicf(f string, v ...any) { panic(fmt.Sprintf(f, v...)) }
+
+// TestGroupStorageFollowsItsGroup: a GroupStorage taken before its group's
+// first write reads it as empty, then sees that write and every later one,
+// compaction included, as a fresh GroupStorage does (it keeps the group's
+// pointer once there is one).
+func TestGroupStorageFollowsItsGroup(t *testing.T) {
+	s := openMem(t, vfs.NewMem())
+	early := s.RaftStorage(raftTestGroup)
+	if li, _ := early.LastIndex(); li != 0 {
+		t.Fatalf("a group never written has last index %d", li)
+	}
+	for i := uint64(1); i <= 6; i++ {
+		mustCommit(t, s, &Batch{Groups: []GroupWrite{{Group: raftTestGroup, Entries: []*raftpb.Entry{entry(i, 1, "x")},
+			HardState: &raftpb.HardState{Term: new(uint64(1)), Commit: new(i)}}}})
+		if i == 4 {
+			mustCommit(t, s, &Batch{Groups: []GroupWrite{{Group: raftTestGroup, Compact: &Compaction{Snapshot: &raftpb.Snapshot{
+				Metadata: &raftpb.SnapshotMetadata{Index: new(uint64(3)), Term: new(uint64(1))}, Data: []byte("state")}}}}})
+		}
+		fresh := s.RaftStorage(raftTestGroup)
+		for _, gs := range []*GroupStorage{early, fresh} {
+			fi, _ := gs.FirstIndex()
+			li, _ := gs.LastIndex()
+			ents, err := gs.Entries(fi, li+1, 1<<20)
+			wantFirst := uint64(1)
+			if i >= 4 {
+				wantFirst = 4
+			}
+			if fi != wantFirst || li != i || err != nil || uint64(len(ents)) != i-wantFirst+1 {
+				t.Fatalf("after entry %d: first %d, last %d, %d entries (%v); want %d..%d", i, fi, li, len(ents), err, wantFirst, i)
+			}
+		}
+	}
+}

@@ -2,6 +2,7 @@ package logstore
 
 import (
 	"go.etcd.io/raft/v3/raftpb"
+	"google.golang.org/protobuf/proto"
 )
 
 // Hand-written encoders for the two raft messages every Commit writes, byte
@@ -21,12 +22,17 @@ const (
 	tagHardCommit = 3<<3 | 0
 )
 
-// entry appends ent as a length-prefixed message.
-func (e *enc) entry(ent *raftpb.Entry) {
+// entrySize is proto.Size(ent), by hand for an entry without unknown
+// fields (the one raft.Storage's Entries sums for every entry it returns).
+func entrySize(ent *raftpb.Entry) int {
 	if len(ent.ProtoReflect().GetUnknown()) > 0 {
-		e.message(ent)
-		return
+		return proto.Size(ent)
 	}
+	return knownEntrySize(ent)
+}
+
+// knownEntrySize is the encoded size of ent's known fields.
+func knownEntrySize(ent *raftpb.Entry) int {
 	n := 0
 	if ent.Type != nil {
 		n += 1 + uvarintLen(uint64(int64(*ent.Type)))
@@ -40,7 +46,16 @@ func (e *enc) entry(ent *raftpb.Entry) {
 	if ent.Data != nil {
 		n += 1 + uvarintLen(uint64(len(ent.Data))) + len(ent.Data)
 	}
-	e.uvar(uint64(n))
+	return n
+}
+
+// entry appends ent as a length-prefixed message.
+func (e *enc) entry(ent *raftpb.Entry) {
+	if len(ent.ProtoReflect().GetUnknown()) > 0 {
+		e.message(ent)
+		return
+	}
+	e.uvar(uint64(knownEntrySize(ent)))
 	if ent.Type != nil {
 		e.u8(tagEntryType)
 		e.uvar(uint64(int64(*ent.Type)))

@@ -44,6 +44,9 @@ func TestRaftCodecMatchesProto(t *testing.T) {
 			withUnknown(t, ent)
 			withUnknown(t, hs)
 		}
+		if got, want := entrySize(ent), proto.Size(ent); got != want {
+			t.Fatalf("entry %v: size %d, proto says %d", ent, got, want)
+		}
 		var got, want enc
 		got.entry(ent)
 		want.message(ent)

@@ -14,6 +14,9 @@ import (
 type GroupStorage struct {
 	s  *Store
 	id uint64
+	// g is the store's group once it has one (raft asks for FirstIndex and
+	// Term many times a round; a map lookup each time showed in profiles).
+	g *group
 }
 
 var _ raft.Storage = (*GroupStorage)(nil)
@@ -42,7 +45,11 @@ func (s *Store) AppliedIndex(id uint64) uint64 {
 }
 
 func (gs *GroupStorage) group() *group {
+	if gs.g != nil {
+		return gs.g
+	}
 	if g, ok := gs.s.groups[gs.id]; ok {
+		gs.g = g
 		return g
 	}
 	return newGroup()
@@ -76,7 +83,7 @@ func (gs *GroupStorage) Entries(lo, hi, maxSize uint64) ([]*raftpb.Entry, error)
 	out := make([]*raftpb.Entry, 0, len(ents))
 	size := uint64(0)
 	for _, e := range ents {
-		size += uint64(proto.Size(e))
+		size += uint64(entrySize(e))
 		if len(out) > 0 && size > maxSize {
 			break
 		}

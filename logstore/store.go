@@ -49,8 +49,13 @@ type Store struct {
 	failed  error
 	closed  bool
 	defects Defects
-	groups  map[uint64]*group
-	tab     tables
+	// groups holds each group's raft state by id.
+	//
+	// Invariant: an entry, once added, is never removed or replaced
+	// (install overwrites the group in place), so a GroupStorage may keep
+	// the pointer.
+	groups map[uint64]*group
+	tab    tables
 	// encodeBuf is the last Commit's encode buffer, reused by the next one.
 	//
 	// Invariant: cap(encodeBuf) <= encodeBufKeepBytesMax.
