@@ -83,8 +83,9 @@ func BenchmarkFailpointDisarmed(b *testing.B) {
 	}
 }
 
-// BenchmarkOpenReplay replays a store of 1000 single-record transactions.
-func BenchmarkOpenReplay(b *testing.B) {
+// benchStore is a closed store of 1000 single-record transactions, in
+// one transaction if rewritten.
+func benchStore(b *testing.B, rewritten bool) *vfs.Mem {
 	mem := vfs.NewMem()
 	s, err := Open(Options{FS: mem, Dir: "store"})
 	if err != nil {
@@ -93,7 +94,18 @@ func BenchmarkOpenReplay(b *testing.B) {
 	for i := 0; i < 1000; i++ {
 		mustCommit(b, s, benchBatch(scopeOf("bench", 0), uint64(i+1), 1))
 	}
+	if rewritten {
+		if err := s.Rewrite(); err != nil {
+			b.Fatal(err)
+		}
+	}
 	s.Close()
+	return mem
+}
+
+// BenchmarkOpenReplay replays a store of 1000 single-record transactions.
+func BenchmarkOpenReplay(b *testing.B) {
+	mem := benchStore(b, false)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		s, err := Open(Options{FS: mem, Dir: "store"})
@@ -107,18 +119,7 @@ func BenchmarkOpenReplay(b *testing.B) {
 // BenchmarkOpenRewrite is a broker restart: Open replays a rewritten store
 // of 1000 records (one transaction), then Rewrite writes it again.
 func BenchmarkOpenRewrite(b *testing.B) {
-	mem := vfs.NewMem()
-	s, err := Open(Options{FS: mem, Dir: "store"})
-	if err != nil {
-		b.Fatal(err)
-	}
-	for i := 0; i < 1000; i++ {
-		mustCommit(b, s, benchBatch(scopeOf("bench", 0), uint64(i+1), 1))
-	}
-	if err := s.Rewrite(); err != nil {
-		b.Fatal(err)
-	}
-	s.Close()
+	mem := benchStore(b, true)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		s, err := Open(Options{FS: mem, Dir: "store"})

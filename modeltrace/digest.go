@@ -11,16 +11,16 @@ func Digest(b []byte) uint64 {
 	if len(b) == 0 {
 		return 0
 	}
-	h := mix64(uint64(len(b)))
+	h := Mix64(uint64(len(b)))
 	for ; len(b) >= 8; b = b[8:] {
-		h = mix64(h ^ binary.LittleEndian.Uint64(b))
+		h = Mix64(h ^ binary.LittleEndian.Uint64(b))
 	}
 	if len(b) > 0 {
 		var w uint64
 		for i, c := range b {
 			w |= uint64(c) << (8 * i)
 		}
-		h = mix64(h ^ w)
+		h = Mix64(h ^ w)
 	}
 	if h == 0 {
 		h = 1 // 0 is reserved for the empty entry
@@ -28,9 +28,9 @@ func Digest(b []byte) uint64 {
 	return h
 }
 
-// mix64 is splitmix64's finalizer: a bijection on 64 bits in which each
+// Mix64 is splitmix64's finalizer: a bijection on 64 bits in which each
 // input bit flips about half the output bits.
-func mix64(x uint64) uint64 {
+func Mix64(x uint64) uint64 {
 	x ^= x >> 30
 	x *= 0xbf58476d1ce4e5b9
 	x ^= x >> 27

@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"strconv"
 	"unsafe"
+
+	"github.com/felixsim/felixsim/modeltrace"
 )
 
 // proposal is one raft log entry (term > 0) or, with term 0, one applied
@@ -126,13 +128,7 @@ func (s *State) fingerprint() uint64 {
 	var tail [8]byte
 	copy(tail[:], b)
 	h = mixWord(h, binary.LittleEndian.Uint64(tail[:]))
-	// Final avalanche (the splitmix64 finalizer).
-	h ^= h >> 30
-	h *= 0xBF58476D1CE4E5B9
-	h ^= h >> 27
-	h *= 0x94D049BB133111EB
-	h ^= h >> 31
-	return h
+	return modeltrace.Mix64(h) // the final avalanche
 }
 
 // mixWord folds one 64-bit word into h.
