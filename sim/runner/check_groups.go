@@ -118,7 +118,9 @@ func (gp *groupPositions) observe(ir *inRun, n *node.Node, id, appliedIndex, sna
 		gp.remember(id, appliedIndex)
 	}
 	before := gp.durable[k]
-	if len(before) == 0 && len(gp.after) == 0 {
+	if slices.Equal(before, gp.after) {
+		// Nothing moved: before passed this check when it was made durable,
+		// so the same positions pass it again.
 		return
 	}
 	ir.note(properties.InvariantGroupPositionMonotonic, properties.GroupPositionsNeverBackwards(ir.name(n.ID()), before, gp.after))
