@@ -65,7 +65,8 @@ fuzz:
 ## kind, SWEEP_DURATION of faults each, every seed run twice in its process
 ## (the trace hashes must match), JOBS worker processes (default: the CPUs).
 ## The report lists the failing and the vacuous seeds and the coverage summed
-## over the seeds. See docs/sweep.md for shards, merge, --for and the report.
+## over the seeds; its headline gives the workers' CPU time and seeds per
+## CPU-minute. See docs/sweep.md for shards, merge, --for and the report.
 SEEDS ?= 200
 SWEEP_DURATION ?= 20s
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
