@@ -146,6 +146,19 @@ type Batch struct {
 	ConsumerGroups []ConsumerGroupRow
 }
 
+// Reset empties the batch for reuse, keeping its arrays and dropping its
+// references to the rows it held.
+func (b *Batch) Reset() {
+	clear(b.Groups)
+	clear(b.Log)
+	clear(b.State)
+	clear(b.Positions)
+	clear(b.Outbox)
+	clear(b.ConsumerGroups)
+	*b = Batch{Groups: b.Groups[:0], Log: b.Log[:0], State: b.State[:0], Positions: b.Positions[:0], Outbox: b.Outbox[:0],
+		ConsumerGroups: b.ConsumerGroups[:0]}
+}
+
 // Empty reports whether the batch writes nothing.
 func (b *Batch) Empty() bool {
 	return len(b.Groups) == 0 && len(b.Log) == 0 && len(b.State) == 0 &&

@@ -202,9 +202,7 @@ func (c *contentBatcher) flush() {
 	if c.err == nil {
 		c.err = c.fn(&c.cur)
 	}
-	b := &c.cur
-	*b = Batch{Log: b.Log[:0], State: b.State[:0], Positions: b.Positions[:0],
-		Outbox: b.Outbox[:0], ConsumerGroups: b.ConsumerGroups[:0]}
+	c.cur.Reset()
 }
 
 func wireRecordBytes(r *felix.Record) int {

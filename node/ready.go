@@ -93,7 +93,7 @@ func (n *Node) round() bool {
 	}
 	n.stats.Rounds++
 	b := &n.batch
-	defer resetBatch(b)
+	defer b.Reset()
 	replies := n.repliesBuf[:0]
 	defer func() {
 		clear(replies) // drop references to answer bodies
@@ -132,19 +132,6 @@ func (n *Node) round() bool {
 		n.serveReads(rds[i].g)
 	}
 	return true
-}
-
-// resetBatch empties b for the next round, keeping its arrays and dropping
-// its references to this round's rows.
-func resetBatch(b *logstore.Batch) {
-	clear(b.Groups)
-	clear(b.Log)
-	clear(b.State)
-	clear(b.Positions)
-	clear(b.Outbox)
-	clear(b.ConsumerGroups)
-	*b = logstore.Batch{Groups: b.Groups[:0], Log: b.Log[:0], State: b.State[:0], Positions: b.Positions[:0], Outbox: b.Outbox[:0],
-		ConsumerGroups: b.ConsumerGroups[:0]}
 }
 
 // commit makes the round's batch durable in one store commit (in two

@@ -401,16 +401,12 @@ func (v *TraceValidator) applyWrite(g *traceGroup, br *traceBroker, i uint64, cw
 		if next > 0 && idx[next-1] >= i {
 			panic(fmt.Sprintf("tla: trace: scope %q's records would not ascend: entry %d written at offset %d after entry %d", w.Tenant, i, next, idx[next-1]))
 		}
-		for len(g.written) <= cw.scope {
-			g.written = append(g.written, nil)
-		}
+		g.written = covering(g.written, cw.scope)
 		g.written[cw.scope] = append(idx, i)
 	case idx[next] != i:
 		return fmt.Errorf("scope %q offset %d holds entry %d on another broker, not entry %d", w.Tenant, next, idx[next], i)
 	}
-	for len(br.next) <= cw.scope {
-		br.next = append(br.next, 0)
-	}
+	br.next = covering(br.next, cw.scope)
 	br.next[cw.scope] = next + 1
 	return nil
 }

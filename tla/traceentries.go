@@ -73,9 +73,7 @@ func (t *entryTable) record(k entryKey) *entryRec {
 	if r := t.find(k); r != nil {
 		return r
 	}
-	if n := k.index + 1; n > uint64(len(t.at)) {
-		t.at = append(t.at, make([]entriesAt, n-uint64(len(t.at)))...)
-	}
+	t.at = covering(t.at, int(k.index))
 	e := &t.at[k.index]
 	if !e.first.used {
 		e.first = entryRec{term: k.term, used: true}

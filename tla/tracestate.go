@@ -125,6 +125,15 @@ func (g *traceGroup) broker(b uint64) *traceBroker {
 	return g.brokers[b]
 }
 
+// covering returns s lengthened with zero values, if need be, to hold
+// index i.
+func covering[T any](s []T, i int) []T {
+	if i < len(s) {
+		return s
+	}
+	return append(s, make([]T, i+1-len(s))...)
+}
+
 // scopeID returns tenant's scope number, numbering it if new.
 func (g *traceGroup) scopeID(tenant string) int {
 	id, ok := g.scopeIDs[tenant]

@@ -200,9 +200,7 @@ func (t *stateTracker) note(g *traceGroup, s *modeltrace.Step) {
 	case modeltrace.Request:
 		if w := s.Proposed; w != nil && w.Kind.Writes() && gs.track(g.writes[s.Digest].scope) == nil {
 			fresh = &scopeTrack{scope: g.writes[s.Digest].scope}
-			for len(gs.byScope) <= fresh.scope {
-				gs.byScope = append(gs.byScope, nil)
-			}
+			gs.byScope = covering(gs.byScope, fresh.scope)
 			gs.byScope[fresh.scope] = fresh
 			gs.tracks = append(gs.tracks, fresh)
 			t.visited[project([projectedBrokers]brokerView{})] = true
