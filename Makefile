@@ -5,7 +5,7 @@ GO       ?= go
 PKGS     := ./...
 GOFILES   = $(shell git ls-files '*.go' 2>/dev/null || find . -name '*.go')
 
-.PHONY: test lint vet fmt-check bench bench-compare fuzz sweep shrink-bench tlc tlc-trace build timeline-test
+.PHONY: test lint vet fmt-check bench bench-compare fuzz sweep detection shrink-bench tlc tlc-trace build timeline-test
 
 ## test: lint, then every unit, property and bounded simulation test, then
 ## the store and the cluster again with the expensive invariant checks built
@@ -72,6 +72,15 @@ SWEEP_DURATION ?= 20s
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 sweep: build
 	bin/felixsim sweep --seeds 1..$(SEEDS) --duration $(SWEEP_DURATION) --repeat-fraction 1.0 --jobs $(JOBS)
+
+## detection: seeds-to-detection of every planted defect over seeds
+## 1..DETECTION_SEEDS (default 200), 10 s runs, each defect under its catch
+## plan (sim/runner's defect tables), JOBS test processes side by side: one
+## line per defect with the seeds caught and the median and max seeds from
+## any start to a catch. About 15 minutes on 2 cores at 200 seeds.
+DETECTION_SEEDS ?= 200
+detection:
+	scripts/detection.sh $(DETECTION_SEEDS) $(JOBS)
 
 ## shrink-bench: the acceptance measurement of `felixsim shrink`: for every
 ## planted defect, a seed failing at 60 s is shrunk with two workers within

@@ -46,13 +46,25 @@ var checkerDefectCases = []checkerDefectCase{
 // the invariants the run's violations name.
 func runCheckerDefect(t *testing.T, dc checkerDefectCase, seed uint64, on bool) ([]properties.InvariantName, *Result) {
 	t.Helper()
-	f, err := ParseFaults(dc.faults)
+	res := runDefectPlan(t, dc.defect, dc.faults, dc.gapNs, seed, on)
+	var names []properties.InvariantName
+	for _, v := range res.Violations {
+		names = append(names, v.Invariant)
+	}
+	return names, res
+}
+
+// runDefectPlan runs seed for 10 simulated seconds under faults (mean gap
+// gapNs, 0: the default) with the named defect on, or off.
+func runDefectPlan(t *testing.T, defect, faults string, gapNs int64, seed uint64, on bool) *Result {
+	t.Helper()
+	f, err := ParseFaults(faults)
 	if err != nil {
 		t.Fatal(err)
 	}
-	o := Options{Seed: seed, DurationNs: 10e9, FaultGapMeanNs: dc.gapNs, Faults: f}
+	o := Options{Seed: seed, DurationNs: 10e9, FaultGapMeanNs: gapNs, Faults: f}
 	if on {
-		if o.Defects, err = ParseDefects(dc.defect); err != nil {
+		if o.Defects, err = ParseDefects(defect); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -60,11 +72,7 @@ func runCheckerDefect(t *testing.T, dc checkerDefectCase, seed uint64, on bool) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	var names []properties.InvariantName
-	for _, v := range res.Violations {
-		names = append(names, v.Invariant)
-	}
-	return names, res
+	return res
 }
 
 // TestCheckerDefectsCaught: each planted bug is reported under its
@@ -93,20 +101,79 @@ func TestCheckerDefectsCaught(t *testing.T) {
 	}
 }
 
-// TestDetectionSweep measures seeds-to-detection for every checker defect
+// detectionCase is one planted bug as TestDetectionSweep runs it: the
+// plan that shows it and what a run must report to count as its catch.
+type detectionCase struct {
+	defect string
+	faults string
+	gapNs  int64
+	// criterion names what caught means, for the report line.
+	criterion string
+	caught    func(*Result) bool
+}
+
+// detectionCases is every planted bug's catch plan, read from the tests'
+// three tables (TestPlantedDefectsCaught's judged by verdict and the
+// invariants the bug breaks, the checkers' and the groups' by their
+// invariant).
+func detectionCases() []detectionCase {
+	var out []detectionCase
+	for _, dc := range defectCases {
+		criterion := fmt.Sprint(dc.family)
+		if len(dc.anyOf) > 0 {
+			criterion = fmt.Sprintf("%s: one of %v", dc.family, dc.anyOf)
+		}
+		out = append(out, detectionCase{defect: dc.defect, faults: dc.faults, gapNs: dc.gapNs, criterion: criterion,
+			caught: func(res *Result) bool { return dc.judge(res) == nil }})
+	}
+	for _, dc := range append(checkerDefectCases[:len(checkerDefectCases):len(checkerDefectCases)], groupDefectCases...) {
+		out = append(out, detectionCase{defect: dc.defect, faults: dc.faults, gapNs: dc.gapNs, criterion: string(dc.invariant),
+			caught: func(res *Result) bool { return hasViolation(res.Violations, dc.invariant) }})
+	}
+	return out
+}
+
+// TestEveryDefectHasACatchPlan: each planted bug the CLI knows has exactly
+// one plan in detectionCases, so a new one cannot go unmeasured.
+func TestEveryDefectHasACatchPlan(t *testing.T) {
+	plans := map[string]int{}
+	for _, dc := range detectionCases() {
+		plans[dc.defect]++
+	}
+	for _, name := range strings.Split(DefectNames(), ",") {
+		if plans[name] != 1 {
+			t.Errorf("defect %s has %d catch plans, want 1 (defectCases, checkerDefectCases or groupDefectCases)", name, plans[name])
+		}
+		delete(plans, name)
+	}
+	for name := range plans {
+		t.Errorf("catch plan for %s, which is not a planted defect", name)
+	}
+}
+
+// TestDetectionSweep measures seeds-to-detection for every planted defect
 // when FELIXSIM_DETECTION_SEEDS=N is set (skipped otherwise: it is a
-// measurement, not a check): over seeds 1..N, which seeds report the
-// defect's invariant, and, starting a sweep at each seed s in 1..N, how
-// many seeds it takes to reach a catching one (median and max). The
-// numbers go to docs/performance.md.
+// measurement, not a check): over seeds 1..N, which seeds catch the
+// defect under its plan, and, starting a sweep at each seed s in 1..N, how
+// many seeds it takes to reach a catching one (median and max).
+// FELIXSIM_DETECTION_DEFECTS picks some defects, FELIXSIM_DETECTION_SHARD=i/n
+// every n-th from the i-th (for processes side by side: make detection);
+// FELIXSIM_DETECTION_FAULTS and FELIXSIM_DETECTION_GAP_NS override every
+// plan's faults and gap.
 func TestDetectionSweep(t *testing.T) {
 	n, err := strconv.Atoi(os.Getenv("FELIXSIM_DETECTION_SEEDS"))
 	if err != nil || n < 1 {
 		t.Skip("set FELIXSIM_DETECTION_SEEDS=N to measure seeds-to-detection over seeds 1..N")
 	}
 	only := os.Getenv("FELIXSIM_DETECTION_DEFECTS")
-	for _, dc := range append(checkerDefectCases[:len(checkerDefectCases):len(checkerDefectCases)], groupDefectCases...) {
-		if only != "" && !slices.Contains(strings.Split(only, ","), dc.defect) {
+	shard, shards := 1, 1
+	if sh := os.Getenv("FELIXSIM_DETECTION_SHARD"); sh != "" {
+		if _, err := fmt.Sscanf(sh, "%d/%d", &shard, &shards); err != nil || shards < 1 || shard < 1 || shard > shards {
+			t.Fatalf("FELIXSIM_DETECTION_SHARD=%q refused: want i/n with 1 <= i <= n", sh)
+		}
+	}
+	for i, dc := range detectionCases() {
+		if only != "" && !slices.Contains(strings.Split(only, ","), dc.defect) || i%shards != shard-1 {
 			continue
 		}
 		if f := os.Getenv("FELIXSIM_DETECTION_FAULTS"); f != "" {
@@ -118,9 +185,9 @@ func TestDetectionSweep(t *testing.T) {
 		caught := make([]bool, n+1)
 		hits := 0
 		for s := 1; s <= n; s++ {
-			names, res := runCheckerDefect(t, dc, uint64(s), true)
-			caught[s] = slices.Contains(names, dc.invariant)
-			t.Logf("%s seed %d: caught %t, %.1f simulated s, violations %v", dc.defect, s, caught[s], float64(res.SimNs)/1e9, names)
+			res := runDefectPlan(t, dc.defect, dc.faults, dc.gapNs, uint64(s), true)
+			caught[s] = dc.caught(res)
+			t.Logf("%s seed %d: caught %t, %.1f simulated s, violations %s", dc.defect, s, caught[s], float64(res.SimNs)/1e9, violationNames(res))
 			if caught[s] {
 				hits++
 			}
@@ -132,7 +199,7 @@ func TestDetectionSweep(t *testing.T) {
 // detectionLine summarises one defect's sweep: catch count, median and
 // max seeds-to-detection from every start (a start with no catch after
 // it counts as unbounded, shown as ">N").
-func detectionLine(dc checkerDefectCase, caught []bool, hits, n int) string {
+func detectionLine(dc detectionCase, caught []bool, hits, n int) string {
 	var dist []int
 	censored := 0
 	for s := 1; s <= n; s++ {
@@ -150,9 +217,9 @@ func detectionLine(dc checkerDefectCase, caught []bool, hits, n int) string {
 		dist = append(dist, d)
 	}
 	if len(dist) == 0 {
-		return fmt.Sprintf("%s (%s, faults %s, gap %d ns): not caught on seeds 1..%d", dc.defect, dc.invariant, dc.faults, dc.gapNs, n)
+		return fmt.Sprintf("%s (%s, faults %s, gap %d ns): not caught on seeds 1..%d", dc.defect, dc.criterion, dc.faults, dc.gapNs, n)
 	}
 	slices.Sort(dist)
 	return fmt.Sprintf("%s (%s, faults %s, gap %d ns): caught on %d of %d seeds; seeds-to-detection median %d, max %d (%d starts after the last catch left out)",
-		dc.defect, dc.invariant, dc.faults, dc.gapNs, hits, n, dist[len(dist)/2], dist[len(dist)-1], censored)
+		dc.defect, dc.criterion, dc.faults, dc.gapNs, hits, n, dist[len(dist)/2], dist[len(dist)-1], censored)
 }

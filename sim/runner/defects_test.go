@@ -1,11 +1,13 @@
 package runner
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/felixsim/felixsim/properties"
+	"github.com/stretchr/testify/assert"
 )
 
 // defectCase is one planted broker bug and the sweep that must catch it.
@@ -81,6 +83,31 @@ var defectCases = []defectCase{
 		anyOf: []properties.InvariantName{properties.InvariantLandsAtMostOncePerDelivery}},
 }
 
+// judge accepts a failed run as dc's catch, or says why it is not one:
+// the verdict's family, or the invariants the bug is known to break.
+func (dc defectCase) judge(res *Result) error {
+	if res.OK() {
+		return fmt.Errorf("no violation")
+	}
+	found := len(dc.anyOf) > 0 && slices.ContainsFunc(dc.anyOf, func(inv properties.InvariantName) bool { return hasViolation(res.Violations, inv) })
+	if fam, _ := res.Worst(); fam != dc.family && !(dc.crashAfter && fam == properties.FamilyCrash && found) {
+		return fmt.Errorf("verdict family %s, want %s (violations %s)", fam, dc.family, violationNames(res))
+	}
+	if len(dc.anyOf) > 0 && !found {
+		return fmt.Errorf("violations %s, want one of %v", violationNames(res), dc.anyOf)
+	}
+	return nil
+}
+
+// violationNames lists the invariants a run's violations name, comma-separated.
+func violationNames(res *Result) string {
+	var names []string
+	for _, v := range res.Violations {
+		names = append(names, string(v.Invariant))
+	}
+	return strings.Join(names, ",")
+}
+
 // mustDefectFaults is DefectFaults(name), panicking on an unknown name.
 func mustDefectFaults(name string) string {
 	f, err := DefectFaults(name)
@@ -96,37 +123,15 @@ func mustDefectFaults(name string) string {
 func TestPlantedDefectsCaught(t *testing.T) {
 	for _, dc := range defectCases {
 		t.Run(dc.defect, func(t *testing.T) {
-			d, err := ParseDefects(dc.defect)
-			if err != nil {
-				t.Fatal(err)
-			}
-			f, err := ParseFaults(dc.faults)
-			if err != nil {
-				t.Fatal(err)
-			}
 			for s := uint64(1); s <= dc.seedsMax; s++ {
-				o := Options{Seed: s, DurationNs: 10e9, FaultGapMeanNs: dc.gapNs, Faults: f}
-				clean, err := Run(o)
-				if err != nil || !clean.OK() {
-					t.Fatalf("seed %d without the defect: %v\n%s", s, err, clean.Summary())
+				if clean := runDefectPlan(t, dc.defect, dc.faults, dc.gapNs, s, false); !clean.OK() {
+					t.Fatalf("seed %d without the defect:\n%s", s, clean.Summary())
 				}
-				o.Defects = d
-				res, err := Run(o)
-				if err != nil {
-					t.Fatal(err)
-				}
+				res := runDefectPlan(t, dc.defect, dc.faults, dc.gapNs, s, true)
 				if !res.OK() {
-					var names []string
-					for _, v := range res.Violations {
-						names = append(names, string(v.Invariant))
-					}
-					t.Logf("caught on seed %d by %s: %.300s", s, strings.Join(names, ","), res.Violations[0].Message)
-					found := len(dc.anyOf) > 0 && slices.ContainsFunc(dc.anyOf, func(inv properties.InvariantName) bool { return hasViolation(res.Violations, inv) })
-					if fam, _ := res.Worst(); fam != dc.family && !(dc.crashAfter && fam == properties.FamilyCrash && found) {
-						t.Fatalf("seed %d: verdict family %s, want %s (violations %s)", s, fam, dc.family, strings.Join(names, ","))
-					}
-					if len(dc.anyOf) > 0 && !found {
-						t.Fatalf("seed %d: violations %s, want one of %v", s, strings.Join(names, ","), dc.anyOf)
+					t.Logf("caught on seed %d by %s: %.300s", s, violationNames(res), res.Violations[0].Message)
+					if err := dc.judge(res); err != nil {
+						t.Fatalf("seed %d: %v", s, err)
 					}
 					return
 				}
@@ -134,4 +139,28 @@ func TestPlantedDefectsCaught(t *testing.T) {
 			t.Fatalf("defect %s not caught in %d seeds with faults %s", dc.defect, dc.seedsMax, dc.faults)
 		})
 	}
+}
+
+// TestJudgeRefusesOtherFailures: a run counts as a defect's catch only
+// with the verdict family and, where the case names them, one of the
+// invariants the bug breaks; a Crash counts only after one of them.
+func TestJudgeRefusesOtherFailures(t *testing.T) {
+	run := func(invs ...properties.InvariantName) *Result {
+		r := &Result{}
+		for _, inv := range invs {
+			r.Violations = append(r.Violations, Violation{Invariant: inv})
+		}
+		return r
+	}
+	dc := defectCase{defect: "rejoin-old-identity", family: properties.FamilySafety, crashAfter: true,
+		anyOf: []properties.InvariantName{properties.InvariantHardStateMonotonic}}
+	assert.NoError(t, dc.judge(run(properties.InvariantHardStateMonotonic)))
+	assert.NoError(t, dc.judge(run(properties.InvariantHardStateMonotonic, properties.InvariantCrash)), "a crash after the named break")
+	assert.Error(t, dc.judge(run()), "a passing run")
+	assert.Error(t, dc.judge(run(properties.InvariantCrash)), "a crash alone")
+	assert.Error(t, dc.judge(run(properties.InvariantNoPartialCommit)), "another safety invariant")
+	assert.Error(t, dc.judge(run(properties.InvariantQuiesce)), "a liveness failure")
+	liveness := defectCase{defect: "position-apart-from-state", family: properties.FamilyLiveness}
+	assert.NoError(t, liveness.judge(run(properties.InvariantQuiesce)))
+	assert.Error(t, liveness.judge(run(properties.InvariantQuiesce, properties.InvariantNoPartialCommit)), "a safety failure beside it")
 }
