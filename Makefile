@@ -77,7 +77,7 @@ sweep: build
 ## 1..DETECTION_SEEDS (default 200), 10 s runs, each defect under its catch
 ## plan (sim/runner's defect tables), JOBS test processes side by side: one
 ## line per defect with the seeds caught and the median and max seeds from
-## any start to a catch. About 15 minutes on 2 cores at 200 seeds.
+## any start to a catch. About 4 minutes on 2 cores at 200 seeds.
 DETECTION_SEEDS ?= 200
 detection:
 	scripts/detection.sh $(DETECTION_SEEDS) $(JOBS)

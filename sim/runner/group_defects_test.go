@@ -1,7 +1,6 @@
 package runner
 
 import (
-	"slices"
 	"testing"
 
 	"github.com/felixsim/felixsim/properties"
@@ -29,25 +28,4 @@ var groupDefectCases = []checkerDefectCase{
 // TestGroupDefectsCaught: each consumer-group defect is reported under its
 // invariant within its seed budget, and the catching seed passes without
 // the defect, so the catch is the defect's, not the harness's.
-func TestGroupDefectsCaught(t *testing.T) {
-	for _, dc := range groupDefectCases {
-		t.Run(dc.defect, func(t *testing.T) {
-			for s := uint64(1); s <= dc.seedsMax; s++ {
-				names, res := runCheckerDefect(t, dc, s, true)
-				if !slices.Contains(names, dc.invariant) {
-					continue
-				}
-				for _, v := range res.Violations {
-					if v.Invariant == dc.invariant {
-						t.Logf("caught on seed %d by %s: %.300s", s, v.Invariant, v.Message)
-					}
-				}
-				if _, clean := runCheckerDefect(t, dc, s, false); !clean.OK() {
-					t.Fatalf("seed %d without the defect fails:\n%s", s, clean.Summary())
-				}
-				return
-			}
-			t.Fatalf("defect %s not reported as %s in %d seeds with faults %s", dc.defect, dc.invariant, dc.seedsMax, dc.faults)
-		})
-	}
-}
+func TestGroupDefectsCaught(t *testing.T) { assertCaughtUnderInvariant(t, groupDefectCases) }
