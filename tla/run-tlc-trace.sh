@@ -10,9 +10,9 @@
 # Exit status: 0 when TLC and the mirror agree, 1 when they disagree or TLC
 # failed, 2 on a usage error.
 set -uo pipefail
-trace="${1:-}" group="${2:-}" nodes="${3:-3}"
+trace="${1:-}" group="${2:-}" nodes="${3:-}"
 if [ -z "$trace" ] || [ ! -f "$trace" ]; then
-  echo "usage: make tlc-trace TRACE=FILE [GROUP=g] [NODES=3]   (FILE from: felixsim run --seed N --duration 2s --trace-out FILE)" >&2
+  echo "usage: make tlc-trace TRACE=FILE [GROUP=g] [NODES=n, only for a trace without a header]   (FILE from: felixsim run --seed N --duration 2s --trace-out FILE)" >&2
   exit 2
 fi
 if [ -z "${TLA2TOOLS_JAR:-}" ] || [ ! -f "${TLA2TOOLS_JAR}" ]; then
@@ -32,11 +32,12 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 work="$(mktemp -d "${TMPDIR:-/tmp}/felixsim-tlc-trace.XXXXXX")"
 trap 'rm -rf "$work"' EXIT
 (cd "$root" && go build -o "$work/felixsim" ./cmd/felixsim) || exit 1
-args=(--nodes "$nodes" --tla-module "$work")
+args=(--tla-module "$work")
+[ -n "$nodes" ] && args+=(--nodes "$nodes")
 [ -n "$group" ] && args+=(--group "$group")
 gojson="$("$work/felixsim" check-trace "${args[@]}" "$trace")"
 gocode=$?
-if [ $gocode -ne 0 ] && [ $gocode -ne 1 ]; then echo "check-trace failed (exit $gocode)"; exit 1; fi
+if [ $gocode -ne 0 ] && [ $gocode -ne 1 ]; then echo "check-trace gave no verdict (exit $gocode): $gojson"; exit 1; fi
 echo "Go mirror: $gojson"
 cp "$root/tla/TraceFelixAtomicCommit.tla" "$work/"
 (cd "$work" && java -XX:+UseParallelGC -cp "$TLA2TOOLS_JAR" tlc2.TLC -workers 1 \

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -10,92 +9,123 @@ import (
 	"sort"
 
 	"github.com/felixsim/felixsim/modeltrace"
-	"github.com/felixsim/felixsim/sim/runner"
+	"github.com/felixsim/felixsim/sim/artifact"
 	"github.com/felixsim/felixsim/tla"
 )
 
 // checkTraceJSON is check-trace's output: the Go mirror's verdict, and with
-// --tla-module the group it judged and the files written for TLC.
+// --tla-module the group it judged and the files written for TLC. NoVerdict
+// says why there is no verdict (nothing to judge); Valid is then false.
 type checkTraceJSON struct {
 	tla.TraceResult
-	Group  *uint64  `json:"group,omitempty"`
-	Module []string `json:"tla_module,omitempty"`
+	Brokers   int      `json:"brokers"`
+	Group     *uint64  `json:"group,omitempty"`
+	Module    []string `json:"tla_module,omitempty"`
+	NoVerdict string   `json:"no_verdict,omitempty"`
 }
 
 // checkTraceHelp is `felixsim check-trace --help` besides the flags.
 var checkTraceHelp = help{
-	usage: "check-trace [--nodes 3] [--group G] [--tla-module DIR] TRACE.ndjson",
+	usage: "check-trace [--group G] [--tla-module DIR] [--nodes N] TRACE.ndjson",
 	examples: []string{
 		"felixsim check-trace trace.ndjson                    # the file of run --seed N --trace-out trace.ndjson",
 		"felixsim check-trace --tla-module /tmp/m trace.ndjson # also one raft group's trace as a TLA+ module for TLC",
 	},
-	exits:      "0 the trace is valid, 1 a step no action of the model explains (" + string(tla.TraceNotInModel) + "), 2 bad usage or an unreadable trace",
+	exits: "0 the trace is valid, 1 a step no action of the model explains (" + string(tla.TraceNotInModel) + "), 2 bad usage or an unreadable trace,\n" +
+		"3 no verdict: the trace (or the group asked for) holds no step",
 	positional: true,
 }
 
 // checkTraceCommand is `felixsim check-trace FILE`: it validates an
 // exported abstract trace (run --trace-out) against the model with the
-// Go mirror's trace mode and prints the result as JSON. With --group or
-// --tla-module it judges one raft group's trace (tla.GroupTrace); with
-// --tla-module DIR it also writes that trace as a TLA+ module for TLC
-// (tla/TraceFelixAtomicCommit.tla; make tlc-trace runs both).
+// Go mirror's trace mode and prints the result as JSON. The broker count
+// is the trace header's. With --group or --tla-module it judges one raft
+// group's trace (tla.GroupTrace); with --tla-module DIR it also writes
+// that trace as a TLA+ module for TLC (tla/TraceFelixAtomicCommit.tla;
+// make tlc-trace runs both). Zero steps judged is no verdict, never valid.
 func checkTraceCommand(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("check-trace", flag.ContinueOnError)
-	nodes := fs.Int("nodes", runner.BrokersDefault, "brokers in the cluster that wrote the trace")
+	nodes := fs.Int("nodes", 0, "brokers in the cluster that wrote the trace: only for a trace without a header (an older felixsim's); a trace's header says it (1..1024)")
 	group := fs.Int64("group", -1, "judge only this raft group's steps (default with --tla-module: the group of the first rejected step, else the lowest)")
 	moduleDir := fs.String("tla-module", "", "write the group's trace as "+tla.TraceModuleName+".tla and .cfg into this directory")
 	if code, done := parseFlags(fs, args, checkTraceHelp, stdout, stderr); done {
 		return code
 	}
-	if fs.NArg() != 1 || *nodes < 1 {
-		return usageError(stderr, "check-trace", fmt.Errorf("want one trace file and --nodes >= 1, got %d files and --nodes %d", fs.NArg(), *nodes))
-	}
-	steps, err := readTrace(fs.Arg(0))
-	if err != nil {
-		fmt.Fprintf(stderr, "felixsim check-trace: %v\n", err)
-		return exitUsage
-	}
-	var out checkTraceJSON
-	if *group >= 0 || *moduleDir != "" {
-		g, ok := pickGroup(steps, *group, *nodes)
-		if !ok {
-			fmt.Fprintf(stderr, "felixsim check-trace: %s holds no raft group's steps\n", fs.Arg(0))
-			return exitUsage
-		}
-		out.Group = &g
-		steps = tla.GroupTrace(steps, g)
+	if fs.NArg() != 1 {
+		return usageError(stderr, "check-trace", fmt.Errorf("want one trace file, got %d", fs.NArg()))
 	}
 	if *moduleDir != "" {
-		files, err := writeTraceModule(*moduleDir, steps, *nodes, fmt.Sprintf("%s, raft group %d", filepath.Base(fs.Arg(0)), *out.Group))
+		if err := artifact.Prepare(*moduleDir); err != nil {
+			return usageError(stderr, "check-trace", fmt.Errorf("--tla-module: %w", err))
+		}
+	}
+	steps, brokers, err := readTrace(fs.Arg(0), *nodes, flagSet(fs, "nodes"))
+	if err != nil {
+		return usageError(stderr, "check-trace", err)
+	}
+	out := checkTraceJSON{Brokers: brokers}
+	if *group >= 0 || *moduleDir != "" {
+		g, ok := pickGroup(steps, *group, brokers)
+		if ok {
+			out.Group = &g
+			steps = tla.GroupTrace(steps, g)
+		}
+	}
+	if len(steps) == 0 {
+		out.NoVerdict = noStepsReason(fs.Arg(0), *group)
+		writeJSONLine(stdout, out)
+		fmt.Fprintf(stderr, "felixsim check-trace: no verdict: %s\n", out.NoVerdict)
+		return exitIncomplete
+	}
+	if *moduleDir != "" {
+		files, err := writeTraceModule(*moduleDir, steps, brokers, fmt.Sprintf("%s, raft group %d", filepath.Base(fs.Arg(0)), *out.Group))
 		if err != nil {
 			fmt.Fprintf(stderr, "felixsim check-trace: %v\n", err)
 			return exitUsage
 		}
 		out.Module = files
 	}
-	out.TraceResult = tla.ValidateTrace(steps, *nodes)
-	b, err := json.Marshal(out)
-	if err != nil {
-		panic(fmt.Sprintf("felixsim check-trace: result does not marshal: %v", err))
-	}
-	fmt.Fprintf(stdout, "%s\n", b)
+	out.TraceResult = tla.ValidateTrace(steps, brokers)
+	writeJSONLine(stdout, out)
 	if !out.Valid {
 		return exitSafety
 	}
 	return exitPass
 }
 
-func readTrace(path string) ([]modeltrace.Step, error) {
+// noStepsReason says why there is nothing to judge.
+func noStepsReason(path string, group int64) string {
+	if group >= 0 {
+		return fmt.Sprintf("%s holds no step of raft group %d", path, group)
+	}
+	return fmt.Sprintf("%s holds no step", path)
+}
+
+// readTrace reads an exported trace and its broker count: the header's,
+// or for a trace without one (an older felixsim's) the --nodes given.
+func readTrace(path string, nodes int, nodesGiven bool) ([]modeltrace.Step, int, error) {
+	if nodesGiven && (nodes < 1 || nodes > modeltrace.HeaderBrokersMax) {
+		return nil, 0, fmt.Errorf("--nodes %d refused: want 1..%d", nodes, modeltrace.HeaderBrokersMax)
+	}
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, err
+		return nil, 0, fmt.Errorf("trace %w", err)
 	}
 	defer f.Close()
-	steps, err := modeltrace.ReadNDJSON(f)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+	head, steps, err := modeltrace.ReadTrace(f)
+	switch {
+	case err != nil:
+		return nil, 0, fmt.Errorf("%s: %w", path, err)
+	case head == nil && len(steps) == 0:
+		return nil, nodes, nil // nothing to judge: no verdict, whatever the count
+	case head == nil && !nodesGiven:
+		return nil, 0, fmt.Errorf("%s has no header naming its broker count (an older felixsim wrote it): give --nodes", path)
+	case head == nil:
+		return steps, nodes, nil
+	case nodesGiven && nodes != head.Brokers:
+		return nil, 0, fmt.Errorf("--nodes %d refused: %s says its cluster had %d brokers", nodes, path, head.Brokers)
 	}
-	return steps, nil
+	return steps, head.Brokers, nil
 }
 
 // pickGroup is the group asked for, else the rejected one, else the lowest.
