@@ -10,9 +10,13 @@ import (
 // planHeader opens every plan file; the version changes if the format does.
 // v2 names each fault's fields by meaning and unit (see faultFields); v1
 // (planHeaderV1) overloaded value= and dur= by kind and is still read.
+// PlanHeaderRun (v3) has v2's grammar; it marks a file that also carries
+// its whole run description in `# key: value` lines (sim/artifact
+// requires them), which this parser skips like any comment.
 const (
-	planHeader   = "felixsim-plan v2"
-	planHeaderV1 = "felixsim-plan v1"
+	planHeader    = "felixsim-plan v2"
+	planHeaderV1  = "felixsim-plan v1"
+	PlanHeaderRun = "felixsim-plan v3"
 )
 
 // PlanLinesMax caps a parsed plan's lines; longer input is refused.
@@ -54,8 +58,8 @@ func ParsePlan(text string) (*Plan, error) {
 			continue
 		}
 		if header == "" {
-			if line != planHeader && line != planHeaderV1 {
-				return nil, fmt.Errorf("sim: plan line %d: %q refused: want header %q (or the older %q)", lineNo, line, planHeader, planHeaderV1)
+			if line != planHeader && line != planHeaderV1 && line != PlanHeaderRun {
+				return nil, fmt.Errorf("sim: plan line %d: %q refused: want header %q, %q or the older %q", lineNo, line, PlanHeaderRun, planHeader, planHeaderV1)
 			}
 			header = line
 			continue

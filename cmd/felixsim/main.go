@@ -17,6 +17,7 @@ const (
 	exitUsage      = 2 // bad command, flags or options; nothing ran
 	exitIncomplete = 3 // no verdict: the simulated system panicked (the crash family), or an exploration could not finish
 	exitLiveness   = 4 // only liveness invariants failed: after heal the cluster did not make progress within its budget
+	exitDiverged   = 5 // a re-run of a saved plan did not reproduce the trace hash it records
 )
 
 // command is one subcommand: its name, a one-line summary for the help
@@ -84,5 +85,6 @@ func writeUsage(w io.Writer) {
 	fmt.Fprintln(w, "")
 	fmt.Fprintln(w, "Run 'felixsim <command> -h' for a command's flags.")
 	fmt.Fprintln(w, "Exit codes: 0 pass, 1 a safety invariant violated, 2 bad usage, 3 no verdict (a crash or an unfinished exploration),")
-	fmt.Fprintln(w, "4 only liveness invariants violated. 'felixsim run --list-invariants' lists every invariant and its family.")
+	fmt.Fprintln(w, "4 only liveness invariants violated, 5 a re-run of a saved plan did not reproduce its trace hash.")
+	fmt.Fprintln(w, "'felixsim run --list-invariants' lists every invariant and its family.")
 }

@@ -10,10 +10,6 @@ import (
 	"github.com/felixsim/felixsim/sim/artifact"
 )
 
-// exitDiverged is `felixsim replay`'s exit code when the replayed trace
-// differs from the saved one: the run did not reproduce.
-const exitDiverged = 5
-
 // replayHelp is `felixsim replay --help` besides the flags.
 var replayHelp = help{
 	usage: "replay DIR | --plan FILE [--trace FILE] [--until DURATION [--scope SCOPE]]\n\n" +

@@ -65,6 +65,10 @@ type runJSON struct {
 	Progress      runProgressJSON `json:"progress"`
 	Vacuous       bool            `json:"vacuous"`
 	VacuousReason string          `json:"vacuous_reason,omitempty"`
+	// PlanTraceHash is the trace hash the --plan file records, and
+	// Reproduced whether this run produced it (both absent without one).
+	PlanTraceHash string `json:"plan_trace_hash,omitempty"`
+	Reproduced    bool   `json:"reproduced,omitempty"`
 }
 
 type runProgressJSON struct {
@@ -92,12 +96,15 @@ var runHelp = help{
 		"felixsim run --list-invariants                 # every invariant, its family and its statement",
 		"felixsim run --list-faults                     # every fault kind a plan may hold",
 	},
-	exits: "0 every check held, 1 a safety invariant failed (liveness ones may have failed too), 2 bad usage,\n3 no verdict: the simulated system panicked, or --check-determinism found the two runs differ, 4 only liveness invariants failed\n('felixsim run --list-invariants' lists every invariant and its family)",
+	exits: "0 every check held, 1 a safety invariant failed (liveness ones may have failed too), 2 bad usage,\n3 no verdict: the simulated system panicked, or --check-determinism found the two runs differ, 4 only liveness invariants failed,\n5 with --plan: the run did not reproduce the trace hash the plan records\n('felixsim run --list-invariants' lists every invariant and its family)",
 }
 
 // runArgs is what `felixsim run`'s flags ask for.
 type runArgs struct {
-	opts           runner.Options
+	opts runner.Options
+	// planMeta is the run description of the --plan file (zero without
+	// one): the run must reproduce the trace hash it records.
+	planMeta       artifact.Meta
 	historyFile    string
 	outDir         string
 	traceOut       string
@@ -147,11 +154,12 @@ func parseRunArgs(args []string, stdout, stderr io.Writer) (ra runArgs, code int
 		err = fmt.Errorf("--client-start-spread %s refused: negative", *spread)
 	}
 	opts.ClientStartSpreadNs = spread.Nanoseconds()
+	opts.ValidateTrace = *validateTrace
 	if err == nil && *planFile == "" && !flagSet(fs, "seed") {
 		err = fmt.Errorf("--seed is required")
 	}
 	if err == nil && *planFile != "" {
-		err = withPlan(&opts, *planFile, flagSet(fs, "seed"))
+		opts, ra.planMeta, err = artifact.LoadRun(*planFile, opts, func(name string) bool { return flagSet(fs, name) })
 	}
 	if err == nil {
 		err = opts.Validate()
@@ -159,7 +167,6 @@ func parseRunArgs(args []string, stdout, stderr io.Writer) (ra runArgs, code int
 	if err != nil {
 		return ra, usageError(stderr, "run", err), true
 	}
-	opts.ValidateTrace = *validateTrace
 	ra.opts = opts
 	return ra, exitPass, false
 }
@@ -197,6 +204,7 @@ func runCommand(args []string, stdout, stderr io.Writer) int {
 		}
 		defer f.Close()
 		export = modeltrace.NewNDJSON(f)
+		export.WriteHeader(modeltrace.Header{Brokers: opts.WithDefaults().Brokers})
 		opts.TraceExport = export
 	}
 	start := time.Now()
@@ -223,14 +231,25 @@ func runCommand(args []string, stdout, stderr io.Writer) int {
 			return exitUsage
 		}
 	}
+	diverged := ra.planMeta.CheckReproduced(res.TraceHash)
 	if ra.asJSON {
-		printRunJSON(stdout, res, wall)
+		out := runJSONOf(res, wall)
+		if ra.planMeta.HasTraceHash {
+			out.PlanTraceHash = fmt.Sprintf("%016x", ra.planMeta.TraceHash)
+			out.Reproduced = diverged == nil
+		}
+		writeJSONLine(stdout, out)
 	} else {
 		fmt.Fprint(stdout, res.Summary())
 		if ra.outDir != "" {
 			fmt.Fprintf(stdout, "artifacts: %s (timeline %s; `felixsim replay %s` re-runs it)\n",
 				ra.outDir, filepath.Join(ra.outDir, artifact.TimelineFile), ra.outDir)
 		}
+	}
+	if diverged != nil {
+		fmt.Fprintf(stderr, "felixsim run: DIVERGED: %v; `felixsim replay --plan %s --trace TRACE` names the first diverging event (exit %d)\n",
+			diverged, ra.opts.PlanPath, exitDiverged)
+		return exitDiverged
 	}
 	return exitCodeOf(res)
 }
@@ -311,33 +330,6 @@ func flagSet(fs *flag.FlagSet, name string) bool {
 	set := false
 	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
 	return set
-}
-
-// withPlan loads a plan file into opts: the run takes the plan's seed,
-// duration and workload shape; a --seed that disagrees is refused.
-func withPlan(opts *runner.Options, path string, seedGiven bool) error {
-	text, err := os.ReadFile(path)
-	if err != nil {
-		return fmt.Errorf("--plan: %w", err)
-	}
-	p, err := sim.ParsePlan(string(text))
-	if err != nil {
-		return fmt.Errorf("--plan %s: %w", path, err)
-	}
-	if seedGiven && p.Seed != opts.Seed {
-		return fmt.Errorf("--seed %d refused: the plan %s is for seed %d", opts.Seed, path, p.Seed)
-	}
-	o, err := opts.WithPlan(p)
-	if err != nil {
-		return fmt.Errorf("--plan %s: %w", path, err)
-	}
-	o.PlanPath = path
-	*opts = o
-	return nil
-}
-
-func printRunJSON(w io.Writer, res *runner.Result, wall time.Duration) {
-	writeJSONLine(w, runJSONOf(res, wall))
 }
 
 // runJSONOf is the JSON form of one run's result.

@@ -79,7 +79,7 @@ var scenarioFromHelp = help{
 		"felixsim scenario from /tmp/s3 --out testdata/scenarios/regression-s3.txt   # after: felixsim shrink ... --out /tmp/s3",
 		"felixsim scenario from /tmp/seed3/plan.txt                                 # to stdout",
 	},
-	exits:      "0 the scenario was written and its check shows the run's deciding invariant (or the run passed and the check does too), 2 bad usage or an unreadable plan, 3 the scenario was written but its check does not show what the run violated",
+	exits:      "0 the scenario was written and its check shows the run's deciding invariant (or the run passed and the check does too), 2 bad usage or an unreadable plan, 3 the scenario was written but its check does not show what the run violated,\n5 the re-run did not reproduce the trace hash the plan records (no scenario written)",
 	positional: true,
 }
 
@@ -96,11 +96,16 @@ func scenarioFromCommand(args []string, stdout, stderr io.Writer) int {
 	if fs.NArg() != 1 {
 		return usageError(stderr, "scenario from", fmt.Errorf("want one saved run directory or plan file, got %d arguments", fs.NArg()))
 	}
+	if *outPath != "" {
+		if err := artifact.CheckWritable(*outPath); err != nil {
+			return usageError(stderr, "scenario from", fmt.Errorf("--out %w (nothing ran)", err))
+		}
+	}
 	planPath := fs.Arg(0)
 	if fi, err := os.Stat(planPath); err == nil && fi.IsDir() {
 		planPath = filepath.Join(planPath, artifact.PlanFile)
 	}
-	o, _, err := artifact.LoadRun(planPath)
+	o, meta, err := artifact.LoadRun(planPath, artifact.CommandDefaults(), artifact.NoFlags)
 	if err != nil {
 		return usageError(stderr, "scenario from", err)
 	}
@@ -108,6 +113,10 @@ func scenarioFromCommand(args []string, stdout, stderr io.Writer) int {
 	res, err := runner.Run(o)
 	if err != nil {
 		return usageError(stderr, "scenario from", err)
+	}
+	if err := meta.CheckReproduced(res.TraceHash); err != nil {
+		fmt.Fprintf(stderr, "felixsim scenario from: refused: %v; no scenario written (exit %d)\n", err, exitDiverged)
+		return exitDiverged
 	}
 	f, err := scenario.FromRun(res)
 	if err != nil {

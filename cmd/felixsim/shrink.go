@@ -27,7 +27,7 @@ var shrinkHelp = help{
 		"felixsim shrink --plan old.plan --defects ack-before-quorum --jobs 1 --out /tmp/small   # a plan without meta lines: flags say how it ran",
 	},
 	positional: true,
-	exits:      "0 shrunk, and a fresh run of the shrunk plan violates the same invariant; 2 bad usage;\n3 no verified result: the run given does not fail, a worker broke the protocol, or the re-run of the shrunk plan did not fail as its candidate did",
+	exits:      "0 shrunk, and a fresh run of the shrunk plan violates the same invariant; 2 bad usage;\n3 no verified result: the run given does not fail (or does not reproduce the trace hash its plan records), a worker broke the protocol, or the re-run of the shrunk plan did not fail as its candidate did",
 }
 
 // shrinkCommand is `felixsim shrink`: it parses flags into shrink.Options,
@@ -102,8 +102,10 @@ func shrinkOptions(fs *flag.FlagSet, seed uint64, planFile string, nodes, stream
 	case fs.NArg() == 1:
 		planFile = filepath.Join(fs.Arg(0), artifact.PlanFile)
 	}
+	ro.ValidateTrace = true // as `felixsim run` validates by default
+	var saved artifact.Meta
 	if planFile != "" {
-		if ro, err = savedRun(fs, planFile, ro); err != nil {
+		if ro, saved, err = savedRun(fs, planFile, ro); err != nil {
 			return shrink.Options{}, err
 		}
 	}
@@ -112,35 +114,15 @@ func shrinkOptions(fs *flag.FlagSet, seed uint64, planFile string, nodes, stream
 			return shrink.Options{}, fmt.Errorf("cannot find this felixsim binary for the candidates (give --binary): %w", err)
 		}
 	}
-	return shrink.Options{Run: ro, Binary: binary}, nil
+	return shrink.Options{Run: ro, Saved: saved, Binary: binary}, nil
 }
 
-// savedRun loads a plan file into run options: its meta lines' topology
-// and defects when it has them (a flag that disagrees is refused), else
-// the flags'.
-func savedRun(fs *flag.FlagSet, planFile string, flags runner.Options) (runner.Options, error) {
-	ro, meta, err := artifact.LoadRun(planFile)
-	if err != nil {
-		return runner.Options{}, err
-	}
-	if meta.Brokers == 0 && meta.Defects == "" {
-		// An older plan without meta lines: the flags say how it ran.
-		if err := withPlan(&flags, planFile, false); err != nil {
-			return runner.Options{}, err
-		}
-		return flags, nil
-	}
-	for _, c := range []struct{ flag, flagV, savedV string }{
-		{"nodes", fmt.Sprint(flags.Brokers), fmt.Sprint(ro.Brokers)},
-		{"streams", fmt.Sprint(flags.Streams), fmt.Sprint(ro.Streams)},
-		{"shards", fmt.Sprint(flags.Shards), fmt.Sprint(ro.Shards)},
-		{"defects", flags.DefectList(), ro.DefectList()},
-	} {
-		if flagSet(fs, c.flag) && c.flagV != c.savedV {
-			return runner.Options{}, fmt.Errorf("--%s %s refused: %s was saved with %s %s", c.flag, c.flagV, planFile, c.flag, c.savedV)
-		}
-	}
-	return ro, nil
+// savedRun loads a plan file into run options: every setting its run
+// description records (a flag that disagrees is refused), the flags' for
+// what an older plan does not record; and its meta, whose trace hash the
+// shrink's first run must reproduce.
+func savedRun(fs *flag.FlagSet, planFile string, flags runner.Options) (runner.Options, artifact.Meta, error) {
+	return artifact.LoadRun(planFile, flags, func(name string) bool { return flagSet(fs, name) })
 }
 
 // Files shrink adds to the shrunk run's artifact directory.
@@ -157,10 +139,8 @@ func writeShrink(res *shrink.Result, opts *shrink.Options, dir string, stdout, s
 	res.WriteListing(&listing)
 	fmt.Fprintf(&listing, "saved: %s (plan %s, timeline %s)\nreplay: felixsim replay %s\n", dir,
 		filepath.Join(dir, artifact.PlanFile), filepath.Join(dir, artifact.TimelineFile), dir)
-	o := opts.Run
 	var original strings.Builder
-	meta := artifact.Meta{Revision: artifact.Revision(), Brokers: o.Brokers, Streams: o.Streams, Shards: int(o.Shards), Defects: o.DefectList()}
-	err := artifact.WritePlan(&original, res.OriginalPlan, meta)
+	err := artifact.WritePlan(&original, res.OriginalPlan, artifact.MetaOf(opts.Run, artifact.Revision()))
 	for _, f := range []struct{ name, text string }{{originalPlanFile, original.String()}, {shrinkListingFile, listing.String()}} {
 		if err == nil {
 			err = os.WriteFile(filepath.Join(dir, f.name), []byte(f.text), 0o644)

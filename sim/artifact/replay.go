@@ -10,7 +10,6 @@ import (
 
 	"github.com/felixsim/felixsim/sim"
 	"github.com/felixsim/felixsim/sim/runner"
-	"github.com/felixsim/felixsim/sim/workload"
 )
 
 // ReplayOptions say what to replay and what to capture on the way.
@@ -94,7 +93,7 @@ func load(ro ReplayOptions) (runner.Options, Meta, *Trace, error) {
 	case planPath == "":
 		return runner.Options{}, Meta{}, nil, fmt.Errorf("replay refused: no artifact directory or plan file given")
 	}
-	p, meta, err := ReadPlan(planPath)
+	opts, meta, err := LoadRun(planPath, CommandDefaults(), NoFlags)
 	if err != nil {
 		return runner.Options{}, Meta{}, nil, err
 	}
@@ -104,41 +103,12 @@ func load(ro ReplayOptions) (runner.Options, Meta, *Trace, error) {
 			return runner.Options{}, Meta{}, nil, err
 		}
 	}
-	opts, err := optionsFor(p, meta)
-	if err != nil {
-		return runner.Options{}, Meta{}, nil, fmt.Errorf("%s: %w", planPath, err)
-	}
 	if ro.Dir != "" {
 		opts.ArtifactDir = ro.Dir
 	} else {
 		opts.PlanPath = planPath
 	}
 	return opts, meta, saved, nil
-}
-
-// optionsFor rebuilds the run options of a saved plan: topology and
-// defects from its meta lines; for an older plan without them, the
-// brokers are what the plan's nodes leave after the run's other nodes
-// (clients, the liveness probe, the outbox relay: runner.WorldNodes says).
-func optionsFor(p *sim.Plan, m Meta) (runner.Options, error) {
-	d, err := runner.ParseDefects(m.Defects)
-	if err != nil {
-		return runner.Options{}, err
-	}
-	o := runner.Options{Brokers: m.Brokers, Streams: m.Streams, Shards: uint32(m.Shards), Defects: d}
-	if o.Brokers == 0 {
-		clients := int(p.Param(workload.ParamClients, runner.ClientsDefault))
-		others := runner.WorldNodes(runner.Options{Brokers: 1, Clients: clients}) - 1
-		o.Brokers = p.Nodes - others
-		if o.Brokers < 1 {
-			return runner.Options{}, fmt.Errorf("plan for %d nodes with %d clients refused: no room for a broker", p.Nodes, clients)
-		}
-	}
-	o, err = o.WithPlan(p)
-	if err != nil {
-		return runner.Options{}, err
-	}
-	return o, o.Validate()
 }
 
 // String is the replay's report: hash reproduced, or where it diverged.

@@ -196,6 +196,9 @@ func (f FaultSet) String() string {
 	return strings.Join(names, ",")
 }
 
+// WithDefaults returns o with every zero field set to its default.
+func (o Options) WithDefaults() Options { return o.withDefaults() }
+
 func (o Options) withDefaults() Options {
 	d := o
 	setInt := func(v *int, def int) {

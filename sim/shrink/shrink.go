@@ -31,8 +31,13 @@ type Options struct {
 	// Run is the failing run: its Plan (nil: the plan its seed draws),
 	// topology and defects. Shrink runs it first, in this process.
 	Run runner.Options
+	// Saved is the run description of the plan file Run was loaded from
+	// (zero for a seed): the first run must reproduce the trace hash it
+	// records, or the shrink is refused (it would shrink another run).
+	Saved artifact.Meta
 	// Binary is the felixsim executable each candidate runs in, as
-	// `felixsim run --plan FILE --json ...`, one process per candidate.
+	// `felixsim run --plan FILE --json`, one process per candidate; the
+	// candidate's plan file carries Run's whole run description.
 	Binary string
 	// Invariant is what the shrunk run must still violate; "" takes the
 	// failing run's decisive invariant (the first of its worst family).
@@ -214,6 +219,9 @@ func newShrinker(o Options) (*shrinker, *Result, error) {
 	base, err := runner.Run(withHistory)
 	if err != nil {
 		return nil, nil, err
+	}
+	if err := o.Saved.CheckReproduced(base.TraceHash); err != nil {
+		return nil, nil, fmt.Errorf("shrink refused: %w", err)
 	}
 	target := o.Invariant
 	if target == "" {

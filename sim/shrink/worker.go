@@ -9,11 +9,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"time"
 
 	"github.com/felixsim/felixsim/properties"
 	"github.com/felixsim/felixsim/sim"
+	"github.com/felixsim/felixsim/sim/artifact"
 	"github.com/felixsim/felixsim/sim/runner"
 	"github.com/felixsim/felixsim/sim/sweep"
 )
@@ -103,12 +103,10 @@ type runJSON struct {
 	Faults  int   `json:"faults"`
 }
 
-// workerArgs is the command line that runs planPath with o's topology
-// and defects.
-func workerArgs(o *runner.Options, planPath string) []string {
-	return []string{"run", "--plan", planPath, "--json",
-		"--nodes", strconv.Itoa(o.Brokers), "--streams", strconv.Itoa(o.Streams),
-		"--shards", strconv.FormatUint(uint64(o.Shards), 10), "--defects", o.DefectList()}
+// workerArgs is the command line that runs the candidate plan file at
+// planPath: the file describes its whole run (artifact.WritePlan).
+func workerArgs(planPath string) []string {
+	return []string{"run", "--plan", planPath, "--json"}
 }
 
 // runWorker runs plan p in a fresh `felixsim run` process (one simulation
@@ -118,12 +116,16 @@ func workerArgs(o *runner.Options, planPath string) []string {
 // protocol) or ctx ended.
 func runWorker(ctx context.Context, binary, dir, name string, o *runner.Options, p *sim.Plan) (*outcome, error) {
 	path := filepath.Join(dir, name)
-	if err := os.WriteFile(path, []byte(p.String()), 0o644); err != nil {
+	var text bytes.Buffer
+	if err := artifact.WritePlan(&text, p, artifact.MetaOf(*o, artifact.Revision())); err != nil {
+		return nil, fmt.Errorf("shrink: candidate plan: %w", err)
+	}
+	if err := os.WriteFile(path, text.Bytes(), 0o644); err != nil {
 		return nil, fmt.Errorf("shrink: candidate plan: %w", err)
 	}
 	defer os.Remove(path)
 	start := time.Now()
-	cmd := exec.CommandContext(ctx, binary, workerArgs(o, path)...)
+	cmd := exec.CommandContext(ctx, binary, workerArgs(path)...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
