@@ -45,6 +45,7 @@ const (
 	InvariantLiveness                   InvariantName = "Liveness"
 	InvariantQuiesce                    InvariantName = "Quiesce"
 	InvariantCrash                      InvariantName = "Crash"
+	InvariantEvidence                   InvariantName = "Evidence"
 )
 
 // Errorf returns an error naming the invariant: "Name: " and the message.
@@ -65,7 +66,8 @@ const (
 	// FamilyLiveness: something good did not happen within its budget
 	// after the faults healed (no leader, a commit never written).
 	FamilyLiveness
-	// FamilyCrash: the simulated system panicked; the run has no verdict.
+	// FamilyCrash: the run has no verdict: the simulated system panicked,
+	// or the run gave its checks nothing to judge.
 	FamilyCrash
 	familyEnd
 )
@@ -279,6 +281,12 @@ var registry = mustRegistry([]Invariant{
 		Statement: "the simulated system never panics",
 		Family:    FamilyCrash,
 		Checks:    []string{"runner.run.execute"},
+	},
+	{
+		Name:      InvariantEvidence,
+		Statement: "a run gives its checks something to judge: at least one acknowledged write or checked read (a run that judged nothing has no verdict, never a pass)",
+		Family:    FamilyCrash,
+		Checks:    []string{"runner.run.checkEvidence"},
 	},
 })
 

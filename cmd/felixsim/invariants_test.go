@@ -46,6 +46,7 @@ var wantInvariants = []struct{ name, family string }{
 	{"Liveness", "liveness"},
 	{"Quiesce", "liveness"},
 	{"Crash", "crash"},
+	{"Evidence", "crash"},
 }
 
 // TestListInvariants: --list-invariants exits 0 and prints exactly the

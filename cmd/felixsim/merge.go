@@ -16,7 +16,7 @@ var mergeHelp = help{
 		"felixsim merge shard-1.json shard-2.json        # the reports of --shard 1/2 and --shard 2/2",
 		"felixsim merge --json --junit sweep.xml reports/*.json > sweep.json",
 	},
-	exits:      "0 no seed failed, 1 a seed failed, 2 bad usage or a report refused (the file and line are named), 3 an output file could not be written",
+	exits:      "0 no seed failed, 1 a seed failed, 2 bad usage or a report refused (the file and line are named),\n3 no verdict: no seed ran in any shard, or an output file could not be written (the report is printed first)",
 	positional: true,
 }
 
@@ -42,22 +42,17 @@ func mergeCommand(args []string, stdout, stderr io.Writer) int {
 		}
 		in = append(in, sweep.NamedReport{Name: path, Report: rep})
 	}
+	if err := checkReportOutputs(*junit, *outDir); err != nil {
+		return usageError(stderr, "merge", err)
+	}
 	merged, err := sweep.Merge(in)
 	if err != nil {
 		return usageError(stderr, "merge", err)
 	}
-	if *outDir != "" {
-		if err := os.MkdirAll(*outDir, 0o755); err != nil {
-			return usageError(stderr, "merge", fmt.Errorf("--out: %w", err))
-		}
-	}
 	if code := writeReport(merged, *asJSON, *junit, *outDir, stdout, stderr, "merge"); code != exitPass {
 		return code
 	}
-	if !merged.OK() {
-		return exitSafety // a seed failed; each failure names its family
-	}
-	return exitPass
+	return reportVerdict(merged, "merge", stderr)
 }
 
 // readReportFile reads one sweep report file strictly.

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -16,6 +15,7 @@ import (
 	"github.com/schollz/progressbar/v3"
 	"golang.org/x/term"
 
+	"github.com/felixsim/felixsim/sim/artifact"
 	"github.com/felixsim/felixsim/sim/runner"
 	"github.com/felixsim/felixsim/sim/sweep"
 )
@@ -29,7 +29,8 @@ var sweepHelp = help{
 		"felixsim sweep --seeds 1..10000 --shard 2/8 --json > shard-2.json   # one of 8 CI jobs; then felixsim merge shard-*.json",
 		"felixsim sweep --seeds 1.. --for 8h --out nightly      # as many seeds as fit in 8 hours",
 	},
-	exits: "0 no seed failed, 1 a seed failed, 2 bad usage, 3 the sweep could not finish (a worker broke the protocol, or it was interrupted: the report covers the seeds that finished)",
+	exits: "0 no seed failed, 1 a seed failed, 2 bad usage (nothing ran), 3 no verdict: the sweep could not finish (a worker broke the protocol,\n" +
+		"or it was interrupted: the report covers the seeds that finished), no seed ran (a shard holding none of the range), or the report could not be saved (it is printed first)",
 }
 
 // progressLineEvery is how often a sweep whose stderr is not a terminal
@@ -64,31 +65,58 @@ func sweepCommand(args []string, stdout, stderr io.Writer) int {
 	if err := opts.Validate(); err != nil {
 		return usageError(stderr, "sweep", err)
 	}
-	if *outDir != "" {
-		if err := os.MkdirAll(*outDir, 0o755); err != nil {
-			return usageError(stderr, "sweep", fmt.Errorf("--out: %w", err))
-		}
+	if err := checkReportOutputs(*junit, *outDir); err != nil {
+		return usageError(stderr, "sweep", fmt.Errorf("%w (nothing ran)", err))
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	finish := showProgress(&opts, stderr)
 	rep, err := sweep.Run(ctx, opts)
 	finish()
-	if err != nil && !errors.Is(err, sweep.ErrInterrupted) {
+	if rep == nil {
 		fmt.Fprintf(stderr, "felixsim sweep: %v\n", err)
 		return exitIncomplete
 	}
-	if code := writeReport(rep, *asJSON, *junit, *outDir, stdout, stderr, "sweep"); code != exitPass {
-		return code
-	}
+	code := writeReport(rep, *asJSON, *junit, *outDir, stdout, stderr, "sweep")
 	switch {
 	case err != nil:
 		fmt.Fprintf(stderr, "felixsim sweep: %v after %d seeds\n", err, rep.SeedsRun)
 		return exitIncomplete
+	case code != exitPass:
+		return code
+	}
+	return reportVerdict(rep, "sweep", stderr)
+}
+
+// reportVerdict is a finished sweep's (or merge's) exit code: a failure
+// if a seed failed, no verdict if no seed ran (a shard that holds none of
+// the range's seeds judged nothing), else a pass.
+func reportVerdict(rep *sweep.Report, name string, stderr io.Writer) int {
+	switch {
 	case !rep.OK():
 		return exitSafety // a seed failed; each failure names its family
+	case rep.SeedsRun == 0:
+		fmt.Fprintf(stderr, "felixsim %s: no verdict: no seed ran (exit %d)\n", name, exitIncomplete)
+		return exitIncomplete
 	}
 	return exitPass
+}
+
+// checkReportOutputs proves a report's output paths writable before any
+// work: the --junit file (created and removed again if it was not there)
+// and the --out directory (made, and a probe file written in it).
+func checkReportOutputs(junit, outDir string) error {
+	if junit != "" {
+		if err := artifact.CheckWritable(junit); err != nil {
+			return fmt.Errorf("--junit %w", err)
+		}
+	}
+	if outDir != "" {
+		if err := artifact.Prepare(outDir); err != nil {
+			return fmt.Errorf("--out: %w", err)
+		}
+	}
+	return nil
 }
 
 // sweepOptions reads the flags that need parsing; the fault and defect
@@ -187,9 +215,20 @@ type reportFile struct {
 	write func(io.Writer) error
 }
 
-// writeReport prints rep (table or JSON) and writes the --junit and --out
-// files; it returns exitPass, or exitIncomplete when a file cannot be written.
+// writeReport prints rep (table or JSON) to stdout first, so the results
+// reach the user whatever happens next, then writes the --junit and --out
+// files; it returns exitPass, or exitIncomplete when an output cannot be
+// written (each failure named on stderr).
 func writeReport(rep *sweep.Report, asJSON bool, junit, outDir string, stdout, stderr io.Writer, name string) int {
+	code := exitPass
+	write := rep.WriteText
+	if asJSON {
+		write = rep.WriteJSON
+	}
+	if err := write(stdout); err != nil {
+		fmt.Fprintf(stderr, "felixsim %s: %v\n", name, err)
+		code = exitIncomplete
+	}
 	files := []reportFile{{junit, rep.WriteJUnit}}
 	if outDir != "" {
 		files = append(files, reportFile{filepath.Join(outDir, "report.json"), rep.WriteJSON},
@@ -200,19 +239,11 @@ func writeReport(rep *sweep.Report, asJSON bool, junit, outDir string, stdout, s
 			continue
 		}
 		if err := writeFile(f.path, f.write); err != nil {
-			fmt.Fprintf(stderr, "felixsim %s: %v\n", name, err)
-			return exitIncomplete
+			fmt.Fprintf(stderr, "felixsim %s: the report above was not saved: %v\n", name, err)
+			code = exitIncomplete
 		}
 	}
-	write := rep.WriteText
-	if asJSON {
-		write = rep.WriteJSON
-	}
-	if err := write(stdout); err != nil {
-		fmt.Fprintf(stderr, "felixsim %s: %v\n", name, err)
-		return exitIncomplete
-	}
-	return exitPass
+	return code
 }
 
 // writeFile creates path and fills it with write.

@@ -227,13 +227,19 @@ func FormatDurationNs(ns int64) string {
 	return fmt.Sprintf("%dns", ns)
 }
 
+// unjudgedLinesMax caps the unjudged scopes a summary lists.
+const unjudgedLinesMax = 3
+
 // Summary is a short human report ending with the trace hash; a failing
 // run names every violation, its seed and the command that reproduces it.
 func (r *Result) Summary() string {
 	var b strings.Builder
 	verdict := "PASS"
-	if !r.OK() {
+	if fam, failed := r.Worst(); failed {
 		verdict = "FAIL"
+		if fam == properties.FamilyCrash {
+			verdict = "NO VERDICT"
+		}
 	}
 	fmt.Fprintf(&b, "%s seed %d: %d brokers, %d stream(s) x %d shards, %.1f simulated s, %d events\n",
 		verdict, r.Seed, r.Options.Brokers, r.Options.Streams, r.Options.Shards, float64(r.SimNs)/1e9, r.Events)
@@ -241,8 +247,14 @@ func (r *Result) Summary() string {
 	fmt.Fprintf(&b, "ops: %d total, %d ok, %d refused, %d failed, %d unknown, %d pending; %d retries; %d broker fail-stops\n",
 		r.Ops.Total, r.Ops.OK, r.Ops.Refused, r.Ops.Failed, r.Ops.Unknown, r.Ops.Pending, r.Retries, r.BrokerFailures)
 	if l := r.Linearizable; l.Unknown+l.Skipped > 0 {
-		fmt.Fprintf(&b, "linearizability: %d scope(s) ok, %d illegal, %d unknown (search budget spent: not a pass), %d skipped (unobserved offsets lost to retention)\n",
-			l.OK, l.Illegal, l.Unknown, l.Skipped)
+		fmt.Fprintf(&b, "linearizability: %d scope(s) ok, %d illegal, %d unknown, %d skipped: neither is a pass\n", l.OK, l.Illegal, l.Unknown, l.Skipped)
+		for i, u := range l.Unjudged {
+			if i == unjudgedLinesMax {
+				fmt.Fprintf(&b, "  ... %d more (every one in --json's linearizable.unjudged)\n", len(l.Unjudged)-i)
+				break
+			}
+			fmt.Fprintf(&b, "  %s %s: %s\n", u.Verdict, u.Scope, u.Reason)
+		}
 	}
 	fmt.Fprintf(&b, "progress: %d acknowledged writes, %d checked reads\n", r.Progress.AckedWrites, r.Progress.CheckedReads)
 	if r.Vacuous != "" {

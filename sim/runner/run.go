@@ -373,6 +373,7 @@ func (r *run) finish() {
 	}
 	r.res.Progress = ProgressOf(h)
 	r.res.Vacuous = VacuousReason(r.res.Progress, clientActiveNs(&r.opts))
+	r.checkEvidence()
 }
 
 // clientActiveNs is how long the workload's clients were active in the

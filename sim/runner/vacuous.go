@@ -72,3 +72,15 @@ func VacuousReason(p Progress, activeNs int64) string {
 	}
 	return ""
 }
+
+// checkEvidence refuses a verdict to a run that passed every check with
+// nothing to judge: no acknowledged write and no checked read (a fault
+// phase too short for any call to complete, or a plan that keeps no
+// operation). Such a run is an Evidence violation, the no-verdict family,
+// never a pass; a run that failed already has its evidence.
+func (r *run) checkEvidence() {
+	if len(r.res.Violations) > 0 || r.res.Progress.AckedWrites+r.res.Progress.CheckedReads > 0 {
+		return
+	}
+	r.violate(properties.InvariantEvidence, fmt.Errorf("no verdict: the workload's %d operations gave the checks no acknowledged write and no checked read to judge (a longer --duration, or a plan that keeps operations, gives them some)", r.res.Ops.Total))
+}

@@ -77,9 +77,10 @@ var ErrInterrupted = errors.New("sweep interrupted")
 
 // Run sweeps the seeds: Jobs worker processes, one seed each at a time,
 // seeds dispatched in order until the schedule or the time (For) runs out.
-// It returns the report; an error means a worker broke the protocol (the
-// report is nil), or the context ended the sweep (ErrInterrupted, with
-// the report of the seeds that finished).
+// It returns the report; an error means the options were refused (the
+// report is nil), a worker broke the protocol, or the context ended the
+// sweep (ErrInterrupted); with either of the last two the report, not
+// Complete, covers the seeds that finished.
 func Run(ctx context.Context, o Options) (*Report, error) {
 	if err := o.Validate(); err != nil {
 		return nil, err
@@ -122,13 +123,14 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 			broke = err
 		}
 	}
-	if broke != nil {
-		return nil, broke
-	}
 	rep.sortFailures()
 	rep.sortVacuous()
 	rep.Seconds = time.Since(start).Seconds()
 	rep.Complete = rep.SeedsRun == total && !sched.Range.Open
+	if broke != nil {
+		rep.Complete = false
+		return rep, broke // the seeds that finished, for the user to see
+	}
 	if ctx.Err() != nil {
 		rep.Complete = false
 		return rep, ErrInterrupted

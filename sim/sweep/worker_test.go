@@ -80,7 +80,8 @@ esac`)
 // TestSweepStopsOnABrokenProtocol: a worker that exits 2 without a Go
 // stack (bad usage), or whose exit code contradicts its verdict, or whose
 // output is not one JSON object, stops the sweep with an error naming the
-// seed, instead of being counted as a pass or a failure.
+// seed, instead of being counted as a pass or a failure; the report of
+// the seeds that finished comes with the error, marked incomplete.
 func TestSweepStopsOnABrokenProtocol(t *testing.T) {
 	for name, body := range map[string]string{
 		"usage":                `[ $seed = 3 ] && { echo 'felixsim run: --faults: bad kind' >&2; exit 2; }; ` + passJSON,
@@ -93,8 +94,8 @@ func TestSweepStopsOnABrokenProtocol(t *testing.T) {
 		"unnamed point":        `[ $seed = 3 ] && { echo '{"seed":3,"violations":[],"reproduce":"r","coverage":{"":1}}'; exit 0; }; ` + passJSON,
 	} {
 		rep, err := Run(context.Background(), fakeOptions(fakeWorker(t, body), "1..6"))
-		if err == nil || !strings.Contains(err.Error(), "seed 3") || rep != nil {
-			t.Errorf("%s: report %+v, error %v; want an error naming seed 3", name, rep, err)
+		if err == nil || !strings.Contains(err.Error(), "seed 3") || rep == nil || rep.Complete || rep.SeedsRun >= 6 {
+			t.Errorf("%s: report %+v, error %v; want an error naming seed 3 and an incomplete report", name, rep, err)
 		}
 	}
 }
