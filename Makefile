@@ -5,7 +5,7 @@ GO       ?= go
 PKGS     := ./...
 GOFILES   = $(shell git ls-files '*.go' 2>/dev/null || find . -name '*.go')
 
-.PHONY: test lint vet fmt-check bench bench-compare fuzz sweep detection shrink-bench tlc tlc-trace build timeline-test
+.PHONY: test lint vet fmt-check install bench bench-compare fuzz sweep detection shrink-bench tlc tlc-trace build timeline-test
 
 ## test: lint, then every unit, property and bounded simulation test, then
 ## the store and the cluster again with the expensive invariant checks built
@@ -38,9 +38,17 @@ vet:
 	$(GO) vet -tags invariants ./logstore
 	$(GO) vet -tags browser ./sim/timeline
 
-## build: the felixsim binary into ./bin.
+## build: the felixsim binary into ./bin, stamped with this checkout's
+## revision (felixsim --version; the revision saved plans record).
+BUILDVCS := $(shell git rev-parse --git-dir >/dev/null 2>&1 && echo -buildvcs=true)
 build:
-	$(GO) build -o bin/felixsim ./cmd/felixsim
+	$(GO) build $(BUILDVCS) -o bin/felixsim ./cmd/felixsim
+
+## install: felixsim onto your PATH ($$(go env GOPATH)/bin, or GOBIN), so
+## the reproduce lines felixsim prints paste as they are.
+install:
+	$(GO) install $(BUILDVCS) ./cmd/felixsim
+	@echo "installed: $$(command -v felixsim || echo "$$($(GO) env GOPATH)/bin/felixsim (add $$($(GO) env GOPATH)/bin to PATH)")"
 
 ## bench: every benchmark, 5 runs each, for benchstat (see docs/performance.md).
 bench:

@@ -13,9 +13,9 @@ import (
 // checkModelHelp is `felixsim check-model --help` besides the flags.
 var checkModelHelp = help{
 	usage: "check-model [--config NAME] [--variant NAME] [--json]",
-	examples: []string{
-		"felixsim check-model                          # the main config: every invariant holds",
-		"felixsim check-model --variant SplitRecords   # a broken variant: prints the counterexample, exits 1",
+	examples: []example{
+		{cmd: "felixsim check-model", does: "the main config: every invariant holds", exit: exitPass},
+		{cmd: "felixsim check-model --variant SplitRecords", does: "a broken variant: prints the counterexample", exit: exitSafety},
 	},
 	exits: "0 invariants hold, 1 an invariant is violated (the model's invariants are all safety), 2 bad usage, 3 exploration incomplete",
 }

@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
@@ -27,9 +28,10 @@ type checkTraceJSON struct {
 // checkTraceHelp is `felixsim check-trace --help` besides the flags.
 var checkTraceHelp = help{
 	usage: "check-trace [--group G] [--tla-module DIR] [--nodes N] TRACE.ndjson",
-	examples: []string{
-		"felixsim check-trace trace.ndjson                    # the file of run --seed N --trace-out trace.ndjson",
-		"felixsim check-trace --tla-module /tmp/m trace.ndjson # also one raft group's trace as a TLA+ module for TLC",
+	examples: []example{
+		{after: "felixsim run --seed 2 --duration 2s --trace-out trace.ndjson", cmd: "felixsim check-trace trace.ndjson", does: "validate a run's exported trace", exit: exitPass},
+		{cmd: "felixsim check-trace --tla-module tlc trace.ndjson", does: "and write one raft group's trace as a TLA+ module for TLC", exit: exitPass},
+		{cmd: "felixsim check-trace --group 99 trace.ndjson", does: "a group with no step: no verdict", exit: exitIncomplete},
 	},
 	exits: "0 the trace is valid, 1 a step no action of the model explains (" + string(tla.TraceNotInModel) + "), 2 bad usage or an unreadable trace,\n" +
 		"3 no verdict: the trace (or the group asked for) holds no step",
@@ -45,11 +47,15 @@ var checkTraceHelp = help{
 // make tlc-trace runs both). Zero steps judged is no verdict, never valid.
 func checkTraceCommand(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("check-trace", flag.ContinueOnError)
-	nodes := fs.Int("nodes", 0, "brokers in the cluster that wrote the trace: only for a trace without a header (an older felixsim's); a trace's header says it (1..1024)")
-	group := fs.Int64("group", -1, "judge only this raft group's steps (default with --tla-module: the group of the first rejected step, else the lowest)")
+	b := newBounds(fs)
+	nodes := b.Int("nodes", 0, 0, modeltrace.HeaderBrokersMax, "brokers in the cluster that wrote the trace, for a trace without a header (an older felixsim's); a trace's header says it (0: the header's)")
+	group := b.Int("group", -1, -1, math.MaxInt32, "judge only this raft group's steps (-1: all; default with --tla-module: the group of the first rejected step, else the lowest)")
 	moduleDir := fs.String("tla-module", "", "write the group's trace as "+tla.TraceModuleName+".tla and .cfg into this directory")
 	if code, done := parseFlags(fs, args, checkTraceHelp, stdout, stderr); done {
 		return code
+	}
+	if err := b.check(); err != nil {
+		return usageError(stderr, "check-trace", err)
 	}
 	if fs.NArg() != 1 {
 		return usageError(stderr, "check-trace", fmt.Errorf("want one trace file, got %d", fs.NArg()))
@@ -59,20 +65,20 @@ func checkTraceCommand(args []string, stdout, stderr io.Writer) int {
 			return usageError(stderr, "check-trace", fmt.Errorf("--tla-module: %w", err))
 		}
 	}
-	steps, brokers, err := readTrace(fs.Arg(0), *nodes, flagSet(fs, "nodes"))
+	steps, brokers, err := readTrace(fs.Arg(0), *nodes, *nodes != 0)
 	if err != nil {
 		return usageError(stderr, "check-trace", err)
 	}
 	out := checkTraceJSON{Brokers: brokers}
 	if *group >= 0 || *moduleDir != "" {
-		g, ok := pickGroup(steps, *group, brokers)
+		g, ok := pickGroup(steps, int64(*group), brokers)
 		if ok {
 			out.Group = &g
 			steps = tla.GroupTrace(steps, g)
 		}
 	}
 	if len(steps) == 0 {
-		out.NoVerdict = noStepsReason(fs.Arg(0), *group)
+		out.NoVerdict = noStepsReason(fs.Arg(0), int64(*group))
 		writeJSONLine(stdout, out)
 		fmt.Fprintf(stderr, "felixsim check-trace: no verdict: %s\n", out.NoVerdict)
 		return exitIncomplete

@@ -6,14 +6,16 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 )
 
 // help is what `felixsim <command> --help` prints besides the flags.
 type help struct {
 	// usage is the synopsis after "usage: felixsim ".
 	usage string
-	// examples are paste-ready command lines, each with what it does.
-	examples []string
+	// examples are paste-ready command lines, each with what it does and
+	// its exit code; TestHelpExamplesRun runs them all, as shown.
+	examples []example
 	// exits says what each exit code means for this command.
 	exits string
 	// positional, when set, lets the command take arguments besides its
@@ -21,13 +23,32 @@ type help struct {
 	positional bool
 }
 
+// example is one paste-ready command line of a command's help. A
+// command's examples run in order from the root of a felixsim checkout
+// (some name its testdata; later ones may use files earlier ones wrote),
+// with felixsim on the PATH (make install).
+type example struct {
+	// after is a command line to run first, when cmd needs its output.
+	after string
+	// cmd is the command line; does says what it shows.
+	cmd, does string
+	// exit is the exit code cmd ends with.
+	exit int
+}
+
+// exampleIndent is the column an example's comment starts at.
+const exampleIndent = 56
+
 // write prints the full help for fs to w: synopsis, examples, flags, exit codes.
 func (h help) write(w io.Writer, fs *flag.FlagSet) {
 	fmt.Fprintf(w, "usage: felixsim %s\n\n", h.usage)
 	if len(h.examples) > 0 {
-		fmt.Fprintln(w, "examples:")
+		fmt.Fprintln(w, "examples (in order, from a felixsim checkout's root; [exit code]):")
 		for _, e := range h.examples {
-			fmt.Fprintf(w, "  %s\n", e)
+			if e.after != "" {
+				fmt.Fprintf(w, "  %s\n", e.after)
+			}
+			fmt.Fprintf(w, "  %-*s # %s [exit %d]\n", exampleIndent, e.cmd, e.does, e.exit)
 		}
 		fmt.Fprintln(w)
 	}
@@ -77,3 +98,86 @@ func usageError(stderr io.Writer, name string, err error) int {
 	fmt.Fprintf(stderr, "felixsim %s: %s (see 'felixsim %s --help')\n", name, msg, name)
 	return exitUsage
 }
+
+// bounds registers numeric flags with their allowed range: the range is
+// stated at the end of each flag's usage ("(1..7)"), so --help gives it,
+// and check refuses a value outside it naming that one flag. A range the
+// flags share (streams x shards) is checked by the command after.
+type bounds struct {
+	fs     *flag.FlagSet
+	checks []func() error
+}
+
+func newBounds(fs *flag.FlagSet) *bounds { return &bounds{fs: fs} }
+
+// Int registers an int flag allowed in [lo, hi].
+func (b *bounds) Int(name string, def, lo, hi int, usage string) *int {
+	p := b.fs.Int(name, def, fmt.Sprintf("%s (%d..%d)", usage, lo, hi))
+	b.add(name, func() (bool, string) { return *p >= lo && *p <= hi, fmt.Sprint(*p) }, fmt.Sprintf("%d..%d", lo, hi))
+	return p
+}
+
+// Uint64 registers a uint64 flag allowed in [lo, hi].
+func (b *bounds) Uint64(name string, def, lo, hi uint64, usage string) *uint64 {
+	p := b.fs.Uint64(name, def, fmt.Sprintf("%s (%d..%d)", usage, lo, hi))
+	b.add(name, func() (bool, string) { return *p >= lo && *p <= hi, fmt.Sprint(*p) }, fmt.Sprintf("%d..%d", lo, hi))
+	return p
+}
+
+// Float64 registers a float64 flag allowed in [lo, hi].
+func (b *bounds) Float64(name string, def, lo, hi float64, usage string) *float64 {
+	p := b.fs.Float64(name, def, fmt.Sprintf("%s (%g..%g)", usage, lo, hi))
+	b.add(name, func() (bool, string) { return *p >= lo && *p <= hi, fmt.Sprint(*p) }, fmt.Sprintf("%g..%g", lo, hi))
+	return p
+}
+
+// Duration registers a duration flag allowed in [lo, hi].
+func (b *bounds) Duration(name string, def, lo, hi time.Duration, usage string) *time.Duration {
+	r := fmt.Sprintf("%s..%s", shortDuration(lo), shortDuration(hi))
+	p := b.fs.Duration(name, def, fmt.Sprintf("%s (%s)", usage, r))
+	b.add(name, func() (bool, string) { return *p >= lo && *p <= hi, p.String() }, r)
+	return p
+}
+
+func (b *bounds) add(name string, in func() (bool, string), allowed string) {
+	b.checks = append(b.checks, func() error {
+		if ok, v := in(); !ok {
+			return fmt.Errorf("--%s %s refused: want %s", name, v, allowed)
+		}
+		return nil
+	})
+}
+
+// check refuses the first flag (in registration order) outside its range.
+func (b *bounds) check() error {
+	for _, c := range b.checks {
+		if err := c(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// shortDuration prints d as a duration flag reads it back, in its largest
+// exact unit ("1ms", "10000h").
+func shortDuration(d time.Duration) string {
+	if d == 0 {
+		return "0s"
+	}
+	for _, u := range []struct {
+		d    time.Duration
+		name string
+	}{{time.Hour, "h"}, {time.Minute, "m"}, {time.Second, "s"}, {time.Millisecond, "ms"}, {time.Microsecond, "us"}} {
+		if d != 0 && d%u.d == 0 {
+			return fmt.Sprintf("%d%s", d/u.d, u.name)
+		}
+	}
+	return fmt.Sprintf("%dns", int64(d))
+}
+
+// jobsMax caps the worker processes a command starts at once.
+const jobsMax = 1024
+
+// durationMax caps every duration flag: far beyond any run anyone waits
+// for, far inside the nanosecond arithmetic's int64.
+const durationMax = 10000 * time.Hour

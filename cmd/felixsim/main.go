@@ -5,6 +5,8 @@ import (
 	"io"
 	"os"
 	"runtime/debug"
+
+	"github.com/felixsim/felixsim/sim/artifact"
 )
 
 // Exit codes shared by every subcommand: a script can tell a safety failure
@@ -62,7 +64,13 @@ func dispatch(args []string, stdout, stderr io.Writer) int {
 	}
 	switch args[0] {
 	case "help", "-h", "-help", "--help":
+		if len(args) > 1 && args[0] == "help" {
+			return helpFor(args[1:], stdout, stderr)
+		}
 		writeUsage(stdout)
+		return 0
+	case "version", "--version", "-version":
+		fmt.Fprintf(stdout, "felixsim %s\n", artifact.Revision())
 		return 0
 	}
 	for _, c := range commands {
@@ -71,6 +79,17 @@ func dispatch(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	fmt.Fprintf(stderr, "felixsim: unknown command %q (see 'felixsim help')\n", args[0])
+	return exitUsage
+}
+
+// helpFor is `felixsim help CMD [SUBCMD]`: that command's --help.
+func helpFor(args []string, stdout, stderr io.Writer) int {
+	for _, c := range commands {
+		if c.name == args[0] {
+			return c.run(append(append([]string(nil), args[1:]...), "--help"), stdout, stderr)
+		}
+	}
+	fmt.Fprintf(stderr, "felixsim help: unknown command %q (see 'felixsim help')\n", args[0])
 	return exitUsage
 }
 
@@ -83,7 +102,8 @@ func writeUsage(w io.Writer) {
 		fmt.Fprintf(w, "  %-12s %s\n", c.name, c.summary)
 	}
 	fmt.Fprintln(w, "")
-	fmt.Fprintln(w, "Run 'felixsim <command> -h' for a command's flags.")
+	fmt.Fprintln(w, "Run 'felixsim help <command>' (or 'felixsim <command> --help') for a command's flags and examples;")
+	fmt.Fprintln(w, "'felixsim --version' prints this binary's revision.")
 	fmt.Fprintln(w, "Exit codes: 0 pass, 1 a safety invariant violated, 2 bad usage, 3 no verdict (a crash or an unfinished exploration),")
 	fmt.Fprintln(w, "4 only liveness invariants violated, 5 a re-run of a saved plan did not reproduce its trace hash.")
 	fmt.Fprintln(w, "'felixsim run --list-invariants' lists every invariant and its family.")

@@ -12,9 +12,10 @@ import (
 // mergeHelp is `felixsim merge --help` besides the flags.
 var mergeHelp = help{
 	usage: "merge [--json] [--junit FILE] [--out DIR] SHARD-REPORT...",
-	examples: []string{
-		"felixsim merge shard-1.json shard-2.json        # the reports of --shard 1/2 and --shard 2/2",
-		"felixsim merge --json --junit sweep.xml reports/*.json > sweep.json",
+	examples: []example{
+		{after: "felixsim sweep --seeds 1..4 --duration 2s --shard 1/2 --json > shard-1.json; felixsim sweep --seeds 1..4 --duration 2s --shard 2/2 --json > shard-2.json",
+			cmd: "felixsim merge shard-1.json shard-2.json", does: "the two shards' reports as one", exit: exitPass},
+		{cmd: "felixsim merge --json --junit sweep.xml shard-*.json > sweep.json", does: "as JSON, and JUnit XML for CI", exit: exitPass},
 	},
 	exits:      "0 no seed failed, 1 a seed failed, 2 bad usage or a report refused (the file and line are named),\n3 no verdict: no seed ran in any shard, or an output file could not be written (the report is printed first)",
 	positional: true,

@@ -15,10 +15,11 @@ var replayHelp = help{
 	usage: "replay DIR | --plan FILE [--trace FILE] [--until DURATION [--scope SCOPE]]\n\n" +
 		"Re-runs a saved plan (an artifact directory written by `felixsim run --out DIR`, or a plan file),\n" +
 		"checks the trace hash the plan expects and, when it differs, names the first diverging event.",
-	examples: []string{
-		"felixsim replay /tmp/seed3     # after: felixsim run --seed 3 --defects ack-before-quorum --out /tmp/seed3",
-		"felixsim replay /tmp/seed3 --until 12s --scope acme/orders/order-events/0   # the cluster at 12 s, one scope's log",
-		"felixsim replay --plan plan.txt --trace trace.ndjson",
+	examples: []example{
+		{after: "felixsim run --seed 3 --duration 8s --defects ack-before-quorum --out seed3", cmd: "felixsim replay seed3",
+			does: "the saved failing run again, trace hash checked", exit: exitSafety},
+		{cmd: "felixsim replay seed3 --until 2s --scope acme/orders/order-events/0", does: "the cluster at 2 s, one scope's log", exit: exitSafety},
+		{cmd: "felixsim replay --plan seed3/plan.txt --trace seed3/trace.ndjson", does: "a plan file, and a trace to name a divergence by", exit: exitSafety},
 	},
 	exits: "as `felixsim run` for a run that reproduced (or had nothing to compare): 0 pass, 1 safety, 3 the simulated\n" +
 		"system panicked, 4 only liveness; 2 bad usage or an unreadable plan or trace; 5 the trace diverged",
@@ -32,12 +33,17 @@ func replayCommand(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("replay", flag.ContinueOnError)
 	planFile := fs.String("plan", "", "replay this plan file instead of an artifact directory")
 	traceFile := fs.String("trace", "", "a saved trace (ndjson) to name the first diverging event by; an artifact directory's own by default")
-	until := fs.Duration("until", 0, "print the cluster state as it stood at this simulated time (leaders, terms, commit marks, scopes), e.g. 12.5s")
+	b := newBounds(fs)
+	until := b.Duration("until", 0, 0, durationMax, "print the cluster state as it stood at this simulated time (leaders, terms, commit marks, scopes), e.g. 12.5s")
 	scope := fs.String("scope", "", "with --until: list this scope's log and state on every broker (tenant/namespace/stream/shard)")
 	if code, done := parseFlags(fs, args, replayHelp, stdout, stderr); done {
 		return code
 	}
-	if err := checkReplayArgs(fs, *planFile, *until, *scope); err != nil {
+	err := b.check()
+	if err == nil {
+		err = checkReplayArgs(fs, *planFile, *until, *scope)
+	}
+	if err != nil {
 		return usageError(stderr, "replay", err)
 	}
 	start := time.Now()

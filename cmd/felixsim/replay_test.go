@@ -45,7 +45,7 @@ func TestRunOutThenReplay(t *testing.T) {
 // pointing at --help, exit 2, with nothing run.
 func TestReplayUsage(t *testing.T) {
 	var out, errOut bytes.Buffer
-	if code := replayCommand([]string{"--help"}, &out, &errOut); code != exitPass || !strings.Contains(out.String(), "felixsim replay /tmp/seed3") {
+	if code := replayCommand([]string{"--help"}, &out, &errOut); code != exitPass || !strings.Contains(out.String(), "felixsim replay seed3") {
 		t.Fatalf("--help exit %d: %s", code, out.String())
 	}
 	notDir := filepath.Join(t.TempDir(), "plan.txt")

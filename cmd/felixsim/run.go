@@ -88,13 +88,14 @@ type runOpsJSON struct {
 // runHelp is `felixsim run --help` besides the flags.
 var runHelp = help{
 	usage: "run --seed N [--nodes 3] [--streams 1] [--shards 4] [--duration 60s] [--faults LIST|all|none] [--defects LIST]\n       [--clients 4] [--client-start-spread 0s] [--fault-gap 2s] [--liveness-budget 30s] [--quiesce-budget 20s] [--plan FILE] [--history FILE] [--out DIR] [--trace-out FILE] [--validate-trace=false] [--check-determinism] [--json]\n       felixsim run --list-invariants | --list-faults",
-	examples: []string{
-		"felixsim run --seed 42                         # one seed, every fault kind, 60 s of faults",
-		"felixsim run --seed 3 --duration 10s --defects commit-as-two-records --json",
-		"felixsim run --seed 42 --check-determinism     # twice in one process, hashes compared",
-		"felixsim run --seed 3 --defects ack-before-quorum --out /tmp/seed3 && felixsim replay /tmp/seed3",
-		"felixsim run --list-invariants                 # every invariant, its family and its statement",
-		"felixsim run --list-faults                     # every fault kind a plan may hold",
+	examples: []example{
+		{cmd: "felixsim run --seed 42", does: "one seed, every fault kind, 60 s of faults", exit: exitPass},
+		{cmd: "felixsim run --seed 3 --duration 10s --defects commit-as-two-records --json", does: "a planted bug caught, as JSON", exit: exitSafety},
+		{cmd: "felixsim run --seed 42 --duration 10s --check-determinism", does: "twice in one process, hashes compared", exit: exitPass},
+		{cmd: "felixsim run --seed 3 --duration 8s --defects ack-before-quorum --out seed3", does: "keep the artifact: plan, history, trace, timeline", exit: exitSafety},
+		{cmd: "felixsim run --plan seed3/plan.txt", does: "the saved run again, from its plan file alone", exit: exitSafety},
+		{cmd: "felixsim run --list-invariants", does: "every invariant, its family and its statement", exit: exitPass},
+		{cmd: "felixsim run --list-faults", does: "every fault kind a plan may hold", exit: exitPass},
 	},
 	exits: "0 every check held, 1 a safety invariant failed (liveness ones may have failed too), 2 bad usage,\n3 no verdict: the simulated system panicked, or --check-determinism found the two runs differ, 4 only liveness invariants failed,\n5 with --plan: the run did not reproduce the trace hash the plan records\n('felixsim run --list-invariants' lists every invariant and its family)",
 }
@@ -119,19 +120,9 @@ type runArgs struct {
 // exit code code.
 func parseRunArgs(args []string, stdout, stderr io.Writer) (ra runArgs, code int, done bool) {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
-	seed := fs.Uint64("seed", 0, "the run's seed (required unless --plan): faults, workload, network and raft timeouts all derive from it")
-	nodes := fs.Int("nodes", runner.BrokersDefault, "brokers in the cluster")
-	streams := fs.Int("streams", runner.StreamsDefault, "streams in the cluster")
-	shards := fs.Uint("shards", runner.ShardsDefault, "shards per stream")
-	duration := fs.Duration("duration", time.Duration(runner.DurationNsDefault), "simulated fault phase (workload and faults), e.g. 60s")
-	faults := fs.String("faults", "all", "fault kinds: all (every fault kind), all,operator (operator actions too), none, or a comma-separated list of sim fault kinds (operator: every operator action)")
-	defects := fs.String("defects", "none", "planted broker bugs to switch on: none or "+runner.DefectNames())
-	clients := fs.Int("clients", runner.ClientsDefault, "workload clients (tenants alternate)")
-	gap := fs.Duration("fault-gap", time.Duration(runner.FaultGapMeanNsDefault), "mean simulated time between drawn faults")
-	liveBudget := fs.Duration("liveness-budget", time.Duration(runner.LivenessBudgetNsDefault), "simulated time after heal for every shard to elect a leader and take a commit")
-	spread := fs.Duration("client-start-spread", 0, "spread the clients' first invocations over this much of the fault phase (0: all start at once)")
-	quietBudget := fs.Duration("quiesce-budget", time.Duration(runner.QuiesceBudgetNsDefault), "simulated time after liveness for every call to complete and every replica to catch up")
-	planFile := fs.String("plan", "", "replay this fault plan file (sim's plan format) instead of drawing one from the seed; the seed is the plan's")
+	b := newBounds(fs)
+	rf := addRunFlags(fs, b)
+	planFile := fs.String("plan", "", "run this saved plan file (felixsim run --out DIR's DIR/plan.txt) instead of drawing one from the seed: it records the whole run, so other flags may only repeat what it says; the run must reproduce its trace hash")
 	fs.StringVar(&ra.historyFile, "history", "", "write the workload's history (every operation, JSON lines) to this file")
 	fs.StringVar(&ra.outDir, "out", "", "write the run's artifact directory here: plan (with revision and expected hash), history, report.json, trace.ndjson, timeline.html; `felixsim replay DIR` re-runs it")
 	fs.StringVar(&ra.traceOut, "trace-out", "", "write the brokers' abstract trace (modeltrace steps, JSON lines) to this file")
@@ -146,14 +137,11 @@ func parseRunArgs(args []string, stdout, stderr io.Writer) (ra runArgs, code int
 	if ra.listInvariants || ra.listFaults {
 		return ra, exitPass, false
 	}
-	opts, err := runOptions(*seed, *nodes, *streams, *shards, *duration, *faults, *defects)
+	err := b.check()
+	var opts runner.Options
 	if err == nil {
-		err = budgets(&opts, *clients, *gap, *liveBudget, *quietBudget)
+		opts, err = rf.options()
 	}
-	if *spread < 0 {
-		err = fmt.Errorf("--client-start-spread %s refused: negative", *spread)
-	}
-	opts.ClientStartSpreadNs = spread.Nanoseconds()
 	opts.ValidateTrace = *validateTrace
 	if err == nil && *planFile == "" && !flagSet(fs, "seed") {
 		err = fmt.Errorf("--seed is required")
@@ -269,23 +257,6 @@ func exitCodeOf(res *runner.Result) int {
 	return exitSafety
 }
 
-func runOptions(seed uint64, nodes, streams int, shards uint, duration time.Duration, faults, defects string) (runner.Options, error) {
-	fset, err := runner.ParseFaults(faults)
-	if err != nil {
-		return runner.Options{}, err
-	}
-	d, err := runner.ParseDefects(defects)
-	if err != nil {
-		return runner.Options{}, err
-	}
-	if nodes <= 0 || streams <= 0 || shards == 0 || shards > runner.ShardsMax || duration <= 0 {
-		return runner.Options{}, fmt.Errorf("--nodes %d, --streams %d, --shards %d, --duration %s refused: each must be positive (shards at most %d)",
-			nodes, streams, shards, duration, runner.ShardsMax)
-	}
-	return runner.Options{Seed: seed, Brokers: nodes, Streams: streams, Shards: uint32(shards),
-		DurationNs: duration.Nanoseconds(), Faults: fset, Defects: d}, nil
-}
-
 // checkOutputs proves the output paths writable before the run starts.
 func checkOutputs(historyFile, outDir string) error {
 	if historyFile != "" {
@@ -298,17 +269,6 @@ func checkOutputs(historyFile, outDir string) error {
 			return fmt.Errorf("--out: %w", err)
 		}
 	}
-	return nil
-}
-
-// budgets sets the rarely changed options: the client count, the fault
-// gap and the liveness and quiesce budgets (each must be positive).
-func budgets(opts *runner.Options, clients int, gap, liveness, quiesce time.Duration) error {
-	if gap <= 0 || liveness <= 0 || quiesce <= 0 {
-		return fmt.Errorf("--fault-gap %s, --liveness-budget %s, --quiesce-budget %s refused: each must be positive", gap, liveness, quiesce)
-	}
-	opts.Clients, opts.FaultGapMeanNs = clients, gap.Nanoseconds()
-	opts.LivenessBudgetNs, opts.QuiesceBudgetNs = liveness.Nanoseconds(), quiesce.Nanoseconds()
 	return nil
 }
 

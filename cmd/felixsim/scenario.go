@@ -15,10 +15,11 @@ import (
 // scenarioHelp is `felixsim scenario --help` besides the flags.
 var scenarioHelp = help{
 	usage: "scenario [--rewrite] [--defects-off] FILE...\n       felixsim scenario from SAVED-DIR|PLAN-FILE [--out FILE]",
-	examples: []string{
-		"felixsim scenario testdata/scenarios/order-42.txt",
-		"felixsim scenario --rewrite testdata/scenarios/*.txt   # update the expected output in place",
-		"felixsim shrink --seed 3 --defects commit-as-two-records --out /tmp/s3 && felixsim scenario from /tmp/s3 --out /tmp/s3.txt",
+	examples: []example{
+		{cmd: "felixsim scenario testdata/scenarios/order-42.txt", does: "a scripted story, its output checked", exit: exitPass},
+		{cmd: "felixsim scenario --rewrite testdata/scenarios/*.txt", does: "update the expected output in place", exit: exitPass},
+		{after: "felixsim shrink --seed 3 --duration 10s --defects commit-as-two-records --out s3", cmd: "felixsim scenario from s3 --out s3.txt",
+			does: "a shrunk failing run as a scenario", exit: exitPass},
 	},
 	exits:      "0 every command printed its expected output, 1 a mismatch (a diff is printed), 2 bad usage or a malformed file (file, line and problem named)",
 	positional: true,
@@ -75,9 +76,11 @@ func scenarioCommand(args []string, stdout, stderr io.Writer) int {
 // scenarioFromHelp is `felixsim scenario from --help` besides the flags.
 var scenarioFromHelp = help{
 	usage: "scenario from SAVED-DIR|PLAN-FILE [--out FILE]",
-	examples: []string{
-		"felixsim scenario from /tmp/s3 --out testdata/scenarios/regression-s3.txt   # after: felixsim shrink ... --out /tmp/s3",
-		"felixsim scenario from /tmp/seed3/plan.txt                                 # to stdout",
+	examples: []example{
+		{after: "felixsim shrink --seed 3 --duration 10s --defects commit-as-two-records --out s3", cmd: "felixsim scenario from s3 --out regression-s3.txt",
+			does: "a shrunk failing run as a scenario file", exit: exitPass},
+		{after: "felixsim run --seed 3 --duration 8s --defects ack-before-quorum --out seed3", cmd: "felixsim scenario from seed3/plan.txt",
+			does: "to stdout", exit: exitPass},
 	},
 	exits:      "0 the scenario was written and its check shows the run's deciding invariant (or the run passed and the check does too), 2 bad usage or an unreadable plan, 3 the scenario was written but its check does not show what the run violated,\n5 the re-run did not reproduce the trace hash the plan records (no scenario written)",
 	positional: true,

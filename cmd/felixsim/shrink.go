@@ -20,11 +20,14 @@ import (
 // shrinkHelp is `felixsim shrink --help` besides the flags.
 var shrinkHelp = help{
 	usage: "shrink SAVED-DIR | --plan FILE | --seed N [--defects LIST] [--nodes 3] [--streams 1] [--shards 4] [--duration 60s] [--faults LIST]\n       --out DIR [--invariant NAME] [--jobs 2] [--budget 60s] [--candidates 2000]",
-	examples: []string{
-		"felixsim shrink --seed 3 --defects commit-as-two-records --out /tmp/small   # then: felixsim replay /tmp/small",
-		"felixsim run --seed 4 --defects stale-read --out /tmp/s4; felixsim shrink /tmp/s4 --out /tmp/s4-small",
-		"felixsim shrink --seed 4 --defects stale-read --invariant " + string(properties.InvariantLinearizableRead) + " --budget 2m --out /tmp/s4",
-		"felixsim shrink --plan old.plan --defects ack-before-quorum --jobs 1 --out /tmp/small   # a plan without meta lines: flags say how it ran",
+	examples: []example{
+		{cmd: "felixsim shrink --seed 3 --duration 10s --defects commit-as-two-records --out small", does: "then: felixsim replay small", exit: exitPass},
+		{after: "felixsim run --seed 1 --duration 10s --fault-gap 600ms --defects stale-read --out s1", cmd: "felixsim shrink s1 --out s1-small",
+			does: "a saved failing run", exit: exitPass},
+		{cmd: "felixsim shrink --seed 1 --duration 10s --fault-gap 600ms --defects stale-read --invariant " + string(properties.InvariantLinearizable) + " --budget 2m --out s1-lin",
+			does: "keep one invariant failing", exit: exitPass},
+		{after: "felixsim run --seed 3 --duration 8s --defects ack-before-quorum --out seed3", cmd: "felixsim shrink --plan seed3/plan.txt --jobs 1 --out small3",
+			does: "a saved plan file", exit: exitPass},
 	},
 	positional: true,
 	exits:      "0 shrunk, and a fresh run of the shrunk plan violates the same invariant; 2 bad usage;\n3 no verified result: the run given does not fail (or does not reproduce the trace hash its plan records), a worker broke the protocol, or the re-run of the shrunk plan did not fail as its candidate did",
@@ -35,29 +38,25 @@ var shrinkHelp = help{
 // the listing to --out and prints the listing.
 func shrinkCommand(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("shrink", flag.ContinueOnError)
-	seed := fs.Uint64("seed", 0, "the failing run's seed (or give a saved run's directory, or --plan)")
-	planFile := fs.String("plan", "", "the failing run's plan file instead of a seed; its meta lines (felixsim run --out) give topology and defects")
-	nodes := fs.Int("nodes", runner.BrokersDefault, "brokers in the cluster")
-	streams := fs.Int("streams", runner.StreamsDefault, "streams in the cluster")
-	shards := fs.Uint("shards", runner.ShardsDefault, "shards per stream")
-	duration := fs.Duration("duration", time.Duration(runner.DurationNsDefault), "the failing run's simulated fault phase (with --seed)")
-	faults := fs.String("faults", "all", "fault kinds the seed draws from (with --seed): all, all,operator, none, or a comma-separated list")
-	defects := fs.String("defects", "none", "planted broker bugs the failing run had: none or "+runner.DefectNames())
+	b := newBounds(fs)
+	rf := addRunFlags(fs, b)
+	planFile := fs.String("plan", "", "the failing run's plan file instead of a seed (it records the whole run: other run flags may only repeat it)")
 	invariant := fs.String("invariant", "", "the invariant the shrunk run must still violate (default: the failing run's decisive one)")
 	outDir := fs.String("out", "", "directory for the shrunk run, saved as `felixsim run --out` saves one (felixsim replay DIR re-runs it), with original-plan.txt and the listing shrink.txt")
-	jobs := fs.Int("jobs", 2, "candidate runs at once, each in its own process (the result does not depend on it)")
-	budget := fs.Duration("budget", shrink.BudgetDefault, "wall time for the whole shrink, the final re-run included")
-	candidates := fs.Int("candidates", shrink.CandidatesMaxDefault, "most candidate runs")
+	jobs := b.Int("jobs", 2, 1, jobsMax, "candidate runs at once, each in its own process (the result does not depend on it)")
+	budget := b.Duration("budget", shrink.BudgetDefault, time.Second, durationMax, "wall time for the whole shrink, the final re-run included")
+	candidates := b.Int("candidates", shrink.CandidatesMaxDefault, 1, shrink.CandidatesMaxDefault*100, "most candidate runs")
 	binary := fs.String("binary", "", "the felixsim binary candidates run in (default: this one)")
 	if code, done := parseFlags(fs, args, shrinkHelp, stdout, stderr); done {
 		return code
 	}
-	opts, err := shrinkOptions(fs, *seed, *planFile, *nodes, *streams, *shards, *duration, *faults, *defects, *binary)
+	err := b.check()
+	var opts shrink.Options
+	if err == nil {
+		opts, err = shrinkOptions(fs, rf, *planFile, *binary)
+	}
 	if err == nil && *outDir == "" {
 		err = fmt.Errorf("--out is required: the directory the shrunk plan goes to")
-	}
-	if err == nil && (*jobs < 1 || *budget <= 0 || *candidates < 1) {
-		err = fmt.Errorf("--jobs %d, --budget %s, --candidates %d refused: each must be positive", *jobs, *budget, *candidates)
 	}
 	opts.Invariant, opts.Jobs, opts.Budget, opts.CandidatesMax = properties.InvariantName(*invariant), *jobs, *budget, *candidates
 	if err == nil {
@@ -83,8 +82,8 @@ func shrinkCommand(args []string, stdout, stderr io.Writer) int {
 // shrinkOptions builds the failing run's options from a saved run's
 // directory (positional), --plan or --seed. A saved plan's meta lines give
 // its topology and defects; flags may not contradict them.
-func shrinkOptions(fs *flag.FlagSet, seed uint64, planFile string, nodes, streams int, shards uint, duration time.Duration, faults, defects, binary string) (shrink.Options, error) {
-	ro, err := runOptions(seed, nodes, streams, shards, duration, faults, defects)
+func shrinkOptions(fs *flag.FlagSet, rf *runFlags, planFile, binary string) (shrink.Options, error) {
+	ro, err := rf.options()
 	if err != nil {
 		return shrink.Options{}, err
 	}
@@ -102,7 +101,6 @@ func shrinkOptions(fs *flag.FlagSet, seed uint64, planFile string, nodes, stream
 	case fs.NArg() == 1:
 		planFile = filepath.Join(fs.Arg(0), artifact.PlanFile)
 	}
-	ro.ValidateTrace = true // as `felixsim run` validates by default
 	var saved artifact.Meta
 	if planFile != "" {
 		if ro, saved, err = savedRun(fs, planFile, ro); err != nil {

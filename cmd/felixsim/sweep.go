@@ -23,11 +23,11 @@ import (
 // sweepHelp is `felixsim sweep --help` besides the flags.
 var sweepHelp = help{
 	usage: "sweep --seeds A..B [--jobs N] [--defects LIST] [--faults LIST] [--duration D] [--shard i/n] [--repeat-fraction F] [--json] [--junit FILE] [--out DIR] [--for DURATION]",
-	examples: []string{
-		"felixsim sweep --seeds 1..1000                         # every CPU, a progress bar; then the failing and vacuous seeds and the coverage totals",
-		"felixsim sweep --seeds 1..3 --duration 2s --defects commit-as-two-records",
-		"felixsim sweep --seeds 1..10000 --shard 2/8 --json > shard-2.json   # one of 8 CI jobs; then felixsim merge shard-*.json",
-		"felixsim sweep --seeds 1.. --for 8h --out nightly      # as many seeds as fit in 8 hours",
+	examples: []example{
+		{cmd: "felixsim sweep --seeds 1..20 --duration 10s", does: "every CPU, a progress bar; then the failing and vacuous seeds and the coverage", exit: exitPass},
+		{cmd: "felixsim sweep --seeds 1..3 --duration 2s --defects commit-as-two-records", does: "a planted bug: every seed fails", exit: exitSafety},
+		{cmd: "felixsim sweep --seeds 1..16 --duration 2s --shard 2/8 --json > shard-2.json", does: "one of 8 CI jobs; then felixsim merge shard-*.json", exit: exitPass},
+		{cmd: "felixsim sweep --seeds 1.. --duration 2s --for 5s --out nightly", does: "as many seeds as fit in 5 s (--for 8h overnight)", exit: exitPass},
 	},
 	exits: "0 no seed failed, 1 a seed failed, 2 bad usage (nothing ran), 3 no verdict: the sweep could not finish (a worker broke the protocol,\n" +
 		"or it was interrupted: the report covers the seeds that finished), no seed ran (a shard holding none of the range), or the report could not be saved (it is printed first)",
@@ -41,23 +41,28 @@ const progressLineEvery = 10 * time.Second
 // runs the sweep with a progress display on stderr, and prints the report.
 func sweepCommand(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("sweep", flag.ContinueOnError)
-	seeds := fs.String("seeds", "", "seeds to run: A..B, or A.. with --for (default 1.. with --for)")
-	jobs := fs.Int("jobs", runtime.NumCPU(), "worker processes at once, one seed each")
-	defects := fs.String("defects", "none", "planted broker bugs every run gets: none or "+runner.DefectNames())
-	faults := fs.String("faults", "all", "fault kinds every run may draw: all, all,operator, none, or a comma-separated list")
-	duration := fs.Duration("duration", time.Duration(runner.DurationNsDefault), "each run's simulated fault phase")
-	shard := fs.String("shard", "1/1", "run part i of n: every n-th seed of the range, starting at its i-th")
-	repeat := fs.Float64("repeat-fraction", 0.05, "share of seeds (picked by seed) run twice in their process with the trace hashes compared")
-	forDur := fs.Duration("for", 0, "stop starting seeds after this much wall time, e.g. 8h (0: run the whole range)")
-	seedTimeout := fs.Duration("seed-timeout", 10*time.Minute, "wall time one seed may take before it is stopped and reported (0: no limit)")
+	b := newBounds(fs)
+	seeds := fs.String("seeds", "", "seeds to run: A..B, or A.. with --for (default 1.. with --for); seeds are 1..2^64-1")
+	jobs := b.Int("jobs", runtime.NumCPU(), 1, jobsMax, "worker processes at once, one seed each")
+	defects := fs.String("defects", "none", "planted broker bugs every run gets: none, or a comma-separated list of "+runner.DefectNames())
+	faults := fs.String("faults", "all", "fault kinds every run may draw: all, all,operator, none, or a comma-separated list (felixsim run --list-faults)")
+	duration := b.Duration("duration", time.Duration(runner.DurationNsDefault), time.Nanosecond, durationMax, "each run's simulated fault phase")
+	shard := fs.String("shard", "1/1", "run part i of n: every n-th seed of the range, starting at its i-th (1 <= i <= n)")
+	repeat := b.Float64("repeat-fraction", 0.05, 0, 1, "share of seeds (picked by seed) run twice in their process with the trace hashes compared")
+	forDur := b.Duration("for", 0, 0, durationMax, "stop starting seeds after this much wall time, e.g. 8h (0: run the whole range)")
+	seedTimeout := b.Duration("seed-timeout", 10*time.Minute, 0, durationMax, "wall time one seed may take before it is stopped and reported (0: no limit)")
 	asJSON := fs.Bool("json", false, "print the report as one JSON object instead of the table")
-	junit := fs.String("junit", "", "also write the report as JUnit XML to this file (for CI test reports)")
-	outDir := fs.String("out", "", "write report.json, report.xml and each failing seed's run output (seed-N.json) to this directory")
+	junit := fs.String("junit", "", "also write the report as JUnit XML to this file (for CI test reports); checked writable before any seed runs")
+	outDir := fs.String("out", "", "write report.json, report.xml and each failing seed's run output (seed-N.json) to this directory; checked writable before any seed runs")
 	binary := fs.String("binary", "", "the felixsim binary the workers run (default: this one)")
 	if code, done := parseFlags(fs, args, sweepHelp, stdout, stderr); done {
 		return code
 	}
-	opts, err := sweepOptions(*seeds, *shard, *forDur, *faults, *defects, *binary)
+	err := b.check()
+	var opts sweep.Options
+	if err == nil {
+		opts, err = sweepOptions(*seeds, *shard, *forDur, *faults, *defects, *binary)
+	}
 	if err != nil {
 		return usageError(stderr, "sweep", err)
 	}

@@ -24,6 +24,14 @@ const (
 	// StreamsMax and ShardsMax bound the topology a run may ask for.
 	StreamsMax = 16
 	ShardsMax  = 64
+	// BrokersMax bounds a cluster (a raft group's peers), ShardGroupsMax
+	// the streams x shards one broker hosts.
+	BrokersMax     = node.PeersMax
+	ShardGroupsMax = node.ShardGroupsMax
+	// ClientsMin and ClientsMax bound the workload's clients (at least
+	// one per tenant).
+	ClientsMin = 2
+	ClientsMax = 16
 )
 
 // Options describe one run; build them by field name. Zero fields take
@@ -244,8 +252,8 @@ func (o Options) Validate() error {
 		return fmt.Errorf("run: %d streams x %d shards refused: a broker hosts at most %d shard groups", d.Streams, d.Shards, node.ShardGroupsMax)
 	case d.UntilNs < 0:
 		return fmt.Errorf("run: until %d ns refused: negative", d.UntilNs)
-	case d.Clients < 2 || d.Clients > 16:
-		return fmt.Errorf("run: %d clients refused: need 2..16 (at least one per tenant)", d.Clients)
+	case d.Clients < ClientsMin || d.Clients > ClientsMax:
+		return fmt.Errorf("run: %d clients refused: need %d..%d (at least one per tenant)", d.Clients, ClientsMin, ClientsMax)
 	}
 	return nil
 }
