@@ -397,7 +397,7 @@ func open(t *testing.T, page string) *browser {
 		}
 	})
 	b.run(t, log.Enable(), network.Enable(), runtime.Enable(), chromedp.EmulateViewport(screenW, screenH),
-		chromedp.Navigate(url), chromedp.WaitVisible("#findings", chromedp.ByID), chromedp.WaitVisible("g.violating", chromedp.ByQuery))
+		chromedp.Navigate(url), chromedp.WaitVisible("#findings", chromedp.ByID), chromedp.WaitReady("text.lane-name", chromedp.ByQuery))
 	return b
 }
 
