@@ -96,12 +96,12 @@ func addFaults(lanes []Lane, nb numbering, res *runner.Result, m *Model) (over i
 			continue
 		}
 		shape := a.f.Kind.Shape()
-		end := a.atNs
+		end, exact := a.atNs, true
 		if shape != sim.ShapeMoment && shape != sim.ShapeClear {
-			end = undoneAt(faults, i, healNs)
+			end, exact = undoneAt(faults, i, healNs)
 		}
 		ft := Fault{Kind: a.f.Kind.String(), AtNs: a.atNs, EndNs: end, Plan: a.f.String(), PlanIndex: a.index + 1, Planned: a.planned}
-		ft.Label = faultLabel(a.f, a.atNs, end, nb)
+		ft.Label = faultLabel(a.f, a.atNs, end, exact, nb)
 		if a.planned {
 			ft.Label += " (as planned: the trace was cut before it)"
 		}
@@ -162,50 +162,43 @@ func faultRow(l int, nb numbering, o *runner.Options) int {
 	return 1 + o.Streams*int(o.Shards) + 1
 }
 
-// undoneAt is when fault i's condition ends (sim/faults.go says what
-// undoes what): a span after dur_ns; the first later fault that undoes
-// it (see undoes); else the heal. A membership change (a lasting kind)
-// lasts dur_ns whatever comes.
-func undoneAt(faults []appliedFault, i int, healNs int64) int64 {
+// undoneAt is when fault i's condition ends, by what the fault table
+// exports (package sim keeps per-kind logic in its table): a span after
+// dur_ns (a lasting kind, such as a membership change, even past the
+// heal); a cut, or a setting of every link, at the next clearing fault
+// (each restores the links); a setting at the next of its kind on the
+// same nodes; else the heal. exact is false when the condition may have
+// ended sooner than endNs: a clearing fault came between that may undo
+// more than the network (calm does, healnet does not), or a span without
+// a duration, which a later fault may end (its down or paused time is
+// drawn from the trace).
+func undoneAt(faults []appliedFault, i int, healNs int64) (endNs int64, exact bool) {
 	f, at := faults[i].f, faults[i].atNs
-	if f.Kind == sim.FaultMembership {
-		return at + max(f.DurNs, 0)
-	}
-	end := healNs
-	if f.Kind.Shape() == sim.ShapeSpan && f.DurNs > 0 {
-		end = min(at+f.DurNs, healNs)
-	}
-	for _, g := range faults[i+1:] {
-		if g.atNs >= end {
-			break
-		}
-		if !g.skipped && undoes(g.f, f) {
-			return g.atNs
-		}
-	}
-	return max(end, at)
-}
-
-// undoes reports whether fault g ends f's condition: calm ends all;
-// healnet ends the cuts and the settings of every
-// link; a setting is replaced by the same kind on the same nodes; a kill
-// or crash without a duration ends at a restart of its node, a pause at
-// a resume.
-func undoes(g, f sim.FaultEvent) bool {
 	shape := f.Kind.Shape()
 	switch {
-	case g.Kind == sim.FaultCalm:
-		return true
-	case g.Kind == sim.FaultHealNet:
-		return shape == sim.ShapeCut || shape == sim.ShapeSetting && len(f.Nodes()) == 0
-	case shape == sim.ShapeSetting:
-		return g.Kind == f.Kind && sameNodes(g.Nodes(), f.Nodes())
-	case shape != sim.ShapeSpan || f.DurNs > 0 || !sameNodes(g.Nodes(), f.Nodes()):
-		return false
-	case g.Kind == sim.FaultRestart:
-		return f.Kind == sim.FaultKill || f.Kind == sim.FaultCrashAt
+	case shape == sim.ShapeSpan && f.DurNs > 0 && f.Kind.Lasting():
+		return at + f.DurNs, true
+	case shape == sim.ShapeSpan && f.DurNs > 0:
+		return max(min(at+f.DurNs, healNs), at), true
+	case shape == sim.ShapeSpan:
+		return max(healNs, at), false
 	}
-	return g.Kind == sim.FaultResume && f.Kind == sim.FaultPause
+	network := shape == sim.ShapeCut || len(f.Nodes()) == 0
+	exact = true
+	for _, g := range faults[i+1:] {
+		switch {
+		case g.atNs >= healNs:
+			return max(healNs, at), exact
+		case g.skipped:
+		case g.f.Kind.Shape() == sim.ShapeClear && network:
+			return g.atNs, true
+		case g.f.Kind.Shape() == sim.ShapeClear:
+			exact = false
+		case shape == sim.ShapeSetting && g.f.Kind == f.Kind && sameNodes(g.f.Nodes(), f.Nodes()):
+			return g.atNs, exact
+		}
+	}
+	return max(healNs, at), exact
 }
 
 func sameNodes(a, b []int) bool {

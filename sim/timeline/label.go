@@ -21,9 +21,10 @@ func secs(ns int64) string {
 
 // faultLabel says fault f in words: its kind, the nodes it names by
 // their rows' names, when it struck and how long its condition lasted
-// (endNs, the same as atNs for a moment), then its other fields, times
-// in seconds: "kill broker 2 at 12.345 s for 0.814 s (torn writes)".
-func faultLabel(f sim.FaultEvent, atNs, endNs int64, nb numbering) string {
+// (endNs, the same as atNs for a moment; when not exact, the latest it
+// lasted), then its other fields, times in seconds: "kill broker 2 at
+// 12.345 s for 0.814 s (torn writes)".
+func faultLabel(f sim.FaultEvent, atNs, endNs int64, exact bool, nb numbering) string {
 	var b strings.Builder
 	b.WriteString(f.Kind.String())
 	if who := faultTargets(f, nb); who != "" {
@@ -36,8 +37,10 @@ func faultLabel(f sim.FaultEvent, atNs, endNs int64, nb numbering) string {
 	switch {
 	case f.Kind.Shape() == sim.ShapeSpan && f.DurNs > 0:
 		b.WriteString(" for " + secs(f.DurNs))
-	case endNs > atNs:
+	case endNs > atNs && exact:
 		b.WriteString(" until " + secs(endNs))
+	case endNs > atNs:
+		b.WriteString(" until " + secs(endNs) + " at the latest")
 	}
 	if extra := faultExtras(f); len(extra) > 0 {
 		b.WriteString(" (" + strings.Join(extra, ", ") + ")")
@@ -45,9 +48,10 @@ func faultLabel(f sim.FaultEvent, atNs, endNs int64, nb numbering) string {
 	return b.String()
 }
 
-// faultTargets names the nodes f acts on: "broker 1", "broker 1 and
-// broker 2", "broker 1 to broker 2" (one way), "{broker 3} from the
-// rest", "{broker 3} from the rest, bridged by broker 1".
+// faultTargets names the nodes f acts on by its fields (the fault table
+// says what each kind does with them; no kind is named here): "broker 1",
+// "broker 1, peer broker 2", "{broker 3} from the rest", "{broker 3}
+// from the rest, bridged by broker 1".
 func faultTargets(f sim.FaultEvent, nb numbering) string {
 	fields := planFields(f)
 	node, hasNode := fields["node"]
@@ -71,10 +75,8 @@ func faultTargets(f sim.FaultEvent, nb numbering) string {
 			s += ", bridged by " + name(node)
 		}
 		return s
-	case hasPeer && f.Kind == sim.FaultOneWay:
-		return name(node) + " to " + name(peer)
 	case hasPeer:
-		return name(node) + " and " + name(peer)
+		return name(node) + ", peer " + name(peer)
 	case hasNode:
 		return name(node)
 	}

@@ -28,22 +28,25 @@ func TestFaultLabels(t *testing.T) {
 	for _, c := range []struct {
 		f       sim.FaultEvent
 		at, end int64
+		exact   bool
 		want    string
 	}{
-		{sim.FaultEvent{Kind: sim.FaultKill, Node: 1, DurNs: 800_000_000}, 12_345_000_000, 13_145_000_000,
+		{sim.FaultEvent{Kind: sim.FaultKill, Node: 1, DurNs: 800_000_000}, 12_345_000_000, 13_145_000_000, true,
 			"kill broker 2 at 12.345 s for 0.800 s (unsynced writes lost)"},
-		{sim.FaultEvent{Kind: sim.FaultOneWay, Node: 2, Peer: 0}, s, 3 * s, "oneway broker 3 to broker 1 at 1.000 s until 3.000 s"},
-		{sim.FaultEvent{Kind: sim.FaultSplit, Mask: 0b1_0000_0101}, s, 2 * s, "split {broker 1, broker 3, outbox relay} from the rest at 1.000 s until 2.000 s"},
-		{sim.FaultEvent{Kind: sim.FaultBridge, Node: 1, Mask: 0b100}, s, 2 * s, "bridge {broker 3} from the rest, bridged by broker 2 at 1.000 s until 2.000 s"},
-		{sim.FaultEvent{Kind: sim.FaultStrand, Node: 0, Role: "leader", JumpNs: -3_456_829_898, DurNs: 4_768_069_906}, 5_250_254_270, 0,
+		{sim.FaultEvent{Kind: sim.FaultOneWay, Node: 2, Peer: 0}, s, 3 * s, true, "oneway broker 3, peer broker 1 at 1.000 s until 3.000 s"},
+		{sim.FaultEvent{Kind: sim.FaultSplit, Mask: 0b1_0000_0101}, s, 2 * s, true, "split {broker 1, broker 3, outbox relay} from the rest at 1.000 s until 2.000 s"},
+		{sim.FaultEvent{Kind: sim.FaultBridge, Node: 1, Mask: 0b100}, s, 2 * s, true, "bridge {broker 3} from the rest, bridged by broker 2 at 1.000 s until 2.000 s"},
+		{sim.FaultEvent{Kind: sim.FaultStrand, Node: 0, Role: "leader", JumpNs: -3_456_829_898, DurNs: 4_768_069_906}, 5_250_254_270, 0, true,
 			"strand broker 1 (the leader) at 5.250 s for 4.768 s (jump -3.456 s)"},
-		{sim.FaultEvent{Kind: sim.FaultLoss, ChancePpm: 147_630}, 7 * s, 10 * s, "loss at 7.000 s until 10.000 s (chance 14.763%)"},
-		{sim.FaultEvent{Kind: sim.FaultHealNet}, 3 * s, 3 * s, "healnet at 3.000 s"},
-		{sim.FaultEvent{Kind: sim.FaultCrashAt, Node: 2, DiskOps: 20, CrashModel: sim.CrashKept, DurNs: s}, s, 2 * s,
+		{sim.FaultEvent{Kind: sim.FaultLoss, ChancePpm: 147_630}, 7 * s, 10 * s, true, "loss at 7.000 s until 10.000 s (chance 14.763%)"},
+		{sim.FaultEvent{Kind: sim.FaultHealNet}, 3 * s, 3 * s, true, "healnet at 3.000 s"},
+		{sim.FaultEvent{Kind: sim.FaultCrashAt, Node: 2, DiskOps: 20, CrashModel: sim.CrashKept, DurNs: s}, s, 2 * s, true,
 			"crashat broker 3 at 1.000 s for 1.000 s (disk ops 20, crash model kept)"},
-		{sim.FaultEvent{Kind: sim.FaultClockJump, Node: 4, JumpNs: 300}, s, s, "clockjump node 4 at 1.000 s (jump 0.000 s)"},
+		{sim.FaultEvent{Kind: sim.FaultClockJump, Node: 4, JumpNs: 300}, s, s, true, "clockjump node 4 at 1.000 s (jump 0.000 s)"},
+		{sim.FaultEvent{Kind: sim.FaultDiskLatency, Node: 0, LatencyMaxNs: 43_503_764}, 9 * s, 60 * s, false,
+			"disklatency broker 1 at 9.000 s until 60.000 s at the latest (latency max 0.043 s)"},
 	} {
-		if got := faultLabel(c.f, c.at, c.end, nb); got != c.want {
+		if got := faultLabel(c.f, c.at, c.end, c.exact, nb); got != c.want {
 			t.Errorf("label of %s:\n got %q\nwant %q", c.f, got, c.want)
 		}
 	}
@@ -121,11 +124,13 @@ func planFieldsOfLine(line string) map[string]string {
 	return out
 }
 
-// TestConditionsEnd: each condition ends where the world ends it
-// (sim/faults.go, sim/network.go): healnet restores the links' settings
-// but not a disk's; calm ends every condition, a kill's early; a kill
-// without a duration ends at its node's restart; a membership change
-// outlives the heal.
+// TestConditionsEnd: each condition ends where the fault table says:
+// a clearing fault restores the links (cuts and every link's settings);
+// a setting on a node lasts until the next of its kind there, or the
+// heal, but a clearing fault between (calm undoes it, healnet does not)
+// makes that the latest it lasted; a span lasts its duration (cut short
+// by the heal unless lasting), one without a duration the latest until
+// the heal.
 func TestConditionsEnd(t *testing.T) {
 	plan := []appliedFault{
 		{f: sim.FaultEvent{Kind: sim.FaultLoss, ChancePpm: 1000}, atNs: 1 * s},
@@ -133,17 +138,22 @@ func TestConditionsEnd(t *testing.T) {
 		{f: sim.FaultEvent{Kind: sim.FaultKill, Node: 0}, atNs: 1 * s},
 		{f: sim.FaultEvent{Kind: sim.FaultKill, Node: 2, DurNs: 5 * s}, atNs: 1 * s},
 		{f: sim.FaultEvent{Kind: sim.FaultMembership, Node: 2, DurNs: 20 * s}, atNs: 1 * s},
+		{f: sim.FaultEvent{Kind: sim.FaultPartition, Node: 0, Peer: 1}, atNs: 1 * s},
+		{f: sim.FaultEvent{Kind: sim.FaultKill, Node: 1, DurNs: 20 * s}, atNs: 1 * s},
+		{f: sim.FaultEvent{Kind: sim.FaultFsyncErr, Node: 1, ChancePpm: 10}, atNs: 1 * s},
+		{f: sim.FaultEvent{Kind: sim.FaultFsyncErr, Node: 1, ChancePpm: 20}, atNs: 1500 * s / 1000},
 		{f: sim.FaultEvent{Kind: sim.FaultHealNet}, atNs: 2 * s},
-		{f: sim.FaultEvent{Kind: sim.FaultRestart, Node: 1}, atNs: 3 * s},
 		{f: sim.FaultEvent{Kind: sim.FaultRestart, Node: 0}, atNs: 4 * s},
-		{f: sim.FaultEvent{Kind: sim.FaultCalm}, atNs: 5 * s},
 	}
-	for i, want := range []int64{2 * s, 5 * s, 4 * s, 5 * s, 21 * s} {
-		if got := undoneAt(plan, i, 10*s); got != want {
-			t.Errorf("%s at %s ends at %s, want %s", plan[i].f.Kind, secs(plan[i].atNs), secs(got), secs(want))
+	for i, want := range []struct {
+		endNs int64
+		exact bool
+	}{{2 * s, true}, {10 * s, false}, {10 * s, false}, {6 * s, true}, {21 * s, true}, {2 * s, true}, {10 * s, true}, {1500 * s / 1000, true}} {
+		if end, exact := undoneAt(plan, i, 10*s); end != want.endNs || exact != want.exact {
+			t.Errorf("%s at %s ends at %s (exact %v), want %s (%v)", plan[i].f.Kind, secs(plan[i].atNs), secs(end), exact, secs(want.endNs), want.exact)
 		}
 	}
-	if got := undoneAt(plan[:4], 1, 10*s); got != 10*s {
-		t.Errorf("with no calm the disk latency ends at %s, want the heal", secs(got))
+	if end, exact := undoneAt(plan[:4], 1, 10*s); end != 10*s || !exact {
+		t.Errorf("with no clearing fault the disk latency ends at %s (exact %v), want the heal", secs(end), exact)
 	}
 }

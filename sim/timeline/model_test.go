@@ -73,7 +73,7 @@ func TestBuildHandRun(t *testing.T) {
 	if net := find(m, NetworkLane, "net"); len(net) != 2 || net[0].FromNs != s || net[0].ToNs != 3*s || !net[1].Instant {
 		t.Fatalf("network bars %+v; want the partition 1-3 s and the healnet mark", net)
 	}
-	if cut := find(m, "broker 2", "net"); len(cut) != 1 || cut[0].FromNs != s || cut[0].Label != "partition broker 1 and broker 2 at 1.000 s until 3.000 s" {
+	if cut := find(m, "broker 2", "net"); len(cut) != 1 || cut[0].FromNs != s || cut[0].Label != "partition broker 1, peer broker 2 at 1.000 s until 3.000 s" {
 		t.Fatalf("broker 2's partition band %+v", cut)
 	}
 	if down := find(m, "broker 2", "down"); len(down) != 1 || down[0].FromNs != 2*s || down[0].ToNs != 4*s {
