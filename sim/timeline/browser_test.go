@@ -4,19 +4,23 @@ package timeline
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/cdproto/log"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 
 	"github.com/felixsim/felixsim/node"
 	"github.com/felixsim/felixsim/sim/runner"
@@ -26,11 +30,19 @@ import (
 // installs; `make timeline-test` (and so .ci/run) runs this test.
 const chromiumPath = "/usr/bin/chromium"
 
-// TestTimelineInChromium: the page of a run with a planted bug loads in
-// headless Chromium without a console error, an exception or any network
-// request beyond the file itself, shows the violated invariant's name and
-// highlights its operations; a screenshot is kept in TIMELINE_OUT (or the
-// temp dir) for a person to look at.
+// The first screen the page must fit: a laptop's browser window.
+const screenW, screenH = 1280, 800
+
+// TestTimelineInChromium: the page of a 60 s run with a planted bug is
+// under 1 MB and loads in headless Chromium on a 1280x800 screen without
+// a console error, an exception or any request beyond the file; the plot
+// is on the first screen with the violations listed beside it, each with
+// its time in seconds; the wheel zooms the time axis, a key and a drag
+// pan it, reset restores it; choosing a violation zooms to its
+// operations and highlights them; every fault's label is in seconds and
+// names brokers that are rows, and it is drawn on the rows it names.
+// Screenshots of the whole run and of the chosen violation are kept in
+// TIMELINE_OUT (or the temp dir).
 func TestTimelineInChromium(t *testing.T) {
 	if _, err := os.Stat(chromiumPath); err != nil {
 		t.Fatalf("%s missing (run scripts/install-chromium.sh): %v", chromiumPath, err)
@@ -40,8 +52,8 @@ func TestTimelineInChromium(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.OK() {
-		t.Fatalf("seed 3 with ack-before-quorum passed; the page must show a violation:\n%s", res.Summary())
+	if res.OK() || res.Options.DurationNs != 60*s {
+		t.Fatalf("seed 3 with ack-before-quorum (a %d ns run) passed; the page must show a violation of a 60 s run:\n%s", res.Options.DurationNs, res.Summary())
 	}
 	outDir := os.Getenv("TIMELINE_OUT")
 	if outDir == "" {
@@ -59,83 +71,334 @@ func TestTimelineInChromium(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.Close()
-	shot, problems, text, violating := load(t, page)
-	if len(problems) > 0 {
-		t.Fatalf("page %s: %d problems:\n%s", page, len(problems), strings.Join(problems, "\n"))
-	}
-	inv := string(res.Violations[0].Invariant)
-	if !strings.Contains(text, inv) || !strings.Contains(text, "FAIL") {
-		t.Fatalf("page does not show the violation %s: %.300q", inv, text)
-	}
-	if violating < 1 {
-		t.Fatalf("page highlights %d violating operations", violating)
-	}
-	png := filepath.Join(outDir, "timeline.png")
-	if err := os.WriteFile(png, shot, 0o644); err != nil {
+	fi, err := os.Stat(page)
+	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("timeline %s, screenshot %s (%d bytes), %d violating ops highlighted", page, png, len(shot), violating)
+	if fi.Size() >= PageBytesMax {
+		t.Fatalf("the 60 s run's page is %d bytes; want under %d", fi.Size(), PageBytesMax)
+	}
+	b := open(t, page)
+	m := Build(res)
+	checkFirstScreen(t, b, res, m)
+	whole := b.screenshot(t)
+	checkZoomAndPan(t, b)
+	checkViolationChosen(t, b)
+	chosen := b.screenshot(t)
+	checkFaultLabels(t, b, res)
+	if problems := b.problems(); len(problems) > 0 {
+		t.Fatalf("page %s: %d problems:\n%s", page, len(problems), strings.Join(problems, "\n"))
+	}
+	for name, shot := range map[string][]byte{"timeline.png": chosen, "timeline-whole.png": whole} {
+		if err := os.WriteFile(filepath.Join(outDir, name), shot, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Logf("timeline %s (%d bytes, %d operations); screenshots in %s: timeline-whole.png (the whole run), timeline.png (the first violation chosen)",
+		page, fi.Size(), res.Ops.Total, outDir)
 }
 
-// load opens page in a fresh headless Chromium and returns a screenshot,
-// every console error, exception and outside request, the findings' text
-// and the count of highlighted operations.
-func load(t *testing.T, page string) (shot []byte, problems []string, text string, violating int) {
+// box is an element's bounding box in CSS pixels.
+type box struct{ X, Y, R, B float64 }
+
+// firstScreen is what checkFirstScreen reads from the page.
+type firstScreen struct {
+	Plot, Findings box
+	ScrollW        float64
+	ScrollH        float64
+	Items          []string
+	Violating      int
+	Text           string
+}
+
+// checkFirstScreen: the plot and the violations list fit the first
+// screen side by side; each violation is listed with its time in
+// seconds (the earliest operation that shows it) or says it has none;
+// the violating operations are drawn.
+func checkFirstScreen(t *testing.T, b *browser, res *runner.Result, m *Model) {
+	var got firstScreen
+	b.eval(t, `(() => {
+		const r = s => { const e = document.querySelector(s).getBoundingClientRect(); return {X: e.left, Y: e.top, R: e.right, B: e.bottom}; };
+		return {Plot: r('#plot'), Findings: r('#findings'), ScrollW: document.documentElement.scrollWidth, ScrollH: document.documentElement.scrollHeight,
+			Items: [...document.querySelectorAll('li.finding')].map(e => e.innerText),
+			Violating: document.querySelectorAll('g.violating').length,
+			Text: document.querySelector('h1').innerText};
+	})()`, &got)
+	p, f := got.Plot, got.Findings
+	if p.X < 0 || p.Y < 0 || p.R > screenW || p.B > screenH || p.R-p.X < 700 || p.B-p.Y < 500 || got.ScrollH > screenH || got.ScrollW > screenW {
+		t.Errorf("the plot %+v is not on the first %dx%d screen (page %gx%g)", p, screenW, screenH, got.ScrollW, got.ScrollH)
+	}
+	if f.X < p.R || f.R > screenW || f.Y >= p.B || f.B <= p.Y || f.Y > p.Y+60 {
+		t.Errorf("the violations list %+v is not beside the plot %+v", f, p)
+	}
+	if !strings.Contains(got.Text, "FAIL") || len(got.Items) != len(m.Findings) || len(m.Findings) == 0 {
+		t.Fatalf("header %q, %d violations listed; want FAIL and the run's %d violated invariants", got.Text, len(got.Items), len(m.Findings))
+	}
+	secsRe := regexp.MustCompile(`\bat \d+\.\d{3} s\b`)
+	timed := 0
+	for i, item := range got.Items {
+		f := m.Findings[i]
+		if !strings.Contains(item, f.Invariant) {
+			t.Errorf("violation %d lists %q; want %s", i, item, f.Invariant)
+		}
+		if f.AtNs >= 0 {
+			timed++
+			if !secsRe.MatchString(item) || !strings.Contains(item, "at "+secs(f.AtNs)) {
+				t.Errorf("violation %s shown by operations lists no time in seconds (want %s): %q", f.Invariant, secs(f.AtNs), item)
+			}
+		} else if !strings.Contains(item, "time not known") {
+			t.Errorf("violation %s has no operation yet its entry does not say its time is not known: %q", f.Invariant, item)
+		}
+	}
+	if timed == 0 || got.Violating < 1 {
+		t.Fatalf("%d violations with a time, %d violating operations drawn", timed, got.Violating)
+	}
+}
+
+// view is the plot's time range and axis as the page shows them.
+type view struct {
+	From, To float64
+	End      float64
+	Ticks    []string
+	Mode     string
+	Ops      int
+}
+
+func (b *browser) view(t *testing.T) view {
+	var v view
+	b.eval(t, `(() => { const p = document.getElementById('plot');
+		return {From: +p.dataset.fromNs, To: +p.dataset.toNs, Mode: p.dataset.mode, Ops: +p.dataset.opsDrawn,
+			End: JSON.parse(document.getElementById('timeline-data').textContent).endNs,
+			Ticks: [...document.querySelectorAll('.tick-label')].map(e => e.textContent)}; })()`, &v)
+	return v
+}
+
+// checkZoomAndPan: the wheel narrows the range around the cursor and
+// relabels the axis; the arrow key and a drag move it by the same span;
+// the + key zooms; reset (button, then the 0 key) shows the whole run.
+func checkZoomAndPan(t *testing.T, b *browser) {
+	full := b.view(t)
+	if full.From != 0 || full.To != full.End || full.Mode != "bins" {
+		t.Fatalf("the page opens on %+v; want the whole run, its operations in bins", full)
+	}
+	checkTicks(t, full)
+	p := b.plotBox(t)
+	cx, cy := p.X+(p.R-p.X)*0.4, p.Y+(p.B-p.Y)*0.5
+	b.run(t, input.DispatchMouseEvent(input.MouseMoved, cx, cy), input.DispatchMouseEvent(input.MouseWheel, cx, cy).WithDeltaX(0).WithDeltaY(-600))
+	zoomed := b.view(t)
+	if span(zoomed) > 0.6*span(full) || zoomed.From <= 0 || strings.Join(zoomed.Ticks, ",") == strings.Join(full.Ticks, ",") {
+		t.Fatalf("the wheel left the axis at %+v (from %+v)", zoomed, full)
+	}
+	checkTicks(t, zoomed)
+	b.run(t, chromedp.KeyEvent(kb.ArrowRight))
+	panned := b.view(t)
+	if !near(span(panned), span(zoomed)) || !near(panned.From-zoomed.From, 0.2*span(zoomed)) {
+		t.Fatalf("the right arrow moved %+v to %+v; want the same span 20%% later", zoomed, panned)
+	}
+	b.run(t, input.DispatchMouseEvent(input.MousePressed, cx, cy).WithButton(input.Left).WithClickCount(1),
+		input.DispatchMouseEvent(input.MouseMoved, cx-150, cy).WithButton(input.Left).WithButtons(1),
+		input.DispatchMouseEvent(input.MouseReleased, cx-150, cy).WithButton(input.Left).WithClickCount(1))
+	dragged := b.view(t)
+	if !near(span(dragged), span(panned)) || dragged.From <= panned.From {
+		t.Fatalf("dragging left moved %+v to %+v; want the same span later", panned, dragged)
+	}
+	b.run(t, chromedp.Click("#reset", chromedp.ByID))
+	if r := b.view(t); r.From != 0 || r.To != full.End {
+		t.Fatalf("reset left the axis at %+v", r)
+	}
+	b.run(t, chromedp.KeyEvent("+"))
+	if z := b.view(t); !near(span(z), span(full)/1.5) {
+		t.Fatalf("the + key zoomed to %+v; want two thirds of %+v", z, full)
+	}
+	b.run(t, chromedp.KeyEvent("0"))
+	if r := b.view(t); r.From != 0 || r.To != full.End {
+		t.Fatalf("the 0 key left the axis at %+v", r)
+	}
+}
+
+func span(v view) float64 { return v.To - v.From }
+
+// near is equality up to a rounded nanosecond per step and 0.1%.
+func near(a, b float64) bool { return math.Abs(a-b) <= 2+1e-3*math.Max(math.Abs(a), math.Abs(b)) }
+
+// checkTicks: the axis is labelled in seconds, each label within the view.
+func checkTicks(t *testing.T, v view) {
+	if len(v.Ticks) < 3 {
+		t.Fatalf("axis labels %q; want several", v.Ticks)
+	}
+	for _, l := range v.Ticks {
+		var sec float64
+		if _, err := fmt.Sscanf(l, "%g s", &sec); err != nil || !strings.HasSuffix(l, " s") || sec*1e9 < v.From-1 || sec*1e9 > v.To+1 {
+			t.Fatalf("axis label %q is not a time in seconds within %+v", l, v)
+		}
+	}
+}
+
+// checkViolationChosen: choosing the first violation that names
+// operations zooms the plot onto them, draws the operations around them
+// one by one, and highlights them.
+func checkViolationChosen(t *testing.T, b *browser) {
+	var ids []float64
+	b.eval(t, `(() => { const d = JSON.parse(document.getElementById('timeline-data').textContent);
+		const i = d.findings.findIndex(f => f.length > 0); document.querySelectorAll('li.finding h3 a')[i].click();
+		return d.findings[i]; })()`, &ids)
+	var spans [][2]float64
+	b.eval(t, `(() => { const d = JSON.parse(document.getElementById('timeline-data').textContent);
+		return `+jsArray(ids)+`.map(id => { const o = d.bad.find(b => b.op === id); return [o.f, o.t]; }); })()`, &spans)
+	v := b.view(t)
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, s := range spans {
+		if s[0] < v.From || s[1] > v.To {
+			t.Errorf("the chosen violation's operation %v is outside the view %+v", s, v)
+		}
+		lo, hi = math.Min(lo, s[0]), math.Max(hi, s[1])
+	}
+	if span(v) > (hi-lo)*1.5+2e8+2 {
+		t.Errorf("the view %+v is wider than the violation's operations (%g-%g ns) with a margin", v, lo, hi)
+	}
+	var selected int
+	b.eval(t, `document.querySelectorAll('g.violating.selected').length`, &selected)
+	if selected != len(ids) || v.Mode != "ops" || v.Ops <= len(ids) {
+		t.Fatalf("choosing the violation of ops %v: %d highlighted, view %+v; want them all, among operations drawn one by one", ids, selected, v)
+	}
+}
+
+func jsArray(ids []float64) string {
+	b, _ := json.Marshal(ids)
+	return string(b)
+}
+
+// drawnFault is one fault mark as the page draws it.
+type drawnFault struct {
+	Label string
+	Lane  string
+	Y     float64
+	LaneY [2]float64
+}
+
+// checkFaultLabels: over the whole run, every fault's drawn mark says its
+// time in seconds; each broker its label names is a row of the plot; a
+// mark on a broker's row is in that row and names that broker; faults
+// strike several brokers.
+func checkFaultLabels(t *testing.T, b *browser, res *runner.Result) {
+	b.run(t, chromedp.Click("#reset", chromedp.ByID))
+	var rows []string
+	b.eval(t, `[...document.querySelectorAll('text.lane-name')].map(e => e.textContent)`, &rows)
+	var faults []drawnFault
+	b.eval(t, `[...document.querySelectorAll('[data-fault]')].filter(e => e.tagName === 'g').map(e => {
+		const r = e.getBoundingClientRect(), lane = document.querySelector('rect.lane-bg[data-lane="' + e.dataset.lane + '"]').getBoundingClientRect();
+		return {Label: e.querySelector('title').textContent, Lane: e.dataset.lane, Y: (r.top + r.bottom) / 2, LaneY: [lane.top, lane.bottom]};
+	})`, &faults)
+	isRow := map[string]bool{}
+	for _, r := range rows {
+		isRow[r] = true
+	}
+	brokers := map[string]bool{}
+	secsRe := regexp.MustCompile(` at \d+\.\d{3} s\b`)
+	for _, f := range faults {
+		label, _, _ := strings.Cut(f.Label, "\n")
+		if !secsRe.MatchString(label) || strings.Contains(label, "_ns=") || strings.Contains(label, "node=") {
+			t.Errorf("fault label %q does not say its time in seconds and its nodes by their rows", label)
+		}
+		named := brokerRef.FindAllString(label, -1)
+		for _, n := range named {
+			if !isRow[n] {
+				t.Errorf("fault %q names %s, which is not a row (rows %q)", label, n, rows)
+			}
+		}
+		if strings.HasPrefix(f.Lane, "broker ") {
+			brokers[f.Lane] = true
+			if !contains(named, f.Lane) {
+				t.Errorf("fault %q is drawn on %s's row but does not name it", label, f.Lane)
+			}
+		}
+		if f.Y < f.LaneY[0] || f.Y > f.LaneY[1] {
+			t.Errorf("fault %q (lane %s) is drawn at y %g, outside its row %v", label, f.Lane, f.Y, f.LaneY)
+		}
+	}
+	if len(faults) < 2 || len(brokers) < 2 {
+		t.Fatalf("%d fault marks on broker rows %v; the run needs faults on several brokers", len(faults), brokers)
+	}
+}
+
+// browser is one headless Chromium on one page, recording every console
+// error, exception and request beyond the page.
+type browser struct {
+	ctx  context.Context
+	mu   sync.Mutex
+	errs []string
+}
+
+func (b *browser) problems() []string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return append([]string(nil), b.errs...)
+}
+
+func (b *browser) run(t *testing.T, actions ...chromedp.Action) {
+	t.Helper()
+	if err := chromedp.Run(b.ctx, actions...); err != nil {
+		t.Fatalf("chromium: %v", err)
+	}
+}
+
+func (b *browser) eval(t *testing.T, js string, out any) {
+	t.Helper()
+	b.run(t, chromedp.Evaluate(js, out))
+}
+
+func (b *browser) plotBox(t *testing.T) box {
+	var p box
+	b.eval(t, `(() => { const e = document.getElementById('plot').getBoundingClientRect(); return {X: e.left, Y: e.top, R: e.right, B: e.bottom}; })()`, &p)
+	return p
+}
+
+func (b *browser) screenshot(t *testing.T) []byte {
+	var shot []byte
+	b.run(t, chromedp.CaptureScreenshot(&shot))
+	return shot
+}
+
+// open starts a fresh headless Chromium with a 1280x800 viewport on page.
+func open(t *testing.T, page string) *browser {
 	profile := freshProfile(t)
 	opts := []chromedp.ExecAllocatorOption{
 		chromedp.ExecPath(chromiumPath), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU, chromedp.NoFirstRun,
 		chromedp.Flag("disable-quic", true), chromedp.Flag("disable-background-networking", true),
 		chromedp.Flag("disable-component-update", true), chromedp.Flag("disable-sync", true),
-		chromedp.UserDataDir(profile), chromedp.WindowSize(1600, 1000),
+		chromedp.UserDataDir(profile), chromedp.WindowSize(screenW, screenH),
 	}
 	actx, cancel := chromedp.NewExecAllocator(context.Background(), opts...)
-	defer cancel()
+	t.Cleanup(cancel)
 	ctx, cancel := chromedp.NewContext(actx)
-	defer cancel()
-	ctx, cancel = context.WithTimeout(ctx, 90*time.Second)
-	defer cancel()
-	var mu sync.Mutex
+	t.Cleanup(cancel)
+	ctx, cancel = context.WithTimeout(ctx, 120*time.Second)
+	t.Cleanup(cancel)
+	b := &browser{ctx: ctx}
 	url := "file://" + page
 	chromedp.ListenTarget(ctx, func(ev any) {
-		mu.Lock()
-		defer mu.Unlock()
+		b.mu.Lock()
+		defer b.mu.Unlock()
 		switch e := ev.(type) {
 		case *runtime.EventConsoleAPICalled:
 			if e.Type == runtime.APITypeError || e.Type == runtime.APITypeWarning {
-				problems = append(problems, fmt.Sprintf("console %s: %v", e.Type, e.Args))
+				b.errs = append(b.errs, fmt.Sprintf("console %s: %v", e.Type, e.Args))
 			}
 		case *runtime.EventExceptionThrown:
-			problems = append(problems, "exception: "+e.ExceptionDetails.Error())
+			b.errs = append(b.errs, "exception: "+e.ExceptionDetails.Error())
 		case *log.EventEntryAdded:
 			if e.Entry.Level == log.LevelError {
-				problems = append(problems, "log error: "+e.Entry.Text)
+				b.errs = append(b.errs, "log error: "+e.Entry.Text)
 			}
 		case *network.EventRequestWillBeSent:
 			if e.Request.URL != url && !strings.HasPrefix(e.Request.URL, "data:") {
-				problems = append(problems, "request outside the page: "+e.Request.URL)
+				b.errs = append(b.errs, "request outside the page: "+e.Request.URL)
 			}
 		}
 	})
-	var nodes []*cdp.Node
-	err := chromedp.Run(ctx, log.Enable(), network.Enable(),
-		chromedp.Navigate(url),
-		chromedp.WaitVisible("#findings", chromedp.ByID),
-		chromedp.Text("#findings", &text, chromedp.ByID),
-		chromedp.Nodes("g.violating", &nodes, chromedp.ByQueryAll),
-		chromedp.Click("a.evidence", chromedp.ByQuery),
-		chromedp.Sleep(200*time.Millisecond),
-		chromedp.FullScreenshot(&shot, 100),
-	)
-	if err != nil {
-		t.Fatalf("chromium on %s: %v", page, err)
-	}
-	var h1 string
-	if err := chromedp.Run(ctx, chromedp.Text("h1", &h1, chromedp.ByQuery)); err != nil {
-		t.Fatal(err)
-	}
-	mu.Lock()
-	defer mu.Unlock()
-	return shot, append([]string(nil), problems...), h1 + "\n" + text, len(nodes)
+	b.run(t, log.Enable(), network.Enable(), runtime.Enable(), chromedp.EmulateViewport(screenW, screenH),
+		chromedp.Navigate(url), chromedp.WaitVisible("#findings", chromedp.ByID), chromedp.WaitReady("text.lane-name", chromedp.ByQuery))
+	return b
 }
 
 // freshProfile is an empty Chromium profile directory, removed after the

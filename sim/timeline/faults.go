@@ -8,30 +8,46 @@ import (
 	"github.com/felixsim/felixsim/sim/runner"
 )
 
+// Fault is one fault the run applied, named as the page names it.
+type Fault struct {
+	Kind string
+	// AtNs is when it struck; EndNs when its condition ended (AtNs for a
+	// moment).
+	AtNs, EndNs int64
+	// Label says it in words, times in seconds and nodes by their rows'
+	// names: "kill broker 2 at 12.345 s for 0.814 s (torn writes)".
+	Label string
+	// Plan is the plan's line for it (nodes by world id, times in ns),
+	// and PlanIndex its place among the plan's faults, from 1.
+	Plan      string
+	PlanIndex int
+	// Lanes are the process lanes it is drawn on (numbering's lane order).
+	Lanes []int
+	// Planned is set when the trace was cut before it: its time is the
+	// plan's and it is not known to have struck.
+	Planned bool
+}
+
 // appliedFault is a plan fault as the world applied it: the i-th fault
 // event of the trace is the plan's i-th fault (the world schedules them in
 // plan order and traces each once, with the node a role resolved to, or
 // -1 when the role had no holder); faults after heal are not applied.
 type appliedFault struct {
 	f       sim.FaultEvent
+	index   int // in the plan's faults
 	atNs    int64
 	skipped bool
+	planned bool
 }
 
 // appliedFaults pairs the trace's fault events with the plan's faults
-// and finds the heal; with no trace it falls back to the plan's times.
-func appliedFaults(p *sim.Plan, trace []sim.TraceEvent, endNs int64) (faults []appliedFault, healNs int64) {
+// and finds the heal. With no trace it takes the plan's times; when the
+// trace was cut at its cap, the plan's later faults follow as planned
+// (those aimed at a role, whose holder is unknown, are left out).
+func appliedFaults(p *sim.Plan, trace []sim.TraceEvent, truncated bool, endNs int64) (faults []appliedFault, healNs int64) {
 	healNs = endNs
 	if p == nil {
 		return nil, healNs
-	}
-	if len(trace) == 0 {
-		for _, f := range p.Faults {
-			if f.AtNs <= p.DurationNs {
-				faults = append(faults, appliedFault{f: f, atNs: f.AtNs})
-			}
-		}
-		return faults, min(p.DurationNs, endNs)
 	}
 	i := 0
 	for _, e := range trace {
@@ -41,84 +57,148 @@ func appliedFaults(p *sim.Plan, trace []sim.TraceEvent, endNs int64) (faults []a
 		case e.Kind == sim.EvFault && i < len(p.Faults):
 			f := p.Faults[i]
 			i++
-			a := appliedFault{f: f, atNs: e.AtNs, skipped: e.Node < 0 && f.Role != ""}
+			a := appliedFault{f: f, index: i - 1, atNs: e.AtNs, skipped: e.Node < 0 && f.Role != ""}
 			if f.Role != "" && e.Node >= 0 {
 				a.f.Node = int(e.Node)
 			}
 			faults = append(faults, a)
 		}
 	}
+	if len(trace) > 0 && !truncated {
+		return faults, healNs
+	}
+	if healNs == endNs { // no heal event: the runner heals when the fault phase ends
+		healNs = min(p.DurationNs, endNs)
+	}
+	for j, f := range p.Faults[i:] {
+		if f.AtNs <= p.DurationNs {
+			faults = append(faults, appliedFault{f: f, index: i + j, atNs: f.AtNs, skipped: f.Role != "" && len(trace) > 0, planned: len(trace) > 0})
+		}
+	}
 	return faults, healNs
 }
 
-// addFaults draws the applied faults by their shape (sim.FaultShape):
-// cuts on the network lane and on the brokers (and relay) they name,
-// settings on the brokers they name (or the network lane for every link), moments and
-// spans as marks on their brokers (a span's down or paused time comes
-// from the trace). A condition lasts until the fault that ends it, or
-// the heal.
-func addFaults(lanes []Lane, nodes nodeLanes, net *Lane, res *runner.Result, m *Model) {
-	faults, healNs := appliedFaults(res.Plan, res.Trace, m.EndNs)
-	onBrokers := func(ns []int, b Bar) {
-		for _, n := range ns {
-			if l := nodes.lane(n); l >= 0 {
-				b.Row = nodes.faultRow(l, &res.Options)
-				lanes[l].Bars = append(lanes[l].Bars, b)
-			}
-		}
-	}
+// addFaults labels the applied faults and draws them by their shape
+// (sim.FaultShape) on the lanes of the nodes they name: spans as bands
+// and moments as marks (a span's down or paused time comes from the
+// trace), cuts and settings as bands until undoneAt; cuts, clears and
+// the faults that name no node (every link's settings, the operator's
+// cluster-wide actions) also on the cluster-wide lane. It returns how
+// many faults were left out past FaultsMax.
+func addFaults(lanes []Lane, nb numbering, res *runner.Result, m *Model) (over int) {
+	faults, healNs := appliedFaults(res.Plan, res.Trace, res.TraceTruncated, m.EndNs)
 	for i, a := range faults {
 		if a.skipped {
 			continue
 		}
-		f := a.f
-		end := undoneAt(faults, i, healNs)
-		label := strings.TrimSpace(f.Kind.String() + " " + fieldsOf(f))
-		title := fmt.Sprintf("%s at %s: %s", f.Kind, secs(a.atNs), f)
-		band := Bar{FromNs: a.atNs, ToNs: end, Label: label, Title: fmt.Sprintf("%s until %s: %s", f.Kind, secs(end), f)}
-		mark := Bar{FromNs: a.atNs, ToNs: a.atNs, Instant: true, Label: label, Title: title}
-		switch shape := f.Kind.Shape(); {
-		case shape == sim.ShapeCut:
-			band.Class = "net"
-			net.Bars = append(net.Bars, band)
-			onBrokers(f.Nodes(), band)
-		case shape == sim.ShapeClear:
-			mark.Class = "net"
-			net.Bars = append(net.Bars, mark)
-		case shape == sim.ShapeSetting && len(f.Nodes()) == 0:
-			band.Class = "net"
-			net.Bars = append(net.Bars, band)
-		case shape == sim.ShapeSetting:
-			band.Class = "disk"
-			onBrokers(f.Nodes(), band)
-		case shape == sim.ShapeSpan:
-			mark.Class = "fault"
-			onBrokers(f.Nodes(), mark)
-		default:
-			mark.Class = "clock"
-			onBrokers(f.Nodes(), mark)
+		if len(m.Faults) == FaultsMax {
+			over++
+			continue
 		}
+		shape := a.f.Kind.Shape()
+		end, exact := a.atNs, true
+		if shape != sim.ShapeMoment && shape != sim.ShapeClear {
+			end, exact = undoneAt(faults, i, healNs)
+		}
+		ft := Fault{Kind: a.f.Kind.String(), AtNs: a.atNs, EndNs: end, Plan: a.f.String(), PlanIndex: a.index + 1, Planned: a.planned}
+		ft.Label = faultLabel(a.f, a.atNs, end, exact, nb)
+		if a.planned {
+			ft.Label += " (as planned: the trace was cut before it)"
+		}
+		bar := Bar{FromNs: a.atNs, ToNs: end, Fault: len(m.Faults) + 1, Label: ft.Label, Title: fmt.Sprintf("%s\n(the plan's fault %d)", ft.Label, ft.PlanIndex)}
+		bar.Class, bar.Instant = faultClass(a.f), end == a.atNs
+		var on []int
+		for _, n := range a.f.Nodes() {
+			if l := nb.lane(n); l >= 0 {
+				on = append(on, l)
+			}
+		}
+		if shape == sim.ShapeCut || shape == sim.ShapeClear || len(a.f.Nodes()) == 0 {
+			on = append(on, nb.networkLane())
+		}
+		for _, l := range on {
+			b := bar
+			b.Row = faultRow(l, nb, &res.Options)
+			lanes[l].Bars = append(lanes[l].Bars, b)
+		}
+		ft.Lanes = on
+		m.Faults = append(m.Faults, ft)
 	}
+	return over
 }
 
-// undoneAt is when fault i's condition ends: the next clearing fault for
-// a cut, the next fault of the same kind on the same nodes for a setting,
-// dur_ns for a span, else the heal.
-func undoneAt(faults []appliedFault, i int, healNs int64) int64 {
-	f := faults[i].f
-	if f.Kind.Shape() == sim.ShapeSpan && f.DurNs > 0 {
-		return faults[i].atNs + f.DurNs
+// FaultsMax caps the faults the page draws and lists (a 600 s run
+// applies some 400). Overflow policy: later ones are left out and a
+// note says so (the run's plan holds them all).
+const FaultsMax = 2500
+
+// faultClass styles a fault: net (cuts, link settings, clears), disk,
+// clock, or fault (process spans and moments).
+func faultClass(f sim.FaultEvent) string {
+	switch shape := f.Kind.Shape(); {
+	case shape == sim.ShapeCut || shape == sim.ShapeClear:
+		return "net"
+	case shape == sim.ShapeSetting && len(f.Nodes()) == 0:
+		return "net"
+	case strings.HasPrefix(f.Kind.String(), "clock"):
+		return "clock"
+	case shape == sim.ShapeSetting:
+		return "disk"
 	}
+	return "fault"
+}
+
+// faultRow is the row of lane l that holds its fault marks and bands:
+// below a broker's leadership rows (one per raft group: the metadata
+// group and one per stream shard), the relay's second; the network
+// lane's rows are stacked (row 0 asks for it).
+func faultRow(l int, nb numbering, o *runner.Options) int {
+	switch l {
+	case nb.networkLane():
+		return 0
+	case nb.relayLane():
+		return 1
+	}
+	return 1 + o.Streams*int(o.Shards) + 1
+}
+
+// undoneAt is when fault i's condition ends, by what the fault table
+// exports (package sim keeps per-kind logic in its table): a span after
+// dur_ns (a lasting kind, such as a membership change, even past the
+// heal); a cut, or a setting of every link, at the next clearing fault
+// (each restores the links); a setting at the next of its kind on the
+// same nodes; else the heal. exact is false when the condition may have
+// ended sooner than endNs: a clearing fault came between that may undo
+// more than the network (calm does, healnet does not), or a span without
+// a duration, which a later fault may end (its down or paused time is
+// drawn from the trace).
+func undoneAt(faults []appliedFault, i int, healNs int64) (endNs int64, exact bool) {
+	f, at := faults[i].f, faults[i].atNs
+	shape := f.Kind.Shape()
+	switch {
+	case shape == sim.ShapeSpan && f.DurNs > 0 && f.Kind.Lasting():
+		return at + f.DurNs, true
+	case shape == sim.ShapeSpan && f.DurNs > 0:
+		return max(min(at+f.DurNs, healNs), at), true
+	case shape == sim.ShapeSpan:
+		return max(healNs, at), false
+	}
+	network := shape == sim.ShapeCut || len(f.Nodes()) == 0
+	exact = true
 	for _, g := range faults[i+1:] {
 		switch {
+		case g.atNs >= healNs:
+			return max(healNs, at), exact
 		case g.skipped:
-		case f.Kind.Shape() == sim.ShapeCut && g.f.Kind.Shape() == sim.ShapeClear:
-			return g.atNs
-		case f.Kind.Shape() == sim.ShapeSetting && g.f.Kind == f.Kind && sameNodes(g.f.Nodes(), f.Nodes()):
-			return g.atNs
+		case g.f.Kind.Shape() == sim.ShapeClear && network:
+			return g.atNs, true
+		case g.f.Kind.Shape() == sim.ShapeClear:
+			exact = false
+		case shape == sim.ShapeSetting && g.f.Kind == f.Kind && sameNodes(g.f.Nodes(), f.Nodes()):
+			return g.atNs, exact
 		}
 	}
-	return max(healNs, faults[i].atNs)
+	return max(healNs, at), exact
 }
 
 func sameNodes(a, b []int) bool {
@@ -131,11 +211,4 @@ func sameNodes(a, b []int) bool {
 		}
 	}
 	return true
-}
-
-// fieldsOf is a fault's fields as the plan prints them, without its time
-// and kind (e.g. "node=1 jump_ns=-300").
-func fieldsOf(f sim.FaultEvent) string {
-	_, rest, _ := strings.Cut(f.String(), " kind="+f.Kind.String())
-	return strings.TrimSpace(rest)
 }

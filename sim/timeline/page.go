@@ -2,173 +2,272 @@ package timeline
 
 import (
 	"bufio"
+	_ "embed"
+	"encoding/json"
 	"fmt"
 	"html"
 	"io"
 	"strings"
 
+	"github.com/felixsim/felixsim/properties"
 	"github.com/felixsim/felixsim/sim/runner"
 )
 
-// Page geometry, in CSS pixels.
-const (
-	labelWidthPx  = 90
-	rowHeightPx   = 14
-	laneGapPx     = 10
-	axisHeightPx  = 22
-	pxPerSecond   = 60
-	plotWidthMin  = 1200
-	plotWidthMax  = 12000
-	labelMinPx    = 30 // a bar narrower than this carries no label
-	tickSecondsGo = 1
-)
+// The page is one HTML file: a header line, the plot (drawn by the
+// page's script from the data it carries, so zoom and pan redraw it)
+// with the list of violations beside it, the faults and notes under
+// that list; no request leaves the file.
+
+//go:embed page.js
+var pageJS string
+
+//go:embed page.css
+var pageCSS string
 
 // Write renders res's timeline as one self-contained HTML page.
 func Write(w io.Writer, res *runner.Result) error {
 	bw := bufio.NewWriter(w)
-	writePage(bw, Build(res))
+	if err := writePage(bw, Build(res), summary(res)); err != nil {
+		return err
+	}
 	return bw.Flush()
 }
 
 // esc escapes text for HTML bodies and attributes.
 func esc(s string) string { return html.EscapeString(s) }
 
-func writePage(w *bufio.Writer, m *Model) {
+// summary is the header's one line about the run.
+func summary(res *runner.Result) string {
+	o := &res.Options
+	return fmt.Sprintf("%d brokers, %d stream(s) × %d shards, %s simulated, %d operations",
+		o.Brokers, o.Streams, o.Shards, secs(res.SimNs), res.Ops.Total)
+}
+
+func writePage(w *bufio.Writer, m *Model, line string) error {
+	data, err := json.Marshal(newPageData(m))
+	if err != nil {
+		return fmt.Errorf("timeline: page data refused: %w", err)
+	}
 	fmt.Fprintf(w, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>%s — %s</title>\n<style>%s</style></head>\n<body>\n",
 		esc(m.Title), esc(m.Verdict), pageCSS)
-	fmt.Fprintf(w, "<h1>%s: <span class=\"verdict %s\">%s</span></h1>\n", esc(m.Title), strings.ToLower(esc(m.Verdict)), esc(m.Verdict))
+	fmt.Fprintf(w, "<header><h1>%s: <span class=\"verdict %s\">%s</span></h1><span class=\"summary\" title=\"%s; %s\">%s; %s</span></header>\n",
+		esc(m.Title), strings.ToLower(esc(m.Verdict)), esc(m.Verdict), esc(line), esc(opsNote(m)), esc(line), esc(opsNote(m)))
+	w.WriteString("<main>\n<div id=\"plot-panel\">\n")
+	w.WriteString(toolbarHTML)
+	w.WriteString("<div id=\"plot\" tabindex=\"0\" aria-label=\"timeline plot\"><svg id=\"plot-svg\" xmlns=\"http://www.w3.org/2000/svg\"></svg></div>\n")
+	w.WriteString(legendHTML)
+	w.WriteString("<noscript><p class=\"note\">The plot is drawn by the page's script; with scripts off only the lists show.</p></noscript>\n")
+	w.WriteString("</div>\n<aside id=\"side\">\n")
 	writeFindings(w, m)
+	writeNotes(w, m)
+	writeFaults(w, m)
+	w.WriteString("</aside>\n</main>\n")
+	fmt.Fprintf(w, "<script type=\"application/json\" id=\"timeline-data\">%s</script>\n", data)
+	w.WriteString("<script>" + pageJS + "</script>\n</body></html>\n")
+	return nil
+}
+
+// opsNote says how the operations are drawn: one by one, or counted in
+// bins outside the exact stretch.
+func opsNote(m *Model) string {
+	total, exact := 0, 0
+	for _, c := range m.Clients {
+		exact += len(c.Ops)
+		for _, b := range c.Bins {
+			for _, n := range b {
+				total += n
+			}
+		}
+	}
+	if exact == total {
+		return "every operation drawn one by one when zoomed in"
+	}
+	var spans []string
+	for _, r := range m.Exact {
+		spans = append(spans, fmt.Sprintf("%s–%s", secs(int64(r.From)*m.BinNs), secs(min(int64(r.To)*m.BinNs, m.EndNs))))
+	}
+	where := "only the violating ones"
+	if len(spans) > 0 {
+		where = "those invoked in " + strings.Join(spans, ", ") + " and the violating ones"
+	}
+	return fmt.Sprintf("%d of them drawn one by one (%s); every operation is counted per %s of invocation", exact, where, secs(m.BinNs))
+}
+
+// writeFindings is the list beside the plot: each violated invariant,
+// when it shows, the operations that show it, and its message.
+func writeFindings(w *bufio.Writer, m *Model) {
+	fmt.Fprintf(w, "<section id=\"findings\"><h2>Violations (%d)</h2>\n", len(m.Findings))
+	if len(m.Findings) == 0 {
+		w.WriteString("<p class=\"held\">Every check held.</p>\n")
+	}
+	w.WriteString("<ol>\n")
+	for i, f := range m.Findings {
+		fmt.Fprintf(w, "<li class=\"finding\" data-finding=\"%d\" data-at-ns=\"%d\"><h3><a href=\"#finding-%d\" class=\"finding-link\">%s</a></h3><p class=\"when\">%s</p>\n",
+			i, f.AtNs, i, esc(f.Invariant), esc(f.When()))
+		if len(f.Evidence) > 0 {
+			w.WriteString("<ul class=\"ops\">\n")
+			for _, e := range f.Evidence {
+				fmt.Fprintf(w, "<li><a class=\"evidence\" href=\"#op-%d\" data-op=\"%d\">%s</a></li>\n", e.Op, e.Op, esc(evidenceText(e)))
+			}
+			w.WriteString("</ul>\n")
+		}
+		if len(f.Brokers) > 0 {
+			fmt.Fprintf(w, "<p class=\"brokers\">its message names %s</p>\n", esc(strings.Join(f.Brokers, ", ")))
+		}
+		more := ""
+		if f.Violations > 1 {
+			more = fmt.Sprintf(" (first of %d)", f.Violations)
+		}
+		fmt.Fprintf(w, "<details><summary>message%s</summary><p class=\"msg\">%s</p></details></li>\n", more, esc(f.Message))
+	}
+	w.WriteString("</ol></section>\n")
+}
+
+func writeNotes(w *bufio.Writer, m *Model) {
 	for _, n := range m.Notes {
 		fmt.Fprintf(w, "<p class=\"note\">%s</p>\n", esc(n))
 	}
-	w.WriteString(legendHTML)
-	w.WriteString("<div id=\"plot\">\n")
-	writeSVG(w, m)
-	w.WriteString("</div>\n<script>" + pageJS + "</script>\n</body></html>\n")
 }
 
-// writeFindings is the explanation at the top: each violated invariant,
-// its message and the operations that show it, linked to their bars.
-func writeFindings(w *bufio.Writer, m *Model) {
-	w.WriteString("<section id=\"findings\">\n")
+// writeFaults is the faults' list under the violations; the page's
+// script fills it from the data (each a link that zooms the plot to its
+// fault), so the labels are carried once.
+func writeFaults(w *bufio.Writer, m *Model) {
+	open := ""
 	if len(m.Findings) == 0 {
-		w.WriteString("<p>Every check held.</p>\n")
+		open = " open"
 	}
-	for _, f := range m.Findings {
-		fmt.Fprintf(w, "<div class=\"finding\"><h2>%s</h2><p class=\"msg\">%s</p>\n<ul>\n", esc(f.Invariant), esc(f.Message))
-		for _, e := range f.Evidence {
-			fmt.Fprintf(w, "<li><a class=\"evidence\" href=\"#op-%d\" data-op=\"op-%d\">%s</a></li>\n", e.Op, e.Op, esc(e.String()))
-		}
-		w.WriteString("</ul></div>\n")
-	}
-	w.WriteString("</section>\n")
+	fmt.Fprintf(w, "<details id=\"faults\"%s><summary>Faults (%d)</summary><ol id=\"fault-list\"></ol></details>\n", open, len(m.Faults))
 }
 
-// plotWidth is the time axis' width in pixels.
-func plotWidth(endNs int64) int {
-	return min(max(int(float64(endNs)/1e9*pxPerSecond), plotWidthMin), plotWidthMax)
+const toolbarHTML = `<div id="toolbar" role="toolbar" aria-label="time axis">
+<button type="button" id="zoom-out" title="zoom out (key -)">−</button><button type="button" id="zoom-in" title="zoom in (key +)">+</button>
+<button type="button" id="pan-left" title="pan left (key ←)">◀</button><button type="button" id="pan-right" title="pan right (key →)">▶</button>
+<button type="button" id="reset" title="show the whole run (key 0)">reset</button>
+<span id="range"></span><span id="cursor"></span>
+<span class="hint">wheel: zoom · shift+wheel or drag: pan · keys + − ← → 0</span>
+</div>
+`
+
+const legendHTML = `<p class="legend"><span class="sw leader">leader (group g, term t)</span><span class="sw down">down</span><span class="sw paused">paused</span>
+<span class="sw net">network fault</span><span class="sw disk">disk fault</span><span class="sw clock">clock fault</span><span class="sw fault">process fault</span>
+<span class="sw op-ok">ok</span><span class="sw op-refused">refused</span><span class="sw op-failed">failed</span><span class="sw op-unknown">unknown</span><span class="sw op-pending">pending</span>
+<span class="sw violating">violating op</span> — time is simulated; hover for details</p>
+`
+
+// pageData is what the page's script draws from.
+type pageData struct {
+	Digits   string       `json:"digits"`
+	EndNs    int64        `json:"endNs"`
+	BinNs    int64        `json:"binNs"`
+	Bins     int          `json:"bins"`
+	Exact    [][2]int     `json:"exact"`
+	Lanes    []pageLane   `json:"lanes"`
+	Faults   []pageFault  `json:"faults"`
+	Clients  []pageClient `json:"clients"`
+	Kinds    []string     `json:"kinds"`    // by properties.HistoryKind
+	Outcomes []string     `json:"outcomes"` // by properties.HistoryOutcome
+	Classes  []string     `json:"classes"`  // the bins' outcomes, in Outcomes' order
+	Scopes   []string     `json:"scopes"`
+	Bad      []pageBad    `json:"bad"`
+	Findings [][]uint64   `json:"findings"` // each finding's operation ids
 }
 
-func writeSVG(w *bufio.Writer, m *Model) {
-	plotW := plotWidth(m.EndNs)
-	height := axisHeightPx
+type pageLane struct {
+	Name string `json:"name"`
+	Rows int    `json:"rows"`
+	// Bars are [row, from ns, to ns, class, label, title, fault, instant
+	// (0 or 1)]; a fault's bar has no label or title of its own: its
+	// fault's are shown.
+	Bars [][8]any `json:"bars"`
+}
+
+type pageFault struct {
+	Label string `json:"label"`
+	N     int    `json:"n"` // its place among the plan's faults, from 1
+	AtNs  int64  `json:"at"`
+	EndNs int64  `json:"end"`
+}
+
+type pageClient struct {
+	Name string   `json:"name"`
+	Rows int      `json:"rows"`
+	N    int      `json:"n"`
+	Ops  string   `json:"ops"`
+	Bins []string `json:"bins"`
+}
+
+// pageBad is a violating operation, in nanoseconds, with its lane.
+type pageBad struct {
+	Op     uint64 `json:"op"`
+	Client int    `json:"lane"`
+	Row    int    `json:"row"`
+	FromNs int64  `json:"f"`
+	ToNs   int64  `json:"t"`
+	Inv    string `json:"inv"`
+	Detail string `json:"detail"`
+}
+
+func newPageData(m *Model) *pageData {
+	d := &pageData{Digits: digits, EndNs: m.EndNs, BinNs: m.BinNs, Bins: binCount(m.EndNs, m.BinNs), Exact: [][2]int{}}
+	for _, r := range m.Exact {
+		d.Exact = append(d.Exact, [2]int{r.From, r.To})
+	}
+	for k := properties.HistoryKind(0); k < 16 && !strings.HasPrefix(k.String(), "HistoryKind("); k++ {
+		d.Kinds = append(d.Kinds, k.String())
+	}
+	for o := properties.HistoryOutcome(0); o < 8 && !strings.HasPrefix(o.String(), "HistoryOutcome("); o++ {
+		d.Outcomes = append(d.Outcomes, o.String())
+	}
+	for _, o := range Outcomes {
+		d.Classes = append(d.Classes, o.String())
+	}
 	for _, l := range m.Lanes {
-		height += l.Rows*rowHeightPx + laneGapPx
-	}
-	x := func(ns int64) float64 { return labelWidthPx + float64(ns)/float64(m.EndNs)*float64(plotW) }
-	fmt.Fprintf(w, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\">\n", labelWidthPx+plotW+10, height)
-	writeAxis(w, m.EndNs, height, x)
-	y := axisHeightPx
-	for li, l := range m.Lanes {
-		laneH := l.Rows * rowHeightPx
-		fmt.Fprintf(w, "<g class=\"lane\" data-lane=\"%s\"><rect class=\"lane-bg%d\" x=\"0\" y=\"%d\" width=\"%d\" height=\"%d\"/>",
-			esc(l.Name), li%2, y, labelWidthPx+plotW, laneH)
-		fmt.Fprintf(w, "<text class=\"lane-name\" x=\"4\" y=\"%d\">%s</text>\n", y+12, esc(l.Name))
+		pl := pageLane{Name: l.Name, Rows: l.Rows, Bars: make([][8]any, 0, len(l.Bars))}
 		for _, b := range l.Bars {
-			writeBar(w, b, y, x)
+			label, title, instant := b.Label, b.Title, 0
+			if b.Fault != 0 {
+				label, title = "", ""
+			}
+			if b.Instant {
+				instant = 1
+			}
+			pl.Bars = append(pl.Bars, [8]any{b.Row, b.FromNs, b.ToNs, b.Class, label, title, b.Fault, instant})
 		}
-		w.WriteString("</g>\n")
-		y += laneH + laneGapPx
+		d.Lanes = append(d.Lanes, pl)
 	}
-	for _, mk := range m.Marks {
-		fmt.Fprintf(w, "<g class=\"mark\"><line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\"/><text x=\"%.1f\" y=\"%d\">%s</text></g>\n",
-			x(mk.AtNs), axisHeightPx, x(mk.AtNs), height, x(mk.AtNs)+3, axisHeightPx+10, esc(mk.Label))
+	for _, f := range m.Faults {
+		d.Faults = append(d.Faults, pageFault{Label: f.Label, N: f.PlanIndex, AtNs: f.AtNs, EndNs: f.EndNs})
 	}
-	w.WriteString("</svg>\n")
+	addPageOps(d, m)
+	for _, f := range m.Findings {
+		ids := []uint64{}
+		for _, e := range f.Evidence {
+			ids = append(ids, e.Op)
+		}
+		d.Findings = append(d.Findings, ids)
+	}
+	return d
 }
 
-func writeAxis(w *bufio.Writer, endNs int64, height int, x func(int64) float64) {
-	step := int64(tickSecondsGo * 1e9)
-	for endNs/step > 40 {
-		step *= 2
-	}
-	for t := int64(0); t <= endNs; t += step {
-		fmt.Fprintf(w, "<line class=\"tick\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\"/><text class=\"tick-label\" x=\"%.1f\" y=\"14\">%ds</text>\n",
-			x(t), axisHeightPx-4, x(t), height, x(t)+2, t/1e9)
+// addPageOps encodes the client lanes and lists the violating operations.
+func addPageOps(d *pageData, m *Model) {
+	scopes := map[string]int{}
+	d.Scopes, d.Bad = []string{}, []pageBad{}
+	for li, c := range m.Clients {
+		for _, o := range c.Ops {
+			if _, ok := scopes[o.Scope]; !ok {
+				scopes[o.Scope] = len(d.Scopes)
+				d.Scopes = append(d.Scopes, o.Scope)
+			}
+			if o.Invariant != "" {
+				d.Bad = append(d.Bad, pageBad{Op: o.ID, Client: li, Row: o.Row, FromNs: o.FromNs, ToNs: o.ToNs, Inv: o.Invariant, Detail: o.Detail})
+			}
+		}
+		pc := pageClient{Name: c.Name, Rows: c.Rows, N: len(c.Ops), Ops: encodeOps(c.Ops, scopes)}
+		for _, b := range c.Bins {
+			pc.Bins = append(pc.Bins, encodeBins(b))
+		}
+		d.Clients = append(d.Clients, pc)
 	}
 }
-
-func writeBar(w *bufio.Writer, b Bar, laneY int, x func(int64) float64) {
-	y := laneY + b.Row*rowHeightPx + 1
-	h := rowHeightPx - 2
-	id := ""
-	if b.ID != "" {
-		id = fmt.Sprintf(" id=\"%s\"", esc(b.ID))
-	}
-	x0 := x(b.FromNs)
-	if b.Instant {
-		fmt.Fprintf(w, "<g class=\"instant %s\"%s><title>%s</title><line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\"/><text x=\"%.1f\" y=\"%d\">%s</text></g>\n",
-			esc(b.Class), id, esc(b.Title), x0, y, x0, y+h, x0+2, y+h-2, esc(b.Label))
-		return
-	}
-	wpx := max(x(b.ToNs)-x0, 1.5)
-	fmt.Fprintf(w, "<g class=\"bar %s\"%s><title>%s</title><rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\"/>", esc(b.Class), id, esc(b.Title), x0, y, wpx, h)
-	if wpx >= labelMinPx || b.Class == "violating" {
-		fmt.Fprintf(w, "<text x=\"%.1f\" y=\"%d\">%s</text>", x0+2, y+h-2, esc(b.Label))
-	}
-	w.WriteString("</g>\n")
-}
-
-const pageCSS = `
-body{font:13px/1.4 system-ui,sans-serif;margin:16px;color:#222}
-h1{font-size:18px} h2{font-size:15px;margin:4px 0;color:#a00}
-.verdict.pass{color:#080}.verdict.fail,.verdict.crash{color:#c00}
-.finding{border-left:4px solid #c00;padding:4px 10px;margin:8px 0;background:#fff4f4}
-.msg{font-family:monospace;white-space:pre-wrap;margin:4px 0}
-.note{color:#850}
-#plot{overflow-x:auto;border:1px solid #ccc}
-.legend span{display:inline-block;padding:1px 6px;margin-right:6px;border-radius:3px}
-svg text{font-size:10px;pointer-events:none}
-.lane-bg0{fill:#fafafa}.lane-bg1{fill:#f0f0f0}
-.lane-name{font-weight:bold;font-size:11px}
-.tick{stroke:#ddd}.tick-label{fill:#666}
-.bar rect{stroke:none}
-.leader rect{fill:#7fb3e6}.down rect{fill:#555}.down text{fill:#fff}.paused rect{fill:#e6c46b}
-.net rect{fill:#d9a3e8;opacity:.8}.disk rect{fill:#f2a65a;opacity:.8}
-.instant line{stroke:#c60;stroke-width:2}.instant.clock line{stroke:#06c}.instant.net line{stroke:#90c}
-.op-ok rect{fill:#9bd49b}.op-refused rect{fill:#c9c9f0}.op-failed rect{fill:#bbb}
-.op-unknown rect{fill:#f3e08a}.op-pending rect{fill:#f3b08a}
-.violating rect{fill:#e00;stroke:#600;stroke-width:2}.violating text{fill:#600;font-weight:bold}
-.violating.flash rect{fill:#ff0}
-.mark line{stroke:#e00;stroke-width:1.5;stroke-dasharray:4 3}.mark text{fill:#c00;font-weight:bold}
-`
-
-const legendHTML = `<p class="legend"><b>Legend:</b>
-<span style="background:#7fb3e6">leader (group g, term t)</span><span style="background:#555;color:#fff">broker down</span>
-<span style="background:#e6c46b">paused</span><span style="background:#d9a3e8">network fault</span>
-<span style="background:#f2a65a">disk or clock fault</span><span style="background:#9bd49b">op ok</span>
-<span style="background:#c9c9f0">refused</span><span style="background:#bbb">failed</span><span style="background:#f3e08a">unknown</span>
-<span style="background:#e00;color:#fff">violating op</span> — hover a bar for details; time is simulated.</p>
-`
-
-// pageJS flashes a violating operation's bar when its evidence is chosen.
-const pageJS = `
-document.querySelectorAll('a.evidence').forEach(function(a){
-  a.addEventListener('click', function(){
-    var g = document.getElementById(a.dataset.op);
-    if (!g) { return; }
-    g.classList.add('flash');
-    setTimeout(function(){ g.classList.remove('flash'); }, 1500);
-  });
-});
-`
