@@ -65,6 +65,10 @@ type runJSON struct {
 	Progress      runProgressJSON `json:"progress"`
 	Vacuous       bool            `json:"vacuous"`
 	VacuousReason string          `json:"vacuous_reason,omitempty"`
+	// Density is the raft work per simulated second the brokers asked of
+	// etcd raft (runner.Density): what make bench-floor's bare raft
+	// harness replays.
+	Density runner.Density `json:"density"`
 }
 
 type runProgressJSON struct {
@@ -353,6 +357,7 @@ func runJSONOf(res *runner.Result, wall time.Duration) runJSON {
 	if res.TraceCoverage != nil {
 		out.TraceActions = res.TraceCoverage.Actions
 	}
+	out.Density = res.Density
 	if out.Violations == nil {
 		out.Violations = []runner.Violation{}
 	}
