@@ -36,9 +36,20 @@ var sweepHelp = help{
 // prints a progress line.
 const progressLineEvery = 10 * time.Second
 
-// sweepCommand is `felixsim sweep`: it parses flags into sweep.Options,
-// runs the sweep with a progress display on stderr, and prints the report.
-func sweepCommand(args []string, stdout, stderr io.Writer) int {
+// sweepArgs is what `felixsim sweep`'s flags ask for.
+type sweepArgs struct {
+	opts   sweep.Options
+	asJSON bool
+	junit  string
+	outDir string
+}
+
+// parseSweepArgs reads `felixsim sweep`'s flags into sweep options,
+// validated; done says the command is over (help printed, or bad usage
+// reported) with exit code code. It is the one parser of those flags: the
+// Kubernetes recipe's test (docs/k8s) runs the recipe's command line
+// through it.
+func parseSweepArgs(args []string, stdout, stderr io.Writer) (sa sweepArgs, code int, done bool) {
 	fs := flag.NewFlagSet("sweep", flag.ContinueOnError)
 	seeds := fs.String("seeds", "", "seeds to run: A..B, or A.. with --for (default 1.. with --for)")
 	jobs := fs.Int("jobs", runtime.NumCPU(), "worker processes at once, one seed each")
@@ -49,23 +60,35 @@ func sweepCommand(args []string, stdout, stderr io.Writer) int {
 	repeat := fs.Float64("repeat-fraction", 0.05, "share of seeds (picked by seed) run twice in their process with the trace hashes compared")
 	forDur := fs.Duration("for", 0, "stop starting seeds after this much wall time, e.g. 8h (0: run the whole range)")
 	seedTimeout := fs.Duration("seed-timeout", 10*time.Minute, "wall time one seed may take before it is stopped and reported (0: no limit)")
-	asJSON := fs.Bool("json", false, "print the report as one JSON object instead of the table")
-	junit := fs.String("junit", "", "also write the report as JUnit XML to this file (for CI test reports)")
-	outDir := fs.String("out", "", "write report.json, report.xml and each failing seed's run output (seed-N.json) to this directory")
+	fs.BoolVar(&sa.asJSON, "json", false, "print the report as one JSON object instead of the table")
+	fs.StringVar(&sa.junit, "junit", "", "also write the report as JUnit XML to this file (for CI test reports)")
+	fs.StringVar(&sa.outDir, "out", "", "write report.json, report.xml and each failing seed's run output (seed-N.json) to this directory")
 	binary := fs.String("binary", "", "the felixsim binary the workers run (default: this one)")
 	if code, done := parseFlags(fs, args, sweepHelp, stdout, stderr); done {
-		return code
+		return sa, code, true
 	}
 	opts, err := sweepOptions(*seeds, *shard, *forDur, *faults, *defects, *binary)
 	if err != nil {
-		return usageError(stderr, "sweep", err)
+		return sa, usageError(stderr, "sweep", err), true
 	}
-	opts.Jobs, opts.Duration, opts.RepeatFraction, opts.SeedTimeout, opts.OutDir = *jobs, *duration, *repeat, *seedTimeout, *outDir
+	opts.Jobs, opts.Duration, opts.RepeatFraction, opts.SeedTimeout, opts.OutDir = *jobs, *duration, *repeat, *seedTimeout, sa.outDir
 	if err := opts.Validate(); err != nil {
-		return usageError(stderr, "sweep", err)
+		return sa, usageError(stderr, "sweep", err), true
 	}
-	if *outDir != "" {
-		if err := os.MkdirAll(*outDir, 0o755); err != nil {
+	sa.opts = opts
+	return sa, exitPass, false
+}
+
+// sweepCommand is `felixsim sweep`: it parses flags into sweep.Options,
+// runs the sweep with a progress display on stderr, and prints the report.
+func sweepCommand(args []string, stdout, stderr io.Writer) int {
+	sa, code, done := parseSweepArgs(args, stdout, stderr)
+	if done {
+		return code
+	}
+	opts := sa.opts
+	if sa.outDir != "" {
+		if err := os.MkdirAll(sa.outDir, 0o755); err != nil {
 			return usageError(stderr, "sweep", fmt.Errorf("--out: %w", err))
 		}
 	}
@@ -78,7 +101,7 @@ func sweepCommand(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "felixsim sweep: %v\n", err)
 		return exitIncomplete
 	}
-	if code := writeReport(rep, *asJSON, *junit, *outDir, stdout, stderr, "sweep"); code != exitPass {
+	if code := writeReport(rep, sa.asJSON, sa.junit, sa.outDir, stdout, stderr, "sweep"); code != exitPass {
 		return code
 	}
 	switch {
