@@ -5,7 +5,7 @@ GO       ?= go
 PKGS     := ./...
 GOFILES   = $(shell git ls-files '*.go' 2>/dev/null || find . -name '*.go')
 
-.PHONY: test lint vet fmt-check install bench bench-compare fuzz sweep detection shrink-bench tlc tlc-trace build timeline-test
+.PHONY: test lint vet fmt-check install bench bench-compare bench-floor sweep-scale profile-subsystems fuzz sweep detection shrink-bench tlc tlc-trace build timeline-test
 
 ## test: lint, then every unit, property and bounded simulation test, then
 ## the store and the cluster again with the expensive invariant checks built
@@ -63,6 +63,30 @@ bench:
 bench-compare:
 	@test -n "$(OLD)" || { echo "usage: make bench-compare OLD=rev [NEW=rev]"; exit 2; }
 	scripts/bench-compare.sh "$(OLD)" "$(NEW)"
+
+## bench-floor: felixsim's speed figure, its CPU per simulated second over
+## etcd raft alone at the same density: `felixsim run --seed S --json` for
+## SEEDS (default 1..6) and the bare raft harness (bench/bareraft) at each
+## run's density for its simulated seconds, interleaved, ROUNDS rounds
+## (default 3); prints ms of CPU per simulated second of both and their
+## ratio. OLD=rev adds that revision's felixsim. About a minute on 2 cores.
+## See scripts/bench-floor.sh and docs/performance.md.
+bench-floor:
+	OLD="$(OLD)" scripts/bench-floor.sh
+
+## sweep-scale: seeds per minute of `felixsim sweep --jobs N` for N = 1, 2
+## and up to the CPUs (SCALE_JOBS overrides), over the same SCALE_SEEDS
+## (default 1..40, SCALE_DURATION 20s each), against N times --jobs 1.
+## Measure on an idle machine. See scripts/sweep-scale.sh.
+sweep-scale: build
+	scripts/sweep-scale.sh
+
+## profile-subsystems: CPU share of a default run by subsystem (store, raft,
+## checks, trace, workload, world, wire, relay, GC, ...): BenchmarkDefaultRun
+## under -cpuprofile, pprof's -top grouped by package. See
+## scripts/profile-subsystems.sh.
+profile-subsystems:
+	scripts/profile-subsystems.sh
 
 ## fuzz: each fuzz target for FUZZTIME (default 30s).
 FUZZTIME ?= 30s

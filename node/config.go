@@ -209,6 +209,10 @@ type Config struct {
 	// (boot, each durable round, each applied record) so a simulator can
 	// check invariants throughout a run; nil in production.
 	Observer Observer
+	// Density, when not nil, counts the node's raft ticks and proposals
+	// (density.go); a host may share one between its nodes. It changes
+	// nothing the node does.
+	Density *Density
 	// Trace receives the node's abstract trace for the model to validate;
 	// nil (the default) emits nothing.
 	Trace modeltrace.Sink

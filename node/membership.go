@@ -84,7 +84,7 @@ func (n *Node) StepMembership(group uint64, target MembershipTarget) (Membership
 	if _, err := foldConfChange(g.confState, cc); err != nil {
 		return st, fmt.Errorf("membership step refused: group %d: %s on %v: %w", group, confchange.Describe(cc.GetChanges()...), g.confState.GetVoters(), err)
 	}
-	if err := g.rn.ProposeConfChange(cc); err != nil {
+	if err := n.raftProposeConfChange(g, cc); err != nil {
 		return st, nil // not leader after all, or proposals dropped: retried later
 	}
 	st.Proposed = confchange.Describe(cc.GetChanges()...)

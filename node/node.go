@@ -344,6 +344,7 @@ func (n *Node) Tick() {
 		return
 	}
 	n.ticks++
+	n.cfg.Density.noteTick(len(n.raftGroups))
 	for _, g := range n.raftGroups {
 		g.rn.Tick()
 	}

@@ -30,6 +30,6 @@ func (n *Node) reproposePending() {
 			continue
 		}
 		w.again.done = true
-		_ = g.rn.Propose(w.again.data) // a dropped proposal is the original's fate too
+		_ = n.raftPropose(g, w.again.data) // a dropped proposal is the original's fate too
 	}
 }

@@ -197,7 +197,7 @@ func (n *Node) proposeSilently(g *raftGroup, c *command) {
 	n.seq++
 	c.proposer, c.incarnation, c.seq = n.cfg.ID, n.writes.incarnation, n.seq
 	if data, err := encodeCommand(c); err == nil {
-		_ = g.rn.Propose(data)
+		_ = n.raftPropose(g, data)
 	}
 }
 
@@ -233,7 +233,7 @@ func (n *Node) propose(client, reqID uint64, g *raftGroup, c *command, req *wire
 		n.answer(client, reqID, &wire.Error{Code: wire.CodeInvalidRequest, Message: truncate(err.Error())})
 		return
 	}
-	if err := g.rn.Propose(data); err != nil {
+	if err := n.raftPropose(g, data); err != nil {
 		n.answer(client, reqID, &wire.Error{Code: wire.CodeUnavailable, Message: truncate(fmt.Sprintf("group %d dropped the proposal: %v", g.id, err))})
 		return
 	}

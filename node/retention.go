@@ -113,7 +113,7 @@ func (n *Node) proposeInternal(g *raftGroup, c *command) {
 	if err != nil {
 		panic(fmt.Sprintf("node %d: group %d: own %s command does not encode: %v", n.cfg.ID, g.id, c.kind, err))
 	}
-	if err := g.rn.Propose(data); err != nil {
+	if err := n.raftPropose(g, data); err != nil {
 		n.logger.Warningf("group %d: %s proposal dropped: %v", g.id, c.kind, err)
 		return
 	}

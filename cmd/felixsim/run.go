@@ -69,6 +69,10 @@ type runJSON struct {
 	// Reproduced whether this run produced it (both absent without one).
 	PlanTraceHash string `json:"plan_trace_hash,omitempty"`
 	Reproduced    bool   `json:"reproduced,omitempty"`
+	// Density is the raft work per simulated second the brokers asked of
+	// etcd raft (runner.Density): what make bench-floor's bare raft
+	// harness replays.
+	Density runner.Density `json:"density"`
 }
 
 type runProgressJSON struct {
@@ -305,6 +309,7 @@ func runJSONOf(res *runner.Result, wall time.Duration) runJSON {
 	if res.TraceCoverage != nil {
 		out.TraceActions = res.TraceCoverage.Actions
 	}
+	out.Density = res.Density
 	if out.Violations == nil {
 		out.Violations = []runner.Violation{}
 	}

@@ -37,9 +37,20 @@ var sweepHelp = help{
 // prints a progress line.
 const progressLineEvery = 10 * time.Second
 
-// sweepCommand is `felixsim sweep`: it parses flags into sweep.Options,
-// runs the sweep with a progress display on stderr, and prints the report.
-func sweepCommand(args []string, stdout, stderr io.Writer) int {
+// sweepArgs is what `felixsim sweep`'s flags ask for.
+type sweepArgs struct {
+	opts   sweep.Options
+	asJSON bool
+	junit  string
+	outDir string
+}
+
+// parseSweepArgs reads `felixsim sweep`'s flags into sweep options,
+// validated; done says the command is over (help printed, or bad usage
+// reported) with exit code code. It is the one parser of those flags: the
+// Kubernetes recipe's test (docs/k8s) runs the recipe's command line
+// through it.
+func parseSweepArgs(args []string, stdout, stderr io.Writer) (sa sweepArgs, code int, done bool) {
 	fs := flag.NewFlagSet("sweep", flag.ContinueOnError)
 	b := newBounds(fs)
 	seeds := fs.String("seeds", "", "seeds to run: A..B, or A.. with --for (default 1.. with --for); seeds are 1..2^64-1")
@@ -51,12 +62,12 @@ func sweepCommand(args []string, stdout, stderr io.Writer) int {
 	repeat := b.Float64("repeat-fraction", 0.05, 0, 1, "share of seeds (picked by seed) run twice in their process with the trace hashes compared")
 	forDur := b.Duration("for", 0, 0, durationMax, "stop starting seeds after this much wall time, e.g. 8h (0: run the whole range)")
 	seedTimeout := b.Duration("seed-timeout", 10*time.Minute, 0, durationMax, "wall time one seed may take before it is stopped and reported (0: no limit)")
-	asJSON := fs.Bool("json", false, "print the report as one JSON object instead of the table")
-	junit := fs.String("junit", "", "also write the report as JUnit XML to this file (for CI test reports); checked writable before any seed runs")
-	outDir := fs.String("out", "", "write report.json, report.xml and each failing seed's run output (seed-N.json) to this directory; checked writable before any seed runs")
+	fs.BoolVar(&sa.asJSON, "json", false, "print the report as one JSON object instead of the table")
+	fs.StringVar(&sa.junit, "junit", "", "also write the report as JUnit XML to this file (for CI test reports); checked writable before any seed runs")
+	fs.StringVar(&sa.outDir, "out", "", "write report.json, report.xml and each failing seed's run output (seed-N.json) to this directory; checked writable before any seed runs")
 	binary := fs.String("binary", "", "the felixsim binary the workers run (default: this one)")
 	if code, done := parseFlags(fs, args, sweepHelp, stdout, stderr); done {
-		return code
+		return sa, code, true
 	}
 	err := b.check()
 	var opts sweep.Options
@@ -64,13 +75,25 @@ func sweepCommand(args []string, stdout, stderr io.Writer) int {
 		opts, err = sweepOptions(*seeds, *shard, *forDur, *faults, *defects, *binary)
 	}
 	if err != nil {
-		return usageError(stderr, "sweep", err)
+		return sa, usageError(stderr, "sweep", err), true
 	}
-	opts.Jobs, opts.Duration, opts.RepeatFraction, opts.SeedTimeout, opts.OutDir = *jobs, *duration, *repeat, *seedTimeout, *outDir
+	opts.Jobs, opts.Duration, opts.RepeatFraction, opts.SeedTimeout, opts.OutDir = *jobs, *duration, *repeat, *seedTimeout, sa.outDir
 	if err := opts.Validate(); err != nil {
-		return usageError(stderr, "sweep", err)
+		return sa, usageError(stderr, "sweep", err), true
 	}
-	if err := checkReportOutputs(*junit, *outDir); err != nil {
+	sa.opts = opts
+	return sa, exitPass, false
+}
+
+// sweepCommand is `felixsim sweep`: it parses flags into sweep.Options,
+// runs the sweep with a progress display on stderr, and prints the report.
+func sweepCommand(args []string, stdout, stderr io.Writer) int {
+	sa, code, done := parseSweepArgs(args, stdout, stderr)
+	if done {
+		return code
+	}
+	opts := sa.opts
+	if err := checkReportOutputs(sa.junit, sa.outDir); err != nil {
 		return usageError(stderr, "sweep", fmt.Errorf("%w (nothing ran)", err))
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -82,7 +105,7 @@ func sweepCommand(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "felixsim sweep: %v\n", err)
 		return exitIncomplete
 	}
-	code := writeReport(rep, *asJSON, *junit, *outDir, stdout, stderr, "sweep")
+	code = writeReport(rep, sa.asJSON, sa.junit, sa.outDir, stdout, stderr, "sweep")
 	switch {
 	case err != nil:
 		fmt.Fprintf(stderr, "felixsim sweep: %v after %d seeds\n", err, rep.SeedsRun)

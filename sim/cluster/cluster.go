@@ -167,6 +167,7 @@ func (c *Cluster) nodeConfig(simID int, env simapi.Env) node.Config {
 		SoftwareVersion:  c.versions[simID],
 		Defects:          c.cfg.Defects,
 		Observer:         c.cfg.Observer,
+		Density:          c.cfg.Density,
 		Trace:            c.cfg.Trace,
 
 		CompactEntriesMin:  c.cfg.CompactEntriesMin,

@@ -84,6 +84,9 @@ type Config struct {
 	// Observer, when not nil, is every broker's node.Observer: it sees
 	// each boot, durable round and applied record as the run goes.
 	Observer node.Observer
+	// Density, when not nil, is shared by every broker and incarnation:
+	// it counts their raft ticks and proposals (node.Density).
+	Density *node.Density
 	// Trace receives every broker's abstract trace (modeltrace); nil: off.
 	Trace modeltrace.Sink
 	// RecordTrace keeps the executed events for divergence reports.

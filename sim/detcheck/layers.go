@@ -107,6 +107,10 @@ var layers = map[string]layer{
 	// sim/shrink drives candidate runs in worker processes like sweep,
 	// and runs the failing run and the final check through runner.
 	"sim/shrink": {may: []string{"felix", "sim", "sim/runner", "sim/workload", "sim/artifact", "sim/sweep", "properties"}},
+	// bench/bareraft drives etcd raft alone at a run's density (the floor
+	// under a run); no felixsim package, and counted time only, so the
+	// determinism rules hold it to ticks that are counted, not timed.
+	"bench/bareraft": {external: []string{raftModule}, simulated: true},
 	"cmd/felixsim": {may: []string{"sim", "sim/runner", "sim/scenario", "sim/sweep", "sim/shrink", "sim/artifact", "properties", "tla", "coverage", "modeltrace"},
 		external: []string{progressbarModule, termModule}},
 }

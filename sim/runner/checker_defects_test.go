@@ -175,44 +175,32 @@ func TestDetectionSweep(t *testing.T) {
 		if g, err := strconv.ParseInt(os.Getenv("FELIXSIM_DETECTION_GAP_NS"), 10, 64); err == nil {
 			dc.gapNs = g
 		}
-		caught := make([]bool, n+1)
+		caught, cpuS := make([]bool, n+1), make([]float64, n+1)
 		hits := 0
 		for s := 1; s <= n; s++ {
+			before := processCPUSeconds(t)
 			res := runDefectPlan(t, dc.defect, dc.faults, dc.gapNs, uint64(s), true)
+			cpuS[s] = processCPUSeconds(t) - before
 			caught[s] = dc.caught(res)
-			t.Logf("%s seed %d: caught %t, %.1f simulated s, violations %s", dc.defect, s, caught[s], float64(res.SimNs)/1e9, violationNames(res))
+			t.Logf("%s seed %d: caught %t, %.1f simulated s, %.2f CPU s, violations %s", dc.defect, s, caught[s], float64(res.SimNs)/1e9, cpuS[s], violationNames(res))
 			if caught[s] {
 				hits++
 			}
 		}
-		t.Logf("%s", detectionLine(dc, caught, hits, n))
+		t.Logf("%s", detectionLine(dc, caught, cpuS, hits, n))
 	}
 }
 
 // detectionLine summarises one defect's sweep: catch count, median and
 // max seeds-to-detection from every start (starts with no catch after
-// them are left out, and counted).
-func detectionLine(dc detectionCase, caught []bool, hits, n int) string {
-	var dist []int
-	censored := 0
-	for s := 1; s <= n; s++ {
-		d := -1
-		for u := s; u <= n; u++ {
-			if caught[u] {
-				d = u - s + 1
-				break
-			}
-		}
-		if d < 0 {
-			censored++ // no catching seed from s to n
-			continue
-		}
-		dist = append(dist, d)
-	}
-	if len(dist) == 0 {
+// them are left out, and counted), and the same for the CPU those seeds'
+// runs took (cpuS[s] is seed s's; see toCatch), flagged when its median
+// is above detectionCPUMedianSMax.
+func detectionLine(dc detectionCase, caught []bool, cpuS []float64, hits, n int) string {
+	tc := toCatchFromEveryStart(caught, cpuS, n)
+	if len(tc.seeds) == 0 {
 		return fmt.Sprintf("%s (%s, faults %s, gap %d ns): not caught on seeds 1..%d", dc.defect, dc.criterion, dc.faults, dc.gapNs, n)
 	}
-	slices.Sort(dist)
-	return fmt.Sprintf("%s (%s, faults %s, gap %d ns): caught on %d of %d seeds; seeds-to-detection median %d, max %d (%d starts after the last catch left out)",
-		dc.defect, dc.criterion, dc.faults, dc.gapNs, hits, n, dist[len(dist)/2], dist[len(dist)-1], censored)
+	return fmt.Sprintf("%s (%s, faults %s, gap %d ns): caught on %d of %d seeds; seeds-to-detection median %d, max %d (%d starts after the last catch left out)%s",
+		dc.defect, dc.criterion, dc.faults, dc.gapNs, hits, n, tc.seeds[len(tc.seeds)/2], tc.seeds[len(tc.seeds)-1], tc.censored, tc.cpuSummary())
 }

@@ -53,6 +53,9 @@ type Result struct {
 	// StoreWrittenBytes is what the brokers wrote to their disks over the
 	// run (every Write, store rewrites included, across restarts).
 	StoreWrittenBytes uint64
+	// Density is the raft work the brokers asked of etcd raft per
+	// simulated second (density.go).
+	Density Density
 	// Plan is the fault plan drawn from the seed.
 	Plan *sim.Plan
 	// BrokerFailures counts brokers' fail-stops and failed boots.

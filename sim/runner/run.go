@@ -58,6 +58,8 @@ type run struct {
 	// admin is the probe's traffic on the administered stream (nil when
 	// the plan administers none; see streamadmin.go).
 	admin *adminTraffic
+	// density counts every broker's raft ticks and proposals.
+	density node.Density
 }
 
 // Run performs one run: build, fault phase, heal, liveness, quiesce,
@@ -236,7 +238,7 @@ func (r *run) build() error {
 		}
 	}
 	ccfg := cluster.Config{Seed: o.Seed, Brokers: o.Brokers, Extra: extra, Streams: topology(o), Defects: o.Defects,
-		RecordTrace: o.RecordTrace, Trace: r.traceSink(), Counts: r.counts}
+		RecordTrace: o.RecordTrace, Trace: r.traceSink(), Counts: r.counts, Density: &r.density}
 	if plan.AdministersStream() {
 		ccfg.Streams, ccfg.AdminNamespace, ccfg.AdminStream = adminTopology(ccfg.Streams), Namespace, AdminStream
 	}
@@ -356,6 +358,7 @@ func (r *run) finish() {
 	for id := 0; id < r.opts.Brokers; id++ {
 		r.res.StoreWrittenBytes += r.c.World.Mem(id).WrittenBytes()
 	}
+	r.res.Density = DensityOf(&r.density, r.opts.Brokers, r.res.SimNs)
 	r.res.BrokerFailures = len(r.c.Failures())
 	r.res.Replaced = r.c.Replacements()
 	r.res.StreamChanges = r.c.StreamChanges()

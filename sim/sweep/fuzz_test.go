@@ -33,7 +33,7 @@ func FuzzReadReport(f *testing.F) {
 		if err != nil {
 			t.Fatalf("accepted report, written out, is refused: %v\n%s", err, b.String())
 		}
-		if !back.Equal(rep) || back.Seconds != rep.Seconds || back.CPUSeconds != rep.CPUSeconds {
+		if !back.Equal(rep) || back.Seconds != rep.Seconds || back.CPUSeconds != rep.CPUSeconds || back.Jobs != rep.Jobs {
 			t.Fatalf("round trip changed the report: %+v vs %+v", back, rep)
 		}
 	})

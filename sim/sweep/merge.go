@@ -27,7 +27,7 @@ func Merge(in []NamedReport) (*Report, error) {
 	}
 	seen := make(map[uint64]string, len(in))
 	out := *first.Report
-	out.Shard, out.SeedsRun, out.SeedsRepeated, out.LastSeed, out.Complete, out.Seconds, out.CPUSeconds = "1/1", 0, 0, 0, true, 0, 0
+	out.Shard, out.SeedsRun, out.SeedsRepeated, out.LastSeed, out.Complete, out.Seconds, out.CPUSeconds, out.Jobs = "1/1", 0, 0, 0, true, 0, 0, 0
 	out.Failures, out.VacuousSeeds, out.Vacuous, out.CoverageSeeds = []Failure{}, []VacuousSeed{}, 0, 0
 	out.Coverage = map[string]uint64{}
 	failing, vacuous := map[uint64]string{}, map[uint64]string{}
@@ -72,6 +72,7 @@ func Merge(in []NamedReport) (*Report, error) {
 		out.Complete = out.Complete && r.Complete
 		out.Seconds = max(out.Seconds, r.Seconds)
 		out.CPUSeconds += r.CPUSeconds
+		out.Jobs += r.Jobs
 	}
 	if missing := missingShards(seen, count); len(missing) > 0 {
 		return nil, fmt.Errorf("merge refused: shard(s) %v of %d missing", missing, count)

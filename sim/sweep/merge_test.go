@@ -56,8 +56,8 @@ func TestMergeShards(t *testing.T) {
 		seeds = append(seeds, f.Seed)
 	}
 	// Shards side by side: the longest wall time, and every worker's CPU
-	// (2, 4 and 6 s).
-	if m.Shard != "1/1" || m.SeedsRun != 10 || m.LastSeed != 10 || !m.Complete || m.Seconds != 3 || m.CPUSeconds != 12 ||
+	// (2, 4 and 6 s) and every shard's jobs (2 each).
+	if m.Shard != "1/1" || m.SeedsRun != 10 || m.LastSeed != 10 || !m.Complete || m.Seconds != 3 || m.CPUSeconds != 12 || m.Jobs != 6 ||
 		len(seeds) != 5 || seeds[0] != 1 || seeds[1] != 3 || seeds[2] != 5 || seeds[3] != 7 || seeds[4] != 9 {
 		t.Fatalf("merged: %+v (failing seeds %v)", m, seeds)
 	}

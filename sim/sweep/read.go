@@ -186,6 +186,8 @@ func (p *reportParser) field(rep *Report, key string, line int) error {
 		dst = &rep.Seconds
 	case "cpu_seconds":
 		dst = &rep.CPUSeconds
+	case "jobs":
+		dst = &rep.Jobs
 	case "vacuous":
 		dst = &rep.Vacuous
 	case "coverage_seeds":
@@ -331,6 +333,9 @@ func (p *reportParser) check(rep *Report) error {
 	}
 	if math.IsNaN(rep.CPUSeconds) || rep.CPUSeconds < 0 {
 		return p.errorAt(at("cpu_seconds"), "cpu_seconds %v is negative", rep.CPUSeconds)
+	}
+	if rep.Jobs < 0 {
+		return p.errorAt(at("jobs"), "jobs %d is negative", rep.Jobs)
 	}
 	return p.checkCounts(rep, sched)
 }

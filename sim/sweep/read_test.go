@@ -22,7 +22,7 @@ func sampleReport() *Report {
 		},
 		Vacuous: 2, VacuousSeeds: []VacuousSeed{{Seed: 5, Reason: "3 acknowledged writes, under the floor of 10"}, {Seed: 8, Reason: "no reads"}},
 		CoverageSeeds: 2, Coverage: map[string]uint64{"fault.kill.fired": 4, "fault.kill.effect": 0, "raft.failover": 9},
-		Seconds: 1.5, CPUSeconds: 2.25}
+		Seconds: 1.5, CPUSeconds: 2.25, Jobs: 2}
 }
 
 func encode(t testing.TB, r *Report) string {
@@ -48,7 +48,7 @@ func TestReportRoundTrip(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%v\n%s", err, text)
 		}
-		if !got.Equal(r) || got.Seconds != r.Seconds || got.CPUSeconds != r.CPUSeconds {
+		if !got.Equal(r) || got.Seconds != r.Seconds || got.CPUSeconds != r.CPUSeconds || got.Jobs != r.Jobs {
 			t.Fatalf("read back %+v\nwant %+v", got, r)
 		}
 	}
@@ -70,8 +70,36 @@ func TestReadReportWithoutCPUSeconds(t *testing.T) {
 		t.Fatalf("an old report reads as %v s of CPU, %v seeds per CPU-minute, headline %q", got.CPUSeconds, got.SeedsPerCPUMinute(), got.Headline())
 	}
 	r := sampleReport() // 3 seeds in 2.25 s of CPU: 80 per CPU-minute
-	if r.SeedsPerCPUMinute() != 80 || !strings.Contains(r.Headline(), "2.2 s of worker CPU (80 seeds per CPU-minute)") {
+	if r.SeedsPerCPUMinute() != 80 || !strings.Contains(r.Headline(), "2.2 s of worker CPU (80 seeds per CPU-minute") {
 		t.Fatalf("%v seeds per CPU-minute, headline %q", r.SeedsPerCPUMinute(), r.Headline())
+	}
+}
+
+// TestReportJobsRateAndUtilisation: a report gives seeds per minute of
+// wall time and how busy its jobs kept their CPUs, in its headline; a
+// report written before jobs existed reads as 0 jobs and shows neither.
+func TestReportJobsRateAndUtilisation(t *testing.T) {
+	r := sampleReport() // 3 seeds in 1.5 s with 2 jobs, 2.25 s of CPU
+	if r.SeedsPerMinute() != 120 || r.CPUUtilisation() != 0.75 {
+		t.Fatalf("%v seeds per minute, utilisation %v; want 120 and 0.75", r.SeedsPerMinute(), r.CPUUtilisation())
+	}
+	h := r.Headline()
+	for _, want := range []string{"1.5 s (120.0 seeds per minute, 2 jobs)", "the workers kept 75% of their 2 CPUs busy"} {
+		if !strings.Contains(h, want) {
+			t.Errorf("headline %q lacks %q", h, want)
+		}
+	}
+	text := encode(t, r)
+	old := strings.Replace(text, "  \"jobs\": 2,\n", "", 1)
+	if old == text {
+		t.Fatalf("no jobs line in:\n%s", text)
+	}
+	got, err := ReadReport("old.json", strings.NewReader(old))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Jobs != 0 || got.CPUUtilisation() != 0 || strings.Contains(got.Headline(), "per minute") || strings.Contains(got.Headline(), "busy") {
+		t.Fatalf("a report without jobs reads as %d jobs, utilisation %v, headline %q", got.Jobs, got.CPUUtilisation(), got.Headline())
 	}
 }
 
@@ -129,6 +157,8 @@ func TestReadReportRefusesBrokenReports(t *testing.T) {
 		{"coverage not an object", `"coverage": {`, `"coverage": [{`, `"coverage"`, "belongs"},
 		{"cpu negative", `"cpu_seconds": 2.25`, `"cpu_seconds": -2.25`, `"cpu_seconds"`, "cpu_seconds -2.25 is negative"},
 		{"cpu type", `"cpu_seconds": 2.25`, `"cpu_seconds": "2"`, `"cpu_seconds"`, "a string where a float64 belongs"},
+		{"jobs negative", `"jobs": 2`, `"jobs": -2`, `"jobs"`, "jobs -2 is negative"},
+		{"jobs type", `"jobs": 2`, `"jobs": 2.5`, `"jobs"`, "a number 2.5 where a int belongs"},
 	}
 	for _, c := range cases {
 		if strings.Count(good, c.old) == 0 {

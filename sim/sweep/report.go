@@ -59,6 +59,33 @@ type Report struct {
 	// SeedsRun it gives seeds per CPU-minute, which the machine's load
 	// and the number of jobs move far less than wall time.
 	CPUSeconds float64 `json:"cpu_seconds"`
+	// Jobs is how many worker processes ran at once (for a merge, summed
+	// over the shards; 0 in a report written before the field existed):
+	// with Seconds and CPUSeconds it gives how busy the workers kept the
+	// CPUs they were given (CPUUtilisation).
+	Jobs int `json:"jobs"`
+}
+
+// SeedsPerMinute is how many seeds the sweep ran per minute of wall time
+// (0 when no time was recorded): the throughput that --jobs should
+// multiply (make sweep-scale).
+func (r *Report) SeedsPerMinute() float64 {
+	if r.Seconds <= 0 {
+		return 0
+	}
+	return float64(r.SeedsRun) / (r.Seconds / 60)
+}
+
+// CPUUtilisation is the workers' CPU time over the wall time of Jobs
+// processes: 1 when every worker kept a core busy all along, less for the
+// time a worker waited (process start, a straggler at the end); a worker
+// whose garbage collector runs beside it can push it past 1. 0 when the
+// jobs or the CPU time are unknown.
+func (r *Report) CPUUtilisation() float64 {
+	if r.Seconds <= 0 || r.Jobs <= 0 {
+		return 0
+	}
+	return r.CPUSeconds / (r.Seconds * float64(r.Jobs))
 }
 
 // SeedsPerCPUMinute is how many seeds the sweep ran per minute of worker
@@ -106,7 +133,7 @@ func (r *Report) WriteJSON(w io.Writer) error {
 		{"faults", r.Faults}, {"defects", r.Defects}, {"repeat_fraction", r.RepeatFraction},
 		{"seeds_run", r.SeedsRun}, {"seeds_repeated", r.SeedsRepeated}, {"last_seed", r.LastSeed},
 		{"complete", r.Complete}, {"failures", nil}, {"vacuous", r.Vacuous}, {"vacuous_seeds", nil},
-		{"coverage_seeds", r.CoverageSeeds}, {"coverage", nil}, {"cpu_seconds", r.CPUSeconds}} {
+		{"coverage_seeds", r.CoverageSeeds}, {"coverage", nil}, {"cpu_seconds", r.CPUSeconds}, {"jobs", r.Jobs}} {
 		switch f.key {
 		case "failures":
 			writeFailures(&b, r.Failures)
@@ -169,12 +196,20 @@ func (r *Report) Headline() string {
 	if !r.Complete {
 		state = "incomplete"
 	}
+	rate := ""
+	if r.Jobs > 0 && r.Seconds > 0 {
+		rate = fmt.Sprintf(" (%.1f seeds per minute, %d jobs)", r.SeedsPerMinute(), r.Jobs)
+	}
 	cpu := ""
 	if r.CPUSeconds > 0 {
-		cpu = fmt.Sprintf(", %.1f s of worker CPU (%.0f seeds per CPU-minute)", r.CPUSeconds, r.SeedsPerCPUMinute())
+		cpu = fmt.Sprintf(", %.1f s of worker CPU (%.0f seeds per CPU-minute", r.CPUSeconds, r.SeedsPerCPUMinute())
+		if u := r.CPUUtilisation(); u > 0 {
+			cpu += fmt.Sprintf("; the workers kept %.0f%% of their %d CPUs busy", 100*u, r.Jobs)
+		}
+		cpu += ")"
 	}
-	return fmt.Sprintf("sweep seeds %s shard %s (%s): %d seeds run, %d of them twice, %d failing, %.1f s%s",
-		r.Seeds, r.Shard, state, r.SeedsRun, r.SeedsRepeated, len(r.Failures), r.Seconds, cpu)
+	return fmt.Sprintf("sweep seeds %s shard %s (%s): %d seeds run, %d of them twice, %d failing, %.1f s%s%s",
+		r.Seeds, r.Shard, state, r.SeedsRun, r.SeedsRepeated, len(r.Failures), r.Seconds, rate, cpu)
 }
 
 // WriteText writes the headline, a table of the failing seeds (seed,
@@ -205,11 +240,11 @@ func (r *Report) WriteText(w io.Writer) error {
 	return nil
 }
 
-// Equal reports whether two reports say the same, wall and CPU time
-// aside.
+// Equal reports whether two reports say the same, wall and CPU time and
+// the number of jobs aside.
 func (r *Report) Equal(o *Report) bool {
 	a, b := *r, *o
-	a.Seconds, b.Seconds, a.CPUSeconds, b.CPUSeconds = 0, 0, 0, 0
+	a.Seconds, b.Seconds, a.CPUSeconds, b.CPUSeconds, a.Jobs, b.Jobs = 0, 0, 0, 0, 0, 0
 	if len(a.Failures) == 0 && len(b.Failures) == 0 {
 		a.Failures, b.Failures = nil, nil
 	}

@@ -176,7 +176,7 @@ func (o *Options) work(ctx context.Context, seeds <-chan uint64, results chan<- 
 func (o *Options) newReport() *Report {
 	rep := &Report{Format: ReportFormat, Seeds: o.Seeds.String(), Shard: o.Shard.String(), Duration: o.Duration.String(),
 		Faults: o.Faults, Defects: o.Defects, RepeatFraction: o.RepeatFraction, Failures: []Failure{},
-		VacuousSeeds: []VacuousSeed{}, Coverage: map[string]uint64{}}
+		VacuousSeeds: []VacuousSeed{}, Coverage: map[string]uint64{}, Jobs: o.Jobs}
 	for _, p := range o.Points {
 		rep.Coverage[p] = 0
 	}

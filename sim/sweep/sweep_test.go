@@ -125,9 +125,10 @@ func TestSweepTotalsAreTheSumOfItsRuns(t *testing.T) {
 		}
 	}
 	// Four worker processes of a 3 s run each use some CPU, and far less
-	// than a minute of it.
-	if rep.CPUSeconds <= 0 || rep.CPUSeconds > 60 {
-		t.Fatalf("the sweep's 4 workers used %v s of CPU", rep.CPUSeconds)
+	// than a minute of it; the report knows its 2 jobs, so the rate and
+	// the utilisation are known.
+	if rep.CPUSeconds <= 0 || rep.CPUSeconds > 60 || rep.Jobs != 2 || rep.SeedsPerMinute() <= 0 || rep.CPUUtilisation() <= 0 {
+		t.Fatalf("the sweep's 4 workers used %v s of CPU with %d jobs (%v seeds per minute, utilisation %v)", rep.CPUSeconds, rep.Jobs, rep.SeedsPerMinute(), rep.CPUUtilisation())
 	}
 	if rep.CoverageSeeds != 4 || len(rep.Coverage) != len(sums) {
 		t.Fatalf("sweep coverage over %d seeds: %v\nsum of the runs: %v", rep.CoverageSeeds, rep.Coverage, sums)
