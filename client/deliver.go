@@ -21,11 +21,13 @@ func (c *Client) Deliver(nowNs int64, from NodeID, a *wire.Answer) {
 	}
 	delete(c.pending, a.ID)
 	if err := a.Validate(); err != nil {
+		cl.answered(a.Body, true)
 		ce := protocolError(cl, a.Body)
 		ce.Detail = "malformed answer: " + err.Error()
 		cl.finish(cl, nil, ce)
 		return
 	}
+	cl.answered(a.Body, false)
 	e, isErr := a.Body.(*wire.Error)
 	if !isErr {
 		cl.finish(cl, a.Body, nil)
