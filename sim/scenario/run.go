@@ -55,6 +55,9 @@ type Runner struct {
 	steps *runner.RetentionSteps
 	// sent are the writes sent, in history order (sent.go).
 	sent []sentWrite
+	// ledger keeps the brokers' trace steps that match landings to
+	// requests, for the check command.
+	ledger *runner.LedgerSink
 }
 
 // ClientNames name the scenario's clients, in sim-id order: the first
@@ -226,6 +229,8 @@ func (r *Runner) cluster() (*cluster.Cluster, error) {
 	}
 	ir := runner.NewInRunChecker(cfg.Brokers)
 	cfg.Observer, r.steps = ir.Observer(), ir.Retention()
+	r.ledger = runner.NewLedgerSink()
+	cfg.Trace = r.ledger
 	c, err := cluster.New(cfg)
 	if err != nil {
 		return nil, err

@@ -3,6 +3,7 @@ package scenario
 import (
 	"github.com/felixsim/felixsim/client"
 	"github.com/felixsim/felixsim/properties"
+	"github.com/felixsim/felixsim/sim/cluster"
 )
 
 // sentWrite is a write the scenario sent: its history op, the sender's
@@ -39,4 +40,18 @@ func (r *Runner) attachRequests(ops []properties.HistoryOp) {
 		}
 		ops[s.op].Requests = properties.HistoryRequestsOf(sent, func(id uint64) (uint32, bool) { return t.Copies(from, id) })
 	}
+}
+
+// ledgerOf is what the brokers' trace showed of the scenario's requests,
+// their senders read as the scenario's clients (history client i is
+// ClientNames[i]).
+func (r *Runner) ledgerOf(c *cluster.Cluster) *properties.Ledger {
+	return r.ledger.Ledger(c.Config().Streams, func(simID uint64) (int, bool) {
+		for i, n := range r.clientNames() {
+			if p := r.client[n]; p != nil && uint64(p.SimID()) == simID {
+				return i, true
+			}
+		}
+		return 0, false
+	})
 }
