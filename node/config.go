@@ -154,6 +154,13 @@ type Defects struct {
 	// slow follower, a lost append, a paused broker) then lands twice
 	// from one delivered copy of the request.
 	ReproposePending bool
+	// NotLeaderAfterPropose makes a leader that steps down answer every
+	// write it proposed and has not applied with NotLeader, as it rightly
+	// does its pending state reads, so the client can re-send at once. But
+	// NotLeader promises the copy was not proposed: the proposal may still
+	// commit under the new leader, and the client's re-send lands a second
+	// copy from one call that redirected as if nothing had been written.
+	NotLeaderAfterPropose bool
 }
 
 // Config configures one broker; build it by field name.
