@@ -413,3 +413,29 @@ func TestAttemptsRecordBrokersAndAnswers(t *testing.T) {
 	require.Equal(t, []Attempt{{RequestID: tr.last(t).req.ID, Broker: tr.last(t).to, Answer: wire.AnswerError, Malformed: true}}, p.Attempts(),
 		"a malformed answer's code is not trusted")
 }
+
+// TestTimeoutAsFailureDefect: the planted bug reports a timed-out write as
+// a plain failure (neither unknown nor a timeout), and leaves reads and a
+// correct client's writes as they were.
+func TestTimeoutAsFailureDefect(t *testing.T) {
+	tr := &recorder{}
+	c, err := New(Config{Brokers: []NodeID{1}, Streams: []StreamShards{{Namespace: "orders", Stream: "order-events", Shards: 4}},
+		CallTimeoutNs: timeoutNs, Defects: Defects{TimeoutAsFailure: true}}, tr)
+	require.NoError(t, err)
+	p := commitOrder(t, c, 0)
+	r, err := c.StateGet(0, "acme", "orders", "order-events", []byte("order-42"), "order-42")
+	require.NoError(t, err)
+	c.Tick(timeoutNs)
+	_, werr := p.Result()
+	require.Error(t, werr)
+	require.NotErrorIs(t, werr, ErrUnknownOutcome, "the planted bug calls a timed-out write certain")
+	require.NotErrorIs(t, werr, ErrTimeout)
+	_, rerr := r.Result()
+	require.ErrorIs(t, rerr, ErrTimeout, "a read's timeout is untouched")
+
+	correct, _ := newTestClient(t, 0)
+	p = commitOrder(t, correct, 0)
+	correct.Tick(timeoutNs)
+	_, werr = p.Result()
+	require.ErrorIs(t, werr, ErrUnknownOutcome)
+}

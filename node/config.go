@@ -161,6 +161,12 @@ type Defects struct {
 	// commit under the new leader, and the client's re-send lands a second
 	// copy from one call that redirected as if nothing had been written.
 	NotLeaderAfterPropose bool
+	// TimeoutAsFailure is a client-library bug carried in the same set
+	// (client.Defects.TimeoutAsFailure): the simulated clients' library
+	// reports a write that missed its deadline as failed, not unknown, so
+	// a client re-sends it as a write that certainly did not land. The
+	// node itself ignores it.
+	TimeoutAsFailure bool
 }
 
 // Config configures one broker; build it by field name.

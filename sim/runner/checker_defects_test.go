@@ -43,6 +43,10 @@ var checkerDefectCases = []checkerDefectCase{
 	// A leader that steps down answers its pending writes NotLeader: the
 	// brokers' trace shows it proposed the request it says it did not.
 	{defect: "not-leader-after-propose", invariant: properties.InvariantAnswersHonest, faults: "all", gapNs: 6e8, seedsMax: 5},
+	// The client library reports a timed-out write failed; the workload
+	// re-sends a failed write with its payload, and the failed one's own
+	// request lands.
+	{defect: "timeout-as-failure", invariant: properties.InvariantFailedWriteLeftNoTrace, faults: "all", gapNs: 6e8, seedsMax: 8},
 }
 
 // runDefectPlan runs seed for 10 simulated seconds under faults (mean gap

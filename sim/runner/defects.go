@@ -36,6 +36,7 @@ var defectNames = []struct {
 	{"snapshot-without-groups", func(d *node.Defects) *bool { return &d.SnapshotWithoutGroups }, ""},
 	{"repropose-pending", func(d *node.Defects) *bool { return &d.ReproposePending }, ""},
 	{"not-leader-after-propose", func(d *node.Defects) *bool { return &d.NotLeaderAfterPropose }, ""},
+	{"timeout-as-failure", func(d *node.Defects) *bool { return &d.TimeoutAsFailure }, ""},
 }
 
 // ParseDefects reads a comma-separated list of planted-bug names ("none"
