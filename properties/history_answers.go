@@ -1,7 +1,5 @@
 package properties
 
-import "github.com/felixsim/felixsim/felix"
-
 // HistoryAnswersHonest checks every answer a client took for a write's
 // request against what the brokers did, as their abstract trace shows
 // it (l): an answer speaks for the one copy of the request it answers,
@@ -59,11 +57,6 @@ func landedAt(ls []*LedgerLanding, offset uint64) bool {
 		}
 	}
 	return false
-}
-
-// sameShard reports whether a and b name the same stream shard, tenants aside.
-func sameShard(a, b felix.Scope) bool {
-	return a.Namespace == b.Namespace && a.Stream == b.Stream && a.Shard == b.Shard
 }
 
 func landingsOrNone(ls []*LedgerLanding) string {

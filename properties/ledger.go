@@ -162,3 +162,8 @@ func sentRequests(h *History, fn func(op *HistoryOp, q int)) {
 		}
 	}
 }
+
+// sameShard reports whether a and b name the same stream shard, tenants aside.
+func sameShard(a, b felix.Scope) bool {
+	return a.Namespace == b.Namespace && a.Stream == b.Stream && a.Shard == b.Shard
+}
