@@ -71,11 +71,12 @@ type call struct {
 	node       NodeID
 	deadlineNs int64
 	redirects  int
-	// sentIDs are the ids of every request the call sent: the first, then
-	// one per NotLeader redirect.
-	// Invariant: len(sentIDs) == redirects+1 once sent, so it is bounded
+	// attempts are the requests the call sent: the first, then one per
+	// NotLeader redirect, each with its broker and, once it came, the
+	// answer the call took from that broker.
+	// Invariant: len(attempts) == redirects+1 once sent, so it is bounded
 	// by Config.NotLeaderRedirectsMax+1.
-	sentIDs []uint64
+	attempts []Attempt
 	// finish completes the typed Pending from an answer body or an error.
 	finish func(cl *call, body wire.AnswerBody, err *CallError)
 }
@@ -202,9 +203,9 @@ func (c *Client) send(nowNs int64, q wire.Request, finish func(*call, wire.Answe
 // transport holds changes when the call is later redirected.
 func (c *Client) transmit(cl *call) {
 	req := cl.req
-	cl.sentIDs = append(cl.sentIDs, req.ID)
-	if len(cl.sentIDs) != cl.redirects+1 {
-		panic(fmt.Sprintf("client: request %d is send %d of a call redirected %d times", req.ID, len(cl.sentIDs), cl.redirects))
+	cl.attempts = append(cl.attempts, Attempt{RequestID: req.ID, Broker: cl.node})
+	if len(cl.attempts) != cl.redirects+1 {
+		panic(fmt.Sprintf("client: request %d is send %d of a call redirected %d times", req.ID, len(cl.attempts), cl.redirects))
 	}
 	c.stats.Sent++
 	c.tr.Send(cl.node, &req)

@@ -381,3 +381,61 @@ func TestNotLeaderHintOfReplacedIdentity(t *testing.T) {
 	require.Equal(t, slot, tr.last(t).to, "the hint's slot gets the redirect")
 	require.Equal(t, slot, c.LeaderHint(first.req.Scope))
 }
+
+// TestAttemptsRecordBrokersAndAnswers: a call names each request it sent,
+// the broker it went to and the answer it took for it: the NotLeader
+// answers it was redirected by, the final answer, and none for a request
+// whose answer never came (the call timed out); a stray answer (a late
+// one, for a request the call has left) changes nothing.
+func TestAttemptsRecordBrokersAndAnswers(t *testing.T) {
+	c, tr := newTestClient(t, 2)
+	p := commitOrder(t, c, 0)
+	answer(t, c, tr, 1, &wire.Error{Code: wire.CodeNotLeader, LeaderHint: 3})
+	answer(t, c, tr, 2, &wire.Error{Code: wire.CodeNotLeader})
+	c.Deliver(3, tr.sends[0].to, &wire.Answer{ID: tr.sends[0].req.ID, Body: &wire.Written{Offset: 9}}) // stray
+	c.Tick(timeoutNs)
+	require.Len(t, tr.sends, 3)
+	want := []Attempt{
+		{RequestID: tr.sends[0].req.ID, Broker: tr.sends[0].to, Answer: wire.AnswerError, Code: wire.CodeNotLeader},
+		{RequestID: tr.sends[1].req.ID, Broker: 3, Answer: wire.AnswerError, Code: wire.CodeNotLeader},
+		{RequestID: tr.sends[2].req.ID, Broker: tr.sends[2].to},
+	}
+	require.Equal(t, want, p.Attempts())
+	_, err := p.Result()
+	require.ErrorIs(t, err, ErrTimeout)
+
+	p = commitOrder(t, c, 0)
+	answer(t, c, tr, timeoutNs+1, &wire.Written{Offset: 4})
+	require.Equal(t, []Attempt{{RequestID: tr.last(t).req.ID, Broker: tr.last(t).to, Answer: wire.AnswerWritten}}, p.Attempts())
+
+	p = commitOrder(t, c, 0)
+	answer(t, c, tr, timeoutNs+2, &wire.Error{Code: wire.CodeInvalid})
+	require.Equal(t, []Attempt{{RequestID: tr.last(t).req.ID, Broker: tr.last(t).to, Answer: wire.AnswerError, Malformed: true}}, p.Attempts(),
+		"a malformed answer's code is not trusted")
+}
+
+// TestTimeoutAsFailureDefect: the planted bug reports a timed-out write as
+// a plain failure (neither unknown nor a timeout), and leaves reads and a
+// correct client's writes as they were.
+func TestTimeoutAsFailureDefect(t *testing.T) {
+	tr := &recorder{}
+	c, err := New(Config{Brokers: []NodeID{1}, Streams: []StreamShards{{Namespace: "orders", Stream: "order-events", Shards: 4}},
+		CallTimeoutNs: timeoutNs, Defects: Defects{TimeoutAsFailure: true}}, tr)
+	require.NoError(t, err)
+	p := commitOrder(t, c, 0)
+	r, err := c.StateGet(0, "acme", "orders", "order-events", []byte("order-42"), "order-42")
+	require.NoError(t, err)
+	c.Tick(timeoutNs)
+	_, werr := p.Result()
+	require.Error(t, werr)
+	require.NotErrorIs(t, werr, ErrUnknownOutcome, "the planted bug calls a timed-out write certain")
+	require.NotErrorIs(t, werr, ErrTimeout)
+	_, rerr := r.Result()
+	require.ErrorIs(t, rerr, ErrTimeout, "a read's timeout is untouched")
+
+	correct, _ := newTestClient(t, 0)
+	p = commitOrder(t, correct, 0)
+	correct.Tick(timeoutNs)
+	_, werr = p.Result()
+	require.ErrorIs(t, werr, ErrUnknownOutcome)
+}

@@ -21,11 +21,13 @@ func (c *Client) Deliver(nowNs int64, from NodeID, a *wire.Answer) {
 	}
 	delete(c.pending, a.ID)
 	if err := a.Validate(); err != nil {
+		cl.answered(a.Body, true)
 		ce := protocolError(cl, a.Body)
 		ce.Detail = "malformed answer: " + err.Error()
 		cl.finish(cl, nil, ce)
 		return
 	}
+	cl.answered(a.Body, false)
 	e, isErr := a.Body.(*wire.Error)
 	if !isErr {
 		cl.finish(cl, a.Body, nil)
@@ -109,7 +111,11 @@ func (c *Client) Tick(nowNs int64) {
 			c.forget(cl.req.Scope, cl.node)
 		}
 		op := cl.req.Body.Kind()
-		cl.finish(cl, nil, &CallError{Op: op, Scope: cl.req.Scope, Node: cl.node, Unknown: isWrite(op), Cause: ErrTimeout,
-			Detail: fmt.Sprintf("no answer by %d ns (deadline %d ns)", nowNs, cl.deadlineNs)})
+		ce := &CallError{Op: op, Scope: cl.req.Scope, Node: cl.node, Unknown: isWrite(op), Cause: ErrTimeout,
+			Detail: fmt.Sprintf("no answer by %d ns (deadline %d ns)", nowNs, cl.deadlineNs)}
+		if c.cfg.Defects.TimeoutAsFailure && isWrite(op) {
+			ce.Unknown, ce.Cause, ce.Detail = false, nil, "deadline exceeded: "+ce.Detail // planted bug
+		}
+		cl.finish(cl, nil, ce)
 	}
 }

@@ -26,7 +26,19 @@ func (p *Pending[T]) RequestID() uint64 { return p.id }
 // RequestIDs are the ids of every request the call has sent so far, in
 // order: the first and one per NotLeader redirect (at most
 // Config.NotLeaderRedirectsMax+1). The caller owns the copy.
-func (p *Pending[T]) RequestIDs() []uint64 { return append([]uint64(nil), p.cl.sentIDs...) }
+func (p *Pending[T]) RequestIDs() []uint64 {
+	out := make([]uint64, len(p.cl.attempts))
+	for i := range p.cl.attempts {
+		out[i] = p.cl.attempts[i].RequestID
+	}
+	return out
+}
+
+// Attempts are the requests the call has sent so far, in the order of
+// RequestIDs, each with its broker and the answer the call took for it
+// (none yet, or never: a lost or late answer, a timeout). The caller
+// owns the copy.
+func (p *Pending[T]) Attempts() []Attempt { return append([]Attempt(nil), p.cl.attempts...) }
 
 // Done reports whether the call has completed.
 func (p *Pending[T]) Done() bool { return p.done }

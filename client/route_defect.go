@@ -8,6 +8,12 @@ type Defects struct {
 	// the spec says FNV-1a (XOR, then multiply): the same constants, the
 	// two steps swapped, so most keys land on another shard.
 	WrongRouteHash bool
+	// TimeoutAsFailure completes a write that missed its deadline as a
+	// plain failure ("deadline exceeded"): not ErrUnknownOutcome, not
+	// ErrTimeout. It is the mistake of reading no answer as no effect: the
+	// request may have landed, and a caller that trusts the failure re-sends
+	// a write that is already written.
+	TimeoutAsFailure bool
 }
 
 // shardOfFNV1 is WrongRouteHash's routing function.

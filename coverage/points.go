@@ -90,6 +90,13 @@ const (
 	// RelayTrimmed: the brokers acknowledged a relay's trim of the entries
 	// it had delivered and persisted.
 	RelayTrimmed Point = "relay.trimmed"
+	// AnswerCopyRefusedJudged: a write request answered NotLeader or
+	// Unavailable was judged against the proposals the brokers' trace
+	// shows (AnswersHonest).
+	AnswerCopyRefusedJudged Point = "answers.copy_refused.judged"
+	// RetryOwnLanding: a retried write's own request landed, matched to it
+	// by request id (a payload could not tell it from its original's).
+	RetryOwnLanding Point = "answers.retry.own_landing"
 )
 
 var declarations = []Declaration{
@@ -120,6 +127,8 @@ var declarations = []Declaration{
 	{RelayRestarted, "the outbox relay booted again after a crash", true},
 	{RelayFreshStart, "an outbox relay booting again after a crash found no usable position file and read every scope from offset 0", false},
 	{RelayTrimmed, "the brokers acknowledged an outbox relay's trim of entries it had delivered and persisted", true},
+	{AnswerCopyRefusedJudged, "a write request answered NotLeader or Unavailable was judged against the brokers' traced proposals", true},
+	{RetryOwnLanding, "a retried write's own request landed, matched to it by request id", true},
 }
 
 // FaultFired names the point counting faults of the named kind that the

@@ -154,6 +154,19 @@ type Defects struct {
 	// slow follower, a lost append, a paused broker) then lands twice
 	// from one delivered copy of the request.
 	ReproposePending bool
+	// NotLeaderAfterPropose makes a leader that steps down answer every
+	// write it proposed and has not applied with NotLeader, as it rightly
+	// does its pending state reads, so the client can re-send at once. But
+	// NotLeader promises the copy was not proposed: the proposal may still
+	// commit under the new leader, and the client's re-send lands a second
+	// copy from one call that redirected as if nothing had been written.
+	NotLeaderAfterPropose bool
+	// TimeoutAsFailure is a client-library bug carried in the same set
+	// (client.Defects.TimeoutAsFailure): the simulated clients' library
+	// reports a write that missed its deadline as failed, not unknown, so
+	// a client re-sends it as a write that certainly did not land. The
+	// node itself ignores it.
+	TimeoutAsFailure bool
 }
 
 // Config configures one broker; build it by field name.

@@ -106,7 +106,8 @@
 // real mistake, for proving that the simulator's checks catch them.
 // Two of them are the store's (NoFsync, KeepStaleSuffix: logstore.Defects
 // when the node opens its store) and one the client library's
-// (WrongRouteHash), kept in the same set so one list selects every bug.
+// (WrongRouteHash, TimeoutAsFailure), kept in the same set so one list
+// selects every bug.
 //
 // # Observer
 //

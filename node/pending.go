@@ -13,6 +13,8 @@ type pendingWrite struct {
 	reqID       uint64
 	group       uint64
 	arrivedTick uint64
+	// write marks a record write (not a group command or a trim).
+	write bool
 	// again is what the ReproposePending defect proposes again; nil
 	// unless that defect is on.
 	again *reproposal
@@ -166,4 +168,10 @@ func (p *pendingReads) takeReady(group, applied uint64) []*pendingRead {
 // takeGroup removes and returns, in arrival order, every read of group.
 func (p *pendingReads) takeGroup(group uint64) []*pendingRead {
 	return p.takeWhere(func(r *pendingRead) bool { return r.group == group })
+}
+
+// takeGroupWrites removes and returns, in arrival order, every record
+// write pending on group.
+func (p *pendingWrites) takeGroupWrites(group uint64) []*pendingWrite {
+	return p.takeWhere(func(w *pendingWrite) bool { return w.group == group && w.write })
 }

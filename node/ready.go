@@ -166,6 +166,7 @@ func (n *Node) persist(b *logstore.Batch, gr *groupReady) {
 		g.isLeader = rd.SoftState.RaftState == raft.StateLeader
 		if wasLeader && !g.isLeader {
 			n.dropReads(g)
+			n.dropWrites(g)
 			g.ephemeral = nil // subscribers reconnect to the new leader
 		}
 		if !wasLeader && g.isLeader {

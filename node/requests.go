@@ -238,7 +238,7 @@ func (n *Node) propose(client, reqID uint64, g *raftGroup, c *command, req *wire
 		return
 	}
 	n.trace.request(g, client, req, c, data)
-	w := &pendingWrite{seq: n.seq, client: client, reqID: reqID, group: g.id, arrivedTick: n.ticks}
+	w := &pendingWrite{seq: n.seq, client: client, reqID: reqID, group: g.id, arrivedTick: n.ticks, write: c.kind == cmdWrite}
 	if n.cfg.Defects.ReproposePending && c.kind == cmdWrite {
 		w.again = &reproposal{data: data}
 	}
@@ -259,4 +259,19 @@ func (n *Node) subscribeRead(g *raftGroup, tenant string, b *wire.SubscribeRead)
 		return errorAnswer(err)
 	}
 	return &wire.Entries{Entries: es}
+}
+
+// dropWrites is the NotLeaderAfterPropose defect: a node that stops
+// leading g answers every record write it proposed there and has not
+// applied with NotLeader. A correct node leaves them pending: their proposals
+// may yet commit under the new leader (and apply here, unanswered once
+// the client has given up), so only the client's timeout may end them,
+// as unknown.
+func (n *Node) dropWrites(g *raftGroup) {
+	if !n.cfg.Defects.NotLeaderAfterPropose {
+		return
+	}
+	for _, w := range n.writes.takeGroupWrites(g.id) {
+		n.answer(w.client, w.reqID, &wire.Error{Code: wire.CodeNotLeader, Message: fmt.Sprintf("node %d lost the lead of group %d", n.cfg.ID, g.id), LeaderHint: g.lead})
+	}
 }

@@ -23,6 +23,18 @@
 // or crash: the CLI's exit code follows it) and the checks that report it.
 // `felixsim run --list-invariants` prints it.
 //
+// A landed record is matched to the write that sent it by request id, not
+// by payload (a retry carries its original's payload): a Ledger
+// (ledger.go) is what the brokers' abstract trace shows — each client
+// request a broker proposed, under its proposal's digest, and each record
+// an applied entry wrote — and the history names each sent write's
+// requests with the broker each went to and what it answered
+// (HistoryRequest, HistoryAnswer). AnswersHonest, FailedWriteLeftNoTrace,
+// LandsAtMostOncePerDelivery and LandingMatchesRequest read the two
+// together; the promises an answer makes are stated here once more
+// (HistoryAnswer.NotProposed, WroteNothing), apart from the broker that
+// makes them.
+//
 // The per-scope linearizability check (linearizable*.go) states a shard's
 // semantics a second time, as a sequential specification over a log of
 // records (linearizable_model.go), and searches each scope's history with

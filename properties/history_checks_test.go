@@ -275,26 +275,3 @@ func TestHistoryNotSentWroteNothing(t *testing.T) {
 		t.Fatal("a not-sent op that took time accepted")
 	}
 }
-
-func TestHistoryFailedWroteNothing(t *testing.T) {
-	r := rec("never-landed", put("order-1", "lost"))
-	h := addOp(fixtureHistory(), HistoryOp{Kind: HistoryCommit, Record: &r, InvokeNs: 50, CompleteNs: 60, Outcome: OutcomeFailed, Error: "InvalidRequest"})
-	mustHold(t, "failed write absent from every log", HistoryFailedWroteNothing(h, replicas(3)))
-
-	// The shape of clean seed 4 before outcomes were made honest: a commit
-	// answered NotLeader was recorded failed, yet a duplicated copy landed.
-	leaked := fixtureEntries()[2].Record
-	bad := addOp(fixtureHistory(), HistoryOp{Kind: HistoryCommit, Record: &leaked, InvokeNs: 50, CompleteNs: 60, Outcome: OutcomeFailed, Error: "NotLeader"})
-	bad.Ops[2].Record = &felix.Record{Event: felix.EventPublish, Payload: []byte("other")} // the log's record at 2 is now only the failed write's
-	mustFail(t, "failed write in the log", HistoryFailedWroteNothing(bad, replicas(2)), "recorded failed")
-
-	// A retry shares its original's payload: the original (unknown) may be
-	// the one that landed, so a failed retry proves nothing.
-	retried := addOp(fixtureHistory(), HistoryOp{Kind: HistoryCommit, Record: &leaked, RetryOf: 3, InvokeNs: 50, CompleteNs: 60, Outcome: OutcomeFailed})
-	mustHold(t, "failed retry of a write that landed", HistoryFailedWroteNothing(retried, replicas(2)))
-
-	notSent := addOp(fixtureHistory(), HistoryOp{Kind: HistoryCommit, Record: &r, InvokeNs: 50, CompleteNs: 50, Outcome: OutcomeFailed, NotSent: true})
-	notSent.Ops[len(notSent.Ops)-1].Record = &leaked
-	notSent.Ops[2].Record = &felix.Record{Event: felix.EventPublish, Payload: []byte("other")}
-	mustHold(t, "not-sent writes are RefusedBeforeSending's", HistoryFailedWroteNothing(notSent, replicas(1)))
-}

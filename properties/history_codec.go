@@ -90,7 +90,10 @@ func parseHistoryLine(b []byte) (HistoryOp, error) {
 	if j.Record == nil && j.ExpectedOffset != 0 {
 		return HistoryOp{}, fmt.Errorf("op %d: expected offset %d without a record", j.ID, j.ExpectedOffset)
 	}
-	op := j.historyOp()
+	op, err := j.historyOp()
+	if err != nil {
+		return HistoryOp{}, err
+	}
 	return op, op.Validate()
 }
 
@@ -126,8 +129,11 @@ func (op *HistoryOp) Validate() error {
 		return fmt.Errorf("op %d: %d requests recorded for a %s with not sent=%t; only a sent write has requests, at least one",
 			op.ID, len(op.Requests), op.Kind, op.NotSent)
 	}
-	for i := 1; i < len(op.Requests); i++ {
-		if op.Requests[i].ID <= op.Requests[i-1].ID {
+	for i := range op.Requests {
+		if !op.Requests[i].Answer.Valid() {
+			return fmt.Errorf("op %d: request %d: answer %d is invalid", op.ID, op.Requests[i].ID, uint8(op.Requests[i].Answer))
+		}
+		if i > 0 && op.Requests[i].ID <= op.Requests[i-1].ID {
 			return fmt.Errorf("op %d: request %d follows request %d: a call's request ids ascend", op.ID, op.Requests[i].ID, op.Requests[i-1].ID)
 		}
 	}
@@ -219,9 +225,37 @@ type opJSON struct {
 	Requests       []requestJSON  `json:"requests,omitempty"`
 }
 
+// requestJSON is one request of a write. Broker and answer came later
+// than the rest; a request without them decodes as broker 0, answer
+// unrecorded (and encodes back without them).
 type requestJSON struct {
 	ID        uint64 `json:"id"`
+	Broker    uint64 `json:"broker,omitempty"`
+	Answer    string `json:"answer,omitempty"`
 	Delivered uint32 `json:"delivered"`
+}
+
+func requestJSONOf(q HistoryRequest) requestJSON {
+	j := requestJSON{ID: q.ID, Broker: q.Broker, Delivered: q.Delivered}
+	if q.Answer != AnswerUnrecorded {
+		j.Answer = q.Answer.String()
+	}
+	return j
+}
+
+// historyRequest is j in memory; an answer that is not one of the
+// history's names (or spells out the omitted "unrecorded") is refused.
+func (j *requestJSON) historyRequest() (HistoryRequest, error) {
+	q := HistoryRequest{ID: j.ID, Broker: j.Broker, Answer: AnswerUnrecorded, Delivered: j.Delivered}
+	if j.Answer == "" {
+		return q, nil
+	}
+	a, err := ParseHistoryAnswer(j.Answer)
+	if err != nil || a == AnswerUnrecorded {
+		return HistoryRequest{}, fmt.Errorf("request %d: answer %q refused: not one of the history's answers", j.ID, j.Answer)
+	}
+	q.Answer = a
+	return q, nil
 }
 
 // opJSONOf is op in its JSON form; a conditional record's expected offset
@@ -244,13 +278,13 @@ func opJSONOf(op *HistoryOp) *opJSON {
 		}
 	}
 	for _, q := range op.Requests {
-		j.Requests = append(j.Requests, requestJSON(q))
+		j.Requests = append(j.Requests, requestJSONOf(q))
 	}
 	return j
 }
 
 // historyOp is j in memory; a record's condition follows the kind.
-func (j *opJSON) historyOp() HistoryOp {
+func (j *opJSON) historyOp() (HistoryOp, error) {
 	op := HistoryOp{ID: j.ID, Client: j.Client, RetryOf: j.RetryOf, Kind: j.Kind,
 		Scope:     felix.Scope{Tenant: j.Scope.Tenant, Namespace: j.Scope.Namespace, Stream: j.Scope.Stream, Shard: j.Scope.Shard},
 		EntityKey: j.EntityKey, Key: j.Key, FromOffset: j.FromOffset, MaxEntries: j.MaxEntries,
@@ -268,10 +302,14 @@ func (j *opJSON) historyOp() HistoryOp {
 			op.Entries[i] = felix.Entry{Offset: j.Entries[i].Offset, Record: j.Entries[i].Record.record()}
 		}
 	}
-	for _, q := range j.Requests {
-		op.Requests = append(op.Requests, HistoryRequest(q))
+	for i := range j.Requests {
+		q, err := j.Requests[i].historyRequest()
+		if err != nil {
+			return HistoryOp{}, fmt.Errorf("op %d: %w", j.ID, err)
+		}
+		op.Requests = append(op.Requests, q)
 	}
-	return op
+	return op, nil
 }
 
 func recordJSONOf(r *felix.Record) recordJSON {

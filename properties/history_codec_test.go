@@ -61,7 +61,9 @@ func drawHistory(t *rapid.T) *History {
 			}
 			for q, m := uint64(0), rapid.IntRange(0, 3).Draw(t, "requests"); len(op.Requests) < m; {
 				q += rapid.Uint64Range(1, 9).Draw(t, "reqgap")
-				op.Requests = append(op.Requests, HistoryRequest{ID: q, Delivered: rapid.Uint32Range(0, 3).Draw(t, "delivered")})
+				op.Requests = append(op.Requests, HistoryRequest{ID: q, Broker: rapid.Uint64Range(0, 5).Draw(t, "broker"),
+					Answer:    HistoryAnswer(rapid.IntRange(int(AnswerUnrecorded), int(historyAnswerEnd)-1).Draw(t, "answer")),
+					Delivered: rapid.Uint32Range(0, 3).Draw(t, "delivered")})
 			}
 		}
 		op.Key = rapid.String().Draw(t, "skey")
@@ -119,6 +121,10 @@ func TestParseHistoryRefuses(t *testing.T) {
 		"expected, no record": historyHeader + "\n" + strings.Replace(ok, `"invoke_ns"`, `"expected_offset":3,"invoke_ns"`, 1),
 		"unconditional expects": historyHeader + "\n" + strings.Replace(strings.Replace(ok, "state_get", "commit", 1),
 			`"invoke_ns"`, `"record":{"payload":"eA=="},"expected_offset":3,"invoke_ns"`, 1),
+		"unknown answer":       historyHeader + "\n" + strings.Replace(sentWrite, `"NotLeader"`, `"Maybe"`, 1),
+		"spelled unrecorded":   historyHeader + "\n" + strings.Replace(sentWrite, `"NotLeader"`, `"unrecorded"`, 1),
+		"answer of no request": historyHeader + "\n" + strings.Replace(sentWrite, `"NotLeader"`, `"invalid"`, 1),
+		"request field":        historyHeader + "\n" + strings.Replace(sentWrite, `"broker":2`, `"broker":2,"copies":1`, 1),
 	}
 	for name, in := range cases {
 		if _, err := ParseHistory(strings.NewReader(in)); err == nil {
@@ -128,13 +134,28 @@ func TestParseHistoryRefuses(t *testing.T) {
 	if h, err := ParseHistory(strings.NewReader(historyHeader + "\n" + ok + "\n")); err != nil || len(h.Ops) != 1 {
 		t.Fatalf("valid one-op history: %v %+v", err, h)
 	}
+	h, err := ParseHistory(strings.NewReader(historyHeader + "\n" + sentWrite + "\n"))
+	if err != nil {
+		t.Fatalf("valid sent write: %v", err)
+	}
+	want := []HistoryRequest{{ID: 7, Broker: 2, Answer: AnswerNotLeader, Delivered: 1}, {ID: 8, Broker: 3, Answer: AnswerNone, Delivered: 0}, {ID: 9, Answer: AnswerUnrecorded, Delivered: 2}}
+	if !reflect.DeepEqual(h.Ops[0].Requests, want) {
+		t.Fatalf("sent write's requests %+v, want %+v", h.Ops[0].Requests, want)
+	}
 }
+
+// sentWrite is one encoded write with its requests: one answered
+// NotLeader, one with no answer, and one from a history written before
+// brokers and answers were recorded (unrecorded).
+const sentWrite = `{"id":1,"client":0,"kind":"commit","scope":{"tenant":"a","namespace":"n","stream":"s","shard":0},"record":{"payload":"eA=="},"invoke_ns":5,"complete_ns":6,"outcome":"unknown",` +
+	`"requests":[{"id":7,"broker":2,"answer":"NotLeader","delivered":1},{"id":8,"broker":3,"answer":"none","delivered":0},{"id":9,"delivered":2}]}`
 
 // FuzzParseHistory: any input parses to a valid history that re-encodes
 // and re-parses equal, or is refused with an error; never a panic.
 func FuzzParseHistory(f *testing.F) {
 	f.Add([]byte(historyHeader + "\n"))
 	f.Add([]byte(historyHeader + "\n" + `{"id":1,"client":0,"kind":"commit","scope":{"tenant":"a","namespace":"n","stream":"s","shard":0},"record":{"payload":"eA=="},"invoke_ns":5,"complete_ns":6,"outcome":"unknown"}` + "\n"))
+	f.Add([]byte(historyHeader + "\n" + sentWrite + "\n"))
 	f.Fuzz(func(t *testing.T, in []byte) {
 		h, err := ParseHistory(bytes.NewReader(in))
 		if err != nil {

@@ -6,111 +6,100 @@ import (
 	"github.com/felixsim/felixsim/felix"
 )
 
-// deliveredOnce is fixtureHistory with each write's one request delivered
-// once (request ids are the op ids).
+// deliveredOnce is fixtureHistory with each write's one request (id: the
+// op's id) sent to broker 1, delivered once and answered written.
 func deliveredOnce() *History {
 	h := fixtureHistory()
 	for i := range h.Ops {
-		h.Ops[i].Requests = []HistoryRequest{{ID: h.Ops[i].ID, Delivered: 1}}
+		h.Ops[i].Requests = []HistoryRequest{{ID: h.Ops[i].ID, Broker: 1, Answer: AnswerWritten, Delivered: 1}}
 	}
 	return h
 }
 
-// windowOf is a replica's view of testScope holding es, whose offsets
-// ascend without gaps; the window starts at the first.
-func windowOf(es ...felix.Entry) ReplicaView {
-	l := ReplicaView{Scope: testScope}
-	for i := range es {
-		l.Log = append(l.Log, ViewEntryOf(es[i].Offset, &es[i].Record))
-	}
-	if len(es) > 0 {
-		l.FirstOffset, l.NextOffset = es[0].Offset, es[len(es)-1].Offset+1
+// testShard is testScope's stream shard, as a landing names it.
+var testShard = felix.Scope{Namespace: testScope.Namespace, Stream: testScope.Stream, Shard: testScope.Shard}
+
+// digestOf is the made-up proposal digest of client c's request id.
+func digestOf(c int, id uint64) uint64 { return 1000*uint64(c+1) + id }
+
+// honestLedger is what brokers that kept every promise show for h: each
+// request answered written proposed once by the broker it went to and
+// landed at the op's offset on brokers 1..3.
+func honestLedger(h *History) *Ledger {
+	l := &Ledger{}
+	for i := range h.Ops {
+		op := &h.Ops[i]
+		for _, q := range op.Requests {
+			if q.Answer == AnswerWritten {
+				propose(l, q.Broker, op.Client, q.ID, digestOf(op.Client, q.ID))
+				land(l, digestOf(op.Client, q.ID), op.Offset)
+			}
+		}
 	}
 	return l
 }
 
-// landedTwice is fixtureLog with e2's record written again at offset 4 (a
-// second landing of the write acked at 2), on n replicas.
-func landedTwice(n int) []ReplicaLog {
-	es := append(fixtureEntries(), felix.Entry{Offset: 4, Record: fixtureEntries()[2].Record})
-	var out []ReplicaLog
-	for i := 1; i <= n; i++ {
-		out = append(out, ReplicaLog{Node: uint64(i), Scopes: []ReplicaView{windowOf(es...)}})
-	}
-	return out
+// propose adds broker b's proposal of client c's request id under digest d.
+func propose(l *Ledger, b uint64, c int, id, d uint64) {
+	l.Proposals = append(l.Proposals, LedgerProposal{Broker: b, Client: c, Request: id, Scope: testScope, Digest: d})
+}
+
+// land adds a landing of digest d at offset of testScope's shard.
+func land(l *Ledger, d, offset uint64) {
+	l.Landings = append(l.Landings, LedgerLanding{Digest: d, Shard: testShard, Offset: offset, Brokers: []uint64{1, 2, 3}})
 }
 
 func TestHistoryLandsAtMostOncePerDelivery(t *testing.T) {
-	rs := replicas(3)
-	ref := LongestLogs(rs)
-	mustHold(t, "each write landed once per delivery", HistoryLandsAtMostOncePerDelivery(deliveredOnce(), rs, &ref))
+	h := deliveredOnce()
+	mustHold(t, "each request landed once per delivery", HistoryLandsAtMostOncePerDelivery(h, honestLedger(h)))
 
 	// A broker that proposed one delivered copy twice (a leader
-	// re-proposing a pending write): two offsets, one delivery.
-	twice := landedTwice(3)
-	ref = LongestLogs(twice)
-	mustFail(t, "one delivery landed twice", HistoryLandsAtMostOncePerDelivery(deliveredOnce(), twice, &ref),
-		`record "e2" landed 2 times (acme/orders/order-events/1 offset 2, acme/orders/order-events/1 offset 4) but its requests were delivered 1 times: op 3 (commit by client 0, ok) requests 3×1`)
+	// re-proposing a pending write: one digest, two entries).
+	twice := honestLedger(h)
+	land(twice, digestOf(0, 3), 4)
+	mustFail(t, "one delivery landed twice", HistoryLandsAtMostOncePerDelivery(h, twice),
+		"op 3 (commit by client 0 on acme/orders/order-events/1): request 3 landed 2 times (orders/order-events/1 offset 2 (applied by broker 1,2,3), orders/order-events/1 offset 4 (applied by broker 1,2,3)) but was delivered 1 times")
 
 	// The network duplicated the request: two copies, two landings.
 	dup := deliveredOnce()
 	dup.Ops[2].Requests[0].Delivered = 2
-	mustHold(t, "a duplicated delivery landed twice", HistoryLandsAtMostOncePerDelivery(dup, twice, &ref))
+	mustHold(t, "a duplicated delivery landed twice", HistoryLandsAtMostOncePerDelivery(dup, twice))
 
-	// A NotLeader redirect re-sent it under a new id, and the first copy
-	// had been proposed before the broker stepped down.
+	// One copy proposed twice, traced both times (two digests).
+	proposedTwice := honestLedger(h)
+	propose(proposedTwice, 1, 0, 3, 77)
+	mustFail(t, "one delivery proposed twice", HistoryLandsAtMostOncePerDelivery(h, proposedTwice), "request 3 was proposed 2 times (by broker 1,1) but delivered 1 times")
+
+	// A NotLeader redirect re-sent it under a new id, and both landed: one
+	// landing per request.
 	redirected := deliveredOnce()
-	redirected.Ops[2].Requests = []HistoryRequest{{ID: 3, Delivered: 1}, {ID: 7, Delivered: 1}}
-	mustHold(t, "a redirected write's two copies landed", HistoryLandsAtMostOncePerDelivery(redirected, twice, &ref))
+	redirected.Ops[2].Requests = []HistoryRequest{{ID: 3, Broker: 1, Answer: AnswerNone, Delivered: 1}, {ID: 7, Broker: 2, Answer: AnswerWritten, Delivered: 1}}
+	both := honestLedger(redirected)
+	propose(both, 1, 0, 3, digestOf(0, 3))
+	land(both, digestOf(0, 3), 4)
+	mustHold(t, "a redirected write's two requests landed once each", HistoryLandsAtMostOncePerDelivery(redirected, both))
 
-	// A retry shares its original's record: their deliveries are summed.
+	// A retry carries its original's payload but its own request: the
+	// original's request landing twice is not excused by the retry's
+	// delivery (a payload count would sum the two).
 	e2 := fixtureEntries()[2].Record
 	retried := addOp(deliveredOnce(), HistoryOp{Kind: HistoryCommit, Record: &e2, RetryOf: 3, InvokeNs: 50, CompleteNs: 60,
-		Outcome: OutcomeUnknown, Requests: []HistoryRequest{{ID: 9, Delivered: 1}}})
-	mustHold(t, "a retry's copy landed beside its original's", HistoryLandsAtMostOncePerDelivery(retried, twice, &ref))
+		Outcome: OutcomeUnknown, Requests: []HistoryRequest{{ID: 9, Broker: 2, Answer: AnswerNone, Delivered: 1}}})
+	mustFail(t, "the original landed twice beside a retry that never landed", HistoryLandsAtMostOncePerDelivery(retried, twice), "request 3 landed 2 times")
+	retriedLanded := honestLedger(retried)
+	propose(retriedLanded, 2, 0, 9, digestOf(0, 9))
+	land(retriedLanded, digestOf(0, 9), 4)
+	mustHold(t, "a retry's request landed beside its original's", HistoryLandsAtMostOncePerDelivery(retried, retriedLanded))
 
-	// A write no copy of which reached a broker cannot be in a log.
+	// A request no copy of which reached a broker cannot land.
 	never := deliveredOnce()
 	never.Ops[3].Requests[0].Delivered = 0
-	mustFail(t, "landed without a delivery", HistoryLandsAtMostOncePerDelivery(never, rs, &ref), `record "e3" landed 1 times`)
+	mustFail(t, "landed without a delivery", HistoryLandsAtMostOncePerDelivery(never, honestLedger(never)), "request 4 was proposed 1 times (by broker 1) but delivered 0 times")
 
-	// Requests not recorded: the record is not judged.
+	// Requests not recorded, or a ledger that left steps out: not judged.
 	unrecorded := deliveredOnce()
 	unrecorded.Ops[2].Requests = nil
-	mustHold(t, "unrecorded requests are not judged", HistoryLandsAtMostOncePerDelivery(unrecorded, twice, &ref))
-
-	// A failed write's copies were refused; it must not land at all, which
-	// FailedWriteLeftNoTrace judges. Here its copy is the only delivery of
-	// a record in the log twice, so the excess is still this check's.
-	failed := deliveredOnce()
-	failed.Ops[2].Outcome, failed.Ops[2].Error = OutcomeFailed, "InvalidRequest"
-	mustFail(t, "a failed write's record twice", HistoryLandsAtMostOncePerDelivery(failed, twice, &ref), `record "e2" landed 2 times`)
-}
-
-// TestLandsAtMostOnceUnderRetention: retention drops copies from the logs,
-// which only lowers the count; a read that saw a dropped copy still
-// counts it, so an excess is never excused.
-func TestLandsAtMostOnceUnderRetention(t *testing.T) {
-	es := fixtureEntries()
-	e2 := es[2].Record
-	again := felix.Entry{Offset: 4, Record: e2}
-	// Every replica dropped offsets 0..2; offset 4 holds e2's second copy.
-	trimmed := []ReplicaLog{{Node: 1, Scopes: []ReplicaView{windowOf(es[3], again)}}, {Node: 2, Scopes: []ReplicaView{windowOf(es[3], again)}}}
-	ref := LongestLogs(trimmed)
-	ref.Scopes[0].Drops = []RetentionDrop{{AtNext: 5, Below: 3, WithWrite: true}}
-	read := func(h *History) *History {
-		return addOp(h, HistoryOp{Kind: HistorySubscribe, FromOffset: 0, MaxEntries: 8, Entries: es[:3], InvokeNs: 40, CompleteNs: 45})
-	}
-
-	dup := deliveredOnce()
-	dup.Ops[2].Requests[0].Delivered = 2
-	mustHold(t, "duplicated copies, one dropped by retention", HistoryLandsAtMostOncePerDelivery(read(dup), trimmed, &ref))
-	mustHold(t, "one copy dropped, the other unseen", HistoryLandsAtMostOncePerDelivery(deliveredOnce(), []ReplicaLog{{Node: 1, Scopes: []ReplicaView{windowOf(es[3])}}}, nil))
-	mustFail(t, "a copy a read saw before retention dropped it still counts",
-		HistoryLandsAtMostOncePerDelivery(read(deliveredOnce()), trimmed, &ref), `record "e2" landed 2 times (acme/orders/order-events/1 offset 2, acme/orders/order-events/1 offset 4)`)
-
-	// A lagging replica still holds the copy the others dropped.
-	lagging := append([]ReplicaLog{{Node: 3, Scopes: []ReplicaView{windowOf(es...)}}}, trimmed...)
-	mustFail(t, "a copy only a lagging replica holds still counts",
-		HistoryLandsAtMostOncePerDelivery(deliveredOnce(), lagging, &ref), `record "e2" landed 2 times`)
+	mustHold(t, "unrecorded requests are not judged", HistoryLandsAtMostOncePerDelivery(unrecorded, twice))
+	twice.Overflowed = true
+	mustHold(t, "an overflowed ledger is not judged", HistoryLandsAtMostOncePerDelivery(h, twice))
 }

@@ -2,34 +2,29 @@ package properties
 
 // HistoryFailedWroteNothing checks that every sent write recorded failed
 // (which the history defines as "certainly had no effect") left no trace:
-// no replica's log, in any scope, holds a record with its payload. A
-// payload some other write that was not failed also carries (a retry
-// shares its original's) may be that write's, so it proves nothing and is
-// not checked. Writes refused before sending are RefusedBeforeSending's.
-// Payloads identify writes (see HistoryConditionalWrites).
-func HistoryFailedWroteNothing(h *History, replicas []ReplicaLog) error {
-	v := violations{what: InvariantFailedWriteLeftNoTrace}
-	want := map[string]*HistoryOp{}
-	mayLand := map[string]bool{}
-	for i := range h.Ops {
-		op := &h.Ops[i]
-		if !op.Kind.IsWrite() {
-			continue
-		}
-		p := string(op.Record.Payload)
-		switch {
-		case op.Outcome != OutcomeFailed:
-			mayLand[p] = true
-		case !op.NotSent:
-			want[p] = op
-		}
-	}
-	for p := range mayLand { //det:ok deletes only
-		delete(want, p)
-	}
-	if len(want) == 0 {
+// none of its requests landed, in any scope, on any broker, by the
+// brokers' own account of what they applied (l: a record sits in a
+// replica's log only once some broker applied it, whatever retention did
+// to it since). Landings are matched to the write by its requests' ids,
+// so a failed write is judged even when another write carries the same
+// payload (a retry carries its original's). A write whose requests the
+// history did not record, and a ledger that overflowed, are not judged.
+// Writes refused before sending are RefusedBeforeSending's.
+func HistoryFailedWroteNothing(h *History, l *Ledger) error {
+	if l == nil || l.Overflowed {
 		return nil
 	}
-	reportTraces(&v, replicas, want, "recorded failed")
+	x := indexLedger(l)
+	v := violations{what: InvariantFailedWriteLeftNoTrace}
+	sentRequests(h, func(op *HistoryOp, i int) {
+		if op.Outcome != OutcomeFailed {
+			return
+		}
+		q := &op.Requests[i]
+		if landed := x.landed(op.Client, q.ID); len(landed) > 0 {
+			v.add("op %d (%s by client %d on %s) was recorded failed (%s), yet its request %d (to broker %d, answered %s) landed: %s",
+				op.ID, op.Kind, op.Client, op.Scope, op.Error, q.ID, q.Broker, q.Answer, landingsOf(landed))
+		}
+	})
 	return v.err()
 }

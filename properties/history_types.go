@@ -167,39 +167,50 @@ type HistoryOp struct {
 	// NotSent marks a call the client refused before sending anything
 	// (validation, such as NotOnOwningShard, or a full pending table).
 	NotSent bool
-	// Requests are a sent write's requests: the one its call sent first,
-	// then one per NotLeader redirect, each with the copies of it the
-	// network delivered to a broker. Nil when not recorded; the check
-	// that reads it (HistoryLandsAtMostOncePerDelivery) then leaves the
-	// write's record unjudged.
+	// Requests are a sent write's requests (its call's attempts): the one
+	// its call sent first, then one per NotLeader redirect, each with the
+	// broker it went to, what that broker answered and the copies of it
+	// the network delivered to a broker. Nil when not recorded; the
+	// checks that match landings to requests by id (a Ledger) then leave
+	// the write unjudged.
 	Requests []HistoryRequest
 }
 
-// HistoryRequest is one request a write's call sent and how many copies
+// HistoryRequest is one request (attempt) a write's call sent: its id,
+// the broker it went to, what that broker answered, and how many copies
 // of it reached a broker: network duplicates each count, a copy lost or
 // dropped at a down broker does not. The counts are taken at the
-// brokers' doors, never from what a broker did with a copy.
+// brokers' doors, never from what a broker did with a copy. A call is
+// its HistoryOp (Client and ID name it); its requests are its attempts.
 type HistoryRequest struct {
-	// ID is the request id, unique per client.
+	// ID is the request id, unique per client: the id the request carried
+	// on the wire and the brokers' abstract trace names it by.
 	ID uint64
+	// Broker is the broker the request was sent to, as the client names
+	// it (a broker slot's first raft id); 0 when not recorded.
+	Broker uint64
+	// Answer is what that broker answered as the client took it.
+	Answer HistoryAnswer
 	// Delivered is the number of copies delivered to any broker.
 	Delivered uint32
 }
 
-// HistoryRequestsOf is the record of a write's requests ids, each with
-// the copies delivered says reached a broker; nil when there are none or
-// delivered cannot count one of them (its tally overflowed).
-func HistoryRequestsOf(ids []uint64, delivered func(id uint64) (copies uint32, known bool)) []HistoryRequest {
-	if len(ids) == 0 {
+// HistoryRequestsOf is the record of a write's requests (sent: each
+// with its id, broker and answer), each given the copies delivered says
+// reached a broker; nil when there are none or delivered cannot count
+// one of them (its tally overflowed).
+func HistoryRequestsOf(sent []HistoryRequest, delivered func(id uint64) (copies uint32, known bool)) []HistoryRequest {
+	if len(sent) == 0 {
 		return nil
 	}
-	out := make([]HistoryRequest, 0, len(ids))
-	for _, id := range ids {
-		n, ok := delivered(id)
+	out := make([]HistoryRequest, 0, len(sent))
+	for _, q := range sent {
+		n, ok := delivered(q.ID)
 		if !ok {
 			return nil
 		}
-		out = append(out, HistoryRequest{ID: id, Delivered: n})
+		q.Delivered = n
+		out = append(out, q)
 	}
 	return out
 }

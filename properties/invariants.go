@@ -23,6 +23,8 @@ const (
 	InvariantRefusedBeforeSending       InvariantName = "RefusedBeforeSending"
 	InvariantFailedWriteLeftNoTrace     InvariantName = "FailedWriteLeftNoTrace"
 	InvariantLandsAtMostOncePerDelivery InvariantName = "LandsAtMostOncePerDelivery"
+	InvariantAnswersHonest              InvariantName = "AnswersHonest"
+	InvariantLandingMatchesRequest      InvariantName = "LandingMatchesRequest"
 	InvariantLinearizableRead           InvariantName = "LinearizableRead"
 	InvariantMonotonicRead              InvariantName = "MonotonicRead"
 	InvariantLinearizableWrite          InvariantName = "LinearizableWrite"
@@ -140,15 +142,27 @@ var registry = mustRegistry([]Invariant{
 	},
 	{
 		Name:      InvariantFailedWriteLeftNoTrace,
-		Statement: "a sent write recorded failed (a refusal every copy of the request meets) leaves no record on any replica",
+		Statement: "a sent write recorded failed (a refusal every copy of the request meets) leaves no record: none of its requests, matched by id, landed on any broker",
 		Family:    FamilySafety,
 		Checks:    []string{"properties.HistoryFailedWroteNothing"},
 	},
 	{
 		Name:      InvariantLandsAtMostOncePerDelivery,
-		Statement: "a written record sits at no more offsets (in any log, or seen by any read) than the copies of its requests the network delivered to brokers: a broker proposes one copy at most once",
+		Statement: "a write request (each attempt and each retry its own) is proposed, and lands at distinct offsets, no more times than the network delivered copies of it to brokers: a broker proposes one copy at most once",
 		Family:    FamilySafety,
 		Checks:    []string{"properties.HistoryLandsAtMostOncePerDelivery"},
+	},
+	{
+		Name:      InvariantAnswersHonest,
+		Statement: "an answer speaks truly for the copy of the request it answers: NotLeader or Unavailable means the answering broker did not propose it, a refusal or another error (but Timeout and Internal) that it wrote nothing, written at an offset that it landed there",
+		Family:    FamilySafety,
+		Checks:    []string{"properties.HistoryAnswersHonest"},
+	},
+	{
+		Name:      InvariantLandingMatchesRequest,
+		Statement: "every record a broker writes is the landing of a client request a broker proposed, on that request's shard, holding what the request carried; every request proposed for a history's client is one its history records",
+		Family:    FamilySafety,
+		Checks:    []string{"properties.HistoryLandingsMatchRequests"},
 	},
 	{
 		Name:      InvariantLinearizableRead,

@@ -24,6 +24,8 @@ var wantInvariants = []struct{ name, family string }{
 	{"RefusedBeforeSending", "safety"},
 	{"FailedWriteLeftNoTrace", "safety"},
 	{"LandsAtMostOncePerDelivery", "safety"},
+	{"AnswersHonest", "safety"},
+	{"LandingMatchesRequest", "safety"},
 	{"LinearizableRead", "safety"},
 	{"MonotonicRead", "safety"},
 	{"LinearizableWrite", "safety"},

@@ -22,8 +22,10 @@ func (r *run) check() {
 	ref := properties.LongestLogs(logs)
 	r.inRun.drops.attach(&ref)
 	countLandedTwice(r.counts, h, &ref)
+	ledger := r.ledger()
+	countAnswers(r.counts, h, ledger)
 	for _, c := range historyChecks {
-		r.violate(c.name, c.fn(h, logs, &ref))
+		r.violate(c.name, c.fn(h, logs, &ref, ledger))
 	}
 	r.res.KeysLost = properties.HistoryKeysLost(h, &ref)
 	r.violate(properties.InvariantCommittedNeverLost, r.res.KeysLost.Err())
@@ -123,40 +125,51 @@ func ReplicaViolations(scopes []properties.ClusterScope, h *properties.History) 
 }
 
 // historyCheck is one history property with the name a violation carries.
+// It reads the history, every replica's log, the reference log and the
+// ledger of the brokers' trace (which proposal and landing is which
+// request's).
 type historyCheck struct {
 	name properties.InvariantName
-	fn   func(h *properties.History, replicas []properties.ReplicaLog, ref *properties.ReplicaLog) error
+	fn   func(h *properties.History, replicas []properties.ReplicaLog, ref *properties.ReplicaLog, l *properties.Ledger) error
 }
 
 // historyChecks are the properties over the workload's history, in the
 // order they run and report.
 var historyChecks = []historyCheck{
-	{properties.InvariantCommittedNeverLost, func(h *properties.History, rs []properties.ReplicaLog, _ *properties.ReplicaLog) error {
+	{properties.InvariantCommittedNeverLost, func(h *properties.History, rs []properties.ReplicaLog, _ *properties.ReplicaLog, _ *properties.Ledger) error {
 		return properties.HistoryAckedOnEveryReplica(h, rs)
 	}},
-	{properties.InvariantRefusedBeforeSending, func(h *properties.History, rs []properties.ReplicaLog, _ *properties.ReplicaLog) error {
+	{properties.InvariantRefusedBeforeSending, func(h *properties.History, rs []properties.ReplicaLog, _ *properties.ReplicaLog, _ *properties.Ledger) error {
 		return properties.HistoryNotSentWroteNothing(h, rs)
 	}},
-	{properties.InvariantFailedWriteLeftNoTrace, func(h *properties.History, rs []properties.ReplicaLog, _ *properties.ReplicaLog) error {
-		return properties.HistoryFailedWroteNothing(h, rs)
+	{properties.InvariantFailedWriteLeftNoTrace, func(h *properties.History, _ []properties.ReplicaLog, _ *properties.ReplicaLog, l *properties.Ledger) error {
+		return properties.HistoryFailedWroteNothing(h, l)
 	}},
-	{properties.InvariantLandsAtMostOncePerDelivery, properties.HistoryLandsAtMostOncePerDelivery},
-	{properties.InvariantConditionalWrites, func(h *properties.History, _ []properties.ReplicaLog, ref *properties.ReplicaLog) error {
+	{properties.InvariantLandsAtMostOncePerDelivery, func(h *properties.History, _ []properties.ReplicaLog, _ *properties.ReplicaLog, l *properties.Ledger) error {
+		return properties.HistoryLandsAtMostOncePerDelivery(h, l)
+	}},
+	{properties.InvariantAnswersHonest, func(h *properties.History, _ []properties.ReplicaLog, _ *properties.ReplicaLog, l *properties.Ledger) error {
+		return properties.HistoryAnswersHonest(h, l)
+	}},
+	{properties.InvariantLandingMatchesRequest, func(h *properties.History, _ []properties.ReplicaLog, ref *properties.ReplicaLog, l *properties.Ledger) error {
+		return properties.HistoryLandingsMatchRequests(h, l, ref)
+	}},
+	{properties.InvariantConditionalWrites, func(h *properties.History, _ []properties.ReplicaLog, ref *properties.ReplicaLog, _ *properties.Ledger) error {
 		return properties.HistoryConditionalWrites(h, ref)
 	}},
-	{properties.InvariantLinearizableRead, func(h *properties.History, _ []properties.ReplicaLog, ref *properties.ReplicaLog) error {
+	{properties.InvariantLinearizableRead, func(h *properties.History, _ []properties.ReplicaLog, ref *properties.ReplicaLog, _ *properties.Ledger) error {
 		return properties.HistoryReadsLinearizable(h, ref)
 	}},
-	{properties.InvariantMonotonicRead, func(h *properties.History, _ []properties.ReplicaLog, _ *properties.ReplicaLog) error {
+	{properties.InvariantMonotonicRead, func(h *properties.History, _ []properties.ReplicaLog, _ *properties.ReplicaLog, _ *properties.Ledger) error {
 		return properties.HistoryReadsMonotonic(h)
 	}},
-	{properties.InvariantLinearizableWrite, func(h *properties.History, _ []properties.ReplicaLog, ref *properties.ReplicaLog) error {
+	{properties.InvariantLinearizableWrite, func(h *properties.History, _ []properties.ReplicaLog, ref *properties.ReplicaLog, _ *properties.Ledger) error {
 		return properties.HistoryWritesRespectRealTime(h, ref)
 	}},
-	{properties.InvariantVersionIsOffset, func(h *properties.History, _ []properties.ReplicaLog, ref *properties.ReplicaLog) error {
+	{properties.InvariantVersionIsOffset, func(h *properties.History, _ []properties.ReplicaLog, ref *properties.ReplicaLog, _ *properties.Ledger) error {
 		return properties.HistoryReadVersionIsOffset(h, ref)
 	}},
-	{properties.InvariantNoPartialCommit, func(h *properties.History, _ []properties.ReplicaLog, ref *properties.ReplicaLog) error {
+	{properties.InvariantNoPartialCommit, func(h *properties.History, _ []properties.ReplicaLog, ref *properties.ReplicaLog, _ *properties.Ledger) error {
 		return properties.HistoryReadersSeeWholeRecords(h, ref)
 	}},
 }

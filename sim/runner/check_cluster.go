@@ -11,8 +11,10 @@ import (
 // linearizability over h (a caller's own history, such as a scenario's).
 // shardCount is the topology the routing check reads; steps, when not
 // nil, observed every broker since boot and gives linearizability the
-// retention steps (nil: retention is not modelled).
-func CheckCluster(c *cluster.Cluster, h *properties.History, shardCount func(namespace, stream string) (uint32, bool), steps *RetentionSteps) []Violation {
+// retention steps (nil: retention is not modelled). ledger is what the
+// brokers' trace showed of h's requests (LedgerSink.Ledger); nil leaves
+// the checks that match landings to requests by id unjudged.
+func CheckCluster(c *cluster.Cluster, h *properties.History, shardCount func(namespace, stream string) (uint32, bool), steps *RetentionSteps, ledger *properties.Ledger) []Violation {
 	logs := ReplicaLogsOf(c.Snapshot())
 	out := storedLogViolations(c)
 	add := func(name properties.InvariantName, err error) {
@@ -27,7 +29,7 @@ func CheckCluster(c *cluster.Cluster, h *properties.History, shardCount func(nam
 		steps.drops.attach(&ref)
 	}
 	for _, hc := range historyChecks {
-		add(hc.name, hc.fn(h, logs, &ref))
+		add(hc.name, hc.fn(h, logs, &ref, ledger))
 	}
 	lin := properties.HistoryLinearizable(h, &ref, 0)
 	add(properties.InvariantLinearizable, lin.Err())

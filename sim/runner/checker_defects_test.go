@@ -40,6 +40,13 @@ var checkerDefectCases = []checkerDefectCase{
 	{defect: "keep-stale-suffix", invariant: properties.InvariantRaftLogTermsMonotonic, faults: "partition,oneway,isolate,healnet,kill", gapNs: 3e8, seedsMax: 20},
 	// The client hashes with FNV-1: records land on the wrong shard.
 	{defect: "wrong-route-hash", invariant: properties.InvariantRoutedToOwningShard, faults: "none", seedsMax: 1},
+	// A leader that steps down answers its pending writes NotLeader: the
+	// brokers' trace shows it proposed the request it says it did not.
+	{defect: "not-leader-after-propose", invariant: properties.InvariantAnswersHonest, faults: "all", gapNs: 6e8, seedsMax: 5},
+	// The client library reports a timed-out write failed; the workload
+	// re-sends a failed write with its payload, and the failed one's own
+	// request lands.
+	{defect: "timeout-as-failure", invariant: properties.InvariantFailedWriteLeftNoTrace, faults: "all", gapNs: 6e8, seedsMax: 8},
 }
 
 // runDefectPlan runs seed for 10 simulated seconds under faults (mean gap

@@ -35,6 +35,8 @@ var defectNames = []struct {
 	{"early-finalize", func(d *node.Defects) *bool { return &d.EarlyFinalize }, "upgrade,finalize,kill"},
 	{"snapshot-without-groups", func(d *node.Defects) *bool { return &d.SnapshotWithoutGroups }, ""},
 	{"repropose-pending", func(d *node.Defects) *bool { return &d.ReproposePending }, ""},
+	{"not-leader-after-propose", func(d *node.Defects) *bool { return &d.NotLeaderAfterPropose }, ""},
+	{"timeout-as-failure", func(d *node.Defects) *bool { return &d.TimeoutAsFailure }, ""},
 }
 
 // ParseDefects reads a comma-separated list of planted-bug names ("none"

@@ -49,7 +49,7 @@ func TestUnregisteredCheckNameIsCaught(t *testing.T) {
 	saved := historyChecks
 	defer func() { historyChecks = saved }()
 	historyChecks = append(append([]historyCheck(nil), saved...), historyCheck{name: "NoSuchInvariant",
-		fn: func(*properties.History, []properties.ReplicaLog, *properties.ReplicaLog) error {
+		fn: func(*properties.History, []properties.ReplicaLog, *properties.ReplicaLog, *properties.Ledger) error {
 			return errors.New("planted")
 		}})
 	res, err := Run(Options{Seed: 3, DurationNs: 1e9})

@@ -148,7 +148,7 @@ func topology(o *Options) []node.StreamSpec {
 func workloadConfig(o *Options) (workload.Config, error) {
 	c := workload.Config{Brokers: o.Brokers, FirstSimID: o.Brokers, Clients: o.Clients, StartSpreadNs: o.ClientStartSpreadNs,
 		Namespace: Namespace, Streams: streamNames(o.Streams), Shards: o.Shards, StopNs: o.DurationNs,
-		WrongRouteHash: o.Defects.WrongRouteHash}
+		WrongRouteHash: o.Defects.WrongRouteHash, TimeoutAsFailure: o.Defects.TimeoutAsFailure}
 	if o.Plan == nil {
 		c.StickyClients = StickyClientsDrawn
 		return c, nil

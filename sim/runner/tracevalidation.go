@@ -6,10 +6,11 @@ import (
 )
 
 // traceSinks is the run's trace sinks: the validator and an export, either
-// nil when off.
+// nil when off, and the ledger the history checks read, always on.
 type traceSinks struct {
 	v      *tla.TraceValidator
 	export modeltrace.Sink
+	ledger *LedgerSink
 }
 
 // Step passes a step to each sink that is on. Every step is validated,
@@ -22,16 +23,15 @@ func (t *traceSinks) Step(s *modeltrace.Step) {
 	if t.export != nil {
 		t.export.Step(s)
 	}
+	t.ledger.Step(s)
 }
 
-// traceSink is the sink the brokers emit to, nil when the run neither
-// validates nor exports its trace (emission then costs nothing).
+// traceSink is the sink the brokers emit to. It is never nil: the
+// history checks match landings to requests by the trace's Request and
+// Apply steps (LedgerSink), so every run traces, validated or not.
 func (r *run) traceSink() modeltrace.Sink {
 	o := &r.opts
-	if !o.ValidateTrace && o.TraceExport == nil {
-		return nil
-	}
-	r.trace = &traceSinks{export: o.TraceExport}
+	r.trace = &traceSinks{export: o.TraceExport, ledger: NewLedgerSink()}
 	if o.ValidateTrace {
 		r.trace.v = tla.NewTraceValidator(o.Brokers)
 	}

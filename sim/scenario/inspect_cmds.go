@@ -183,7 +183,7 @@ func (r *Runner) cmdCheck(a *args) (string, error) {
 			}
 		}
 		return 0, false
-	}, r.steps)...)
+	}, r.steps, r.ledgerOf(c))...)
 	vs = append(vs, r.groupViolations(c, h)...)
 	if len(r.delivered) > 0 {
 		ref := properties.LongestLogs(runner.ReplicaLogsOf(c.Snapshot()))

@@ -55,6 +55,9 @@ type Runner struct {
 	steps *runner.RetentionSteps
 	// sent are the writes sent, in history order (sent.go).
 	sent []sentWrite
+	// ledger keeps the brokers' trace steps that match landings to
+	// requests, for the check command.
+	ledger *runner.LedgerSink
 }
 
 // ClientNames name the scenario's clients, in sim-id order: the first
@@ -212,7 +215,7 @@ func (r *Runner) cluster() (*cluster.Cluster, error) {
 	cfg.Extra = []sim.NodeSpec{spec}
 	procs := map[string]*cluster.ClientProc{}
 	ccfg := client.Config{CallTimeoutNs: r.callTimeoutNs, NotLeaderRedirectsMax: 3,
-		Defects: client.Defects{WrongRouteHash: cfg.Defects.WrongRouteHash}}
+		Defects: client.Defects{WrongRouteHash: cfg.Defects.WrongRouteHash, TimeoutAsFailure: cfg.Defects.TimeoutAsFailure}}
 	for i := 0; i < cfg.Brokers; i++ {
 		ccfg.Brokers = append(ccfg.Brokers, client.NodeID(cluster.RaftID(i)))
 	}
@@ -226,6 +229,8 @@ func (r *Runner) cluster() (*cluster.Cluster, error) {
 	}
 	ir := runner.NewInRunChecker(cfg.Brokers)
 	cfg.Observer, r.steps = ir.Observer(), ir.Retention()
+	r.ledger = runner.NewLedgerSink()
+	cfg.Trace = r.ledger
 	c, err := cluster.New(cfg)
 	if err != nil {
 		return nil, err

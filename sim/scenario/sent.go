@@ -3,6 +3,7 @@ package scenario
 import (
 	"github.com/felixsim/felixsim/client"
 	"github.com/felixsim/felixsim/properties"
+	"github.com/felixsim/felixsim/sim/cluster"
 )
 
 // sentWrite is a write the scenario sent: its history op, the sender's
@@ -10,7 +11,7 @@ import (
 type sentWrite struct {
 	op   int
 	from int
-	call interface{ RequestIDs() []uint64 }
+	call interface{ Attempts() []client.Attempt }
 }
 
 // noteSent remembers history op i's write call p, unless it was refused
@@ -24,7 +25,8 @@ func noteSent[T any](r *Runner, i int, who caller, p *client.Pending[T], err err
 }
 
 // attachRequests sets each sent write's Requests in ops: the requests its
-// call sent so far and the copies of each the cluster counted delivered.
+// call sent so far (each with its broker and answer) and the copies of
+// each the cluster counted delivered.
 func (r *Runner) attachRequests(ops []properties.HistoryOp) {
 	if r.c == nil {
 		return
@@ -32,6 +34,24 @@ func (r *Runner) attachRequests(ops []properties.HistoryOp) {
 	t := r.c.RequestDeliveries()
 	for _, s := range r.sent {
 		from := s.from
-		ops[s.op].Requests = properties.HistoryRequestsOf(s.call.RequestIDs(), func(id uint64) (uint32, bool) { return t.Copies(from, id) })
+		var sent []properties.HistoryRequest
+		for _, a := range s.call.Attempts() {
+			sent = append(sent, properties.HistoryRequest{ID: a.RequestID, Broker: uint64(a.Broker), Answer: properties.HistoryAnswerOfWire(a.AnswerName())})
+		}
+		ops[s.op].Requests = properties.HistoryRequestsOf(sent, func(id uint64) (uint32, bool) { return t.Copies(from, id) })
 	}
+}
+
+// ledgerOf is what the brokers' trace showed of the scenario's requests,
+// their senders read as the scenario's clients (history client i is
+// ClientNames[i]).
+func (r *Runner) ledgerOf(c *cluster.Cluster) *properties.Ledger {
+	return r.ledger.Ledger(c.Config().Streams, func(simID uint64) (int, bool) {
+		for i, n := range r.clientNames() {
+			if p := r.client[n]; p != nil && uint64(p.SimID()) == simID {
+				return i, true
+			}
+		}
+		return 0, false
+	})
 }

@@ -69,6 +69,9 @@ type Config struct {
 	StopNs int64
 	// WrongRouteHash plants the client's routing bug (client.Defects).
 	WrongRouteHash bool
+	// TimeoutAsFailure plants the client's outcome bug (client.Defects):
+	// a timed-out write is reported failed.
+	TimeoutAsFailure bool
 	// StartSpreadNs spreads the clients' first invocations: each client
 	// starts at a time drawn from [1, OpGapMeanNs+StartSpreadNs], so a
 	// tenant's scopes get their first commits while faults strike, not
@@ -180,7 +183,7 @@ func (c *Config) ClientConfig() client.Config {
 		CallTimeoutNs:         c.CallTimeoutNs,
 		PendingMax:            c.InFlightMax + FetchMaxDefault,
 		NotLeaderRedirectsMax: NotLeaderRedirectsDefault,
-		Defects:               client.Defects{WrongRouteHash: c.WrongRouteHash},
+		Defects:               client.Defects{WrongRouteHash: c.WrongRouteHash, TimeoutAsFailure: c.TimeoutAsFailure},
 	}
 }
 

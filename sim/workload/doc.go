@@ -8,7 +8,9 @@
 // invocation and completion (ok, refused, failed, unknown) is recorded in a
 // properties.History with simulated times; a commit retried after an
 // unknown outcome is recorded as a new operation linked to the first,
-// because it may land twice.
+// because it may land twice (a write that certainly failed is re-sent the
+// same way, always). Each sent write's history names its requests: the
+// id, broker and answer of every attempt its call made.
 //
 // workload only generates load and records what it saw; checking belongs
 // in properties. It imports client, sim (for node specs), sim/simapi and

@@ -10,7 +10,9 @@ import (
 
 // write invokes ws (retryOf links a re-send to the op it repeats) and
 // records its completion; an unconditional write whose outcome is unknown
-// may be queued for a re-send, which may land a second copy.
+// may be queued for a re-send, which may land a second copy, and one that
+// certainly failed is queued for a re-send always (it wrote nothing, so
+// the re-send is its only copy).
 func (p *proc) write(now int64, ws *writeSpec, retryOf uint64) {
 	sc := p.scopeOf(ws.stream, ws.entity)
 	rec := ws.rec
@@ -42,6 +44,8 @@ func (p *proc) write(now int64, ws *writeSpec, retryOf uint64) {
 			if !copyRefused(err) {
 				p.maybeRetry(done.ID, ws)
 			}
+		case properties.OutcomeFailed:
+			p.queueRetry(done.ID, ws)
 		}
 	})
 }
@@ -103,6 +107,11 @@ func (p *proc) maybeRetry(of uint64, ws *writeSpec) {
 	if p.w.cfg.RetryUnknownPct < 0 || p.draws.retries.Intn(100) >= p.w.cfg.RetryUnknownPct {
 		return
 	}
+	p.queueRetry(of, ws)
+}
+
+// queueRetry queues a re-send of op of's write, unless the queue is full.
+func (p *proc) queueRetry(of uint64, ws *writeSpec) {
 	if len(p.retries) >= RetriesQueuedMax {
 		return
 	}
