@@ -124,7 +124,7 @@ func TestRunCommandLivenessOnlyExits4(t *testing.T) {
 	}
 	out.Reset()
 	code := runCommand(append(args, "--defects", "position-apart-from-state"), &out, &errOut)
-	if code != 4 || !strings.Contains(out.String(), "violation Liveness:") {
+	if code != 4 || !strings.Contains(out.String(), "violation Liveness at ") {
 		t.Fatalf("exit %d, want 4 with a Liveness violation:\n%s%s", code, out.String(), errOut.String())
 	}
 }

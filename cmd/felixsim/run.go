@@ -15,6 +15,7 @@ import (
 	"github.com/felixsim/felixsim/sim/artifact"
 	"github.com/felixsim/felixsim/sim/runner"
 	"github.com/felixsim/felixsim/tla"
+	"golang.org/x/term"
 )
 
 // runJSON is the object `felixsim run --json` prints.
@@ -199,9 +200,11 @@ func runCommand(args []string, stdout, stderr io.Writer) int {
 		export.WriteHeader(modeltrace.Header{Brokers: opts.WithDefaults().Brokers})
 		opts.TraceExport = export
 	}
+	finish := runProgress(&opts, stderr)
 	start := time.Now()
 	res, err := runner.Run(opts)
 	wall := time.Since(start)
+	finish()
 	if err != nil {
 		return usageError(stderr, "run", err)
 	}
@@ -330,4 +333,35 @@ func writeJSONLine(w io.Writer, v any) {
 		panic(fmt.Sprintf("felixsim: %T does not marshal: %v", v, err))
 	}
 	fmt.Fprintf(w, "%s\n", b)
+}
+
+// runProgressEvery is how often a run on a terminal redraws its progress.
+const runProgressEvery = 200 * time.Millisecond
+
+// runProgress shows a run's progress on stderr, one line rewritten in
+// place, when stderr is a terminal (a log or a pipe gets nothing); the
+// returned function clears the line.
+func runProgress(opts *runner.Options, stderr io.Writer) (finish func()) {
+	f, ok := stderr.(*os.File)
+	if !ok || !term.IsTerminal(int(f.Fd())) {
+		return func() {}
+	}
+	var last time.Time
+	drawn := false
+	opts.Progress = func(p runner.RunProgress) {
+		if time.Since(last) < runProgressEvery {
+			return
+		}
+		last, drawn = time.Now(), true
+		phase := "faults"
+		if p.SimNs > p.DurationNs {
+			phase = "heal and checks"
+		}
+		fmt.Fprintf(f, "\rrun: %.0f of %.0f simulated s (%s), %d operations, %d faults\x1b[K", float64(p.SimNs)/1e9, float64(p.DurationNs)/1e9, phase, p.Ops, p.Faults)
+	}
+	return func() {
+		if drawn {
+			fmt.Fprint(f, "\r\x1b[K")
+		}
+	}
 }

@@ -91,6 +91,7 @@ func assertCaughtUnderInvariant(t *testing.T, cases []checkerDefectCase) {
 						t.Logf("caught on seed %d by %s: %.300s", s, v.Invariant, v.Message)
 					}
 				}
+				assertSummaryFitsAScreen(t, res)
 				if clean := runDefectPlan(t, dc.defect, dc.faults, dc.gapNs, s, false); !clean.OK() {
 					t.Fatalf("seed %d without the defect fails:\n%s", s, clean.Summary())
 				}
@@ -98,6 +99,24 @@ func assertCaughtUnderInvariant(t *testing.T, cases []checkerDefectCase) {
 			}
 			t.Fatalf("defect %s not reported as %s in %d seeds with faults %s", dc.defect, dc.invariant, dc.seedsMax, dc.faults)
 		})
+	}
+}
+
+// summaryLinesMax is a screen: a failing run's summary must fit in it.
+const summaryLinesMax = 40
+
+// assertSummaryFitsAScreen fails when a failing run's summary runs past a
+// screen, or does not name each violated invariant once with its time.
+func assertSummaryFitsAScreen(t *testing.T, res *Result) {
+	t.Helper()
+	sum := res.Summary()
+	if n := strings.Count(sum, "\n"); n > summaryLinesMax {
+		t.Fatalf("the summary runs %d lines, over a screen of %d:\n%s", n, summaryLinesMax, sum)
+	}
+	for _, v := range res.Violations {
+		if strings.Count(sum, "violation "+string(v.Invariant)+" at ") != 1 {
+			t.Fatalf("the summary does not name %s once with its time:\n%s", v.Invariant, sum)
+		}
 	}
 }
 

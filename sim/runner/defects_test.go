@@ -133,6 +133,7 @@ func TestPlantedDefectsCaught(t *testing.T) {
 					if err := dc.judge(res); err != nil {
 						t.Fatalf("seed %d: %v", s, err)
 					}
+					assertSummaryFitsAScreen(t, res)
 					return
 				}
 			}

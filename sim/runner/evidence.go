@@ -6,12 +6,13 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/felixsim/felixsim/properties"
 )
 
 // EvidenceMax is how many operations a violation carries as evidence.
-const EvidenceMax = 2
+const EvidenceMax = 3
 
 // Evidence is one client operation a violation names, as the history
 // holds it: who asked what, where, when, and how it ended.
@@ -175,9 +176,39 @@ func attachEvidence(vs []Violation, h *properties.History) {
 	}
 }
 
+// dateViolations gives every violation the end checks found a time: the
+// latest time its evidence operations were invoked or answered (the
+// moment the operations that show it had all happened), else the end of
+// the run (endNs).
+func dateViolations(vs []Violation, endNs int64) {
+	for i := range vs {
+		v := &vs[i]
+		if v.When != "" {
+			continue
+		}
+		v.AtNs, v.When = endNs, WhenEnd
+		if len(v.Evidence) == 0 {
+			continue
+		}
+		v.AtNs, v.When = 0, WhenOperations
+		for _, e := range v.Evidence {
+			v.AtNs = max(v.AtNs, e.InvokeNs, e.CompleteNs)
+		}
+	}
+}
+
+// Summary limits: how many violated invariants a summary lists (the rest
+// are counted; every one is in the JSON and report.json), and how long a
+// violation's message may run on its line.
+const (
+	summaryInvariantsMax = 20
+	summaryMessageLenMax = 160
+)
+
 // writeViolations names each violated invariant once, in first-failure
-// order: its first message, how many more findings it had, and the
-// operations that show it.
+// order, on one line: its time in simulated seconds, how many findings it
+// had, the first three operations that show it (compactly) and the start
+// of its first message; the full messages and evidence are in the JSON.
 func writeViolations(b *strings.Builder, vs []Violation) {
 	var order []properties.InvariantName
 	first := map[properties.InvariantName]int{}
@@ -189,16 +220,62 @@ func writeViolations(b *strings.Builder, vs []Violation) {
 		}
 		count[v.Invariant]++
 	}
-	for _, name := range order {
+	for k, name := range order {
+		if k == summaryInvariantsMax {
+			fmt.Fprintf(b, "... and %d more violated invariants (all of them, in full, in --json and report.json)\n", len(order)-k)
+			break
+		}
 		v := vs[first[name]]
-		fmt.Fprintf(b, "violation %s: %s\n", v.Invariant, v.Message)
-		if n := count[name] - 1; n > 0 {
-			fmt.Fprintf(b, "  (and %d more finding(s) of %s)\n", n, name)
+		fmt.Fprintf(b, "violation %s at %.3f s", name, float64(v.AtNs)/1e9)
+		if v.When == WhenEnd {
+			b.WriteString(" (end checks)")
 		}
-		for _, e := range invariantEvidence(vs, name) {
-			fmt.Fprintf(b, "  %s\n", e)
+		if n := count[name]; n > 1 {
+			fmt.Fprintf(b, " (%d findings)", n)
 		}
+		b.WriteString(":")
+		ev := invariantEvidence(vs, name)
+		for i, e := range ev {
+			if i > 0 {
+				b.WriteString(";")
+			}
+			fmt.Fprintf(b, " %s", e.Short())
+		}
+		if len(ev) > 0 {
+			b.WriteString(" —")
+		}
+		fmt.Fprintf(b, " %s\n", oneLine(strings.TrimPrefix(v.Message, string(name)+": "), summaryMessageLenMax))
 	}
+}
+
+// oneLine is s on one line, cut to n bytes (at a rune boundary) with "…".
+func oneLine(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) <= n {
+		return s
+	}
+	cut := n
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
+}
+
+// Short renders the operation compactly for a summary line: its id,
+// client, kind and scope, and how it ended.
+func (e Evidence) Short() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "op %d (client %d %s on %s", e.Op, e.Client, e.Kind, e.Scope)
+	if e.Outcome == properties.OutcomePending.String() {
+		fmt.Fprintf(&b, ", pending since %.3f s", float64(e.InvokeNs)/1e9)
+	} else {
+		fmt.Fprintf(&b, ", %s at %.3f s", e.Outcome, float64(e.CompleteNs)/1e9)
+	}
+	if e.Offset != 0 {
+		fmt.Fprintf(&b, ", offset %d", e.Offset)
+	}
+	b.WriteString(")")
+	return b.String()
 }
 
 // invariantEvidence is the evidence of the first finding of the named

@@ -79,7 +79,9 @@ func (ir *inRun) note(inv properties.InvariantName, err error) {
 		return
 	}
 	if _, seen := ir.more[inv]; !seen {
-		ir.found = append(ir.found, newViolation(inv, fmt.Sprintf("during the run at %d ns: %v", ir.c.World.NowNs(), err)))
+		v := newViolation(inv, fmt.Sprintf("during the run at %d ns: %v", ir.c.World.NowNs(), err))
+		v.AtNs, v.When = ir.c.World.NowNs(), WhenDuring
+		ir.found = append(ir.found, v)
 	}
 	ir.more[inv]++
 }

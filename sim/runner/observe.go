@@ -33,14 +33,21 @@ type observer struct {
 	lead      bool // record leadership
 	untilNs   int64
 	captured  bool
+	// progressNextNs is when Options.Progress is next called (0: never);
+	// faultsDone counts the plan's faults at or before the last call.
+	progressNextNs int64
+	faultsDone     int
 }
 
 // observe installs the observer when the options ask for one.
 func (r *run) observe() {
-	if !r.opts.Observe && r.opts.UntilNs <= 0 {
+	if !r.opts.Observe && r.opts.UntilNs <= 0 && r.opts.Progress == nil {
 		return
 	}
 	o := &observer{r: r, lead: r.opts.Observe, untilNs: r.opts.UntilNs}
+	if r.opts.Progress != nil {
+		o.progressNextNs = ProgressReportEveryNs
+	}
 	o.open = make([][]int, r.c.Brokers())
 	for b := range o.open {
 		o.open[b] = make([]int, r.c.Groups())
@@ -64,6 +71,9 @@ func (o *observer) after(atNs int64, node int32) {
 				o.look(b, atNs)
 			}
 		}
+	}
+	if o.progressNextNs > 0 && atNs >= o.progressNextNs {
+		o.progress(atNs)
 	}
 	if o.untilNs > 0 && !o.captured && atNs <= o.untilNs {
 		if next, ok := o.r.c.World.NextEventNs(); !ok || next > o.untilNs {
@@ -102,6 +112,32 @@ func (o *observer) look(b int, atNs int64) {
 func (o *observer) capture(atNs int64) {
 	o.captured = true
 	o.r.res.StateAt = renderState(o.r.c, atNs, o.r.opts.UntilNs, o.r.opts.UntilScope)
+}
+
+// ProgressReportEveryNs is how much simulated time passes between two
+// calls of Options.Progress.
+const ProgressReportEveryNs = 1_000_000_000
+
+// RunProgress is how far a run has got, for a progress display.
+type RunProgress struct {
+	// SimNs is the simulated time now; DurationNs the fault phase's end
+	// (heal, liveness, quiesce and the checks come after it).
+	SimNs, DurationNs int64
+	// Ops counts the workload's operations so far; Faults the plan's
+	// faults whose time has come.
+	Ops, Faults int
+}
+
+// progress reports the run's progress to Options.Progress; it reads only.
+func (o *observer) progress(atNs int64) {
+	for o.progressNextNs <= atNs {
+		o.progressNextNs += ProgressReportEveryNs
+	}
+	faults := o.r.plan.Faults
+	for o.faultsDone < len(faults) && faults[o.faultsDone].AtNs <= atNs {
+		o.faultsDone++
+	}
+	o.r.opts.Progress(RunProgress{SimNs: atNs, DurationNs: o.r.opts.DurationNs, Ops: o.r.wl.OpsRecorded(), Faults: o.faultsDone})
 }
 
 // endObserving closes open spans at the run's end and removes the observer.

@@ -103,6 +103,10 @@ type Options struct {
 	ValidateTrace bool
 	// TraceExport, when set, also receives every abstract trace step.
 	TraceExport modeltrace.Sink
+	// Progress, when set, is called every ProgressReportEveryNs of
+	// simulated time with how far the run has got (for a progress display;
+	// it must not touch the run). The trace is the same either way.
+	Progress func(RunProgress)
 }
 
 // FaultSet is the fault kinds a run may draw; build it with ParseFaults.

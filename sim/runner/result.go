@@ -19,7 +19,20 @@ type Violation struct {
 	// Evidence are the first operations (at most EvidenceMax) the message
 	// names, as the history holds them: the ones that show it best.
 	Evidence []Evidence `json:"evidence,omitempty"`
+	// AtNs is the simulated time the violation shows at, and When how that
+	// time was found: WhenDuring (the run saw it then), WhenOperations (its
+	// operations had all been invoked or answered by then) or WhenEnd (the
+	// checks after quiesce found it, with no operation to date it).
+	AtNs int64  `json:"at_ns"`
+	When string `json:"when"`
 }
+
+// How a violation's time was found (Violation.When).
+const (
+	WhenDuring     = "during the run"
+	WhenOperations = "by its operations"
+	WhenEnd        = "at the end checks"
+)
 
 // Result is what one run reports.
 type Result struct {
@@ -283,6 +296,7 @@ func (r *Result) Summary() string {
 	}
 	writeViolations(&b, r.Violations)
 	if !r.OK() {
+		b.WriteString("full messages and evidence: run with --json, or read report.json of --out DIR\n")
 		fmt.Fprintf(&b, "reproduce: %s\n", r.ReproduceCommand())
 	}
 	fmt.Fprintf(&b, "trace hash %016x\n", r.TraceHash)

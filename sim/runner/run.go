@@ -60,6 +60,9 @@ type run struct {
 	admin *adminTraffic
 	// density counts every broker's raft ticks and proposals.
 	density node.Density
+	// checking is set once the end checks start: what they find is dated
+	// by its operations, or as found at the end (dateViolations).
+	checking bool
 }
 
 // Run performs one run: build, fault phase, heal, liveness, quiesce,
@@ -99,8 +102,9 @@ func (r *run) execute() {
 	defer func() {
 		if p := recover(); p != nil {
 			r.res.Violations = append(r.res.Violations, r.inRun.take()...) // what it saw before the crash
-			r.res.Violations = append(r.res.Violations, newViolation(properties.InvariantCrash,
-				fmt.Sprintf("panic at %d ns: %v\n%s", r.c.World.NowNs(), p, debug.Stack())))
+			v := newViolation(properties.InvariantCrash, fmt.Sprintf("panic at %d ns: %v\n%s", r.c.World.NowNs(), p, debug.Stack()))
+			v.AtNs, v.When = r.c.World.NowNs(), WhenDuring
+			r.res.Violations = append(r.res.Violations, v)
 			r.finish()
 		}
 	}()
@@ -112,6 +116,7 @@ func (r *run) execute() {
 	r.liveness()
 	r.quiesce()
 	r.drain()
+	r.checking = true
 	r.check()
 	r.finish()
 }
@@ -252,6 +257,7 @@ func (r *run) build() error {
 		return err
 	}
 	ir.c, r.inRun = c, ir
+	r.trace.nowNs = c.World.NowNs
 	wl.BindDeliveries(c.RequestDeliveries())
 	r.c, r.wl, r.probe, r.relay = c, wl, probe, rl
 	if err := c.World.ApplyPlan(plan); err != nil {
@@ -312,10 +318,16 @@ func (r *run) drawPlan(nodes int, exempt uint64, workload []sim.Param) (*sim.Pla
 // persisted, position lost) come up in every sweep.
 const RelayKillGapFaults = 4
 
-// violate records a failed check.
+// violate records a failed check, at the simulated time it failed: a
+// liveness or quiesce budget running out is seen during the run; what the
+// end checks find is dated later (dateViolations).
 func (r *run) violate(invariant properties.InvariantName, err error) {
 	if err != nil {
-		r.res.Violations = append(r.res.Violations, newViolation(invariant, err.Error()))
+		v := newViolation(invariant, err.Error())
+		if !r.checking {
+			v.AtNs, v.When = r.c.World.NowNs(), WhenDuring
+		}
+		r.res.Violations = append(r.res.Violations, v)
 	}
 }
 
@@ -377,6 +389,7 @@ func (r *run) finish() {
 	r.res.Progress = ProgressOf(h)
 	r.res.Vacuous = VacuousReason(r.res.Progress, clientActiveNs(&r.opts))
 	r.checkEvidence()
+	dateViolations(r.res.Violations, r.res.SimNs)
 }
 
 // clientActiveNs is how long the workload's clients were active in the

@@ -11,6 +11,10 @@ type traceSinks struct {
 	v      *tla.TraceValidator
 	export modeltrace.Sink
 	ledger *LedgerSink
+	// nowNs reads the world's clock (set once the world is built), and
+	// rejectedNs is when the validator first rejected a step (-1 before).
+	nowNs      func() int64
+	rejectedNs int64
 }
 
 // Step passes a step to each sink that is on. Every step is validated,
@@ -19,6 +23,9 @@ type traceSinks struct {
 func (t *traceSinks) Step(s *modeltrace.Step) {
 	if t.v != nil {
 		t.v.Step(s)
+		if t.rejectedNs < 0 && !t.v.Result().Valid && t.nowNs != nil {
+			t.rejectedNs = t.nowNs()
+		}
 	}
 	if t.export != nil {
 		t.export.Step(s)
@@ -31,7 +38,7 @@ func (t *traceSinks) Step(s *modeltrace.Step) {
 // Apply steps (LedgerSink), so every run traces, validated or not.
 func (r *run) traceSink() modeltrace.Sink {
 	o := &r.opts
-	r.trace = &traceSinks{export: o.TraceExport, ledger: NewLedgerSink()}
+	r.trace = &traceSinks{export: o.TraceExport, ledger: NewLedgerSink(), rejectedNs: -1}
 	if o.ValidateTrace {
 		r.trace.v = tla.NewTraceValidator(o.Brokers)
 	}
@@ -53,7 +60,11 @@ func (r *run) traceResult() {
 		}
 	}
 	if !res.Valid {
-		r.res.Violations = append(r.res.Violations, Violation{Invariant: tla.TraceNotInModel, Message: clip(res.Rejection.Error())})
+		v := newViolation(tla.TraceNotInModel, res.Rejection.Error())
+		if r.trace.rejectedNs >= 0 {
+			v.AtNs, v.When = r.trace.rejectedNs, WhenDuring
+		}
+		r.res.Violations = append(r.res.Violations, v)
 	}
 }
 

@@ -122,6 +122,9 @@ func Parse(name, text string) (*File, error) {
 	if len(comments) > 0 {
 		f.Trailer = comments
 	}
+	if len(f.Commands) == 0 {
+		return nil, &ParseError{name, len(lines), "no command: a scenario that runs nothing checks nothing"}
+	}
 	return f, nil
 }
 

@@ -104,6 +104,16 @@ func TestUnknownCommandIsAParseError(t *testing.T) {
 	}
 }
 
+// TestScenarioWithoutACommandIsRefused: a file with its purpose and no
+// command checks nothing, so it is refused, never "ok (0 commands)".
+func TestScenarioWithoutACommandIsRefused(t *testing.T) {
+	_, err := Parse("x.txt", "# purpose\n\n# only comments\n")
+	var pe *ParseError
+	if !errors.As(err, &pe) || !strings.Contains(pe.Msg, "no command") {
+		t.Fatalf("got %v, want a parse error saying the file has no command", err)
+	}
+}
+
 // TestEveryDefectHasAScenario: each planted defect of the registry has
 // its defect scenario, defect-NAME.txt.
 func TestEveryDefectHasAScenario(t *testing.T) {

@@ -64,6 +64,9 @@ func (w *Workload) Specs() []sim.NodeSpec {
 // History returns a copy of the history so far; calls still open are pending.
 func (w *Workload) History() *properties.History { return w.rec.history() }
 
+// OpsRecorded counts the operations the history holds so far.
+func (w *Workload) OpsRecorded() int { return len(w.rec.ops) }
+
 // Open is the number of operations invoked and not yet completed.
 func (w *Workload) Open() int {
 	n := 0
