@@ -2,7 +2,9 @@ package modeltrace
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 )
@@ -39,21 +41,48 @@ func (n *NDJSON) Flush() error {
 	return n.err
 }
 
-// ReadNDJSON reads a trace written by NDJSON; a malformed line is an error
-// naming it.
+// ndjsonLineMax is the longest trace line ReadNDJSON accepts, in bytes: a
+// Restart lists a broker's whole stored log, a few dozen bytes an entry.
+const ndjsonLineMax = 64 << 20
+
+// ReadNDJSON reads a trace written by NDJSON, strictly: each line is one
+// JSON object holding only a step's fields, of a known step kind, and
+// nothing after it; a line that is not is an error naming it.
 func ReadNDJSON(r io.Reader) ([]Step, error) {
 	var out []Step
 	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 64<<10), 64<<20)
+	sc.Buffer(make([]byte, 0, 64<<10), ndjsonLineMax)
 	for line := 1; sc.Scan(); line++ {
-		var s Step
-		if err := json.Unmarshal(sc.Bytes(), &s); err != nil {
+		s, err := parseStepLine(sc.Bytes())
+		if err != nil {
 			return nil, fmt.Errorf("trace line %d refused: %w", line, err)
-		}
-		if s.Kind <= kindInvalid || s.Kind >= kindEnd {
-			return nil, fmt.Errorf("trace line %d refused: step kind %d is not a step kind", line, uint8(s.Kind))
 		}
 		out = append(out, s)
 	}
 	return out, sc.Err()
+}
+
+// parseStepLine decodes one line into a step.
+func parseStepLine(b []byte) (Step, error) {
+	var s Step
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.DisallowUnknownFields()
+	if err := d.Decode(&s); err != nil {
+		return Step{}, err
+	}
+	if _, err := d.Token(); !errors.Is(err, io.EOF) {
+		return Step{}, fmt.Errorf("data after the step's object")
+	}
+	if s.Kind <= kindInvalid || s.Kind >= kindEnd {
+		return Step{}, fmt.Errorf("step kind %d is not a step kind", uint8(s.Kind))
+	}
+	for _, w := range []*Write{s.Asked, s.Proposed} {
+		if w != nil && (w.Kind <= commitKindInvalid || w.Kind >= commitKindEnd) {
+			return Step{}, fmt.Errorf("a write without a commit kind")
+		}
+	}
+	if s.Change != nil && !s.Change.Type.Valid() {
+		return Step{}, fmt.Errorf("a membership change without a change type")
+	}
+	return s, nil
 }

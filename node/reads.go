@@ -22,7 +22,9 @@ func (n *Node) startRead(client uint64, req *wire.Request, g *raftGroup, body *w
 // serveReads answers g's reads whose read index is applied.
 func (n *Node) serveReads(g *raftGroup) {
 	for _, r := range n.reads.takeReady(g.id, g.applied) {
-		n.answer(r.client, r.reqID, n.stateValue(g, r.tenant, r.key))
+		v := n.stateValue(g, r.tenant, r.key)
+		n.trace.stateRead(g, r.tenant, r.key, v)
+		n.answer(r.client, r.reqID, v)
 	}
 }
 

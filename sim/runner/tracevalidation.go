@@ -38,8 +38,9 @@ func (r *run) traceSink() modeltrace.Sink {
 	return r.trace
 }
 
-// traceResult records the validation's outcome and a TraceNotInModel
-// violation when the trace was rejected.
+// traceResult records the validation's outcome and, when the trace was
+// rejected, a violation of TraceNotInModel (a step no action explains) or
+// of the model's invariant the trace state broke.
 func (r *run) traceResult() {
 	if r.trace == nil || r.trace.v == nil {
 		return
@@ -53,7 +54,7 @@ func (r *run) traceResult() {
 		}
 	}
 	if !res.Valid {
-		r.res.Violations = append(r.res.Violations, Violation{Invariant: tla.TraceNotInModel, Message: clip(res.Rejection.Error())})
+		r.res.Violations = append(r.res.Violations, Violation{Invariant: res.Rejection.Violated(), Message: clip(res.Rejection.Error())})
 	}
 }
 
