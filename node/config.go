@@ -154,6 +154,12 @@ type Defects struct {
 	// slow follower, a lost append, a paused broker) then lands twice
 	// from one delivered copy of the request.
 	ReproposePending bool
+	// StateReadValueAtArrival looks a state read's value up when the read
+	// arrives and answers that value once its ReadIndex is applied: the
+	// barrier confirms leadership and waits for the apply, but the answer
+	// was taken before either, so it can miss writes the broker applied
+	// in between (a read served at an applied index its value is not of).
+	StateReadValueAtArrival bool
 }
 
 // Config configures one broker; build it by field name.

@@ -35,6 +35,7 @@ var defectNames = []struct {
 	{"early-finalize", func(d *node.Defects) *bool { return &d.EarlyFinalize }, "upgrade,finalize,kill"},
 	{"snapshot-without-groups", func(d *node.Defects) *bool { return &d.SnapshotWithoutGroups }, ""},
 	{"repropose-pending", func(d *node.Defects) *bool { return &d.ReproposePending }, ""},
+	{"read-value-at-arrival", func(d *node.Defects) *bool { return &d.StateReadValueAtArrival }, ""},
 }
 
 // ParseDefects reads a comma-separated list of planted-bug names ("none"

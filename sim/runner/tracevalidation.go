@@ -54,8 +54,34 @@ func (r *run) traceResult() {
 		}
 	}
 	if !res.Valid {
-		r.res.Violations = append(r.res.Violations, Violation{Invariant: res.Rejection.Violated(), Message: clip(res.Rejection.Error())})
+		r.res.Violations = append(r.res.Violations, traceViolation(res.Rejection))
 	}
+}
+
+// traceViolation is a rejected trace as a violation: of TraceNotInModel,
+// or of the model's invariant the trace state broke.
+func traceViolation(r *tla.TraceRejection) Violation {
+	return Violation{Invariant: r.Violated(), Message: clip(r.Error())}
+}
+
+// TraceCheck validates the brokers' abstract trace against the model as a
+// cluster runs outside a run (a scenario): a modeltrace.Sink for
+// cluster.Config.Trace.
+type TraceCheck struct{ v *tla.TraceValidator }
+
+// NewTraceCheck validates the trace of a cluster of brokers brokers.
+func NewTraceCheck(brokers int) *TraceCheck { return &TraceCheck{v: tla.NewTraceValidator(brokers)} }
+
+// Step validates one step (modeltrace.Sink).
+func (c *TraceCheck) Step(s *modeltrace.Step) { c.v.Step(s) }
+
+// Violations returns the trace's rejection so far as a violation, none
+// while the trace is valid.
+func (c *TraceCheck) Violations() []Violation {
+	if r := c.v.Result().Rejection; r != nil {
+		return []Violation{traceViolation(r)}
+	}
+	return nil
 }
 
 // ModelStateCoverage compares projected states visited (sorted) with the

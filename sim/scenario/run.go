@@ -55,6 +55,10 @@ type Runner struct {
 	steps *runner.RetentionSteps
 	// sent are the writes sent, in history order (sent.go).
 	sent []sentWrite
+	// validateTrace is set by brokers --validate-trace: trace validates
+	// the brokers' abstract trace from the cluster's start (nil otherwise).
+	validateTrace bool
+	trace         *runner.TraceCheck
 }
 
 // ClientNames name the scenario's clients, in sim-id order: the first
@@ -223,6 +227,10 @@ func (r *Runner) cluster() (*cluster.Cluster, error) {
 		p, spec := cluster.NewClientProc("client-"+name, ccfg, 10_000_000)
 		procs[name] = p
 		cfg.Extra = append(cfg.Extra, spec)
+	}
+	if r.validateTrace {
+		r.trace = runner.NewTraceCheck(cfg.Brokers)
+		cfg.Trace = r.trace
 	}
 	ir := runner.NewInRunChecker(cfg.Brokers)
 	cfg.Observer, r.steps = ir.Observer(), ir.Retention()
