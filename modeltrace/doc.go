@@ -3,8 +3,9 @@
 // steps the model speaks of — a broker votes and becomes leader of a term,
 // a client's commit becomes a proposal, a stored raft log grows or is
 // truncated, a commit mark moves, an entry is applied (a record written to
-// a scope's shard log, a refusal, or nothing), a client is answered, and a
-// broker restarts from its store.
+// a scope's shard log, a refusal, or nothing), a client is answered, a
+// broker restarts from its store, and a reader is served (a state read, a
+// subscriber's records) from a broker's applied state.
 //
 // The broker (package node) emits steps through a Sink (nil: off, no
 // cost); package tla validates them against the model's actions and

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 )
@@ -75,8 +76,14 @@ func (n *NDJSON) Flush() error {
 	return n.err
 }
 
+// ndjsonLineMax is the longest trace line ReadNDJSON accepts, in bytes: a
+// Restart lists a broker's whole stored log, a few dozen bytes an entry.
+const ndjsonLineMax = 64 << 20
+
 // ReadNDJSON reads a trace written by NDJSON, its header (if it has one)
-// checked and dropped; a malformed line is an error naming it.
+// checked and dropped, strictly: each other line is one JSON object holding
+// only a step's fields, of a known step kind, and nothing after it; a line
+// that is not is an error naming it.
 func ReadNDJSON(r io.Reader) ([]Step, error) {
 	_, steps, err := ReadTrace(r)
 	return steps, err
@@ -90,7 +97,7 @@ func ReadTrace(r io.Reader) (*Header, []Step, error) {
 	var out []Step
 	var head *Header
 	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 64<<10), 64<<20)
+	sc.Buffer(make([]byte, 0, 64<<10), ndjsonLineMax)
 	for line := 1; sc.Scan(); line++ {
 		if h, isHeader, err := readHeader(sc.Bytes(), line); isHeader {
 			if err != nil {
@@ -99,12 +106,9 @@ func ReadTrace(r io.Reader) (*Header, []Step, error) {
 			head = h
 			continue
 		}
-		var s Step
-		if err := json.Unmarshal(sc.Bytes(), &s); err != nil {
+		s, err := parseStepLine(sc.Bytes())
+		if err != nil {
 			return nil, nil, fmt.Errorf("trace line %d refused: %w", line, err)
-		}
-		if s.Kind <= kindInvalid || s.Kind >= kindEnd {
-			return nil, nil, fmt.Errorf("trace line %d refused: step kind %d is not a step kind", line, uint8(s.Kind))
 		}
 		out = append(out, s)
 	}
@@ -140,4 +144,29 @@ func readHeader(b []byte, n int) (h *Header, isHeader bool, err error) {
 		return nil, true, fmt.Errorf("trace line %d refused: header brokers %d, want 1..%d", n, h.Brokers, HeaderBrokersMax)
 	}
 	return hl.Header, true, nil
+}
+
+// parseStepLine decodes one line into a step.
+func parseStepLine(b []byte) (Step, error) {
+	var s Step
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.DisallowUnknownFields()
+	if err := d.Decode(&s); err != nil {
+		return Step{}, err
+	}
+	if _, err := d.Token(); !errors.Is(err, io.EOF) {
+		return Step{}, fmt.Errorf("data after the step's object")
+	}
+	if s.Kind <= kindInvalid || s.Kind >= kindEnd {
+		return Step{}, fmt.Errorf("step kind %d is not a step kind", uint8(s.Kind))
+	}
+	for _, w := range []*Write{s.Asked, s.Proposed} {
+		if w != nil && (w.Kind <= commitKindInvalid || w.Kind >= commitKindEnd) {
+			return Step{}, fmt.Errorf("a write without a commit kind")
+		}
+	}
+	if s.Change != nil && !s.Change.Type.Valid() {
+		return Step{}, fmt.Errorf("a membership change without a change type")
+	}
+	return s, nil
 }

@@ -13,20 +13,14 @@ func (s *Step) Clone() Step {
 	c := *s
 	c.Entries = append([]Entry(nil), s.Entries...)
 	c.Scopes = append([]ScopeNext(nil), s.Scopes...)
-	if s.Asked != nil {
-		a := *s.Asked
-		c.Asked = &a
-	}
-	if s.Proposed != nil {
-		p := *s.Proposed
-		c.Proposed = &p
-	}
+	c.Asked, c.Proposed = s.Asked.Clone(), s.Proposed.Clone()
 	if s.Change != nil {
 		ch := *s.Change
 		c.Change = &ch
 	}
 	c.Voters = append([]uint64(nil), s.Voters...)
 	c.Learners = append([]uint64(nil), s.Learners...)
+	c.Records = append([]uint64(nil), s.Records...)
 	return c
 }
 
@@ -34,5 +28,15 @@ func (s *Step) Clone() Step {
 func Replay(steps []Step, sink Sink) {
 	for i := range steps {
 		sink.Step(&steps[i])
+	}
+}
+
+// Tee is a Sink that passes every step to each of its sinks, in order.
+type Tee []Sink
+
+// Step passes s to each sink.
+func (t Tee) Step(s *Step) {
+	for _, k := range t {
+		k.Step(s)
 	}
 }

@@ -41,10 +41,18 @@ const (
 	// Term, data Digest): its configuration is now Voters and Learners
 	// (unchanged when the change was refused and skipped).
 	ApplyConf
+	// StateRead: a broker served a state_get of Key in scope Tenant from
+	// its applied state at index Applied: Found, the value's Digest and
+	// its version (Offset); First is the scope's first retained offset.
+	StateRead
+	// SubscriberRead: a broker served a subscriber the records of scope
+	// Tenant from Offset on (Records: each record's digest, as Write.Digest covers a record) from its
+	// applied state at index Applied; First as StateRead's.
+	SubscriberRead
 	kindEnd
 )
 
-var kindNames = [...]string{"invalid", "Restart", "Vote", "Promote", "Request", "Persist", "Commit", "Apply", "Answer", "Snapshot", "ProposeConf", "ApplyConf"}
+var kindNames = [...]string{"invalid", "Restart", "Vote", "Promote", "Request", "Persist", "Commit", "Apply", "Answer", "Snapshot", "ProposeConf", "ApplyConf", "StateRead", "SubscriberRead"}
 
 // String names the kind.
 func (k Kind) String() string {
@@ -124,6 +132,9 @@ func (k CommitKind) String() string {
 // Writes reports whether the kind writes a record.
 func (k CommitKind) Writes() bool { return k >= KindPublish && k <= KindCommitIf }
 
+// Reads reports whether the kind is a read the model's readers make.
+func (k Kind) Reads() bool { return k == StateRead || k == SubscriberRead }
+
 // Entry is one raft log entry as the model sees it: its term and a digest
 // of its data (0 for an empty entry).
 type Entry struct {
@@ -141,9 +152,48 @@ type Write struct {
 	// next offset (project numbering, from 0) to be Expected.
 	Conditional bool   `json:"conditional,omitempty"`
 	Expected    uint64 `json:"expected,omitempty"`
-	// Ops counts its state operations; Digest covers its event and ops.
-	Ops    int    `json:"ops,omitempty"`
-	Digest uint64 `json:"digest,omitempty"`
+	// Ops counts its state operations; Digest covers its event, payload
+	// and ops (a record's digest: a SubscriberRead names records by it). StateOps are the operations as the model's commit
+	// table holds them (Ops[c]): each key, put or delete, and the put
+	// value's Digest.
+	Ops      int       `json:"ops,omitempty"`
+	Digest   uint64    `json:"digest,omitempty"`
+	StateOps []StateOp `json:"state_ops,omitempty"`
+}
+
+// StateOp is one state operation of a write: a put of a value (its
+// Digest) or a delete of Key.
+type StateOp struct {
+	Key    string `json:"key"`
+	Delete bool   `json:"delete,omitempty"`
+	Value  uint64 `json:"value,omitempty"`
+}
+
+// Equal reports whether two writes are the same, operations included.
+func (c *Write) Equal(o *Write) bool {
+	if c == nil || o == nil {
+		return c == o
+	}
+	if c.Tenant != o.Tenant || c.Kind != o.Kind || c.Conditional != o.Conditional || c.Expected != o.Expected ||
+		c.Ops != o.Ops || c.Digest != o.Digest || len(c.StateOps) != len(o.StateOps) {
+		return false
+	}
+	for i := range c.StateOps {
+		if c.StateOps[i] != o.StateOps[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// Clone returns a copy of c that shares no memory with it (nil for nil).
+func (c *Write) Clone() *Write {
+	if c == nil {
+		return nil
+	}
+	w := *c
+	w.StateOps = append([]StateOp(nil), c.StateOps...)
+	return &w
 }
 
 // ScopeNext is one scope's next offset (project numbering).
@@ -221,7 +271,8 @@ type Step struct {
 	Entries []Entry `json:"entries,omitempty"`
 	// Candidate: Vote's candidate.
 	Candidate uint64 `json:"candidate,omitempty"`
-	// Digest: the proposal's data digest (Request, Apply).
+	// Digest: the proposal's data digest (Request, Apply); the value's
+	// digest StateRead found (0 when not found).
 	Digest uint64 `json:"digest,omitempty"`
 	// Client and ReqID name a client's request (Request, Answer).
 	Client uint64 `json:"client,omitempty"`
@@ -230,10 +281,12 @@ type Step struct {
 	Asked    *Write `json:"asked,omitempty"`
 	Proposed *Write `json:"proposed,omitempty"`
 	// Outcome and Offset: Apply's and Answer's record outcome; Offset is
-	// the written offset or the refusal's tail (project numbering).
+	// the written offset or the refusal's tail (project numbering);
+	// StateRead's version, SubscriberRead's first offset.
 	Outcome Outcome `json:"outcome,omitempty"`
 	Offset  uint64  `json:"offset,omitempty"`
-	// Commit and Applied: Restart's stored commit mark and applied index;
+	// Commit and Applied: Restart's stored commit mark and applied index
+	// (a read's applied index: the state it was served from);
 	// Scopes its scopes' next offsets, sorted by tenant (Snapshot's too).
 	CommitMark uint64      `json:"commit,omitempty"`
 	Applied    uint64      `json:"applied,omitempty"`
@@ -245,6 +298,16 @@ type Step struct {
 	// each ascending.
 	Voters   []uint64 `json:"voters,omitempty"`
 	Learners []uint64 `json:"learners,omitempty"`
+	// Tenant names a read's scope; Key is StateRead's key and Found
+	// whether it found one; First is the read scope's first retained
+	// offset (retention drops records below it, and every key whose last
+	// write they were); Records are SubscriberRead's records from Offset
+	// on, each by its digest (as Write.Digest).
+	Tenant  string   `json:"tenant,omitempty"`
+	Key     string   `json:"key,omitempty"`
+	Found   bool     `json:"found,omitempty"`
+	First   uint64   `json:"first,omitempty"`
+	Records []uint64 `json:"records,omitempty"`
 }
 
 // Sink receives steps. The step and its slices belong to the caller and
@@ -279,6 +342,14 @@ func (s *Step) String() string {
 		return fmt.Sprintf("%s: term %d, change %v, proposal %016x", head, s.Term, s.Change, s.Digest)
 	case ApplyConf:
 		return fmt.Sprintf("%s: entry %d (term %d, proposal %016x): voters %v learners %v", head, s.Index, s.Term, s.Digest, s.Voters, s.Learners)
+	case StateRead:
+		found := "absent"
+		if s.Found {
+			found = fmt.Sprintf("value %016x at version %d", s.Digest, s.Offset)
+		}
+		return fmt.Sprintf("%s: scope %q key %q at applied index %d (first offset %d): %s", head, s.Tenant, s.Key, s.Applied, s.First, found)
+	case SubscriberRead:
+		return fmt.Sprintf("%s: scope %q at applied index %d (first offset %d): %d records from offset %d", head, s.Tenant, s.Applied, s.First, len(s.Records), s.Offset)
 	}
 	return head
 }

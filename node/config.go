@@ -167,6 +167,12 @@ type Defects struct {
 	// a client re-sends it as a write that certainly did not land. The
 	// node itself ignores it.
 	TimeoutAsFailure bool
+	// StateReadValueAtArrival looks a state read's value up when the read
+	// arrives and answers that value once its ReadIndex is applied: the
+	// barrier confirms leadership and waits for the apply, but the answer
+	// was taken before either, so it can miss writes the broker applied
+	// in between (a read served at an applied index its value is not of).
+	StateReadValueAtArrival bool
 }
 
 // Config configures one broker; build it by field name.

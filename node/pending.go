@@ -3,6 +3,8 @@ package node
 import (
 	"encoding/binary"
 	"fmt"
+
+	"github.com/felixsim/felixsim/wire"
 )
 
 // pendingWrite is a proposal this incarnation made for a client, awaiting
@@ -126,6 +128,9 @@ type pendingRead struct {
 	// index is the read index raft confirmed; valid when indexed.
 	index   uint64
 	indexed bool
+	// atArrival is the value the StateReadValueAtArrival defect looked up
+	// when the read arrived (nil otherwise).
+	atArrival *wire.StateValue
 }
 
 // pendingReads holds state reads, capped by Config.PendingReadsMax (a read

@@ -15,14 +15,23 @@ func (n *Node) startRead(client uint64, req *wire.Request, g *raftGroup, body *w
 		return
 	}
 	n.seq++
-	n.reads.add(&pendingRead{seq: n.seq, client: client, reqID: req.ID, group: g.id, tenant: req.Scope.Tenant, key: body.Key, arrivedTick: n.ticks})
+	r := &pendingRead{seq: n.seq, client: client, reqID: req.ID, group: g.id, tenant: req.Scope.Tenant, key: body.Key, arrivedTick: n.ticks}
+	if n.cfg.Defects.StateReadValueAtArrival {
+		r.atArrival = n.stateValue(g, r.tenant, r.key) // planted bug: the value before the barrier
+	}
+	n.reads.add(r)
 	g.rn.ReadIndex(n.reads.readContext(n.seq))
 }
 
 // serveReads answers g's reads whose read index is applied.
 func (n *Node) serveReads(g *raftGroup) {
 	for _, r := range n.reads.takeReady(g.id, g.applied) {
-		n.answer(r.client, r.reqID, n.stateValue(g, r.tenant, r.key))
+		v := r.atArrival
+		if v == nil {
+			v = n.stateValue(g, r.tenant, r.key)
+		}
+		n.trace.stateRead(g, r.tenant, r.key, v)
+		n.answer(r.client, r.reqID, v)
 	}
 }
 

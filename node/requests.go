@@ -23,7 +23,9 @@ func (n *Node) HandleRequest(client uint64, req *wire.Request) {
 		return
 	}
 	if sg, ok := req.Body.(*wire.StateGet); ok && n.cfg.Defects.StateReadWithoutReadIndex {
-		n.answer(client, req.ID, n.stateValue(g, req.Scope.Tenant, sg.Key)) // planted bug
+		v := n.stateValue(g, req.Scope.Tenant, sg.Key) // planted bug
+		n.trace.stateRead(g, req.Scope.Tenant, sg.Key, v)
+		n.answer(client, req.ID, v)
 		return
 	}
 	if !g.isLeader {
@@ -42,7 +44,9 @@ func (n *Node) HandleRequest(client uint64, req *wire.Request) {
 	case *wire.StateGet:
 		n.startRead(client, req, g, body)
 	case *wire.SubscribeRead:
-		n.answer(client, req.ID, n.subscribeRead(g, req.Scope.Tenant, body))
+		a := n.subscribeRead(g, req.Scope.Tenant, body)
+		n.trace.subscriberRead(g, req.Scope.Tenant, a)
+		n.answer(client, req.ID, a)
 	case *wire.GroupFetch:
 		n.propose(client, req.ID, g, &command{kind: cmdFetch, scope: req.Scope, group: body.Group,
 			nowNs: n.host.NowNs(), leaseNs: int64(body.LeaseNs), entriesMax: body.MaxEntries}, req)

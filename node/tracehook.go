@@ -8,6 +8,7 @@ import (
 	"go.etcd.io/raft/v3/raftpb"
 
 	"github.com/felixsim/felixsim/felix"
+	"github.com/felixsim/felixsim/logstore"
 	"github.com/felixsim/felixsim/modeltrace"
 	"github.com/felixsim/felixsim/wire"
 )
@@ -34,6 +35,9 @@ type tracer struct {
 	// led is the term in which each group's last Ready left this broker
 	// leading (0: not leading), indexed like vote.
 	led []uint64
+	// store is the node's store: a Persist step reports the stored log
+	// as the round's commit left it (set by restart).
+	store *logstore.Store
 }
 
 // termVote is a group's last persisted term and vote.
@@ -57,10 +61,43 @@ func (t *tracer) flush() {
 	if t == nil {
 		return
 	}
+	t.storedTails()
 	for i := range t.staged {
 		t.sink.Step(&t.staged[i])
 	}
 	t.discard()
+}
+
+// storedTails completes each group's last staged Persist with what the
+// store holds past the entries raft persisted: a Persist reports the
+// stored log from its index on, and a store that kept entries past them
+// (a conflicting suffix not dropped) must show them. A group that
+// installed a snapshot this round is left as staged.
+func (t *tracer) storedTails() {
+	var done []uint64 // groups whose last Persist was looked at
+	for i := len(t.staged) - 1; i >= 0; i-- {
+		s := &t.staged[i]
+		if (s.Kind != modeltrace.Persist && s.Kind != modeltrace.Snapshot) || slices.Contains(done, s.Group) {
+			continue
+		}
+		done = append(done, s.Group)
+		if s.Kind == modeltrace.Snapshot {
+			continue
+		}
+		st := t.store.RaftStorage(s.Group)
+		end := s.Index + uint64(len(s.Entries)) - 1
+		last, err := st.LastIndex()
+		if err != nil || last <= end {
+			continue
+		}
+		es, err := st.Entries(end+1, last+1, 1<<62)
+		if err != nil {
+			panic(fmt.Sprintf("node %d: trace: stored entries %d..%d of group %d: %v", t.broker, end+1, last, s.Group, err))
+		}
+		for _, e := range es {
+			s.Entries = append(s.Entries, modeltrace.Entry{Term: e.GetTerm(), Digest: modeltrace.Digest(e.GetData())})
+		}
+	}
 }
 
 // discard drops the staged steps of a round whose commit was refused.
@@ -78,6 +115,7 @@ func (t *tracer) restart(n *Node) {
 	if t == nil {
 		return
 	}
+	t.store = n.store
 	t.vote = make([]termVote, len(n.raftGroups))
 	t.commit = make([]uint64, len(n.raftGroups))
 	t.led = make([]uint64, len(n.raftGroups))
@@ -325,7 +363,10 @@ func commitOf(tenant string, r *felix.Record) *modeltrace.Write {
 	if r == nil {
 		return nil
 	}
-	c := &modeltrace.Write{Tenant: tenant, Conditional: r.Conditional, Expected: r.ExpectedOffset, Ops: len(r.Ops)}
+	c := &modeltrace.Write{Tenant: tenant, Conditional: r.Conditional, Expected: r.ExpectedOffset, Ops: len(r.Ops), Digest: recordDigest(r)}
+	for _, op := range r.Ops {
+		c.StateOps = append(c.StateOps, modeltrace.StateOp{Key: op.Key, Delete: op.Kind == felix.OpDelete, Value: modeltrace.Digest(op.Value)})
+	}
 	switch {
 	case r.Conditional && len(r.Ops) > 0:
 		c.Kind = modeltrace.KindCommitIf
@@ -338,6 +379,12 @@ func commitOf(tenant string, r *felix.Record) *modeltrace.Write {
 	default:
 		c.Kind = modeltrace.KindPublish
 	}
+	return c
+}
+
+// recordDigest names a record in the trace: its event, payload and state
+// operations (a write's Digest, and a subscriber read's records).
+func recordDigest(r *felix.Record) uint64 {
 	h := modeltrace.NewHasher()
 	h.Uint(uint64(r.Event))
 	h.Bytes(r.Payload)
@@ -346,8 +393,49 @@ func commitOf(tenant string, r *felix.Record) *modeltrace.Write {
 		h.String(op.Key)
 		h.Bytes(op.Value)
 	}
-	c.Digest = h.Sum()
-	return c
+	return h.Sum()
+}
+
+// stateRead emits a state_get g served from its applied state (the
+// model's StateGet): what it answered, at which applied index. Ephemeral
+// streams' reads are not the model's.
+func (t *tracer) stateRead(g *raftGroup, tenant, key string, v *wire.StateValue) {
+	if t == nil || g.id == MetaGroup || g.isEphemeral() {
+		return
+	}
+	s := modeltrace.Step{Kind: modeltrace.StateRead, Broker: t.broker, Group: g.id, Tenant: tenant, Key: key, Applied: g.applied, First: firstOffsetOf(g, tenant)}
+	if v.Found {
+		s.Found, s.Digest, s.Offset = true, modeltrace.Digest(v.Value), v.Version
+	}
+	t.sink.Step(&s)
+}
+
+// subscriberRead emits the records a subscriber read from g's applied
+// state (the model's SubscriberSees); an empty read or a refused one
+// shows no record and is not emitted.
+func (t *tracer) subscriberRead(g *raftGroup, tenant string, body wire.AnswerBody) {
+	es, ok := body.(*wire.Entries)
+	if t == nil || g.id == MetaGroup || g.isEphemeral() || !ok || len(es.Entries) == 0 {
+		return
+	}
+	s := modeltrace.Step{Kind: modeltrace.SubscriberRead, Broker: t.broker, Group: g.id, Tenant: tenant, Applied: g.applied,
+		First: firstOffsetOf(g, tenant), Offset: es.Entries[0].Offset, Records: make([]uint64, len(es.Entries))}
+	for j := range es.Entries {
+		if es.Entries[j].Offset != s.Offset+uint64(j) {
+			panic(fmt.Sprintf("node %d: trace: group %d scope %s read offset %d as entry %d from %d", t.broker, g.id, tenant, es.Entries[j].Offset, j, s.Offset))
+		}
+		s.Records[j] = recordDigest(&es.Entries[j].Record)
+	}
+	t.sink.Step(&s)
+}
+
+// firstOffsetOf is tenant's first retained offset in g (0 for a scope
+// never written).
+func firstOffsetOf(g *raftGroup, tenant string) uint64 {
+	if s := g.lookup(tenant); s != nil {
+		return s.FirstOffset()
+	}
+	return 0
 }
 
 // installed completes the staged Snapshot step of g with the scopes the

@@ -32,7 +32,7 @@
 (* target tlc-trace runs both on the same trace and requires the same      *)
 (* verdict at the same step.                                               *)
 (***************************************************************************)
-EXTENDS Naturals, Sequences, FiniteSets, TLC
+EXTENDS Integers, Sequences, FiniteSets, TLC
 
 CONSTANTS
     NBrokers,  \* the brokers that bootstrapped the cluster, numbered 1..NBrokers
@@ -47,10 +47,12 @@ BootConf == [voters |-> Peers, learners |-> {}]
 NoConf == [voters |-> {}, learners |-> {}]
 Entry(t, d) == [term |-> t, data |-> d]
 Bootstrap == Entry(1, 0)
-NoWrite == [tenant |-> "", kind |-> "none", cond |-> FALSE, exp |-> 0, ops |-> 0, dig |-> 0]
+NoWrite == [tenant |-> "", kind |-> "none", cond |-> FALSE, exp |-> 0, ops |-> 0, dig |-> 0, sops |-> << >>]
+ReadKinds == {"StateRead", "SubscriberRead"}
 WriteKinds == {"publish", "publish_if", "enqueue", "commit", "commit_if"}
 QuorumOf(S, m) == 2 * Cardinality(S \cap m.voters) > Cardinality(m.voters)
 Min(a, b) == IF a < b THEN a ELSE b
+MaxOf(S) == CHOOSE x \in S : \A y \in S : y <= x
 LastTerm(l) == IF l = << >> THEN 0 ELSE l[Len(l)].term
 
 VARIABLES
@@ -71,9 +73,13 @@ VARIABLES
     written,    \* written[t][o + 1]: the raft index written at offset o of scope t
     answers,    \* [b, client, req, outcome, off]: what applying gave a proposer to answer
     conf,       \* conf[b]: [voters, learners], the configuration b's applied changes give
-    confs       \* data -> [type, node]: the membership changes leaders proposed
+    confs,      \* data -> [type, node]: the membership changes leaders proposed
+    outcomes,   \* index -> [outcome, off]: what the first Apply of a raft index gave
+    cterm,      \* cterm[x]: the term of the leader that committed committed[x]
+    acked,      \* the writes a broker acknowledged as written: [idx, e, cterm, vs]
+    seen        \* the step number of the read just taken (0: the last step read nothing)
 
-vars == <<i, up, log, commit, applied, term, leads, next, proposed, writes, committed, votes, acks, leaders, written, answers, conf, confs>>
+vars == <<i, up, log, commit, applied, term, leads, next, proposed, writes, committed, votes, acks, leaders, written, answers, conf, confs, outcomes, cterm, acked, seen>>
 
 (* Simple membership changes, as raft folds them; one leaving no voter is  *)
 (* refused, and the configuration stays.                                   *)
@@ -112,6 +118,10 @@ Init ==
     /\ answers = << >>
     /\ conf = [b \in Brokers |-> IF b \in Peers THEN BootConf ELSE NoConf]
     /\ confs = << >>
+    /\ outcomes = << >>
+    /\ cterm = << 0 >>
+    /\ acked = {}
+    /\ seen = 0
 
 (* Every action takes step s = Trace[i] and moves on to the next.          *)
 Taken == i' = i + 1
@@ -148,6 +158,7 @@ Restart(s) ==
     IN /\ s.kind = "Restart"
        /\ Len(s.entries) > 0 /\ x0 >= 1 /\ x0 <= Len(old)
        /\ s.entries[1].term = old[x0].term
+       /\ \A x \in 2..Len(st) : st[x].term >= st[x - 1].term
        /\ x0 > 1 => x0 <= applied[b]
        /\ Len(st) >= Len(old) /\ SubSeq(st, 1, Len(old)) = old
        /\ \A x \in fresh : LeaderOf(st[x].term) = b
@@ -165,7 +176,7 @@ Restart(s) ==
        /\ next' = [next EXCEPT ![b] = nx]
        /\ conf' = [conf EXCEPT ![b] = ConfAt(st, a)]
        /\ LET Others(r) == r.b /= b IN answers' = SelectSeq(answers, Others)
-       /\ UNCHANGED <<term, writes, committed, votes, leaders, written, confs>>
+       /\ UNCHANGED <<term, writes, committed, votes, leaders, written, confs, outcomes, cterm, acked>>
 
 (* The Restart of an identity that joined with an empty log and holds none *)
 (* yet: nothing stored, committed or applied.                              *)
@@ -177,7 +188,7 @@ RestartEmpty(s) ==
     /\ up' = [up EXCEPT ![b] = TRUE]
     /\ leads' = [leads EXCEPT ![b] = 0]
     /\ LET Others(r) == r.b /= b IN answers' = SelectSeq(answers, Others)
-    /\ UNCHANGED <<log, commit, applied, term, next, proposed, writes, committed, votes, acks, leaders, written, conf, confs>>
+    /\ UNCHANGED <<log, commit, applied, term, next, proposed, writes, committed, votes, acks, leaders, written, conf, confs, outcomes, cterm, acked>>
 
 (* A leader's snapshot installed on b: Replicate of the committed prefix   *)
 (* up to the snapshot's entry, then the hidden applies.  The entry is      *)
@@ -196,7 +207,7 @@ Snapshot(s) ==
        /\ applied' = [applied EXCEPT ![b] = x]
        /\ next' = [next EXCEPT ![b] = nx]
        /\ conf' = [conf EXCEPT ![b] = ConfAt(committed, x)]
-       /\ UNCHANGED <<up, term, leads, proposed, writes, committed, votes, acks, leaders, written, answers, confs>>
+       /\ UNCHANGED <<up, term, leads, proposed, writes, committed, votes, acks, leaders, written, answers, confs, outcomes, cterm, acked>>
 
 (* b persists its vote: for itself, Timeout(b) (b starts an election in    *)
 (* that term as a candidate); for another, Vote(b, cand) (b grants the     *)
@@ -211,15 +222,16 @@ VoteOK(s) ==
        /\ votes' = (k :> [cand |-> s.cand, lastTerm |-> LastTerm(log[b]), len |-> Len(log[b])]) @@ votes
        /\ term' = [term EXCEPT ![b] = s.term]
        /\ leads' = [leads EXCEPT ![b] = IF @ /= 0 /\ @ < s.term THEN 0 ELSE @]
-       /\ UNCHANGED <<up, log, commit, applied, next, proposed, writes, committed, acks, leaders, written, answers, conf, confs>>
+       /\ UNCHANGED <<up, log, commit, applied, next, proposed, writes, committed, acks, leaders, written, answers, conf, confs, outcomes, cterm, acked>>
 
 (* Only a voter of its own configuration starts an election.               *)
 Timeout(s) == s.cand = s.b /\ s.b \in conf[s.b].voters /\ VoteOK(s)
 Vote(s) == s.cand /= s.b /\ VoteOK(s)
 
 (* Promote(b): b started an election in the term (it voted for itself      *)
-(* there); one leader per term; a quorum voted for b, each finding b's log *)
-(* at least as up to date as its own when it voted.                        *)
+(* there) and has voted in no newer one (a broker's term never goes back); *)
+(* one leader per term; a quorum voted for b, each finding b's log at      *)
+(* least as up to date as its own when it voted.                           *)
 Promote(s) ==
     LET b == s.b
         UpToDate(r) == LastTerm(log[b]) > r.lastTerm \/ (LastTerm(log[b]) = r.lastTerm /\ Len(log[b]) >= r.len)
@@ -228,20 +240,26 @@ Promote(s) ==
                                    /\ UpToDate(votes[<<s.term, q>>])}
     IN /\ s.kind = "Promote"
        /\ s.term \notin DOMAIN leaders
+       /\ s.term >= term[b]
        /\ <<s.term, b>> \in DOMAIN votes /\ votes[<<s.term, b>>].cand = b
        /\ QuorumOf(voters, conf[b])
        /\ leaders' = (s.term :> b) @@ leaders
        /\ leads' = [leads EXCEPT ![b] = s.term]
-       /\ UNCHANGED <<up, log, commit, applied, term, next, proposed, writes, committed, votes, acks, written, answers, conf, confs>>
+       /\ term' = [term EXCEPT ![b] = IF s.term > @ THEN s.term ELSE @]
+       /\ UNCHANGED <<up, log, commit, applied, next, proposed, writes, committed, votes, acks, written, answers, conf, confs, outcomes, cterm, acked>>
 
-(* Propose, its client half: the proposal is the client's write unchanged. *)
+(* Propose, its client half: the proposal is the client's write unchanged  *)
+(* (its state operations listed, as many as it counts), proposed in a term *)
+(* no older than one the broker voted or led in.                           *)
 Request(s) ==
     /\ s.kind = "Request"
     /\ s.asked /= NoWrite /\ s.asked = s.proposed
+    /\ Len(s.proposed.sops) = s.proposed.ops
+    /\ s.term >= term[s.b]
     /\ s.data /= 0
     /\ s.data \notin DOMAIN writes
     /\ writes' = (s.data :> [b |-> s.b, client |-> s.client, req |-> s.req, w |-> s.proposed]) @@ writes
-    /\ UNCHANGED <<up, log, commit, applied, term, leads, next, proposed, committed, votes, acks, leaders, written, answers, conf, confs>>
+    /\ UNCHANGED <<up, log, commit, applied, term, leads, next, proposed, committed, votes, acks, leaders, written, answers, conf, confs, outcomes, cterm, acked>>
 
 (* Reconfigure, the leader's half: the leader of the change's term appends *)
 (* a simple membership change, once it applied every entry of an older    *)
@@ -256,7 +274,7 @@ ProposeConf(s) ==
     /\ \A x \in (applied[b] + 1)..Len(log[b]) :
           log[b][x].term >= s.term /\ ~(log[b][x].data /= 0 /\ log[b][x].data \in DOMAIN confs)
     /\ confs' = (s.data :> s.change) @@ confs
-    /\ UNCHANGED <<up, log, commit, applied, term, leads, next, proposed, writes, committed, votes, acks, leaders, written, answers, conf>>
+    /\ UNCHANGED <<up, log, commit, applied, term, leads, next, proposed, writes, committed, votes, acks, leaders, written, answers, conf, outcomes, cterm, acked>>
 
 (* Apply(b) of a membership change: b's next committed entry, a change a   *)
 (* leader proposed; b's configuration becomes the change folded into its   *)
@@ -273,7 +291,7 @@ ApplyConf(s) ==
        /\ m = [voters |-> s.voters, learners |-> s.learners]
        /\ applied' = [applied EXCEPT ![b] = x]
        /\ conf' = [conf EXCEPT ![b] = m]
-       /\ UNCHANGED <<up, log, commit, term, leads, next, proposed, writes, committed, votes, acks, leaders, written, answers, confs>>
+       /\ UNCHANGED <<up, log, commit, term, leads, next, proposed, writes, committed, votes, acks, leaders, written, answers, confs, outcomes, cterm, acked>>
 
 (* A Persist of entries es from index s.idx on: each entry either is one a *)
 (* leader sent, with the previous entry's term it had (Replicate), or is   *)
@@ -310,7 +328,7 @@ PersistTake(s) ==
        /\ log' = [log EXCEPT ![b] = nl]
        /\ commit' = [commit EXCEPT ![b] = Min(@, Len(nl))]
        /\ acks' = acks \cup {<<es[j].term, from + j - 1, b>> : j \in 1..Len(es)}
-       /\ UNCHANGED <<up, applied, term, leads, next, writes, committed, votes, leaders, written, answers, conf, confs>>
+       /\ UNCHANGED <<up, applied, term, leads, next, writes, committed, votes, leaders, written, answers, conf, confs, outcomes, cterm, acked>>
 
 FreshIn(s) == \E j \in 1..Len(s.entries) : ~Sent(<<s.entries[j].term, s.idx + j - 1>>)
 
@@ -333,7 +351,7 @@ LearnCommit(s) ==
     /\ CommitOK(s)
     /\ Learned(s)
     /\ commit' = [commit EXCEPT ![s.b] = s.idx]
-    /\ UNCHANGED <<up, log, applied, term, leads, next, proposed, writes, committed, votes, acks, leaders, written, answers, conf, confs>>
+    /\ UNCHANGED <<up, log, applied, term, leads, next, proposed, writes, committed, votes, acks, leaders, written, answers, conf, confs, outcomes, cterm, acked>>
 
 (* AdvanceCommit: b leads the term of the entry at the mark, a quorum of   *)
 (* b's voters acknowledged storing that entry (followers acknowledge once they *)
@@ -351,13 +369,15 @@ AdvanceCommit(s) ==
        /\ QuorumOf(holders, conf[b])
        /\ c > n /\ log[b][n] = committed[n]
        /\ committed' = committed \o SubSeq(log[b], n + 1, c)
+       /\ cterm' = cterm \o [j \in 1..(c - n) |-> leads[b]]
        /\ commit' = [commit EXCEPT ![b] = c]
-       /\ UNCHANGED <<up, log, applied, term, leads, next, proposed, writes, votes, acks, leaders, written, answers, conf, confs>>
+       /\ UNCHANGED <<up, log, applied, term, leads, next, proposed, writes, votes, acks, leaders, written, answers, conf, confs, outcomes, acked>>
 
 (* Apply(b): b applies its next committed entry.  A client write is        *)
 (* written at its scope's next offset unless it is conditional and         *)
 (* expected another offset, then refused with that tail; one record or     *)
-(* none; every replica writes the same entry at the same offset.  A        *)
+(* none; every replica writes the same entry at the same offset, and every *)
+(* Apply of an index gives what the first gave (outcomes).  A              *)
 (* consumer-group command, an empty entry or a write refused with an       *)
 (* error writes nothing.                                                   *)
 Apply(s) ==
@@ -369,6 +389,8 @@ Apply(s) ==
        /\ log[b][x] = Entry(s.term, s.data)
        /\ s.data = 0 => s.outcome = "none"
        /\ s.data /= 0 => s.data \in DOMAIN writes
+       /\ x \in DOMAIN outcomes => outcomes[x] = [outcome |-> s.outcome, off |-> s.off]
+       /\ outcomes' = IF x \in DOMAIN outcomes THEN outcomes ELSE (x :> [outcome |-> s.outcome, off |-> s.off]) @@ outcomes
        /\ applied' = [applied EXCEPT ![b] = x]
        /\ IF s.data = 0 \/ writes[s.data].w.kind \notin WriteKinds \/ s.outcome = "error"
           THEN /\ s.outcome \in {"none", "error"}
@@ -385,20 +407,51 @@ Apply(s) ==
                           /\ next' = [next EXCEPT ![b][w.tenant] = nx + 1]
                      ELSE UNCHANGED <<next, written>>
                   /\ answers' = IF wr.b = b
-                                THEN Append(answers, [b |-> b, client |-> wr.client, req |-> wr.req, outcome |-> s.outcome, off |-> s.off])
+                                THEN Append(answers, [b |-> b, client |-> wr.client, req |-> wr.req, outcome |-> s.outcome, off |-> s.off, idx |-> x])
                                 ELSE answers
-       /\ UNCHANGED <<up, log, commit, term, leads, proposed, writes, committed, votes, acks, leaders, conf, confs>>
+       /\ UNCHANGED <<up, log, commit, term, leads, proposed, writes, committed, votes, acks, leaders, conf, confs, cterm, acked>>
+
+(* The voter sets a quorum holding the entry at index x may be counted in: *)
+(* the bootstrap one and those the membership changes committed before x  *)
+(* give (the model's VotersBefore).                                       *)
+RECURSIVE VoterSetsFrom(_, _, _, _)
+VoterSetsFrom(m, j, x, acc) ==
+    IF j >= x THEN acc
+    ELSE LET m2 == IF committed[j].data /= 0 /\ committed[j].data \in DOMAIN confs THEN Fold(m, confs[committed[j].data]) ELSE m
+         IN VoterSetsFrom(m2, j + 1, x, acc \cup {m2.voters})
+VoterSetsBefore(x) == VoterSetsFrom(BootConf, 2, x, {Peers})
 
 (* Answer: the proposer answers a client only with what applying the       *)
-(* client's entry gave it (each such result answers once).                 *)
+(* client's entry gave it (each such result answers once).  A write        *)
+(* answered as written is acknowledged: CommittedNeverLost's record of its *)
+(* entry, the term that committed it and the voter sets of its quorum.     *)
 Answer(s) ==
-    LET r == [b |-> s.b, client |-> s.client, req |-> s.req, outcome |-> s.outcome, off |-> s.off]
-        js == {j \in 1..Len(answers) : answers[j] = r}
+    LET Match(r) == r.b = s.b /\ r.client = s.client /\ r.req = s.req /\ r.outcome = s.outcome /\ r.off = s.off
+        js == {j \in 1..Len(answers) : Match(answers[j])}
     IN /\ s.kind = "Answer"
        /\ js /= {}
        /\ LET j == CHOOSE j \in js : \A k \in js : j <= k
-          IN answers' = SubSeq(answers, 1, j - 1) \o SubSeq(answers, j + 1, Len(answers))
-       /\ UNCHANGED <<up, log, commit, applied, term, leads, next, proposed, writes, committed, votes, acks, leaders, written, conf, confs>>
+              x == answers[j].idx
+          IN /\ answers' = SubSeq(answers, 1, j - 1) \o SubSeq(answers, j + 1, Len(answers))
+             /\ acked' = IF s.outcome = "written"
+                         THEN acked \cup {[idx |-> x, e |-> committed[x], cterm |-> cterm[x], vs |-> VoterSetsBefore(x)]}
+                         ELSE acked
+       /\ UNCHANGED <<up, log, commit, applied, term, leads, next, proposed, writes, committed, votes, acks, leaders, written, conf, confs, outcomes, cterm>>
+
+(* A reader's step: StateGet(b, k) (a state read) or SubscriberSees(b) (a  *)
+(* subscriber read), made in b's current state: served at b's applied      *)
+(* index, the scope's retained window within the records b applied (a    *)
+(* state read that found nothing reports no value), a subscriber's read    *)
+(* starting in it.  It changes nothing but seen; what it saw is judged by  *)
+(* the read rules below, as invariants.                                    *)
+Read(s) ==
+    LET b == s.b IN
+    /\ s.kind \in ReadKinds
+    /\ s.applied = applied[b]
+    /\ s.first <= next[b][s.tenant]
+    /\ s.kind = "SubscriberRead" => Len(s.recs) > 0 /\ s.off >= s.first
+    /\ (s.kind = "StateRead" /\ ~s.found) => s.data = 0 /\ s.off = 0
+    /\ UNCHANGED <<up, log, commit, applied, term, leads, next, proposed, writes, committed, votes, acks, leaders, written, answers, conf, confs, outcomes, cterm, acked>>
 
 (* A broker takes no step before its first Restart.                        *)
 Started(s) == s.kind \in {"Answer", "Restart"} \/ up[s.b]
@@ -423,6 +476,8 @@ TraceStep ==
            \/ RestartEmpty(s)
            \/ ProposeConf(s)
            \/ ApplyConf(s)
+           \/ Read(s)
+        /\ seen' = IF s.kind \in ReadKinds THEN i ELSE 0
     /\ Taken
 
 (* The whole trace was followed: stutter.                                  *)
@@ -435,4 +490,67 @@ Spec == Init /\ [][Next]_vars
 (* TLC's deadlock check is the refusal; this invariant states the same     *)
 (* for a reader: every state is one the trace reached in order.            *)
 TypeOK == i \in 1..(Len(Trace) + 1)
+
+-----------------------------------------------------------------------------
+(* The model's invariants on the trace state (FelixAtomicCommit's names),  *)
+(* checked by TLC on every state: a violation is reported with the state   *)
+(* after the step that broke it (i = that step + 1).                       *)
+
+(* The record at offset o of scope t (project numbering, from 0): the      *)
+(* commit-table write of the entry written there.                          *)
+WriteAt(t, o) == writes[committed[written[t][o + 1]].data].w
+(* The index in ops of the last operation on key k (0: none).              *)
+LastOpOn(ops, k) == LET js == {j \in 1..Len(ops) : ops[j].key = k} IN IF js = {} THEN 0 ELSE MaxOf(js)
+(* The last offset below n whose record touches key k (-1: none).          *)
+LastTouch(t, k, n) == LET os == {o \in 0..(n - 1) : LastOpOn(WriteAt(t, o).sops, k) /= 0} IN IF os = {} THEN -1 ELSE MaxOf(os)
+(* What StateGet(b, k) must show for read step r: the fold of the records  *)
+(* b applied in the scope, retained from r.first (a key whose last write   *)
+(* retention dropped is absent).                                           *)
+ReadView(r) ==
+    LET o == LastTouch(r.tenant, r.key, next[r.b][r.tenant])
+        ops == IF o < 0 THEN << >> ELSE WriteAt(r.tenant, o).sops
+        op == IF o < 0 THEN [key |-> r.key, del |-> TRUE, val |-> 0] ELSE ops[LastOpOn(ops, r.key)]
+    IN IF o < 0 \/ op.del \/ o < r.first THEN [found |-> FALSE, val |-> 0, ver |-> 0]
+       ELSE [found |-> TRUE, val |-> op.val, ver |-> o]
+
+(* No reader sees a commit's event without its state or its state without  *)
+(* its event: a state read shows the value b's applied records leave; a    *)
+(* subscriber gets the whole record (event and state operations) written  *)
+(* at each offset, and only at offsets b applied.                          *)
+NoPartialCommit ==
+    seen /= 0 =>
+        LET r == Trace[seen] IN
+        IF r.kind = "StateRead"
+        THEN LET w == ReadView(r) IN r.found = w.found /\ (r.found => r.data = w.val)
+        ELSE \A j \in 1..Len(r.recs) :
+                /\ r.off + j - 1 < next[r.b][r.tenant]
+                /\ r.recs[j] = WriteAt(r.tenant, r.off + j - 1).dig
+
+(* A state read's version is the offset of a retained record b applied     *)
+(* that put the value read on the key.                                     *)
+VersionIsOffset ==
+    (seen /= 0 /\ Trace[seen].kind = "StateRead" /\ Trace[seen].found) =>
+        LET r == Trace[seen] IN
+        /\ r.off < next[r.b][r.tenant] /\ r.off >= r.first
+        /\ LET ops == WriteAt(r.tenant, r.off).sops
+               j == LastOpOn(ops, r.key)
+           IN j /= 0 /\ ~ops[j].del /\ ops[j].val = r.data
+
+(* b's state view is the fold of its applied log: the version read is the  *)
+(* last record that touched the key.                                       *)
+StateMatchesLog ==
+    (seen /= 0 /\ Trace[seen].kind = "StateRead" /\ Trace[seen].found) =>
+        Trace[seen].off = ReadView(Trace[seen]).ver
+
+(* An acknowledged write survives: a quorum of a configuration it may have *)
+(* been committed in holds its entry in their stored logs, and every       *)
+(* leader of the term that committed it or a later one holds it.  (Every   *)
+(* replica that applied that far has it at its offset by construction:     *)
+(* written keeps one entry per offset, which every Apply must match.)      *)
+Holds(q, a) == Len(log[q]) >= a.idx /\ log[q][a.idx] = a.e
+CommittedNeverLost ==
+    \A a \in acked :
+        LET H == {q \in Brokers : Holds(q, a)} IN
+        /\ \E V \in a.vs : 2 * Cardinality(H \cap V) > Cardinality(V)
+        /\ \A l \in Brokers : (leads[l] /= 0 /\ leads[l] >= a.cterm) => Holds(l, a)
 =============================================================================

@@ -3,8 +3,10 @@
 # Validates one raft group's abstract trace (felixsim run --trace-out) twice:
 # with the Go mirror (felixsim check-trace) and with TLC on the module
 # check-trace generates (TraceFelixAtomicCommit.tla, the trace as a
-# constant), then compares the verdicts: both valid, or both refusing the
-# same step.  GROUP defaults to the group of the first step the Go mirror
+# constant), then compares the verdicts: both valid, or both rejecting the
+# same step for the same reason (a step no action takes, TraceNotInModel:
+# TLC's deadlock; or a state breaking one of the model's invariants: TLC's
+# invariant violation, named).  GROUP defaults to the group of the first step the Go mirror
 # refuses, else the lowest.  Needs TLA2TOOLS_JAR and java; without them it
 # says so, runs nothing and exits 0 (nothing in make test or CI needs TLC).
 # Exit status: 0 when TLC and the mirror agree, 1 when they disagree or TLC
@@ -43,20 +45,19 @@ cp "$root/tla/TraceFelixAtomicCommit.tla" "$work/"
 (cd "$work" && java -XX:+UseParallelGC -cp "$TLA2TOOLS_JAR" tlc2.TLC -workers 1 \
   -metadir "$work/meta" -config MCTraceFelixAtomicCommit.cfg MCTraceFelixAtomicCommit.tla >"$work/tlc.out" 2>&1)
 grep -E '^TLC2 Version|states generated|^Error:|^Finished in' "$work/tlc.out" | sed 's/^/TLC: /'
-steps="$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["steps"])' "$gojson")"
+mirror="$(python3 -c 'import json,sys; d=json.loads(sys.argv[1]); r=d.get("rejection") or {}; print("valid" if d["valid"] else "rejected at step %d (%s)" % (d["steps"], r.get("invariant") or "TraceNotInModel"))' "$gojson")"
+# The last state of TLC's error trace holds i: for a deadlock, the step no
+# action took; for an invariant, the step after the one whose state broke it.
+last_i() { grep -E '^/\\ i = [0-9]+' "$work/tlc.out" | tail -1 | sed -E 's/^.* = //'; }
 if grep -q '^Model checking completed. No error has been found.' "$work/tlc.out"; then
   tlc="valid"
 elif grep -q '^Error: Deadlock reached.' "$work/tlc.out"; then
-  # The last state of the error trace holds i = the step no action took.
-  at="$(grep -E '^/\\ i = [0-9]+' "$work/tlc.out" | tail -1 | sed -E 's/^.* = //')"
-  tlc="rejected at step $at"
+  tlc="rejected at step $(last_i) (TraceNotInModel)"
+elif grep -qE '^Error: Invariant [A-Za-z]+ is violated' "$work/tlc.out"; then
+  inv="$(grep -E '^Error: Invariant [A-Za-z]+ is violated' "$work/tlc.out" | head -1 | sed -E 's/^Error: Invariant ([A-Za-z]+) is violated.*/\1/')"
+  tlc="rejected at step $(( $(last_i) - 1 )) ($inv)"
 else
   echo "TLC stopped with neither verdict:"; tail -20 "$work/tlc.out"; exit 1
-fi
-if [ $gocode -eq 0 ]; then
-  mirror="valid"
-else
-  mirror="rejected at step $steps"
 fi
 echo "TLC: $tlc; Go mirror: $mirror"
 [ "$tlc" = "$mirror" ] || { echo "DISAGREE"; exit 1; }

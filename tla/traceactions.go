@@ -33,6 +33,9 @@ func (v *TraceValidator) restart(g *traceGroup, s *modeltrace.Step) error {
 	}
 	// The compacted prefix stays the model's log; the stored rest follows it.
 	stored := append(append([]modeltrace.Entry(nil), br.log[:x0]...), s.Entries[1:]...)
+	if err := storedTermsAscend(stored); err != nil {
+		return err
+	}
 	for i := range br.log {
 		if i >= len(stored) || stored[i] != br.log[i] {
 			return fmt.Errorf("the stored log lost or changed persisted entry %d (had term %d)", i+1, br.log[i].Term)
@@ -76,6 +79,18 @@ func (v *TraceValidator) restart(g *traceGroup, s *modeltrace.Step) error {
 	return nil
 }
 
+// storedTermsAscend refuses a stored log whose terms fall somewhere (a
+// suffix of an older leader's entries kept behind a newer one's): raft's
+// logs never hold one, and a stored log is what raft reads back.
+func storedTermsAscend(stored []modeltrace.Entry) error {
+	for i := 1; i < len(stored); i++ {
+		if stored[i].Term < stored[i-1].Term {
+			return fmt.Errorf("the stored log has entry %d of term %d after entry %d of term %d: terms along a log never decrease", i+1, stored[i].Term, i, stored[i-1].Term)
+		}
+	}
+	return nil
+}
+
 // restartEmpty is the Restart of an identity that joined with an empty
 // log and holds none yet (it catches up by snapshot): nothing stored,
 // nothing committed or applied, no configuration.
@@ -106,6 +121,7 @@ func (v *TraceValidator) snapshot(g *traceGroup, s *modeltrace.Step) error {
 	if err != nil {
 		return err
 	}
+	v.logChangedFrom(s.Broker, br.log, g.committed[:x])
 	br.log = append(br.log[:0:0], g.committed[:x]...)
 	br.commit, br.applied, br.next = x, x, next
 	br.conf = g.membershipAt(br.log, x)
@@ -180,6 +196,9 @@ func (v *TraceValidator) promote(g *traceGroup, s *modeltrace.Step) error {
 	if l, ok := g.leaders[s.Term]; ok {
 		return fmt.Errorf("broker %d already leads term %d", l, s.Term)
 	}
+	if s.Term < br.term {
+		return fmt.Errorf("broker %d leads term %d after voting in the newer term %d: a broker's term never goes back", s.Broker, s.Term, br.term)
+	}
 	if r, ok := g.votes[entryKey{s.Term, s.Broker}]; !ok || r.candidate != s.Broker {
 		return fmt.Errorf("broker %d never started an election in term %d (it did not vote for itself there)", s.Broker, s.Term)
 	}
@@ -194,6 +213,8 @@ func (v *TraceValidator) promote(g *traceGroup, s *modeltrace.Step) error {
 	g.leaders[s.Term] = s.Broker
 	g.leadTerm = max(g.leadTerm, s.Term)
 	br.leads = s.Term
+	br.term = max(br.term, s.Term)
+	v.pending.promoted = true
 	return nil
 }
 
@@ -202,16 +223,21 @@ func (v *TraceValidator) promote(g *traceGroup, s *modeltrace.Step) error {
 // not lead any more: raft forwards a follower's proposal to the leader,
 // whose log then gains it (persist's Propose half).
 func (v *TraceValidator) request(g *traceGroup, s *modeltrace.Step) error {
+	br := g.broker(s.Broker)
 	switch {
-	case s.Asked == nil || s.Proposed == nil || *s.Asked != *s.Proposed:
+	case s.Asked == nil || s.Proposed == nil || !s.Asked.Equal(s.Proposed):
 		return fmt.Errorf("the proposal %v is not the client's write %v", s.Proposed, s.Asked)
 	case s.Digest == 0:
 		return fmt.Errorf("the proposal has no data")
+	case len(s.Proposed.StateOps) != s.Proposed.Ops:
+		return fmt.Errorf("the write counts %d state operations but lists %d", s.Proposed.Ops, len(s.Proposed.StateOps))
+	case s.Term < br.term:
+		return fmt.Errorf("broker %d proposes in term %d after voting in the newer term %d: a broker's term never goes back", s.Broker, s.Term, br.term)
 	}
 	if old, ok := g.writes[s.Digest]; ok {
 		return fmt.Errorf("proposal %016x was already proposed for client %d request %d", s.Digest, old.client, old.reqID)
 	}
-	g.writes[s.Digest] = clientWrite{broker: s.Broker, client: s.Client, reqID: s.ReqID, w: *s.Proposed, scope: g.scopeID(s.Proposed.Tenant)}
+	g.writes[s.Digest] = clientWrite{broker: s.Broker, client: s.Client, reqID: s.ReqID, w: *s.Proposed.Clone(), scope: g.scopeID(s.Proposed.Tenant)}
 	return nil
 }
 
@@ -258,7 +284,9 @@ func (v *TraceValidator) persist(g *traceGroup, s *modeltrace.Step) ([]string, e
 		}
 		g.entries.send(k, sentEntry{digest: s.Entries[j].Digest, prevTerm: pt})
 	}
-	br.log = append(br.log[:s.Index-1], s.Entries...)
+	nl := append(br.log[:s.Index-1:s.Index-1], s.Entries...)
+	v.logChangedFrom(s.Broker, br.log, nl)
+	br.log = nl
 	br.commit = min(br.commit, uint64(len(br.log)))
 	for j, e := range s.Entries {
 		g.entries.ack(entryKey{e.Term, s.Index + uint64(j)}, s.Broker)
@@ -334,7 +362,7 @@ func (v *TraceValidator) commit(g *traceGroup, s *modeltrace.Step) ([]string, er
 		if n := len(g.committed); c <= uint64(n) || br.log[n-1] != g.committed[n-1] {
 			return tried, fmt.Errorf("broker %d's log differs from the committed prefix 1..%d", s.Broker, n)
 		}
-		g.committed = append(g.committed, br.log[len(g.committed):c]...)
+		g.extendCommitted(br.log[len(g.committed):c], br.leads)
 		br.commit = c
 		return triedAdvanceCommit, nil
 	}
@@ -352,10 +380,14 @@ func (v *TraceValidator) apply(g *traceGroup, s *modeltrace.Step) error {
 	if err := v.nextApply(br, s); err != nil {
 		return err
 	}
+	if err := g.sameOutcome(s); err != nil {
+		return err
+	}
 	if s.Digest == 0 {
 		if s.Outcome != modeltrace.OutcomeNone {
 			return fmt.Errorf("the empty entry %d applied as %s", i, s.Outcome)
 		}
+		g.noteOutcome(s)
 		br.applied = i
 		return nil
 	}
@@ -366,12 +398,37 @@ func (v *TraceValidator) apply(g *traceGroup, s *modeltrace.Step) error {
 	if err := v.applyWrite(g, br, i, &w, s); err != nil {
 		return err
 	}
+	g.noteOutcome(s)
 	br.applied = i
 	if w.broker == s.Broker && (s.Outcome == modeltrace.OutcomeWritten || s.Outcome == modeltrace.OutcomeRefused) {
 		k := answerKey{s.Broker, w.client, w.reqID}
-		v.answers[k] = append(v.answers[k], answerRec{s.Outcome, s.Offset})
+		v.answers[k] = append(v.answers[k], answerRec{outcome: s.Outcome, offset: s.Offset, group: g.id, index: i})
 	}
 	return nil
+}
+
+// sameOutcome refuses an Apply of raft index s.Index whose outcome differs
+// from the one an earlier Apply of that index gave (on any broker): every
+// replica applies a committed entry to the same shard state, so it writes
+// the same record at the same offset, or refuses it with the same tail,
+// or writes nothing, as every other.
+func (g *traceGroup) sameOutcome(s *modeltrace.Step) error {
+	if s.Index >= uint64(len(g.outcomes)) || !g.outcomes[s.Index].set {
+		return nil
+	}
+	if o := g.outcomes[s.Index]; o.outcome != s.Outcome || o.offset != s.Offset {
+		return fmt.Errorf("broker %d applied entry %d as %s at %d, but broker %d applied it as %s at %d: replicas apply a committed entry alike",
+			s.Broker, s.Index, s.Outcome, s.Offset, o.broker, o.outcome, o.offset)
+	}
+	return nil
+}
+
+// noteOutcome records what the first Apply of s.Index gave.
+func (g *traceGroup) noteOutcome(s *modeltrace.Step) {
+	g.outcomes = covering(g.outcomes, int(s.Index))
+	if !g.outcomes[s.Index].set {
+		g.outcomes[s.Index] = appliedOutcome{set: true, outcome: s.Outcome, offset: s.Offset, broker: s.Broker}
+	}
 }
 
 // applyWrite checks one write's outcome against the model and writes it.
@@ -403,6 +460,7 @@ func (v *TraceValidator) applyWrite(g *traceGroup, br *traceBroker, i uint64, cw
 		}
 		g.written = covering(g.written, cw.scope)
 		g.written[cw.scope] = append(idx, i)
+		g.noteRecord(cw.scope, next, w)
 	case idx[next] != i:
 		return fmt.Errorf("scope %q offset %d holds entry %d on another broker, not entry %d", w.Tenant, next, idx[next], i)
 	}
@@ -422,6 +480,10 @@ func (v *TraceValidator) answer(s *modeltrace.Step) error {
 				delete(v.answers, k)
 			} else {
 				v.answers[k] = rest
+			}
+			if a.outcome == modeltrace.OutcomeWritten {
+				g := v.groups[a.group]
+				v.pending.acked, v.pending.ackedIn = g.acknowledge(a.index, s.Offset), g
 			}
 			return nil
 		}

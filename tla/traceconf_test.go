@@ -25,7 +25,7 @@ const (
 // starts empty and installs b1's snapshot at 5, b1 promotes it, and a
 // plain commit is committed by b1 and 10 (2 of {1,2,10}).
 func replaceTrace() []modeltrace.Step {
-	plain := modeltrace.Write{Tenant: "acme", Kind: modeltrace.KindCommit, Ops: 1, Digest: 0xdef}
+	plain := modeltrace.Write{Tenant: "acme", Kind: modeltrace.KindCommit, Ops: 1, Digest: 0xdef, StateOps: []modeltrace.StateOp{{Key: "k", Value: 0x6}}}
 	e := func(d uint64) []modeltrace.Entry { return []modeltrace.Entry{{Term: 2, Digest: d}} }
 	persist := func(b, i, d uint64) modeltrace.Step {
 		return modeltrace.Step{Kind: modeltrace.Persist, Broker: b, Group: tgroup, Index: i, Entries: e(d)}

@@ -50,6 +50,8 @@ var coverageSlots = [...]coverageSlot{
 	{modeltrace.Snapshot, 0, triedSnapshot[0]},
 	{modeltrace.ProposeConf, 0, triedReconfigure[0]},
 	{modeltrace.ApplyConf, 0, triedApply[0]},
+	{modeltrace.StateRead, 0, triedStateGet[0]},
+	{modeltrace.SubscriberRead, 0, triedSubscriberSees[0]},
 }
 
 // actionCounts counts the actions a trace took: those of coverageSlots

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/felixsim/felixsim/modeltrace"
+	"github.com/felixsim/felixsim/properties"
 )
 
 // TraceModuleName is the module (and file stem) TraceModule generates: it
@@ -117,18 +118,50 @@ func TraceModule(steps []modeltrace.Step, brokers int, source string) (module, c
 	b.WriteString(">>\n\nTraceTenants == {")
 	b.WriteString(strings.Join(r.tenantList(), ", "))
 	b.WriteString("}\n\nTraceIds == " + tlaSet(ids) + "\n====\n")
-	cfg = fmt.Sprintf("\\* TLC follows the trace in %s.tla; a deadlock is a refused step.\nCONSTANTS\n    NBrokers = %d\n    Ids <- TraceIds\n    Tenants <- TraceTenants\n    Trace <- TraceSteps\n\nINIT Init\nNEXT Next\n\nINVARIANT\n    TypeOK\n", TraceModuleName, brokers)
+	cfg = fmt.Sprintf("\\* TLC follows the trace in %s.tla; a deadlock is a refused step, an invariant violated\n\\* one the state after a step breaks (the model's invariants, in the model's order).\nCONSTANTS\n    NBrokers = %d\n    Ids <- TraceIds\n    Tenants <- TraceTenants\n    Trace <- TraceSteps\n\nINIT Init\nNEXT Next\n\nINVARIANT\n%s    TypeOK\n", TraceModuleName, brokers, traceInvariantLines())
 	return b.String(), cfg, nil
 }
 
-// tlaRenderer renumbers digests and clients densely and renders steps.
+// TraceInvariants are the model's invariants TLC checks on the trace
+// state (TraceFelixAtomicCommit.tla defines each), in the order TLC and
+// the Go validator check them: the model's.
+var TraceInvariants = []properties.InvariantName{
+	properties.InvariantNoPartialCommit, properties.InvariantVersionIsOffset,
+	properties.InvariantStateMatchesLog, properties.InvariantCommittedNeverLost,
+}
+
+func traceInvariantLines() string {
+	var b strings.Builder
+	for _, n := range TraceInvariants {
+		b.WriteString("    " + string(n) + "\n")
+	}
+	return b.String()
+}
+
+// tlaRenderer renumbers digests, clients, state values and keys densely
+// and renders steps: data digests (entries, proposals) in data, write
+// digests (a write's, a subscriber's records) in writes, state values
+// (an operation's, a state read's) in values, keys in keys.
 type tlaRenderer struct {
-	data, writes, clients map[uint64]uint64
-	tenants               map[string]bool
+	data, writes, clients, values map[uint64]uint64
+	keys                          map[string]uint64
+	tenants                       map[string]bool
 }
 
 func newTLARenderer() *tlaRenderer {
-	return &tlaRenderer{data: map[uint64]uint64{0: 0}, writes: map[uint64]uint64{0: 0}, clients: map[uint64]uint64{0: 0}, tenants: map[string]bool{}}
+	return &tlaRenderer{data: map[uint64]uint64{0: 0}, writes: map[uint64]uint64{0: 0}, clients: map[uint64]uint64{0: 0},
+		values: map[uint64]uint64{0: 0}, keys: map[string]uint64{"": 0}, tenants: map[string]bool{}}
+}
+
+// key returns k's number, numbering new keys from 1 in order of first
+// appearance ("" stays 0).
+func (r *tlaRenderer) key(k string) uint64 {
+	if n, ok := r.keys[k]; ok {
+		return n
+	}
+	n := uint64(len(r.keys))
+	r.keys[k] = n
+	return n
 }
 
 // dense returns x's number in m, numbering new values from 1 in order of
@@ -215,7 +248,7 @@ func (r *tlaRenderer) step(s *modeltrace.Step) (string, error) {
 	if s.Broker < 1 {
 		return "", fmt.Errorf("broker %d is no identity", s.Broker)
 	}
-	nums := []uint64{s.Broker, s.Term, s.Index, s.Candidate, s.ReqID, s.Offset, s.CommitMark, s.Applied}
+	nums := []uint64{s.Broker, s.Term, s.Index, s.Candidate, s.ReqID, s.Offset, s.CommitMark, s.Applied, s.First}
 	if s.Change != nil {
 		nums = append(nums, s.Change.Node)
 	}
@@ -240,9 +273,33 @@ func (r *tlaRenderer) step(s *modeltrace.Step) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return fmt.Sprintf(`[kind |-> "%s", b |-> %d, term |-> %d, idx |-> %d, entries |-> %s, cand |-> %d, data |-> %d, client |-> %d, req |-> %d, asked |-> %s, proposed |-> %s, outcome |-> "%s", off |-> %d, commit |-> %d, applied |-> %d, scopes |-> %s, change |-> %s, voters |-> %s, learners |-> %s]`,
-		s.Kind, s.Broker, s.Term, s.Index, entries, s.Candidate, dense(r.data, s.Digest), dense(r.clients, s.Client), s.ReqID,
-		asked, proposed, s.Outcome, s.Offset, s.CommitMark, s.Applied, scopes, change(s.Change), tlaSet(s.Voters), tlaSet(s.Learners)), nil
+	tenant := `""`
+	if s.Kind.Reads() {
+		if tenant, err = r.tenant(s.Tenant); err != nil {
+			return "", err
+		}
+	}
+	data := dense(r.data, s.Digest)
+	if s.Kind == modeltrace.StateRead {
+		data = dense(r.values, s.Digest) // the value read
+	}
+	recs := make([]uint64, len(s.Records))
+	for j, d := range s.Records {
+		recs[j] = dense(r.writes, d)
+	}
+	return fmt.Sprintf(`[kind |-> "%s", b |-> %d, term |-> %d, idx |-> %d, entries |-> %s, cand |-> %d, data |-> %d, client |-> %d, req |-> %d, asked |-> %s, proposed |-> %s, outcome |-> "%s", off |-> %d, commit |-> %d, applied |-> %d, scopes |-> %s, change |-> %s, voters |-> %s, learners |-> %s, tenant |-> %s, key |-> %d, found |-> %s, first |-> %d, recs |-> %s]`,
+		s.Kind, s.Broker, s.Term, s.Index, entries, s.Candidate, data, dense(r.clients, s.Client), s.ReqID,
+		asked, proposed, s.Outcome, s.Offset, s.CommitMark, s.Applied, scopes, change(s.Change), tlaSet(s.Voters), tlaSet(s.Learners),
+		tenant, r.key(s.Key), tlaBool(s.Found), s.First, tlaSeq(recs)), nil
+}
+
+// tlaSeq renders numbers as a TLA+ sequence.
+func tlaSeq(xs []uint64) string {
+	parts := make([]string, len(xs))
+	for j, x := range xs {
+		parts[j] = fmt.Sprint(x)
+	}
+	return "<<" + strings.Join(parts, ", ") + ">>"
 }
 
 func (r *tlaRenderer) entries(es []modeltrace.Entry) (string, error) {
@@ -267,8 +324,12 @@ func (r *tlaRenderer) write(w *modeltrace.Write) (string, error) {
 	if w.Expected > tlcIntMax || w.Ops < 0 || w.Ops > tlcIntMax {
 		return "", fmt.Errorf("write %v: a number past TLC's integers", w)
 	}
-	return fmt.Sprintf(`[tenant |-> %s, kind |-> "%s", cond |-> %s, exp |-> %d, ops |-> %d, dig |-> %d]`,
-		t, w.Kind, tlaBool(w.Conditional), w.Expected, w.Ops, dense(r.writes, w.Digest)), nil
+	ops := make([]string, len(w.StateOps))
+	for j, op := range w.StateOps {
+		ops[j] = fmt.Sprintf("[key |-> %d, del |-> %s, val |-> %d]", r.key(op.Key), tlaBool(op.Delete), dense(r.values, op.Value))
+	}
+	return fmt.Sprintf(`[tenant |-> %s, kind |-> "%s", cond |-> %s, exp |-> %d, ops |-> %d, dig |-> %d, sops |-> <<%s>>]`,
+		t, w.Kind, tlaBool(w.Conditional), w.Expected, w.Ops, dense(r.writes, w.Digest), strings.Join(ops, ", ")), nil
 }
 
 func (r *tlaRenderer) scopes(sc []modeltrace.ScopeNext) (string, error) {

@@ -37,9 +37,10 @@ func TestTraceModuleRendersSteps(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := `[kind |-> "Request", b |-> 1, term |-> 2, idx |-> 0, entries |-> <<>>, cand |-> 0, data |-> 1, client |-> 1, req |-> 1, ` +
-		`asked |-> [tenant |-> "acme", kind |-> "commit_if", cond |-> TRUE, exp |-> 0, ops |-> 1, dig |-> 1], ` +
-		`proposed |-> [tenant |-> "acme", kind |-> "commit_if", cond |-> TRUE, exp |-> 0, ops |-> 1, dig |-> 1], ` +
-		`outcome |-> "none", off |-> 0, commit |-> 0, applied |-> 0, scopes |-> <<>>, change |-> [type |-> "none", node |-> 0], voters |-> {}, learners |-> {}]`
+		`asked |-> [tenant |-> "acme", kind |-> "commit_if", cond |-> TRUE, exp |-> 0, ops |-> 1, dig |-> 1, sops |-> <<[key |-> 1, del |-> FALSE, val |-> 1]>>], ` +
+		`proposed |-> [tenant |-> "acme", kind |-> "commit_if", cond |-> TRUE, exp |-> 0, ops |-> 1, dig |-> 1, sops |-> <<[key |-> 1, del |-> FALSE, val |-> 1]>>], ` +
+		`outcome |-> "none", off |-> 0, commit |-> 0, applied |-> 0, scopes |-> <<>>, change |-> [type |-> "none", node |-> 0], voters |-> {}, learners |-> {}, ` +
+		`tenant |-> "", key |-> 0, found |-> FALSE, first |-> 0, recs |-> <<>>]`
 	for _, w := range []string{"---- MODULE " + TraceModuleName + " ----", "EXTENDS TraceFelixAtomicCommit", want, `TraceTenants == {"acme"}`} {
 		if !strings.Contains(module, w) {
 			t.Errorf("module lacks %s", w)
@@ -48,7 +49,8 @@ func TestTraceModuleRendersSteps(t *testing.T) {
 	if strings.Count(module, "[kind |-> ") != len(goodTrace()) {
 		t.Errorf("module holds %d steps, want %d", strings.Count(module, "[kind |-> "), len(goodTrace()))
 	}
-	for _, w := range []string{"NBrokers = 3", "Ids <- TraceIds", "Trace <- TraceSteps", "NEXT Next"} {
+	for _, w := range []string{"NBrokers = 3", "Ids <- TraceIds", "Trace <- TraceSteps", "NEXT Next",
+		"INVARIANT\n    NoPartialCommit\n    VersionIsOffset\n    StateMatchesLog\n    CommittedNeverLost\n    TypeOK\n"} {
 		if !strings.Contains(cfg, w) {
 			t.Errorf("cfg lacks %s", w)
 		}
@@ -64,7 +66,7 @@ func TestTraceModuleRendersMembership(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, w := range []string{"TraceIds == {1, 2, 3, 10}", `change |-> [type |-> "add_learner", node |-> 10]`,
-		`[kind |-> "ApplyConf", b |-> 1, term |-> 2, idx |-> 5`, `voters |-> {1, 2}, learners |-> {10}]`} {
+		`[kind |-> "ApplyConf", b |-> 1, term |-> 2, idx |-> 5`, `voters |-> {1, 2}, learners |-> {10}, tenant |-> ""`} {
 		if !strings.Contains(module, w) {
 			t.Errorf("module lacks %s", w)
 		}
@@ -92,6 +94,27 @@ func TestTraceModuleRefusesWhatTLACannotHold(t *testing.T) {
 		c.edit(steps)
 		if _, _, err := TraceModule(steps, 3, "x"); err == nil || !strings.Contains(err.Error(), c.cause) {
 			t.Errorf("%s: %v, want an error naming %q", c.name, err, c.cause)
+		}
+	}
+}
+
+// TestTraceModuleRendersReads: goodTrace's reads (readTrace) name their
+// scope, the key by the number its write's operation has, the value read
+// by the number the operation's value has, and a subscriber's records by
+// the numbers of the writes' digests.
+func TestTraceModuleRendersReads(t *testing.T) {
+	module, _, err := TraceModule(readTrace(), 3, "readTrace")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []string{
+		`[kind |-> "StateRead", b |-> 1, term |-> 0, idx |-> 0, entries |-> <<>>, cand |-> 0, data |-> 1, client |-> 0, req |-> 0, asked |-> NoWrite, proposed |-> NoWrite, outcome |-> "none", off |-> 0, commit |-> 0, applied |-> 3, ` +
+			`scopes |-> <<>>, change |-> [type |-> "none", node |-> 0], voters |-> {}, learners |-> {}, tenant |-> "acme", key |-> 1, found |-> TRUE, first |-> 0, recs |-> <<>>]`,
+		`[kind |-> "SubscriberRead", b |-> 2, term |-> 0, idx |-> 0, entries |-> <<>>, cand |-> 0, data |-> 0, client |-> 0, req |-> 0, asked |-> NoWrite, proposed |-> NoWrite, outcome |-> "none", off |-> 0, commit |-> 0, applied |-> 3, ` +
+			`scopes |-> <<>>, change |-> [type |-> "none", node |-> 0], voters |-> {}, learners |-> {}, tenant |-> "acme", key |-> 0, found |-> FALSE, first |-> 0, recs |-> <<1>>]`,
+	} {
+		if !strings.Contains(module, w) {
+			t.Errorf("module lacks %s", w)
 		}
 	}
 }

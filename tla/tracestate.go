@@ -38,10 +38,12 @@ type voteRec struct{ candidate, lastTerm, length uint64 }
 // answerKey names a client's request at the broker that proposed it.
 type answerKey struct{ broker, client, reqID uint64 }
 
-// answerRec is what applying a request's entry gave its proposer to answer.
+// answerRec is what applying a request's entry gave its proposer to
+// answer, and the entry (raft group, index) it applied.
 type answerRec struct {
-	outcome modeltrace.Outcome
-	offset  uint64
+	outcome      modeltrace.Outcome
+	offset       uint64
+	group, index uint64
 }
 
 // traceBroker is one broker's variables in one group.
@@ -56,8 +58,9 @@ type traceBroker struct {
 	// Invariant: applied <= commit <= len(log).
 	commit, applied uint64
 	// term is the newest term the broker voted in (its own election's,
-	// through Timeout, or another's, through Vote): a lower bound of its
-	// current term, which survives a restart.
+	// through Timeout, or another's, through Vote) or led: a lower bound
+	// of its current term, which survives a restart. No Vote, Promote or
+	// Request of the broker names an older term.
 	term uint64
 	// leads is the term this broker leads (0: it leads none).
 	leads uint64
@@ -80,10 +83,22 @@ type traceGroup struct {
 	entries entryTable
 	// writes maps a proposal's data digest to the client's write.
 	writes map[uint64]clientWrite
-	// committed is the longest committed prefix any broker knows.
-	committed []modeltrace.Entry
-	votes     map[entryKey]voteRec // key: (term, voter)
-	leaders   map[uint64]uint64    // term -> its leader
+	// committed is the longest committed prefix any broker knows;
+	// commitTerms[i] is the term of the leader whose AdvanceCommit first
+	// committed committed[i] (0 for the bootstrap entry), and confPoints
+	// the configurations the membership changes in it give, by index.
+	committed   []modeltrace.Entry
+	commitTerms []uint64
+	confPoints  []confPoint
+	// outcomes[i] is what the first Apply of raft index i gave; every
+	// later Apply of i, on any broker, must give the same (grown as
+	// applies reach new indexes).
+	outcomes []appliedOutcome
+	// acked are the writes a broker acknowledged as written (Answer),
+	// ascending by raft index: CommittedNeverLost's records.
+	acked   []ackedWrite
+	votes   map[entryKey]voteRec // key: (term, voter)
+	leaders map[uint64]uint64    // term -> its leader
 	// leadTerm is the newest term in leaders (0 before any).
 	leadTerm uint64
 	// scopeIDs numbers the scopes (tenants) the group's writes name, from
@@ -97,6 +112,13 @@ type traceGroup struct {
 	// and written[id][:n] are entries it applied (its next offsets count
 	// the records up to its applied index, at apply and at rebuild).
 	written [][]uint64
+	// recordDigests[id][o] is the digest of the record at offset o of
+	// scope id (the write's Digest), and keyTouches[id][k] lists the
+	// records of scope id that touch key k, ascending by offset: what a
+	// reader of the scope must see (recorded when an offset is first
+	// written, beside written).
+	recordDigests [][]uint64
+	keyTouches    []map[string][]keyTouch
 	// peers is how many brokers bootstrapped the group (ids 1..peers, all
 	// voting); confs maps a membership change's data digest to the
 	// simple change a leader proposed.
@@ -107,7 +129,44 @@ type traceGroup struct {
 func newTraceGroup(id uint64, peers int) *traceGroup {
 	return &traceGroup{id: id, peers: peers, confs: map[uint64]*modeltrace.ConfChange{},
 		writes: map[uint64]clientWrite{}, votes: map[entryKey]voteRec{}, leaders: map[uint64]uint64{},
-		scopeIDs: map[string]int{}, committed: []modeltrace.Entry{{Term: 1}}}
+		scopeIDs: map[string]int{}, committed: []modeltrace.Entry{{Term: 1}}, commitTerms: []uint64{0}}
+}
+
+// appliedOutcome is what applying one raft index gave.
+type appliedOutcome struct {
+	set     bool
+	outcome modeltrace.Outcome
+	offset  uint64
+	broker  uint64 // the first broker that applied it, for messages
+}
+
+// confPoint is the configuration a membership change committed at index
+// gives (folded into the one before it).
+type confPoint struct {
+	index uint64
+	conf  membership
+}
+
+// ackedWrite is a write a broker acknowledged as written: its entry at
+// index, the term of the leader that committed it, and the voter sets a
+// quorum holding it may be counted in (the bootstrap one and those the
+// membership changes before index give).
+type ackedWrite struct {
+	index      uint64
+	entry      modeltrace.Entry
+	commitTerm uint64
+	voterSets  [][]uint64
+	// scope and offset name the record, for messages.
+	tenant string
+	offset uint64
+}
+
+// keyTouch is one record's last operation on a key: a put of value (its
+// digest) or a delete, at offset.
+type keyTouch struct {
+	offset uint64
+	del    bool
+	value  uint64
 }
 
 // broker returns b's variables, as in Init before its first Restart.

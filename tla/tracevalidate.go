@@ -28,22 +28,43 @@ type TraceValidator struct {
 	states     *stateTracker
 	rejection  *TraceRejection
 	afterSteps int
+	// pending is what the current step changed that the invariants read.
+	pending stepEffects
 }
 
-// TraceRejection is the first step no action explained.
+// TraceRejection is the first step no action explained, or the first
+// whose state breaks one of the model's invariants.
 type TraceRejection struct {
 	// Step is the step's number in the trace (from 1) and Text the step.
 	Step int    `json:"step"`
 	Text string `json:"text"`
-	// Tried names the actions tried and Reason why the last one refused.
+	// Invariant is the model's invariant the state after the step breaks
+	// (empty: no action explained the step, a TraceNotInModel).
+	Invariant properties.InvariantName `json:"invariant,omitempty"`
+	// Tried names the actions tried (the one taken, for an invariant) and
+	// Reason why the last one refused (what breaks the invariant).
 	Tried  []string `json:"tried"`
 	Reason string   `json:"reason"`
-	// State is the broker's variables before the step.
+	// State is the broker's variables before the step (after it, for an
+	// invariant).
 	State string `json:"state"`
 }
 
-// Error renders the rejection as a TraceNotInModel violation.
+// Violated names the invariant the rejection is a violation of:
+// Invariant, or TraceNotInModel for a step no action explains.
+func (r *TraceRejection) Violated() properties.InvariantName {
+	if r.Invariant != "" {
+		return r.Invariant
+	}
+	return TraceNotInModel
+}
+
+// Error renders the rejection as a violation of the invariant it names.
 func (r *TraceRejection) Error() string {
+	if r.Invariant != "" {
+		return fmt.Sprintf("%s: trace step %d (%s, taken as %s) leaves a state that breaks the model's invariant: %s; state: %s",
+			r.Invariant, r.Step, r.Text, strings.Join(r.Tried, ", "), r.Reason, r.State)
+	}
 	return fmt.Sprintf("%s: step %d (%s) is explained by no action of the model (tried %s): %s; state: %s",
 		TraceNotInModel, r.Step, r.Text, strings.Join(r.Tried, ", "), r.Reason, r.State)
 }
@@ -97,19 +118,30 @@ func (v *TraceValidator) Step(s *modeltrace.Step) {
 			v.groups[s.Group] = g
 		}
 	}
+	v.pending = stepEffects{}
 	tried, err := v.dispatch(g, s)
 	if err == nil {
 		v.coverage.note(s, tried[0])
-		if v.states != nil && g != nil && s.Broker >= 1 && s.Broker <= projectedBrokers {
+		if in, br := v.invariantsAfter(g, s); br != nil {
+			v.reject(in, s, tried, br.err.Error())
+			v.rejection.Invariant = br.name
+			return
+		}
+		if v.states != nil && g != nil && s.Broker >= 1 && s.Broker <= projectedBrokers && !s.Kind.Reads() {
 			v.states.note(g, s)
 		}
 		return
 	}
+	v.reject(g, s, tried, err.Error())
+}
+
+// reject records step s as the trace's rejection.
+func (v *TraceValidator) reject(g *traceGroup, s *modeltrace.Step, tried []string, reason string) {
 	state := "answers of broker " + fmt.Sprint(s.Broker)
 	if g != nil {
 		state = g.describe(s.Broker)
 	}
-	v.rejection = &TraceRejection{Step: v.steps, Text: s.String(), Tried: slices.Clone(tried), Reason: err.Error(), State: state}
+	v.rejection = &TraceRejection{Step: v.steps, Text: s.String(), Tried: slices.Clone(tried), Reason: reason, State: state}
 }
 
 // The action lists dispatch returns, shared by every step and never
@@ -128,6 +160,9 @@ var (
 	triedAnswer        = []string{"Answer"}
 	triedSnapshot      = []string{"Snapshot"}
 	triedReconfigure   = []string{"Reconfigure"}
+	// The model's readers: StateGet(b, k) and SubscriberSees(b).
+	triedStateGet       = []string{"StateGet"}
+	triedSubscriberSees = []string{"SubscriberSees"}
 )
 
 // dispatch tries the actions that could explain the step; the state before
@@ -160,6 +195,8 @@ func (v *TraceValidator) dispatch(g *traceGroup, s *modeltrace.Step) ([]string, 
 		return triedReconfigure, v.proposeConf(g, s)
 	case modeltrace.ApplyConf:
 		return triedApply, v.applyConf(g, s)
+	case modeltrace.StateRead, modeltrace.SubscriberRead:
+		return v.read(g, s)
 	}
 	return []string{"none"}, fmt.Errorf("unknown step kind %d", uint8(s.Kind))
 }

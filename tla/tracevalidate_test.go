@@ -15,7 +15,8 @@ import (
 const tgroup = 2
 
 // commitIf is a client's commit_if expecting offset 0 of scope "acme".
-var commitIf = modeltrace.Write{Tenant: "acme", Kind: modeltrace.KindCommitIf, Conditional: true, Expected: 0, Ops: 1, Digest: 0xabc}
+var commitIf = modeltrace.Write{Tenant: "acme", Kind: modeltrace.KindCommitIf, Conditional: true, Expected: 0, Ops: 1, Digest: 0xabc,
+	StateOps: []modeltrace.StateOp{{Key: "k", Value: 0x5}}}
 
 const tproposal = 0xd1
 

@@ -92,7 +92,7 @@ var layers = map[string]layer{
 		simulated: true},
 	// scenario runs scripted broker stories on a cluster and checks them
 	// with the runner's properties; its file I/O lives in cmd and tests.
-	"sim/scenario": {may: []string{"felix", "sim", "sim/cluster", "sim/runner", "node", "client", "properties", "statemachine", "wire"},
+	"sim/scenario": {may: []string{"felix", "sim", "sim/cluster", "sim/runner", "node", "client", "properties", "statemachine", "wire", "modeltrace"},
 		simulated: true},
 	// timeline draws a run as a page: pure, but fed after the run.
 	"sim/timeline": {may: []string{"felix", "sim", "sim/runner", "properties"}, forbidStd: pureStd},

@@ -29,6 +29,8 @@ type checkerDefectCase struct {
 var checkerDefectCases = []checkerDefectCase{
 	// The event is applied in one round and its state in the next: the
 	// in-run check at apply sees it at the first commit with state.
+	// (Trace validation rejects it too, at the first state read served
+	// between the two: TestTraceValidationRejectsDefects.)
 	{defect: "partial-apply", invariant: properties.InvariantNoPartialCommit, faults: "none", seedsMax: 1},
 	// A killed broker loses what was never synced: its store reads back
 	// a commit index (or term) below what raft was told is durable.
@@ -36,7 +38,8 @@ var checkerDefectCases = []checkerDefectCase{
 	// A restart within a term reads back no vote.
 	{defect: "vote-not-persisted", invariant: properties.InvariantHardStateMonotonic, faults: "kill", gapNs: 1e9, seedsMax: 4},
 	// A follower overwritten by a shorter conflicting append keeps the
-	// older entries behind it: its stored terms fall.
+	// older entries behind it: its stored terms fall. (Trace validation
+	// rejects the Persist that stores them too: TestTraceValidationRejectsDefects.)
 	{defect: "keep-stale-suffix", invariant: properties.InvariantRaftLogTermsMonotonic, faults: "partition,oneway,isolate,healnet,kill", gapNs: 3e8, seedsMax: 20},
 	// The client hashes with FNV-1: records land on the wrong shard.
 	{defect: "wrong-route-hash", invariant: properties.InvariantRoutedToOwningShard, faults: "none", seedsMax: 1},
@@ -53,11 +56,18 @@ var checkerDefectCases = []checkerDefectCase{
 // gapNs, 0: the default) with the named defect on, or off.
 func runDefectPlan(t *testing.T, defect, faults string, gapNs int64, seed uint64, on bool) *Result {
 	t.Helper()
+	return runDefectPlanTraced(t, defect, faults, gapNs, seed, on, false)
+}
+
+// runDefectPlanTraced is runDefectPlan, the brokers' trace validated
+// against the model when validate is set.
+func runDefectPlanTraced(t *testing.T, defect, faults string, gapNs int64, seed uint64, on, validate bool) *Result {
+	t.Helper()
 	f, err := ParseFaults(faults)
 	if err != nil {
 		t.Fatal(err)
 	}
-	o := Options{Seed: seed, DurationNs: 10e9, FaultGapMeanNs: gapNs, Faults: f}
+	o := Options{Seed: seed, DurationNs: 10e9, FaultGapMeanNs: gapNs, Faults: f, ValidateTrace: validate}
 	if on {
 		if o.Defects, err = ParseDefects(defect); err != nil {
 			t.Fatal(err)
@@ -129,12 +139,15 @@ type detectionCase struct {
 	// criterion names what caught means, for the report line.
 	criterion string
 	caught    func(*Result) bool
+	// validateTrace runs the plan with the trace validated (the catch is
+	// trace validation's).
+	validateTrace bool
 }
 
 // detectionCases is every planted bug's catch plan, read from the tests'
-// three tables (TestPlantedDefectsCaught's judged by verdict and the
+// four tables (TestPlantedDefectsCaught's judged by verdict and the
 // invariants the bug breaks, the checkers' and the groups' by their
-// invariant).
+// invariant, trace validation's by the invariant its rejection names).
 func detectionCases() []detectionCase {
 	var out []detectionCase
 	for _, dc := range defectCases {
@@ -149,6 +162,10 @@ func detectionCases() []detectionCase {
 		out = append(out, detectionCase{defect: dc.defect, faults: dc.faults, gapNs: dc.gapNs, criterion: string(dc.invariant),
 			caught: func(res *Result) bool { return hasViolation(res.Violations, dc.invariant) }})
 	}
+	for _, dc := range traceDefectCases {
+		out = append(out, detectionCase{defect: dc.defect, faults: dc.faults, gapNs: dc.gapNs, criterion: "trace validation: " + string(dc.invariant),
+			caught: func(res *Result) bool { return traceRejected(res, dc.invariant) }, validateTrace: true})
+	}
 	return out
 }
 
@@ -161,7 +178,7 @@ func TestEveryDefectHasACatchPlan(t *testing.T) {
 	}
 	for _, name := range strings.Split(DefectNames(), ",") {
 		if plans[name] != 1 {
-			t.Errorf("defect %s has %d catch plans, want 1 (defectCases, checkerDefectCases or groupDefectCases)", name, plans[name])
+			t.Errorf("defect %s has %d catch plans, want 1 (defectCases, checkerDefectCases, groupDefectCases or traceDefectCases)", name, plans[name])
 		}
 		delete(plans, name)
 	}
@@ -205,7 +222,7 @@ func TestDetectionSweep(t *testing.T) {
 		hits := 0
 		for s := 1; s <= n; s++ {
 			before := processCPUSeconds(t)
-			res := runDefectPlan(t, dc.defect, dc.faults, dc.gapNs, uint64(s), true)
+			res := runDefectPlanTraced(t, dc.defect, dc.faults, dc.gapNs, uint64(s), true, dc.validateTrace)
 			cpuS[s] = processCPUSeconds(t) - before
 			caught[s] = dc.caught(res)
 			t.Logf("%s seed %d: caught %t, %.1f simulated s, %.2f CPU s, violations %s", dc.defect, s, caught[s], float64(res.SimNs)/1e9, cpuS[s], violationNames(res))

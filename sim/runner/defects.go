@@ -37,6 +37,7 @@ var defectNames = []struct {
 	{"repropose-pending", func(d *node.Defects) *bool { return &d.ReproposePending }, ""},
 	{"not-leader-after-propose", func(d *node.Defects) *bool { return &d.NotLeaderAfterPropose }, ""},
 	{"timeout-as-failure", func(d *node.Defects) *bool { return &d.TimeoutAsFailure }, ""},
+	{"read-value-at-arrival", func(d *node.Defects) *bool { return &d.StateReadValueAtArrival }, ""},
 }
 
 // ParseDefects reads a comma-separated list of planted-bug names ("none"

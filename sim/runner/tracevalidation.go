@@ -45,8 +45,9 @@ func (r *run) traceSink() modeltrace.Sink {
 	return r.trace
 }
 
-// traceResult records the validation's outcome and a TraceNotInModel
-// violation when the trace was rejected.
+// traceResult records the validation's outcome and, when the trace was
+// rejected, a violation of TraceNotInModel (a step no action explains) or
+// of the model's invariant the trace state broke.
 func (r *run) traceResult() {
 	if r.trace == nil || r.trace.v == nil {
 		return
@@ -60,12 +61,38 @@ func (r *run) traceResult() {
 		}
 	}
 	if !res.Valid {
-		v := newViolation(tla.TraceNotInModel, res.Rejection.Error())
+		v := traceViolation(res.Rejection)
 		if r.trace.rejectedNs >= 0 {
 			v.AtNs, v.When = r.trace.rejectedNs, WhenDuring
 		}
 		r.res.Violations = append(r.res.Violations, v)
 	}
+}
+
+// traceViolation is a rejected trace as a violation: of TraceNotInModel,
+// or of the model's invariant the trace state broke.
+func traceViolation(r *tla.TraceRejection) Violation {
+	return newViolation(r.Violated(), r.Error())
+}
+
+// TraceCheck validates the brokers' abstract trace against the model as a
+// cluster runs outside a run (a scenario): a modeltrace.Sink for
+// cluster.Config.Trace.
+type TraceCheck struct{ v *tla.TraceValidator }
+
+// NewTraceCheck validates the trace of a cluster of brokers brokers.
+func NewTraceCheck(brokers int) *TraceCheck { return &TraceCheck{v: tla.NewTraceValidator(brokers)} }
+
+// Step validates one step (modeltrace.Sink).
+func (c *TraceCheck) Step(s *modeltrace.Step) { c.v.Step(s) }
+
+// Violations returns the trace's rejection so far as a violation, none
+// while the trace is valid.
+func (c *TraceCheck) Violations() []Violation {
+	if r := c.v.Result().Rejection; r != nil {
+		return []Violation{traceViolation(r)}
+	}
+	return nil
 }
 
 // ModelStateCoverage compares projected states visited (sorted) with the

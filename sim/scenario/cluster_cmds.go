@@ -41,6 +41,7 @@ func (r *Runner) cmdBrokers(a *args) (string, error) {
 		r.cfg.Defects = d
 	}
 	r.cfg.NotFinalized = a.boolFlag("not-finalized")
+	r.validateTrace = a.boolFlag("validate-trace")
 	if s, ok := a.flag("version"); ok {
 		v, err := parseVersion(s)
 		if err != nil {
@@ -55,7 +56,7 @@ func (r *Runner) cmdBrokers(a *args) (string, error) {
 	r.clients = clients
 	r.cfg.CompactEntriesMin = a.intFlag("compact-min", 0)
 	r.cfg.CompactKeepEntries = a.intFlag("compact-keep", 0)
-	p := a.positional(1, 1, "brokers N [--seed S] [--defect NAMES] [--not-finalized] [--version vN] [--compact-min N] [--compact-keep N] [--clients N]")
+	p := a.positional(1, 1, "brokers N [--seed S] [--defect NAMES] [--not-finalized] [--version vN] [--compact-min N] [--compact-keep N] [--clients N] [--validate-trace]")
 	if p == nil {
 		return "", nil
 	}

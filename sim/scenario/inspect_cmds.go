@@ -162,7 +162,8 @@ func (r *Runner) leaderText(group uint64) string {
 // cmdCheck runs every property on a snapshot of the cluster now and on
 // the scenario's history so far, and reports what the in-run checks saw
 // since the cluster started (each applied record, durable round and
-// boot); it prints "ok" or each violation.
+// boot) and, with brokers --validate-trace, the trace validation's
+// rejection; it prints "ok" or each violation.
 func (r *Runner) cmdCheck(a *args) (string, error) {
 	if a.positional(0, 0, "check") == nil && a.e != nil {
 		return "", nil
@@ -185,6 +186,9 @@ func (r *Runner) cmdCheck(a *args) (string, error) {
 		return 0, false
 	}, r.steps, r.ledgerOf(c))...)
 	vs = append(vs, r.groupViolations(c, h)...)
+	if r.trace != nil {
+		vs = append(vs, r.trace.Violations()...)
+	}
 	if len(r.delivered) > 0 {
 		ref := properties.LongestLogs(runner.ReplicaLogsOf(c.Snapshot()))
 		vs = append(vs, runner.OutboxViolations(&ref, r.delivered, false)...)

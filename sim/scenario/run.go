@@ -2,6 +2,7 @@ package scenario
 
 import (
 	"fmt"
+	"github.com/felixsim/felixsim/modeltrace"
 	"strconv"
 	"strings"
 
@@ -58,6 +59,10 @@ type Runner struct {
 	// ledger keeps the brokers' trace steps that match landings to
 	// requests, for the check command.
 	ledger *runner.LedgerSink
+	// validateTrace is set by brokers --validate-trace: trace validates
+	// the brokers' abstract trace from the cluster's start (nil otherwise).
+	validateTrace bool
+	trace         *runner.TraceCheck
 }
 
 // ClientNames name the scenario's clients, in sim-id order: the first
@@ -231,6 +236,10 @@ func (r *Runner) cluster() (*cluster.Cluster, error) {
 	cfg.Observer, r.steps = ir.Observer(), ir.Retention()
 	r.ledger = runner.NewLedgerSink()
 	cfg.Trace = r.ledger
+	if r.validateTrace {
+		r.trace = runner.NewTraceCheck(cfg.Brokers)
+		cfg.Trace = modeltrace.Tee{r.ledger, r.trace}
+	}
 	c, err := cluster.New(cfg)
 	if err != nil {
 		return nil, err

@@ -1,0 +1,301 @@
+package tla
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/felixsim/felixsim/modeltrace"
+	"github.com/felixsim/felixsim/properties"
+)
+
+var rewriteTraces = flag.Bool("rewrite-traces", false, "write testdata/traces' hand-edited traces again from the base trace and the edits of TestEditedRealTracesRejected")
+
+// editBase is one raft group of a real run's trace: `felixsim run --seed 58
+// --duration 3s --faults partition,oneway,isolate,kill,pause --fault-gap
+// 300ms --trace-out F`, group 5 (GroupTrace; 493 steps, valid). Its third
+// broker voted for itself in term 1 and got broker 2's vote there, but no
+// one led term 1 (the grants came too late); a partition then left it
+// behind until it voted for broker 2 in term 3 and caught up.
+const editBase = "testdata/traces/seed58-group5.ndjson"
+
+// traceEdit is one rule's hand-edited copy of editBase: one step changed
+// (edit returns the trace and the changed step's number, from 1), which
+// the validator must reject at that very step, as TLC must (tla/README.md
+// lists the TLC runs).
+type traceEdit struct {
+	file string
+	edit func(t *testing.T, base []modeltrace.Step) ([]modeltrace.Step, int)
+	// invariant is the model's invariant the edited step's state breaks
+	// ("": no action explains the step, TraceNotInModel).
+	invariant properties.InvariantName
+	cause     string
+}
+
+var traceEdits = []traceEdit{
+	{"promote-after-newer-vote.ndjson", editPromoteAfterNewerVote, "", "after voting in the newer term"},
+	{"request-in-older-term.ndjson", editRequestInOlderTerm, "", "after voting in the newer term"},
+	{"follower-applies-as-error.ndjson", editFollowerAppliesAsError, "", "replicas apply a committed entry alike"},
+	{"state-read-another-value.ndjson", editStateReadValue, properties.InvariantNoPartialCommit, "records it applied"},
+	{"state-read-unwritten-version.ndjson", editStateReadVersion, properties.InvariantVersionIsOffset, "put that value on the key"},
+	{"subscriber-read-another-record.ndjson", editSubscriberRecord, properties.InvariantNoPartialCommit, "the record written there"},
+	{"acked-write-left-on-one-broker.ndjson", editAckedOnOneBroker, properties.InvariantCommittedNeverLost, "a quorum of no configuration"},
+}
+
+// TestEditedRealTracesRejected: editBase is valid; each edited copy (in
+// testdata/traces, regenerated with -rewrite-traces) is what its edit
+// makes of editBase, and is rejected at the edited step, for its reason.
+func TestEditedRealTracesRejected(t *testing.T) {
+	base := readTraceFile(t, editBase)
+	if res := ValidateTrace(base, 3); !res.Valid || res.Steps != len(base) {
+		t.Fatalf("%s: %+v %v", editBase, res, res.Rejection)
+	}
+	for _, e := range traceEdits {
+		steps, at := e.edit(t, cloneSteps(base))
+		path := filepath.Join("testdata", "traces", e.file)
+		if *rewriteTraces {
+			writeTraceFile(t, path, steps)
+		}
+		if got := readTraceFile(t, path); !sameSteps(got, steps) {
+			t.Errorf("%s is not what its edit makes of %s (run go test ./tla -run EditedRealTraces -rewrite-traces)", path, editBase)
+			continue
+		}
+		res := ValidateTrace(steps, 3)
+		want := e.invariant
+		if want == "" {
+			want = TraceNotInModel
+		}
+		r := res.Rejection
+		if r == nil || r.Step != at || r.Invariant != e.invariant || !strings.Contains(r.Reason, e.cause) {
+			t.Errorf("%s (step %d edited: %s): rejection %v; want %s at step %d because %q", e.file, at, steps[at-1].String(), r, want, at, e.cause)
+			continue
+		}
+		t.Logf("%s: step %d (%s) rejected: %s", e.file, at, steps[at-1].String(), r.Reason)
+	}
+}
+
+func readTraceFile(t *testing.T, path string) []modeltrace.Step {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	steps, err := modeltrace.ReadNDJSON(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return steps
+}
+
+func writeTraceFile(t *testing.T, path string, steps []modeltrace.Step) {
+	t.Helper()
+	var b bytes.Buffer
+	n := modeltrace.NewNDJSON(&b)
+	modeltrace.Replay(steps, n)
+	if err := n.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func cloneSteps(steps []modeltrace.Step) []modeltrace.Step {
+	out := make([]modeltrace.Step, len(steps))
+	for i := range steps {
+		out[i] = steps[i].Clone()
+	}
+	return out
+}
+
+func sameSteps(a, b []modeltrace.Step) bool {
+	return slices.EqualFunc(a, b, func(x, y modeltrace.Step) bool { return x.String() == y.String() && stepJSON(x) == stepJSON(y) })
+}
+
+func stepJSON(s modeltrace.Step) string {
+	var b bytes.Buffer
+	n := modeltrace.NewNDJSON(&b)
+	n.Step(&s)
+	_ = n.Flush()
+	return b.String()
+}
+
+// firstWhere replays base through a validator and returns the number
+// (from 1) of the first step for which pick, shown the state before it,
+// returns true; the test fails if none does.
+func firstWhere(t *testing.T, base []modeltrace.Step, pick func(v *TraceValidator, g *traceGroup, s *modeltrace.Step) bool) int {
+	t.Helper()
+	v := NewTraceValidator(3)
+	for j := range base {
+		s := &base[j]
+		if g := v.groups[s.Group]; g != nil && s.Kind != modeltrace.Answer && pick(v, g, s) {
+			return j + 1
+		}
+		v.Step(s)
+	}
+	t.Fatalf("%s holds no step the edit can change", editBase)
+	return 0
+}
+
+// editPromoteAfterNewerVote: a step of a broker that voted for itself in
+// an older term, got a quorum of votes there (up to date when cast) and
+// no one led that term, but has since voted in a newer term, becomes its
+// promotion in the older term: every other rule of Promote holds.
+func editPromoteAfterNewerVote(t *testing.T, base []modeltrace.Step) ([]modeltrace.Step, int) {
+	var term uint64
+	at := firstWhere(t, base, func(v *TraceValidator, g *traceGroup, s *modeltrace.Step) bool {
+		br := g.broker(s.Broker)
+		if !br.up || s.Kind == modeltrace.Restart {
+			return false
+		}
+		var terms []uint64
+		for k, r := range g.votes { //det:ok sorted below
+			if k.index == s.Broker && r.candidate == s.Broker && k.term < br.term {
+				terms = append(terms, k.term)
+			}
+		}
+		sort.Slice(terms, func(i, j int) bool { return terms[i] < terms[j] })
+		lt := lastTermOf(br.log)
+		for _, tm := range terms {
+			if _, led := g.leaders[tm]; led {
+				continue
+			}
+			if _, ok := br.conf.quorum(func(q uint64) bool {
+				r, ok := g.votes[entryKey{tm, q}]
+				return ok && r.candidate == s.Broker && (lt > r.lastTerm || (lt == r.lastTerm && uint64(len(br.log)) >= r.length))
+			}); ok {
+				term = tm
+				return true
+			}
+		}
+		return false
+	})
+	s := &base[at-1]
+	base[at-1] = modeltrace.Step{Kind: modeltrace.Promote, Broker: s.Broker, Group: s.Group, Term: term}
+	return base, at
+}
+
+// editRequestInOlderTerm: the first request of a broker that voted in a
+// term past 1 names the term before the one it voted in.
+func editRequestInOlderTerm(t *testing.T, base []modeltrace.Step) ([]modeltrace.Step, int) {
+	at := firstWhere(t, base, func(v *TraceValidator, g *traceGroup, s *modeltrace.Step) bool {
+		return s.Kind == modeltrace.Request && g.broker(s.Broker).term >= 2
+	})
+	v := NewTraceValidator(3)
+	modeltrace.Replay(base[:at-1], v)
+	base[at-1].Term = v.groups[base[at-1].Group].broker(base[at-1].Broker).term - 1
+	return base, at
+}
+
+// editFollowerAppliesAsError: the first apply of a written record by a
+// broker that is not the first to apply that index becomes a refusal with
+// an error (nothing written), as if its state refused what the leader's
+// accepted.
+func editFollowerAppliesAsError(t *testing.T, base []modeltrace.Step) ([]modeltrace.Step, int) {
+	at := firstWhere(t, base, func(v *TraceValidator, g *traceGroup, s *modeltrace.Step) bool {
+		return s.Kind == modeltrace.Apply && s.Outcome == modeltrace.OutcomeWritten && s.Index < uint64(len(g.outcomes)) && g.outcomes[s.Index].set
+	})
+	base[at-1].Outcome, base[at-1].Offset = modeltrace.OutcomeError, 0
+	return base, at
+}
+
+// firstFoundRead is the number of the first state read that found a value.
+func firstFoundRead(t *testing.T, base []modeltrace.Step) int {
+	return firstWhere(t, base, func(v *TraceValidator, g *traceGroup, s *modeltrace.Step) bool {
+		return s.Kind == modeltrace.StateRead && s.Found
+	})
+}
+
+// editStateReadValue: the first state read that found a value sees
+// another value (as a read of a half-applied commit would).
+func editStateReadValue(t *testing.T, base []modeltrace.Step) ([]modeltrace.Step, int) {
+	at := firstFoundRead(t, base)
+	base[at-1].Digest ^= 0xff
+	return base, at
+}
+
+// editStateReadVersion: the first state read that found a value reports
+// as its version the scope's next offset on that broker, an offset no
+// record it applied holds.
+func editStateReadVersion(t *testing.T, base []modeltrace.Step) ([]modeltrace.Step, int) {
+	at := firstFoundRead(t, base)
+	v := NewTraceValidator(3)
+	modeltrace.Replay(base[:at-1], v)
+	s := &base[at-1]
+	g := v.groups[s.Group]
+	s.Offset = g.broker(s.Broker).nextIn(g.scopeIDs[s.Tenant])
+	return base, at
+}
+
+// editSubscriberRecord: the first subscriber read gets, as its first
+// record, another record than the one written at that offset.
+func editSubscriberRecord(t *testing.T, base []modeltrace.Step) ([]modeltrace.Step, int) {
+	at := firstWhere(t, base, func(v *TraceValidator, g *traceGroup, s *modeltrace.Step) bool {
+		return s.Kind == modeltrace.SubscriberRead
+	})
+	base[at-1].Records[0] ^= 0xff
+	return base, at
+}
+
+// editAckedOnOneBroker: the first step of a broker f that, with one other,
+// is the bare quorum holding an acknowledged write past f's commit mark
+// becomes f's install of a leader's snapshot at the index after its mark
+// (committed, so the action takes it): f's log is cut to the committed
+// prefix there, and the acknowledged write is left on one broker.
+func editAckedOnOneBroker(t *testing.T, base []modeltrace.Step) ([]modeltrace.Step, int) {
+	var x uint64
+	var scopes []modeltrace.ScopeNext
+	at := firstWhere(t, base, func(v *TraceValidator, g *traceGroup, s *modeltrace.Step) bool {
+		f := g.broker(s.Broker)
+		if !f.up || s.Kind == modeltrace.Restart || f.commit+1 > uint64(len(g.committed)) {
+			return false
+		}
+		x = f.commit + 1
+		for _, a := range g.acked {
+			if a.index <= x || uint64(len(f.log)) < a.index || f.log[a.index-1] != a.entry {
+				continue
+			}
+			holders := 0
+			for _, br := range g.brokers {
+				if br != nil && uint64(len(br.log)) >= a.index && br.log[a.index-1] == a.entry {
+					holders++
+				}
+			}
+			if holders == 2 {
+				scopes = rebuiltScopes(g, x)
+				return true
+			}
+		}
+		return false
+	})
+	s := &base[at-1]
+	v := NewTraceValidator(3)
+	modeltrace.Replay(base[:at-1], v)
+	base[at-1] = modeltrace.Step{Kind: modeltrace.Snapshot, Broker: s.Broker, Group: s.Group, Index: x, Term: v.groups[s.Group].committed[x-1].Term, Scopes: scopes}
+	return base, at
+}
+
+// rebuiltScopes lists the scopes with records up to index x and their
+// next offsets there, sorted by tenant (a Snapshot's Scopes).
+func rebuiltScopes(g *traceGroup, x uint64) []modeltrace.ScopeNext {
+	var out []modeltrace.ScopeNext
+	for tenant, id := range g.scopeIDs { //det:ok sorted below
+		n := uint64(0)
+		for _, idx := range g.writtenIn(id) {
+			if idx <= x {
+				n++
+			}
+		}
+		if n > 0 {
+			out = append(out, modeltrace.ScopeNext{Tenant: tenant, Next: n})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Tenant < out[j].Tenant })
+	return out
+}
