@@ -188,7 +188,12 @@ func (n *Node) recover() error {
 // metadata snapshot's, or, for a joining node that has not received one
 // yet, its bootstrap topology with nothing else (the metadata snapshot it
 // receives replaces it). bootFeatures are the finalized features a shard
-// group starts with before its own snapshot says more.
+// group starts with before its own snapshot says more: the bootstrap's.
+// A joining node has none: its metadata snapshot is the cluster's of the
+// day it was sent, not the bootstrap, and each of its shard groups learns
+// its features from the snapshot it installs (taking them from the
+// metadata let a restarted replacement gate commits before its group's
+// log finalized the feature, unlike every other replica).
 func (n *Node) bootMetadata(snap *raftpb.Snapshot) (*Metadata, statemachine.Features, error) {
 	if snap.GetMetadata().GetIndex() == 0 && n.cfg.Join {
 		return newMetadata(&Bootstrap{Streams: n.cfg.Bootstrap.Streams}, nil), statemachine.Features{}, nil
@@ -196,6 +201,9 @@ func (n *Node) bootMetadata(snap *raftpb.Snapshot) (*Metadata, statemachine.Feat
 	meta, err := decodeMetadata(snap.GetData())
 	if err != nil {
 		return nil, statemachine.Features{}, fmt.Errorf("node %d: metadata snapshot: %w", n.cfg.ID, err)
+	}
+	if n.cfg.Join {
+		return meta, statemachine.Features{}, nil
 	}
 	return meta, featuresOf(meta.Finalized), nil
 }
