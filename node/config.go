@@ -7,6 +7,7 @@ import (
 	"sort"
 
 	"github.com/felixsim/felixsim/felix"
+	"github.com/felixsim/felixsim/sim/simapi"
 	"github.com/felixsim/felixsim/statemachine"
 	"github.com/felixsim/felixsim/vfs"
 )
@@ -219,6 +220,12 @@ type Config struct {
 	// OnPath, if set, is called when this node takes one of the rare
 	// paths a host counts (see Path). It must not call back into the node.
 	OnPath func(p Path)
+	// OnMoment, if set, is called when this node has just reached a
+	// moment that matters for crash recovery (see moments.go), once the
+	// store commit that made it durable has returned. It must not call
+	// back into the node; it may end the node's process there (a
+	// simulated kill that unwinds the call).
+	OnMoment func(m simapi.Moment)
 }
 
 // Path names a rare path of the node, for a host's coverage counts; the

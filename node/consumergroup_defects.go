@@ -1,6 +1,9 @@
 package node
 
-import "github.com/felixsim/felixsim/statemachine"
+import (
+	"github.com/felixsim/felixsim/sim/simapi"
+	"github.com/felixsim/felixsim/statemachine"
+)
 
 // fetchNowNs is the time a fetch's leases are judged by: the proposer's
 // clock time carried in the command, so every replica applies the same
@@ -15,11 +18,17 @@ func (n *Node) fetchNowNs(c *command) int64 {
 
 // ack applies a group ack to s: Ack, or the planted defect's version.
 func (n *Node) ack(s *statemachine.Shard, cmd statemachine.GroupAck) error {
+	var err error
 	switch {
 	case n.cfg.Defects.RedeliverAcked:
-		return s.AckOldestOnly(cmd)
+		err = s.AckOldestOnly(cmd)
 	case n.cfg.Defects.AckDropsOlderLeases:
-		return s.AckDropsOlderLeases(cmd)
+		err = s.AckDropsOlderLeases(cmd)
+	default:
+		err = s.Ack(cmd)
 	}
-	return s.Ack(cmd)
+	if err == nil {
+		n.reached.add(simapi.MomentGroupAckDurable)
+	}
+	return err
 }

@@ -115,7 +115,16 @@
 // was written) and each applied record with its shard, so a simulator can
 // check invariants as a run goes (observe.go). It changes nothing.
 //
-// node imports raft, felix, logstore, statemachine, wire, vfs and modeltrace
-// (the abstract trace it emits when Config.Trace is set). It must not
+// # Moments (moments.go)
+//
+// Config.OnMoment, when set, is told when a Ready round that installed a
+// snapshot, applied a consumer-group ack, compacted a log or dropped a
+// retained prefix, appended a membership change, or appended entries
+// while client proposals are pending has become durable: a simulator may
+// kill the node right there (a targeted fault).
+//
+// node imports raft, felix, logstore, statemachine, wire, vfs, modeltrace
+// (the abstract trace it emits when Config.Trace is set) and sim/simapi
+// (the moments it reports, nothing else of the world). It must not
 // import sim, client, properties, tla or cmd.
 package node

@@ -52,6 +52,8 @@ type Node struct {
 	appliedBuf   *AppliedRecord
 	persistedBuf *PersistedGroup
 	termsBuf     []uint64
+	// reached are the moments the current round reached (moments.go).
+	reached momentSet
 	// trace emits the abstract trace; nil when Config.Trace is nil.
 	trace *tracer
 	// incarnationsDue is set when the metadata group applied a stream

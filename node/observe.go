@@ -9,6 +9,7 @@ import (
 
 	"github.com/felixsim/felixsim/felix"
 	"github.com/felixsim/felixsim/logstore"
+	"github.com/felixsim/felixsim/sim/simapi"
 	"github.com/felixsim/felixsim/statemachine"
 )
 
@@ -210,6 +211,7 @@ func (n *Node) observeApplied(scope felix.Scope, offset uint64, rec *felix.Recor
 // observeDropped tells the observer that retention moved scope's window
 // to start at below when its next offset was atNext.
 func (n *Node) observeDropped(scope felix.Scope, atNext, below uint64, withWrite bool) {
+	n.reached.add(simapi.MomentCompacted)
 	if n.cfg.Observer == nil {
 		return
 	}
