@@ -134,7 +134,7 @@ var faultFields = [faultFieldCount]faultField{
 		get: func(f *FaultEvent) int64 { return int64(f.Peer) },
 		set: func(f *FaultEvent, v int64) { f.Peer = int(v) }},
 	fieldMask: {key: "mask", unit: &unitMask, col: colMask, targetsMin: 2,
-		doc: "the nodes on one side, one bit per node id",
+		doc: "a set of nodes, one bit per node id: one side of a cut, or the nodes a targeted fault may strike",
 		get: func(f *FaultEvent) int64 { return int64(f.Mask) },
 		set: func(f *FaultEvent, v int64) { f.Mask = uint64(v) }},
 	fieldChancePpm: {key: "chance_ppm", unit: &unitPpm, col: colValue, min: 0, max: ppmScale,
@@ -183,7 +183,7 @@ var faultFields = [faultFieldCount]faultField{
 		get: func(f *FaultEvent) int64 { return f.KeepRecords },
 		set: func(f *FaultEvent, v int64) { f.KeepRecords = v }},
 	fieldAfter: {key: "after", unit: &unitMoment,
-		doc: "the moment it waits for: " + strings.Join(momentNames(), ", "),
+		doc: "the moment it waits for, each reported once the store commit that reached it is durable: " + momentDocList(),
 		get: func(f *FaultEvent) int64 { return int64(f.After) },
 		set: func(f *FaultEvent, v int64) { f.After = simapi.Moment(v) }},
 	fieldWindowNs: {key: "window_ns", unit: &unitNs, min: 0, max: int64Max,
@@ -205,6 +205,15 @@ var unitMoment = fieldUnit{name: "moment",
 		}
 		return ""
 	}}
+
+// momentDocList lists every moment with what it is.
+func momentDocList() string {
+	var out []string
+	for _, m := range simapi.Moments() {
+		out = append(out, m.String()+" ("+m.Doc()+")")
+	}
+	return strings.Join(out, ", ")
+}
 
 // momentNames spells every moment, in order.
 func momentNames() []string {
@@ -445,19 +454,8 @@ var faultKinds = []faultKindSpec{
 		}},
 }
 
-// momentsDrawn weighs the moments a targeted fault waits for: the rare
-// ones (a snapshot install, a membership change, a compaction) twice,
-// so that a sweep strikes each of them.
-var momentsDrawn = [...]simapi.Moment{
-	simapi.MomentSnapshotInstalled, simapi.MomentSnapshotInstalled,
-	simapi.MomentGroupAckDurable,
-	simapi.MomentCompacted, simapi.MomentCompacted,
-	simapi.MomentMembershipInFlight, simapi.MomentMembershipInFlight,
-	simapi.MomentPendingHeld,
-}
-
 // drawTargeted draws a targeted fault's nodes (every target half the
-// time, else one), moment, window and restart delay.
+// time, else one), moment (each alike), window and restart delay.
 func drawTargeted(r *prng.Rand, f *FaultEvent, targets []int) {
 	if r.Intn(2) == 0 {
 		for _, t := range targets {
@@ -466,8 +464,8 @@ func drawTargeted(r *prng.Rand, f *FaultEvent, targets []int) {
 	} else {
 		f.Mask = 1 << uint(targets[r.Intn(len(targets))])
 	}
-	f.After = momentsDrawn[r.Intn(len(momentsDrawn))]
-	f.WindowNs, f.DurNs = r.Int63nRange(1000*msNs, 10_000*msNs), r.Int63nRange(msNs, 2000*msNs)
+	f.After = simapi.Moments()[r.Intn(len(simapi.Moments()))]
+	f.WindowNs, f.DurNs = r.Int63nRange(1000*msNs, 10_000*msNs), r.Int63nRange(msNs, 500*msNs)
 }
 
 // applyMembership demotes the node now and makes it a voter again after

@@ -92,8 +92,9 @@ func Generate(k Knobs) (*Plan, error) {
 
 // TargetedGapFaults is how many mean fault gaps lie between two targeted
 // faults on average: each waits up to its window for its moment and then
-// kills a broker, on top of the plan's other faults.
-const TargetedGapFaults = 2
+// kills a broker, on top of the plan's other faults (most of those waiting
+// for a rare moment lapse).
+const TargetedGapFaults = 1
 
 // splitApart splits kinds into the faults, the operator actions and the
 // targeted faults, each in the order given.

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/felixsim/felixsim/coverage"
@@ -228,6 +229,30 @@ func TestEveryMomentIsCounted(t *testing.T) {
 	for _, m := range simapi.Moments() {
 		if !declared[coverage.Targeted(m.String())] {
 			t.Errorf("moment %s: no declared point %s", m, coverage.Targeted(m.String()))
+		}
+	}
+}
+
+// TestTargetedPlanLinesRefuseBadFields: a targeted fault line parses back
+// as printed, and one naming no moment, an unknown moment, a negative
+// window or a field its kind lacks is refused, naming it.
+func TestTargetedPlanLinesRefuseBadFields(t *testing.T) {
+	head := "felixsim-plan v2\nseed 1\nnodes 3\nduration_ns 9000000000\n"
+	good := head + "fault at_ns=5 kind=restartafter mask=0x3 after=snapshot_installed window_ns=2000000000 dur_ns=7000000\n"
+	p, err := ParsePlan(good)
+	if err != nil || p.String() != good || p.Faults[0].After != simapi.MomentSnapshotInstalled {
+		t.Fatalf("ParsePlan(%q) = %v, %v", good, p, err)
+	}
+	for line, want := range map[string]string{
+		"fault at_ns=5 kind=restartafter mask=0x3 after=snapshot window_ns=1 dur_ns=1":                               "snapshot",
+		"fault at_ns=5 kind=restartafter mask=0x3 after=invalid window_ns=1 dur_ns=1":                                "not one of",
+		"fault at_ns=5 kind=restartafter mask=0x3 after=compacted window_ns=-1 dur_ns=1":                             "window_ns=-1",
+		"fault at_ns=5 kind=restartafter mask=0x3 after=compacted window_ns=1 dur_ns=1 disk_ops=2":                   "kind restartafter takes",
+		"fault at_ns=5 kind=crashafter mask=0x1 after=pending_held window_ns=1 disk_ops=0 crash_model=torn dur_ns=1": "disk_ops=0",
+		"fault at_ns=5 kind=restartafter mask=0x3 window_ns=1 dur_ns=1":                                              "after",
+	} {
+		if _, err := ParsePlan(head + line + "\n"); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: %v, want an error naming %q", line, err, want)
 		}
 	}
 }

@@ -35,6 +35,22 @@ const (
 // momentNames are the moments' plan spellings.
 var momentNames = [momentEnd]string{"invalid", "snapshot_installed", "group_ack_durable", "compacted", "membership_in_flight", "pending_held"}
 
+// momentDocs say in a few words what each moment is.
+var momentDocs = [momentEnd]string{"",
+	"a received raft snapshot was installed",
+	"a consumer-group ack was applied",
+	"a raft log was compacted or retention dropped a log prefix",
+	"a membership change reached the raft log, not yet applied",
+	"entries were appended while unanswered client proposals are held"}
+
+// Doc says in a few words what the moment is.
+func (m Moment) Doc() string {
+	if m.Valid() {
+		return momentDocs[m]
+	}
+	return ""
+}
+
 // Valid reports whether m is a moment other than the zero one.
 func (m Moment) Valid() bool { return m > momentInvalid && m < momentEnd }
 
