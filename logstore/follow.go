@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path"
+	"slices"
 
 	"github.com/felixsim/felixsim/vfs"
 )
@@ -125,7 +126,7 @@ func (f *Follower) readTo(src DurableSource, size int64) error {
 	if size <= int64(have) {
 		return nil
 	}
-	f.buf = append(f.buf, make([]byte, int(size)-have)...)
+	f.buf = slices.Grow(f.buf, int(size)-have)[:size]
 	n, _, err := src.DurableReadAt(f.name, f.buf[have:], int64(have))
 	if err != nil {
 		return fmt.Errorf("logstore: follow %s at byte %d: %w", f.name, have, err)

@@ -155,6 +155,19 @@ type Defects struct {
 	// slow follower, a lost append, a paused broker) then lands twice
 	// from one delivered copy of the request.
 	ReproposePending bool
+	// InstallKeepsOldGroups has a snapshot install write, for each scope,
+	// the consumer-group rows of the groups the replica held before the
+	// install (none for a scope new to it, as on a replacement broker)
+	// instead of the snapshot's: memory holds the snapshot's positions,
+	// the store older ones or none, until each group's next fetch or ack
+	// writes its row again. A restart before then moves them back.
+	InstallKeepsOldGroups bool
+	// OutboxTrimOneShort deletes, on a relay's trim, the outbox rows up
+	// to but not including the last one trimmed, while memory moves the
+	// outbox start past it: the store keeps one confirmed event per trim,
+	// below where memory says the outbox starts, and a restart hands the
+	// relay every one of them again.
+	OutboxTrimOneShort bool
 }
 
 // Config configures one broker; build it by field name.

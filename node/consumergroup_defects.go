@@ -1,6 +1,8 @@
 package node
 
 import (
+	"github.com/felixsim/felixsim/felix"
+	"github.com/felixsim/felixsim/logstore"
 	"github.com/felixsim/felixsim/sim/simapi"
 	"github.com/felixsim/felixsim/statemachine"
 )
@@ -31,4 +33,23 @@ func (n *Node) ack(s *statemachine.Shard, cmd statemachine.GroupAck) error {
 		n.reached.add(simapi.MomentGroupAckDurable)
 	}
 	return err
+}
+
+// installOldGroups is the InstallKeepsOldGroups defect: it replaces the
+// consumer-group rows a snapshot install added to b (from index from on)
+// by those of the groups the replica held before (old; none when the
+// scope is new to it, as on a replacement broker), while memory holds
+// the snapshot's.
+func (n *Node) installOldGroups(b *logstore.Batch, from int, scope felix.Scope, old *statemachine.Shard) {
+	if !n.cfg.Defects.InstallKeepsOldGroups {
+		return
+	}
+	clear(b.ConsumerGroups[from:])
+	b.ConsumerGroups = b.ConsumerGroups[:from]
+	if old == nil {
+		return
+	}
+	for _, gs := range old.Groups() {
+		b.ConsumerGroups = append(b.ConsumerGroups, logstore.ConsumerGroupRow{Scope: scope, Group: gs})
+	}
 }

@@ -112,8 +112,12 @@
 //
 // Config.Observer, when set, is shown each boot after the rebuild, each
 // round's durable raft state (hard state and the stored log around what
-// was written) and each applied record with its shard, so a simulator can
-// check invariants as a run goes (observe.go). It changes nothing.
+// was written), each durable round's groups, and each applied record with
+// its shard, so a simulator can check invariants as a run goes
+// (observe.go). It changes nothing. A checker comparing the store with
+// memory reads both through storeimage.go: MemoryImage from memory,
+// DurableImage from a DurableStore that follows the store file's durable
+// bytes (logstore.Follower) and reads them back as recovery does.
 //
 // # Moments (moments.go)
 //

@@ -117,6 +117,7 @@ func (n *Node) round() bool {
 	n.noteRoundMoments(rds, b)
 	if n.cfg.Observer != nil {
 		n.observePersisted(rds)
+		n.observeRound(rds)
 	}
 	n.trace.flush()
 	n.reportMoments()
