@@ -84,3 +84,23 @@ func TestTargetedRestartCatchesAStaleInstall(t *testing.T) {
 	}
 	t.Fatalf("restartafter did not catch install-keeps-old-groups in seeds 1..%d with the store check off", seedsMax)
 }
+
+// TestStoreCheckKeepsTheHash: comparing store and memory at every durable
+// round changes nothing in the run (the same trace hash as with the check
+// off) and finds nothing on a clean seed under every fault kind.
+func TestStoreCheckKeepsTheHash(t *testing.T) {
+	var hashes [2]uint64
+	for i, every := range []uint64{0, 1} {
+		res, err := runWith(Options{Seed: 3, DurationNs: 5e9, Faults: AllFaults()}, func(r *run) { r.inRun.store.everyRounds = every })
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !res.OK() {
+			t.Fatalf("store check every %d rounds:\n%s", every, res.Summary())
+		}
+		hashes[i] = res.TraceHash
+	}
+	if hashes[0] != hashes[1] {
+		t.Fatalf("trace hash %016x with the store check off, %016x with it at every round", hashes[0], hashes[1])
+	}
+}
