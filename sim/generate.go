@@ -82,19 +82,19 @@ func Generate(k Knobs) (*Plan, error) {
 	if len(kinds) > 0 {
 		p.Faults = k.drawFaults(r, kinds, targets)
 	}
-	p.Faults = append(p.Faults, k.drawApart("plan-operator", operator, k.FaultGapMeanNs, targets, FaultsPerPlanMax/2-len(p.Faults))...)
+	p.Faults = append(p.Faults, k.drawApart("plan-operator", operator, 2*k.FaultGapMeanNs, k.FaultGapMeanNs, targets, FaultsPerPlanMax/2-len(p.Faults))...)
 	p.Faults = append(p.Faults, k.drawSideKills(k.Kinds, FaultsPerPlanMax/2-len(p.Faults))...)
-	p.Faults = append(p.Faults, k.drawApart("plan-targeted", targeted, TargetedGapFaults*k.FaultGapMeanNs, targets, FaultsPerPlanMax/2-len(p.Faults))...)
+	p.Faults = append(p.Faults, k.drawApart("plan-targeted", targeted, k.FaultGapMeanNs, TargetedGapFaults*k.FaultGapMeanNs, targets, FaultsPerPlanMax/2-len(p.Faults))...)
 	p.Faults = append(p.Faults, k.progressWindows()...)
 	sort.SliceStable(p.Faults, func(i, j int) bool { return p.Faults[i].AtNs < p.Faults[j].AtNs })
 	return p, p.Validate()
 }
 
 // TargetedGapFaults is how many mean fault gaps lie between two targeted
-// faults on average: each waits up to its window for its moment and then
-// kills a broker, on top of the plan's other faults (most of those waiting
-// for a rare moment lapse).
-const TargetedGapFaults = 1
+// faults on average (the first comes within one gap): each waits up to
+// its window for its moment and then kills a broker, on top of the plan's
+// other faults (most of those waiting for a rare moment lapse).
+const TargetedGapFaults = 2
 
 // splitApart splits kinds into the faults, the operator actions and the
 // targeted faults, each in the order given.
@@ -113,11 +113,12 @@ func splitApart(kinds []FaultKind) (faults, operator, targeted []FaultKind) {
 }
 
 // drawApart draws at most countMax faults of kinds (a swarm subset of
-// them when k.Swarm) from the seed's stream named stream, one every gap
-// on average, none in a progress window: the operator actions and the
-// targeted faults, each class from its own stream so that adding a kind
-// to one leaves every other draw of the seed as it was.
-func (k *Knobs) drawApart(stream string, kinds []FaultKind, gap int64, targets []int, countMax int) []FaultEvent {
+// them when k.Swarm) from the seed's stream named stream, the first
+// within firstMaxNs, then one every gap on average, none in a progress
+// window: the operator actions and the targeted faults, each class from
+// its own stream so that adding a kind to one leaves every other draw of
+// the seed as it was.
+func (k *Knobs) drawApart(stream string, kinds []FaultKind, firstMaxNs, gap int64, targets []int, countMax int) []FaultEvent {
 	if len(kinds) == 0 {
 		return nil
 	}
@@ -126,7 +127,7 @@ func (k *Knobs) drawApart(stream string, kinds []FaultKind, gap int64, targets [
 		kinds = swarmSubset(r, kinds)
 	}
 	var out []FaultEvent
-	for at := r.Int63nRange(0, 2*gap); at < k.DurationNs && len(out)+2 <= countMax; at += r.Int63nRange(1, 2*gap) {
+	for at := r.Int63nRange(0, firstMaxNs); at < k.DurationNs && len(out)+2 <= countMax; at += r.Int63nRange(1, 2*gap) {
 		if k.inProgressWindow(at) {
 			continue
 		}
