@@ -36,7 +36,9 @@ type storeCheck struct {
 // StoreCheckEveryRounds is how sparsely the run compares a broker's store
 // with its memory: about one durable round in this many, drawn from a
 // hash of the run's seed, the broker and the round's number (docs/
-// performance.md gives the cost). Every boot is compared in full.
+// performance.md gives the cost), and every rare round (a snapshot
+// installed, a log compacted or its prefix dropped, a membership change
+// appended: node.DurableRound.Rare). Every boot is compared in full.
 const StoreCheckEveryRounds = 64
 
 func newStoreCheck() storeCheck {
