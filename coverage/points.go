@@ -97,6 +97,17 @@ const (
 	// RetryOwnLanding: a retried write's own request landed, matched to it
 	// by request id (a payload could not tell it from its original's).
 	RetryOwnLanding Point = "answers.retry.own_landing"
+	// TargetedSnapshotInstalled and the four after it: a targeted fault
+	// (sim's fault table: restartafter, crashafter) struck a broker right
+	// after it reached the moment its name ends in (simapi.Moment).
+	// TargetedCompacted is not Sometimes: a 10 s run compacts only when a
+	// retention step drops a prefix; TestTargetedWindowsBounded requires
+	// all five over its own sweep.
+	TargetedSnapshotInstalled  Point = "targeted.snapshot_installed"
+	TargetedGroupAckDurable    Point = "targeted.group_ack_durable"
+	TargetedCompacted          Point = "targeted.compacted"
+	TargetedMembershipInFlight Point = "targeted.membership_in_flight"
+	TargetedPendingHeld        Point = "targeted.pending_held"
 )
 
 var declarations = []Declaration{
@@ -129,11 +140,20 @@ var declarations = []Declaration{
 	{RelayTrimmed, "the brokers acknowledged an outbox relay's trim of entries it had delivered and persisted", true},
 	{AnswerCopyRefusedJudged, "a write request answered NotLeader or Unavailable was judged against the brokers' traced proposals", true},
 	{RetryOwnLanding, "a retried write's own request landed, matched to it by request id", true},
+	{TargetedSnapshotInstalled, "a targeted fault struck a broker right after it installed a raft snapshot", true},
+	{TargetedGroupAckDurable, "a targeted fault struck a broker right after a consumer-group ack it applied was made durable", true},
+	{TargetedCompacted, "a targeted fault struck a broker right after it compacted a raft log or retention dropped a log prefix", false},
+	{TargetedMembershipInFlight, "a targeted fault struck a broker right after a membership change reached its raft log, not yet applied", true},
+	{TargetedPendingHeld, "a targeted fault struck a broker right after it appended entries while holding unanswered client proposals", true},
 }
 
 // FaultFired names the point counting faults of the named kind that the
 // world applied.
 func FaultFired(kind string) Point { return Point(fmt.Sprintf("fault.%s.fired", kind)) }
+
+// Targeted names the point counting targeted faults that struck a broker
+// right after it reached the named moment (simapi.Moment's spelling).
+func Targeted(moment string) Point { return Point("targeted." + moment) }
 
 // FaultEffect names the point counting faults of the named kind that had
 // an observable effect (what counts as one is stated by the kind's entry

@@ -59,6 +59,12 @@
 // transaction, a hook before the transaction, no fsync) so that tests and
 // the simulator can show their checkers catch them.
 //
+// A Follower (follow.go) reads a store file's durable bytes, as a crash
+// would leave them (DurableSource: vfs.Mem's DurableReadAt), and replays
+// each whole transaction among them once, by the replay Open uses, into a
+// Store of its own: a checker compares what the bytes say with what the
+// writer holds in memory, without trusting the writer's own install.
+//
 // The store reads its whole file into memory on Open and keeps every row in
 // memory: its size is bounded by what the node commits, and Rewrite drops
 // what is superseded.

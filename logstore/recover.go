@@ -66,7 +66,12 @@ func (s *Store) replay(buf []byte) (end, tornAt int, err error) {
 	if !hasHeader(buf) {
 		return 0, -1, s.corrupt(0, "file header is not a felixsim logstore version %d header", fileVersion)
 	}
-	off := len(headerFrame())
+	return s.replayFrom(buf, len(headerFrame()))
+}
+
+// replayFrom is replay from off, the end of a transaction (or of the
+// header) whose predecessors s has installed.
+func (s *Store) replayFrom(buf []byte, off int) (end, tornAt int, err error) {
 	committed := off
 	var frames []rawFrame
 	var rows Batch // the row slices every transaction's decoding reuses

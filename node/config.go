@@ -7,6 +7,7 @@ import (
 	"sort"
 
 	"github.com/felixsim/felixsim/felix"
+	"github.com/felixsim/felixsim/sim/simapi"
 	"github.com/felixsim/felixsim/statemachine"
 	"github.com/felixsim/felixsim/vfs"
 )
@@ -173,6 +174,19 @@ type Defects struct {
 	// was taken before either, so it can miss writes the broker applied
 	// in between (a read served at an applied index its value is not of).
 	StateReadValueAtArrival bool
+	// InstallKeepsOldGroups has a snapshot install write, for each scope,
+	// the consumer-group rows of the groups the replica held before the
+	// install (none for a scope new to it, as on a replacement broker)
+	// instead of the snapshot's: memory holds the snapshot's positions,
+	// the store older ones or none, until each group's next fetch or ack
+	// writes its row again. A restart before then moves them back.
+	InstallKeepsOldGroups bool
+	// OutboxTrimOneShort deletes, on a relay's trim, the outbox rows up
+	// to but not including the last one trimmed, while memory moves the
+	// outbox start past it: the store keeps one confirmed event per trim,
+	// below where memory says the outbox starts, and a restart hands the
+	// relay every one of them again.
+	OutboxTrimOneShort bool
 }
 
 // Config configures one broker; build it by field name.
@@ -242,6 +256,12 @@ type Config struct {
 	// OnPath, if set, is called when this node takes one of the rare
 	// paths a host counts (see Path). It must not call back into the node.
 	OnPath func(p Path)
+	// OnMoment, if set, is called when this node has just reached a
+	// moment that matters for crash recovery (see moments.go), once the
+	// store commit that made it durable has returned. It must not call
+	// back into the node; it may end the node's process there (a
+	// simulated kill that unwinds the call).
+	OnMoment func(m simapi.Moment)
 }
 
 // Path names a rare path of the node, for a host's coverage counts; the

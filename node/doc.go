@@ -113,10 +113,23 @@
 //
 // Config.Observer, when set, is shown each boot after the rebuild, each
 // round's durable raft state (hard state and the stored log around what
-// was written) and each applied record with its shard, so a simulator can
-// check invariants as a run goes (observe.go). It changes nothing.
+// was written), each durable round's groups, and each applied record with
+// its shard, so a simulator can check invariants as a run goes
+// (observe.go). It changes nothing. A checker comparing the store with
+// memory reads both through storeimage.go: MemoryImage from memory,
+// DurableImage from a DurableStore that follows the store file's durable
+// bytes (logstore.Follower) and reads them back as recovery does.
 //
-// node imports raft, felix, logstore, statemachine, wire, vfs and modeltrace
-// (the abstract trace it emits when Config.Trace is set). It must not
+// # Moments (moments.go)
+//
+// Config.OnMoment, when set, is told when a Ready round that installed a
+// snapshot, applied a consumer-group ack, compacted a log or dropped a
+// retained prefix, appended a membership change, or appended entries
+// while client proposals are pending has become durable: a simulator may
+// kill the node right there (a targeted fault).
+//
+// node imports raft, felix, logstore, statemachine, wire, vfs, modeltrace
+// (the abstract trace it emits when Config.Trace is set) and sim/simapi
+// (the moments it reports, nothing else of the world). It must not
 // import sim, client, properties, tla or cmd.
 package node

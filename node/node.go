@@ -52,6 +52,10 @@ type Node struct {
 	appliedBuf   *AppliedRecord
 	persistedBuf *PersistedGroup
 	termsBuf     []uint64
+	// roundBuf is the Observer's reused DurableRound.
+	roundBuf DurableRound
+	// reached are the moments the current round reached (moments.go).
+	reached momentSet
 	// trace emits the abstract trace; nil when Config.Trace is nil.
 	trace *tracer
 	// incarnationsDue is set when the metadata group applied a stream
@@ -188,7 +192,12 @@ func (n *Node) recover() error {
 // metadata snapshot's, or, for a joining node that has not received one
 // yet, its bootstrap topology with nothing else (the metadata snapshot it
 // receives replaces it). bootFeatures are the finalized features a shard
-// group starts with before its own snapshot says more.
+// group starts with before its own snapshot says more: the bootstrap's.
+// A joining node has none: its metadata snapshot is the cluster's of the
+// day it was sent, not the bootstrap, and each of its shard groups learns
+// its features from the snapshot it installs (taking them from the
+// metadata let a restarted replacement gate commits before its group's
+// log finalized the feature, unlike every other replica).
 func (n *Node) bootMetadata(snap *raftpb.Snapshot) (*Metadata, statemachine.Features, error) {
 	if snap.GetMetadata().GetIndex() == 0 && n.cfg.Join {
 		return newMetadata(&Bootstrap{Streams: n.cfg.Bootstrap.Streams}, nil), statemachine.Features{}, nil
@@ -196,6 +205,9 @@ func (n *Node) bootMetadata(snap *raftpb.Snapshot) (*Metadata, statemachine.Feat
 	meta, err := decodeMetadata(snap.GetData())
 	if err != nil {
 		return nil, statemachine.Features{}, fmt.Errorf("node %d: metadata snapshot: %w", n.cfg.ID, err)
+	}
+	if n.cfg.Join {
+		return meta, statemachine.Features{}, nil
 	}
 	return meta, featuresOf(meta.Finalized), nil
 }
@@ -205,9 +217,14 @@ func (n *Node) bootMetadata(snap *raftpb.Snapshot) (*Metadata, statemachine.Feat
 // members and finalized features before anything else; it returns the
 // index applied, where raft resumes, and the group's membership then.
 func (n *Node) foldMeta(snap *raftpb.Snapshot) (applied uint64, cs *raftpb.ConfState, confIndex uint64, err error) {
+	return n.foldMetaTo(snap, 0)
+}
+
+// foldMetaTo is foldMeta up to index to (0: the stored commit index).
+func (n *Node) foldMetaTo(snap *raftpb.Snapshot, to uint64) (applied uint64, cs *raftpb.ConfState, confIndex uint64, err error) {
 	applied = snap.GetMetadata().GetIndex()
 	cs = raftpb.EnsureConfState(snap.GetMetadata().GetConfState())
-	ents, err := n.storedEntries(MetaGroup, applied, 0)
+	ents, err := n.storedEntries(MetaGroup, applied, to)
 	if err != nil {
 		return 0, nil, 0, err
 	}
@@ -235,7 +252,12 @@ func (n *Node) foldMeta(snap *raftpb.Snapshot) (applied uint64, cs *raftpb.ConfS
 // its compaction point's, with the conf changes stored after it folded in.
 func (n *Node) recoverConfState(g *raftGroup, snap *raftpb.Snapshot) error {
 	g.confState = raftpb.EnsureConfState(snap.GetMetadata().GetConfState())
-	from := snap.GetMetadata().GetIndex()
+	return n.foldConfState(g, snap.GetMetadata().GetIndex())
+}
+
+// foldConfState folds into g's membership the conf changes stored after
+// index from up to its applied index.
+func (n *Node) foldConfState(g *raftGroup, from uint64) error {
 	if g.applied <= from {
 		return nil
 	}
@@ -243,7 +265,11 @@ func (n *Node) recoverConfState(g *raftGroup, snap *raftpb.Snapshot) error {
 	if err != nil {
 		return err
 	}
-	g.confState, g.confIndex = confFold(g.confState, ents)
+	cs, at := confFold(g.confState, ents)
+	g.confState = cs
+	if at != 0 {
+		g.confIndex = at
+	}
 	return nil
 }
 
@@ -257,6 +283,12 @@ func (n *Node) recoverFeatures(g *raftGroup, snap *raftpb.Snapshot) error {
 	if err := restoreSnapshotFeatures(g, snap.GetData(), from); err != nil {
 		return fmt.Errorf("node %d: %w", n.cfg.ID, err)
 	}
+	return n.foldFeatures(g, from)
+}
+
+// foldFeatures applies to g the feature markers stored after index from
+// up to its applied index.
+func (n *Node) foldFeatures(g *raftGroup, from uint64) error {
 	return n.storedCommands(g, from, cmdFeature, func(index uint64, c *command) {
 		if c.feature == FeatureAtomicCommit && !g.features.AtomicCommitFinalized {
 			g.features.AtomicCommitFinalized, g.featuresIndex = true, index

@@ -9,6 +9,7 @@ import (
 
 	"github.com/felixsim/felixsim/felix"
 	"github.com/felixsim/felixsim/logstore"
+	"github.com/felixsim/felixsim/sim/simapi"
 	"github.com/felixsim/felixsim/statemachine"
 )
 
@@ -31,6 +32,22 @@ type Observer interface {
 	// Dropped is called right after retention dropped a prefix of a
 	// scope's log on this node, at the same log position on every replica.
 	Dropped(d *DroppedPrefix)
+	// RoundDurable is called once per Ready round whose store commit
+	// returned, after Persisted for its groups and before anything else
+	// (messages, answers, Advance); r is reused afterwards.
+	RoundDurable(n *Node, r *DurableRound)
+}
+
+// DurableRound is one Ready round a store commit just made durable.
+type DurableRound struct {
+	// Groups are the raft groups that had a Ready in the round, ascending:
+	// the only ones whose memory or store the round changed.
+	Groups []uint64
+	// Rare is set when the round installed a snapshot, compacted a raft
+	// log, dropped a retained prefix or appended a membership change: the
+	// rounds whose writes a restart reads back least often, which a
+	// checker sampling rounds should not skip.
+	Rare bool
 }
 
 // DroppedPrefix is one retention step on one node: when the scope's next
@@ -210,6 +227,7 @@ func (n *Node) observeApplied(scope felix.Scope, offset uint64, rec *felix.Recor
 // observeDropped tells the observer that retention moved scope's window
 // to start at below when its next offset was atNext.
 func (n *Node) observeDropped(scope felix.Scope, atNext, below uint64, withWrite bool) {
+	n.reached.add(simapi.MomentCompacted)
 	if n.cfg.Observer == nil {
 		return
 	}
@@ -253,4 +271,16 @@ func (n *Node) applyLate() {
 	}
 	clear(n.late)
 	n.late = n.late[:0]
+}
+
+// observeRound shows the observer a round just made durable: the ids of
+// the groups that had a Ready in it.
+func (n *Node) observeRound(rds []groupReady) {
+	r := &n.roundBuf
+	r.Groups = r.Groups[:0]
+	for i := range rds {
+		r.Groups = append(r.Groups, rds[i].g.id)
+	}
+	r.Rare = n.reached.has(simapi.MomentSnapshotInstalled) || n.reached.has(simapi.MomentCompacted) || n.reached.has(simapi.MomentMembershipInFlight)
+	n.cfg.Observer.RoundDurable(n, r)
 }

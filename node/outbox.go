@@ -58,7 +58,7 @@ func (n *Node) applyOutboxTrim(b *logstore.Batch, g *raftGroup, s *statemachine.
 		end = c.offset + 1
 	}
 	key := n.outboxKey(c.scope)
-	for o := start; o < end; o++ {
+	for o := start; o < n.trimmedEnd(start, end); o++ {
 		b.Outbox = append(b.Outbox, logstore.OutboxRow{Kind: logstore.WriteDelete, Scope: key, Offset: o})
 	}
 	if end > start {
@@ -90,4 +90,14 @@ func (n *Node) recoverOutboxStart(g *raftGroup, tenant string, s *statemachine.S
 // key, which has outbox rows and nothing else.
 func (n *Node) isUnscopedOutboxKey(sc felix.Scope) bool {
 	return n.cfg.Defects.UnscopedOutbox && sc.Tenant == unscopedOutboxTenant
+}
+
+// trimmedEnd is the end of the outbox rows a trim of [start, end) deletes:
+// end, or, under the OutboxTrimOneShort defect, one short of it (memory
+// moves the start to end all the same).
+func (n *Node) trimmedEnd(start, end uint64) uint64 {
+	if n.cfg.Defects.OutboxTrimOneShort && end > start {
+		return end - 1
+	}
+	return end
 }

@@ -71,6 +71,7 @@ func (n *Node) anyReady() bool {
 // queue the messages, answer clients and Advance. It reports whether any
 // group had a Ready.
 func (n *Node) round() bool {
+	n.reached = 0
 	if len(n.late) > 0 {
 		n.applyLate()
 	}
@@ -113,10 +114,13 @@ func (n *Node) round() bool {
 		n.fail(fmt.Errorf("node %d: store commit refused: %w", n.cfg.ID, err))
 		return false
 	}
+	n.noteRoundMoments(rds, b)
 	if n.cfg.Observer != nil {
 		n.observePersisted(rds)
+		n.observeRound(rds)
 	}
 	n.trace.flush()
+	n.reportMoments()
 	for i := range rds {
 		gr := &rds[i]
 		n.out.add(gr.g.id, gr.rd.Messages)

@@ -326,7 +326,9 @@ func (n *Node) installSnapshot(b *logstore.Batch, g *raftGroup, snap *raftpb.Sna
 		}
 	}
 	for i, t := range tenants {
+		groupRows := len(b.ConsumerGroups)
 		addInstallRows(b, g.scopeOf(t), g.scopes[t], scopes[t], idx)
+		n.installOldGroups(b, groupRows, g.scopeOf(t), g.scopes[t])
 		n.addInstallOutbox(b, g, t, g.scopes[t], &decoded[i])
 	}
 	g.scopes, g.tenants = scopes, tenants

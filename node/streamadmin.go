@@ -247,6 +247,12 @@ func (n *Node) recoverIncarnation(g *raftGroup, snap *raftpb.Snapshot) error {
 		return fmt.Errorf("node %d: group %d snapshot at index %d: %w", n.cfg.ID, g.id, from, err)
 	}
 	g.incarnation, g.incarnationIndex = inc, 0
+	return n.foldIncarnation(g, from)
+}
+
+// foldIncarnation applies to g the incarnation markers stored after index
+// from up to its applied index.
+func (n *Node) foldIncarnation(g *raftGroup, from uint64) error {
 	return n.storedCommands(g, from, cmdIncarnation, func(index uint64, c *command) {
 		if next := (StreamIncarnation{Generation: c.generation, Deleted: c.deleted}); next.order() > g.incarnation.order() {
 			g.incarnation, g.incarnationIndex = next, index

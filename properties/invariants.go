@@ -44,6 +44,7 @@ const (
 	InvariantGroupPositionMonotonic     InvariantName = "GroupPositionMonotonic"
 	InvariantGroupPositionInSnapshot    InvariantName = "GroupPositionInSnapshot"
 	InvariantGroupStateAgreement        InvariantName = "GroupStateAgreement"
+	InvariantStoreMatchesMemory         InvariantName = "StoreMatchesMemory"
 	InvariantLiveness                   InvariantName = "Liveness"
 	InvariantQuiesce                    InvariantName = "Quiesce"
 	InvariantCrash                      InvariantName = "Crash"
@@ -277,6 +278,12 @@ var registry = mustRegistry([]Invariant{
 		Statement: "after quiesce every replica holds the same consumer groups: position, next offset to hand out and leases",
 		Family:    FamilySafety,
 		Checks:    []string{"properties.GroupStatesAgree"},
+	},
+	{
+		Name:      InvariantStoreMatchesMemory,
+		Statement: "a broker's store, read back from the bytes a crash would leave as a restart reads it, holds what its memory holds once a round is durable: raft term, vote, log and applied index, fleet features, stream incarnation and membership, and every scope's log, state, consumer groups and outbox (checked at every boot and at a sample of durable rounds)",
+		Family:    FamilySafety,
+		Checks:    []string{"properties.StoreMatchesMemory"},
 	},
 	{
 		Name:      InvariantLiveness,

@@ -3,7 +3,10 @@
 // a network, per-node disks, process lifecycles and per-node clocks that all
 // take faults, fault plans as data, determinism guards, and the heal-then-
 // liveness phase. It hosts generic processes (simapi.Process) and ends each
-// run with a trace hash over every event it executed.
+// run with a trace hash over every event it executed. The fault kinds are
+// one table (faultkinds.go); targeted ones wait for a process to report a
+// moment (simapi.Moment, through its Env) and strike it right there
+// (targeted.go).
 //
 // sim wires parts together; it does not check the system under test
 // (properties does). It must not import cmd, and node must not import sim:

@@ -71,3 +71,14 @@ func (e *procEnv) Trace(what string, digest uint64) {
 	}
 	e.w.trace(EvNote, int32(e.n.id), -1, mixWord(h, digest))
 }
+
+// Moment reports that the incarnation reached m; a targeted fault waiting
+// for it strikes now (see targeted.go). A dead incarnation reports nothing.
+func (e *procEnv) Moment(m simapi.Moment) {
+	if !m.Valid() {
+		panic(fmt.Sprintf("sim: node %d reported invalid moment %d", e.n.id, m))
+	}
+	if e.live() {
+		e.w.reachMoment(e.n.id, m)
+	}
+}

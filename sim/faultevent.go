@@ -36,6 +36,11 @@ type faultKindSpec struct {
 	// fleet marks a step of a rolling upgrade (see FleetOperator and
 	// FaultKind.UpgradesFleet).
 	fleet bool
+	// targeted marks a fault that waits for a node to reach a moment
+	// (targeted.go): Generate draws such kinds in a pass of their own,
+	// from their own random stream, like operator actions, so that
+	// adding one leaves every seed's other faults as they were.
+	targeted bool
 	// shape is how long the fault lasts (see FaultShape).
 	shape FaultShape
 	// aimed makes Generate aim every fault of the kind at a role (when the
@@ -200,6 +205,10 @@ func AllFaultKinds() []FaultKind {
 // Operator reports whether the kind is an operator action (drawn apart
 // from the faults; see Generate) rather than a fault.
 func (k FaultKind) Operator() bool { return k.valid() && faultKinds[k].operator }
+
+// Targeted reports whether the kind waits for a node to reach a moment
+// and strikes it there (drawn apart from the other faults; see Generate).
+func (k FaultKind) Targeted() bool { return k.valid() && faultKinds[k].targeted }
 
 // AdministersStream reports whether the kind is an operator action on the
 // run's administered stream: a run whose plan holds one must give its

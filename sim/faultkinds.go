@@ -20,8 +20,10 @@ package sim
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/felixsim/felixsim/sim/prng"
+	"github.com/felixsim/felixsim/sim/simapi"
 )
 
 // FaultKind names one kind of fault a plan can schedule; zero is invalid.
@@ -63,6 +65,9 @@ const (
 	FaultDiskReplace
 	FaultMembership
 	FaultRetain
+	// Targeted kinds: each waits for a broker to reach a moment.
+	FaultRestartAfter
+	FaultCrashAfter
 )
 
 // FaultEvent is one timed fault. AtNs, Kind and Role are every kind's; the
@@ -90,6 +95,8 @@ type FaultEvent struct {
 	DiskOps      int64
 	CrashModel   CrashModel
 	KeepRecords  int64
+	After        simapi.Moment
+	WindowNs     int64
 }
 
 // faultFieldID indexes faultFields.
@@ -110,6 +117,8 @@ const (
 	fieldDiskOps
 	fieldCrashModel
 	fieldKeepRecords
+	fieldAfter
+	fieldWindowNs
 	faultFieldCount
 )
 
@@ -125,7 +134,7 @@ var faultFields = [faultFieldCount]faultField{
 		get: func(f *FaultEvent) int64 { return int64(f.Peer) },
 		set: func(f *FaultEvent, v int64) { f.Peer = int(v) }},
 	fieldMask: {key: "mask", unit: &unitMask, col: colMask, targetsMin: 2,
-		doc: "the nodes on one side, one bit per node id",
+		doc: "a set of nodes, one bit per node id: one side of a cut, or the nodes a targeted fault may strike",
 		get: func(f *FaultEvent) int64 { return int64(f.Mask) },
 		set: func(f *FaultEvent, v int64) { f.Mask = uint64(v) }},
 	fieldChancePpm: {key: "chance_ppm", unit: &unitPpm, col: colValue, min: 0, max: ppmScale,
@@ -173,6 +182,46 @@ var faultFields = [faultFieldCount]faultField{
 		doc: "how many of each scope's newest records a retention step keeps",
 		get: func(f *FaultEvent) int64 { return f.KeepRecords },
 		set: func(f *FaultEvent, v int64) { f.KeepRecords = v }},
+	fieldAfter: {key: "after", unit: &unitMoment,
+		doc: "the moment it waits for, each reported once the store commit that reached it is durable: " + momentDocList(),
+		get: func(f *FaultEvent) int64 { return int64(f.After) },
+		set: func(f *FaultEvent, v int64) { f.After = simapi.Moment(v) }},
+	fieldWindowNs: {key: "window_ns", unit: &unitNs, min: 0, max: int64Max,
+		doc: "how long it waits for the moment; then it lapses",
+		get: func(f *FaultEvent) int64 { return f.WindowNs },
+		set: func(f *FaultEvent, v int64) { f.WindowNs = v }},
+}
+
+// unitMoment is a moment a targeted fault waits for, by its name.
+var unitMoment = fieldUnit{name: "moment",
+	format: func(v int64) string { return simapi.Moment(v).String() },
+	parse: func(s string) (int64, error) {
+		m, err := simapi.ParseMoment(s)
+		return int64(m), err
+	},
+	check: func(_ *faultField, v int64, _ int) string {
+		if v < 0 || v > 255 || !simapi.Moment(v).Valid() {
+			return "not one of " + strings.Join(momentNames(), ", ")
+		}
+		return ""
+	}}
+
+// momentDocList lists every moment with what it is.
+func momentDocList() string {
+	var out []string
+	for _, m := range simapi.Moments() {
+		out = append(out, m.String()+" ("+m.Doc()+")")
+	}
+	return strings.Join(out, ", ")
+}
+
+// momentNames spells every moment, in order.
+func momentNames() []string {
+	var out []string
+	for _, m := range simapi.Moments() {
+		out = append(out, m.String())
+	}
+	return out
 }
 
 // KeepRecordsMax bounds a retention step's keep_records.
@@ -383,6 +432,40 @@ var faultKinds = []faultKindSpec{
 				w.effect(w.cause)
 			}
 		}},
+	FaultRestartAfter: {shape: ShapeMoment, name: "restartafter", doc: "wait up to window_ns for a node in mask to reach the moment after; kill it right there (nothing after the moment runs) and boot it again after dur_ns",
+		effect: "a node reached the moment in time and was killed there", targeted: true,
+		fields: []faultFieldID{fieldMask, fieldAfter, fieldWindowNs, fieldDurNs}, draw: drawTargeted,
+		apply: func(w *World, f FaultEvent) {
+			w.armWatch(f, f.Mask, f.After, f.WindowNs, func(w *World, id int, f FaultEvent) {
+				w.killAtMoment(id, f.After, CrashLost, f.DurNs)
+			})
+		}},
+	FaultCrashAfter: {shape: ShapeMoment, name: "crashafter", doc: "wait up to window_ns for a node in mask to reach the moment after; from there it dies at its disk_ops-th disk operation (as crashat) and boots again after dur_ns",
+		effect: "a node reached the moment in time and then died at the armed disk operation", targeted: true,
+		fields: []faultFieldID{fieldMask, fieldAfter, fieldWindowNs, fieldDiskOps, fieldCrashModel, fieldDurNs},
+		draw: func(r *prng.Rand, f *FaultEvent, targets []int) {
+			drawTargeted(r, f, targets)
+			f.DiskOps, f.CrashModel = r.Int63nRange(1, 8), crashModelsDrawn[r.Intn(len(crashModelsDrawn))]
+		},
+		apply: func(w *World, f FaultEvent) {
+			w.armWatch(f, f.Mask, f.After, f.WindowNs, func(w *World, id int, f FaultEvent) {
+				w.CrashAtDiskOp(id, f.DiskOps, f.CrashModel, f.DurNs)
+			})
+		}},
+}
+
+// drawTargeted draws a targeted fault's nodes (every target half the
+// time, else one), moment (each alike), window and restart delay.
+func drawTargeted(r *prng.Rand, f *FaultEvent, targets []int) {
+	if r.Intn(2) == 0 {
+		for _, t := range targets {
+			f.Mask |= 1 << uint(t)
+		}
+	} else {
+		f.Mask = 1 << uint(targets[r.Intn(len(targets))])
+	}
+	f.After = simapi.Moments()[r.Intn(len(simapi.Moments()))]
+	f.WindowNs, f.DurNs = r.Int63nRange(1000*msNs, 10_000*msNs), r.Int63nRange(msNs, 500*msNs)
 }
 
 // applyMembership demotes the node now and makes it a voter again after

@@ -124,7 +124,7 @@ var (
 	fieldKeyRe  = regexp.MustCompile(`^[a-z]+(_[a-z]+)*$`)
 	v1OnlyOnce  = "maps two fields to v1 column "
 	unitSuffix  = map[*fieldUnit]string{&unitNs: "_ns", &unitPpm: "_ppm", &unitOps: "_ops", &unitRecords: "_records"}
-	namedByUnit = map[*fieldUnit]bool{&unitNode: true, &unitMask: true, &unitFlag: true, &unitCrashModel: true}
+	namedByUnit = map[*fieldUnit]bool{&unitNode: true, &unitMask: true, &unitFlag: true, &unitCrashModel: true, &unitMoment: true}
 )
 
 // checkFaultTable checks every row and field of the table: a kind has a

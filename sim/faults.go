@@ -96,7 +96,8 @@ func (w *World) ClockDrift(id int, driftPpm int64) error {
 	return nil
 }
 
-// Heal ends the fault phase: partitions and link faults go, disk faults stop,
+// Heal ends the fault phase: partitions and link faults go, disk faults stop
+// (an armed crash and every targeted fault still waiting with them),
 // clock drift returns to each node's baseline (jumps already taken stay),
 // paused nodes resume and down nodes boot. Plan faults still scheduled are
 // ignored from now on.
@@ -107,11 +108,12 @@ func (w *World) Heal() {
 }
 
 // Calm undoes what Heal undoes (network, disk fault rates, clock drift,
-// pauses, down nodes) without ending the fault phase: later plan faults
+// pauses, down nodes, targeted faults still waiting) without ending the fault phase: later plan faults
 // still strike. Applied as a plan fault, it has an effect when it undid
 // anything.
 func (w *World) Calm() {
 	w.HealNetwork()
+	w.disarmWatches()
 	for _, n := range w.nodes {
 		if n.disk.diskRates != (diskRates{}) {
 			w.effect(w.cause)

@@ -75,47 +75,59 @@ func Generate(k Knobs) (*Plan, error) {
 			targets = append(targets, i)
 		}
 	}
-	kinds, operator := splitOperator(usableKinds(k.Kinds, len(targets)))
-	if k.FaultGapMeanNs == 0 || len(kinds)+len(operator) == 0 {
+	kinds, operator, targeted := splitApart(usableKinds(k.Kinds, len(targets)))
+	if k.FaultGapMeanNs == 0 || len(kinds)+len(operator)+len(targeted) == 0 {
 		return p, p.Validate()
 	}
 	if len(kinds) > 0 {
 		p.Faults = k.drawFaults(r, kinds, targets)
 	}
-	p.Faults = append(p.Faults, k.drawOperator(operator, targets, FaultsPerPlanMax/2-len(p.Faults))...)
+	p.Faults = append(p.Faults, k.drawApart("plan-operator", operator, 2*k.FaultGapMeanNs, k.FaultGapMeanNs, targets, FaultsPerPlanMax/2-len(p.Faults))...)
 	p.Faults = append(p.Faults, k.drawSideKills(k.Kinds, FaultsPerPlanMax/2-len(p.Faults))...)
+	p.Faults = append(p.Faults, k.drawApart("plan-targeted", targeted, k.FaultGapMeanNs, TargetedGapFaults*k.FaultGapMeanNs, targets, FaultsPerPlanMax/2-len(p.Faults))...)
 	p.Faults = append(p.Faults, k.progressWindows()...)
 	sort.SliceStable(p.Faults, func(i, j int) bool { return p.Faults[i].AtNs < p.Faults[j].AtNs })
 	return p, p.Validate()
 }
 
-// splitOperator splits kinds into faults and operator actions, each in
-// the order given.
-func splitOperator(kinds []FaultKind) (faults, operator []FaultKind) {
+// TargetedGapFaults is how many mean fault gaps lie between two targeted
+// faults on average (the first comes within one gap): each waits up to
+// its window for its moment and then kills a broker, on top of the plan's
+// other faults (most of those waiting for a rare moment lapse).
+const TargetedGapFaults = 2
+
+// splitApart splits kinds into the faults, the operator actions and the
+// targeted faults, each in the order given.
+func splitApart(kinds []FaultKind) (faults, operator, targeted []FaultKind) {
 	for _, kind := range kinds {
-		if kind.Operator() {
+		switch {
+		case kind.Operator():
 			operator = append(operator, kind)
-		} else {
+		case kind.Targeted():
+			targeted = append(targeted, kind)
+		default:
 			faults = append(faults, kind)
 		}
 	}
-	return faults, operator
+	return faults, operator, targeted
 }
 
-// drawOperator draws at most countMax operator actions of kinds (a swarm
-// subset of them when k.Swarm) from the seed's "plan-operator" stream,
-// one every FaultGapMeanNs on average, none in a progress window.
-func (k *Knobs) drawOperator(kinds []FaultKind, targets []int, countMax int) []FaultEvent {
+// drawApart draws at most countMax faults of kinds (a swarm subset of
+// them when k.Swarm) from the seed's stream named stream, the first
+// within firstMaxNs, then one every gap on average, none in a progress
+// window: the operator actions and the targeted faults, each class from
+// its own stream so that adding a kind to one leaves every other draw of
+// the seed as it was.
+func (k *Knobs) drawApart(stream string, kinds []FaultKind, firstMaxNs, gap int64, targets []int, countMax int) []FaultEvent {
 	if len(kinds) == 0 {
 		return nil
 	}
-	r := prng.Derive(k.Seed, "plan-operator")
+	r := prng.Derive(k.Seed, stream)
 	if k.Swarm && len(kinds) > 1 {
 		kinds = swarmSubset(r, kinds)
 	}
-	gap := k.FaultGapMeanNs
 	var out []FaultEvent
-	for at := r.Int63nRange(0, 2*gap); at < k.DurationNs && len(out)+2 <= countMax; at += r.Int63nRange(1, 2*gap) {
+	for at := r.Int63nRange(0, firstMaxNs); at < k.DurationNs && len(out)+2 <= countMax; at += r.Int63nRange(1, 2*gap) {
 		if k.inProgressWindow(at) {
 			continue
 		}

@@ -72,11 +72,15 @@ type World struct {
 	// diskDraws is each node's keyed disk stream (see instantDraws):
 	// latency, fsync and read errors, corrupted bits and torn tails.
 	diskDraws []instantDraws
-	// unwinding is the crash at a disk operation whose panic is carrying
-	// its node's call back to runNode; nil otherwise.
+	// unwinding is the crash at a disk operation (or a targeted kill)
+	// whose panic is carrying its node's call back to runNode; nil
+	// otherwise.
 	unwinding *crashUnwind
-	g         *guard
-	closed    bool
+	// watches are the targeted faults waiting for their moment, oldest
+	// first (see targeted.go). Invariant: len(watches) <= WatchesMax.
+	watches []watch
+	g       *guard
+	closed  bool
 	// observer, when set, is called after every executed event (see SetObserver).
 	observer func(atNs int64, node int32)
 }

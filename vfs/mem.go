@@ -289,6 +289,31 @@ func (m *Mem) UnsyncedBytes(name string) int {
 	return len(current)
 }
 
+// DurableReadAt reads into p the bytes of name from offsetBytes on, as a
+// crash that loses every unsynced byte (LoseUnsynced) would leave them:
+// the file its durable directory entry names, up to its synced length. It
+// returns how many bytes it read and that durable length; a name with no
+// durable entry is ErrNotExist. It changes nothing, so a checker may read
+// what is durable while the process runs on.
+func (m *Mem) DurableReadAt(name string, p []byte, offsetBytes int64) (n int, sizeBytes int64, err error) {
+	c, err := Clean(name)
+	if err != nil {
+		return 0, 0, err
+	}
+	ino, ok := m.durable[c]
+	if !ok {
+		return 0, 0, fmt.Errorf("vfs: durable read of %s: %w", c, ErrNotExist)
+	}
+	if offsetBytes < 0 {
+		return 0, 0, fmt.Errorf("vfs: durable read of %s at negative offset %d", c, offsetBytes)
+	}
+	if ino.synced == nil || offsetBytes >= int64(ino.syncedBytes) {
+		return 0, int64(ino.syncedBytes), nil
+	}
+	want := min(len(p), ino.syncedBytes-int(offsetBytes))
+	return ino.synced.readAt(p[:want], int(offsetBytes)), int64(ino.syncedBytes), nil
+}
+
 // CorruptByte flips the bits in mask of the byte at offsetBytes of name, in
 // both its current and its synced content, as a bad sector would.
 func (m *Mem) CorruptByte(name string, offsetBytes int64, mask byte) error {

@@ -34,7 +34,7 @@ var checkTraceHelp = help{
 		{cmd: "felixsim check-trace --group 99 trace.ndjson", does: "a group with no step: no verdict", exit: exitIncomplete},
 	},
 	exits: "0 the trace is valid, 1 a step no action of the model explains (" + string(tla.TraceNotInModel) + "), or one that breaks one of the model's\n" +
-		"invariants (NoPartialCommit, VersionIsOffset, StateMatchesLog, CommittedNeverLost) on the trace's state, 2 bad usage or an unreadable trace,\n" +
+		"invariants on the trace's state (the rejection names it), 2 bad usage or an unreadable trace,\n" +
 		"3 no verdict: the trace (or the group asked for) holds no step",
 	positional: true,
 }

@@ -45,6 +45,7 @@ var wantInvariants = []struct{ name, family string }{
 	{"GroupPositionMonotonic", "safety"},
 	{"GroupPositionInSnapshot", "safety"},
 	{"GroupStateAgreement", "safety"},
+	{"StoreMatchesMemory", "safety"},
 	{"Liveness", "liveness"},
 	{"Quiesce", "liveness"},
 	{"Crash", "crash"},

@@ -174,6 +174,7 @@ func (c *Cluster) nodeConfig(simID int, env simapi.Env) node.Config {
 		CompactKeepEntries: c.cfg.CompactKeepEntries,
 		OnLeader:           c.onLeader(RaftID(simID)),
 		OnPath:             c.onPath,
+		OnMoment:           env.Moment,
 	}
 }
 

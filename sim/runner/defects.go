@@ -38,6 +38,8 @@ var defectNames = []struct {
 	{"not-leader-after-propose", func(d *node.Defects) *bool { return &d.NotLeaderAfterPropose }, ""},
 	{"timeout-as-failure", func(d *node.Defects) *bool { return &d.TimeoutAsFailure }, ""},
 	{"read-value-at-arrival", func(d *node.Defects) *bool { return &d.StateReadValueAtArrival }, ""},
+	{"install-keeps-old-groups", func(d *node.Defects) *bool { return &d.InstallKeepsOldGroups }, ""},
+	{"outbox-trim-one-short", func(d *node.Defects) *bool { return &d.OutboxTrimOneShort }, ""},
 }
 
 // ParseDefects reads a comma-separated list of planted-bug names ("none"

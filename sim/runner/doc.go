@@ -29,7 +29,14 @@
 //     event delivered at least once, in offset order per scope, nothing
 //     uncommitted, each with the offset of its record (OutboxDelivered is
 //     judged only when quiesce saw the relay drain; otherwise it is
-//     unknown and the Quiesce violation says why).
+//     unknown and the Quiesce violation says why);
+//   - during the run, as every broker's node.Observer (inrun.go): each
+//     applied record whole, each durable round's hard state and stored
+//     log, each boot's stored logs and positions, and each broker's store
+//     read back from the bytes a crash would leave against its memory
+//     (StoreMatchesMemory, inrun_store.go: every boot, every round that
+//     installs a snapshot, compacts or appends a membership change, and
+//     one other durable round in StoreCheckEveryRounds).
 //
 // Every Violation names an invariant of properties' registry (newViolation
 // refuses any other name); Result.Worst gives the family that decides the

@@ -12,10 +12,11 @@ import (
 // node.Observer, so that a replica that breaks one for a moment and
 // recovers before the end is still seen: each applied record
 // (AppliedWhole), each durable round (the stored log's seam, the hard
-// state raft was promised), each boot (every stored log, the hard state
-// read back against what the last incarnation was promised, the stored
-// logs against the running brokers', every rebuilt scope's state against
-// its log).
+// state raft was promised; a sample of them, the store read back from
+// its durable bytes against memory: inrun_store.go), each boot (every
+// stored log, the hard state read back against what the last incarnation
+// was promised, the stored logs against the running brokers', every
+// rebuilt scope's state against its log, the whole store against memory).
 type inRun struct {
 	c *cluster.Cluster
 	// promised is, per broker and group, the hard state raft was last
@@ -37,6 +38,8 @@ type inRun struct {
 	groups groupPositions
 	// drops are the retention steps the brokers applied.
 	drops *retentionDrops
+	// store compares each broker's durable store with its memory.
+	store storeCheck
 }
 
 // stateGetter is the part of a shard Applied reads (the runner does not
@@ -51,7 +54,8 @@ type brokerGroup struct{ node, group uint64 }
 var _ node.Observer = (*inRun)(nil)
 
 func newInRun(brokers int) *inRun {
-	ir := &inRun{promised: map[brokerGroup]properties.RaftHardState{}, more: map[properties.InvariantName]int{}, drops: newRetentionDrops()}
+	ir := &inRun{promised: map[brokerGroup]properties.RaftHardState{}, more: map[properties.InvariantName]int{}, drops: newRetentionDrops(),
+		store: newStoreCheck()}
 	for id := 0; id <= brokers; id++ {
 		ir.names = append(ir.names, brokerName(uint64(id)))
 	}
@@ -172,6 +176,7 @@ func (ir *inRun) Opened(n *node.Node) {
 	for i := range rl.Scopes {
 		ir.note(properties.InvariantStateMatchesLog, properties.StateMatchesLog(&rl.Scopes[i]))
 	}
+	ir.storeOpened(n)
 }
 
 func ptr[T any](v T) *T { return &v }

@@ -50,6 +50,11 @@ type Env interface {
 	Stream(name string) *prng.Rand
 	// Trace folds a process-level observation into the run's trace hash.
 	Trace(what string, digest uint64)
+	// Moment tells the world this incarnation has just reached moment m.
+	// A fault waiting for it may kill the process there: the call then
+	// does not return (the process's handler unwinds, as at a crash at a
+	// disk operation), and nothing after it runs.
+	Moment(m Moment)
 }
 
 // Process is a program the world runs. The world makes a fresh Process for

@@ -1,0 +1,136 @@
+package logstore
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"path"
+	"slices"
+
+	"github.com/felixsim/felixsim/vfs"
+)
+
+// DurableSource reads what a crash would leave of a file: the bytes of
+// its durable directory entry up to its synced length (vfs.Mem has it).
+type DurableSource interface {
+	DurableReadAt(name string, p []byte, offsetBytes int64) (n int, sizeBytes int64, err error)
+}
+
+// Follower reads a store file's durable bytes as they grow and replays
+// each whole transaction among them, as Open replays a file, into a Store
+// of its own: what the bytes say, decoded apart from the Store that wrote
+// them (whose memory Commit installs from the batch). A checker compares
+// the two. The followed store replays with no planted defect: it is the
+// reading a correct store makes of those bytes.
+//
+// A Follower reads each byte once while the file only grows; a file that
+// no longer extends what it read (rewritten, or cut by a crash) is read
+// again from its start.
+type Follower struct {
+	name string
+	s    *Store
+	// buf holds the file's bytes read so far; committed is the offset
+	// just past the last transaction replayed.
+	//
+	// Invariant: committed <= len(buf).
+	buf       []byte
+	committed int
+}
+
+// NewFollower returns a follower of the store file in dir ("" or "." for
+// the root) that has read nothing yet.
+func NewFollower(dir string) *Follower {
+	if dir == "" {
+		dir = "."
+	}
+	f := &Follower{name: path.Join(dir, FileName)}
+	f.Reset()
+	return f
+}
+
+// Reset forgets every byte read: the next Follow reads the file from its
+// start (after a rewrite, or a reopen that truncated a torn tail).
+func (f *Follower) Reset() {
+	f.s = &Store{name: f.name, groups: map[uint64]*group{}, tab: newTables()}
+	f.buf, f.committed = f.buf[:0], 0
+}
+
+// Store is what the durable bytes read so far hold: every transaction
+// replayed. It is read only (its accessors: RaftStorage, AppliedIndex,
+// LogScan, StateScan, PositionGet, OutboxScan, ConsumerGroupScan,
+// Scopes) and valid until the next Follow or Reset.
+func (f *Follower) Store() *Store { return f.s }
+
+// Follow reads the file's durable bytes past those already read and
+// replays every whole transaction among them; a tail that is not a whole
+// transaction yet waits for the next Follow. A file that is gone or
+// shorter than a header holds nothing durable yet. Damage (a frame or
+// marker that fails its checksum, a transaction out of sequence) is an
+// ErrCorrupt error; the follower is then Reset.
+func (f *Follower) Follow(src DurableSource) error {
+	_, size, err := src.DurableReadAt(f.name, nil, 0)
+	if err != nil {
+		f.Reset()
+		if errors.Is(err, vfs.ErrNotExist) {
+			return nil
+		}
+		return fmt.Errorf("logstore: follow %s: %w", f.name, err)
+	}
+	if !f.extends(src, size) {
+		f.Reset()
+	}
+	if err := f.readTo(src, size); err != nil {
+		f.Reset()
+		return err
+	}
+	if f.committed == 0 {
+		if !hasHeader(f.buf) {
+			return nil // created, its header not yet durable
+		}
+		f.committed = len(headerFrame())
+	}
+	end, _, err := f.s.replayFrom(f.buf, f.committed)
+	if err == nil && f.s.sealMissing != nil {
+		err = f.s.corrupt(end, "the durable bytes end between a commit marker's two copies")
+	}
+	if err != nil {
+		f.Reset()
+		return err
+	}
+	f.committed = end
+	return nil
+}
+
+// followMarkerBytes is how much of the file's end a follower checks again
+// before reading on: a rewritten file of at least the same length almost
+// never holds the same bytes there, and a caller that knows of a rewrite
+// resets the follower anyway.
+const followMarkerBytes = 2 * commitFrameBytes
+
+// extends reports whether the durable file of size bytes still starts
+// with the bytes read so far, judged by its length and its last
+// followMarkerBytes.
+func (f *Follower) extends(src DurableSource, size int64) bool {
+	if size < int64(len(f.buf)) {
+		return false
+	}
+	from := max(0, len(f.buf)-followMarkerBytes)
+	tail := make([]byte, len(f.buf)-from)
+	n, _, err := src.DurableReadAt(f.name, tail, int64(from))
+	return err == nil && bytes.Equal(tail[:n], f.buf[from:])
+}
+
+// readTo appends the durable bytes from len(f.buf) up to size.
+func (f *Follower) readTo(src DurableSource, size int64) error {
+	have := len(f.buf)
+	if size <= int64(have) {
+		return nil
+	}
+	f.buf = slices.Grow(f.buf, int(size)-have)[:size]
+	n, _, err := src.DurableReadAt(f.name, f.buf[have:], int64(have))
+	if err != nil {
+		return fmt.Errorf("logstore: follow %s at byte %d: %w", f.name, have, err)
+	}
+	f.buf = f.buf[:have+n]
+	return nil
+}

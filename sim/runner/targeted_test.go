@@ -1,0 +1,79 @@
+package runner
+
+import (
+	"testing"
+
+	"github.com/felixsim/felixsim/coverage"
+	"github.com/felixsim/felixsim/sim"
+)
+
+// targetedSweepFaults is the fault mix under which every targeted window
+// comes up within a few seeds: the targeted kinds, and the operator and
+// disk actions that make brokers install snapshots (replaced disks),
+// change membership and drop log prefixes (retention).
+const targetedSweepFaults = "restartafter,crashafter,retain,diskreplace,membership"
+
+// TestTargetedWindowsBounded: over seeds 1..8 of 10 s under
+// targetedSweepFaults, every run passes, both targeted kinds fire and
+// strike, and a targeted fault strikes in each of the five windows
+// (coverage.Targeted of every moment), the rare ones included, which the
+// default run's CI range does not promise (TargetedCompacted is not
+// Sometimes there).
+func TestTargetedWindowsBounded(t *testing.T) {
+	n := 8
+	if testing.Short() {
+		n = 3
+	}
+	f, err := ParseFaults(targetedSweepFaults)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cov := coverage.New()
+	for s := 1; s <= n; s++ {
+		res, err := Run(Options{Seed: uint64(s), DurationNs: 10e9, FaultGapMeanNs: 6e8, Faults: f})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !res.OK() {
+			t.Fatalf("seed %d:\n%s", s, res.Summary())
+		}
+		cov.Merge(res.Coverage)
+	}
+	if testing.Short() {
+		return
+	}
+	want := []coverage.Point{coverage.TargetedSnapshotInstalled, coverage.TargetedGroupAckDurable, coverage.TargetedCompacted,
+		coverage.TargetedMembershipInFlight, coverage.TargetedPendingHeld}
+	for _, k := range f.Kinds() {
+		if k.Targeted() {
+			want = append(want, coverage.FaultFired(k.String()), coverage.FaultEffect(k.String()))
+		}
+	}
+	for _, p := range want {
+		if cov.Get(p) == 0 {
+			t.Errorf("seeds 1..%d never reached %s (counts %v)", n, p, cov.Map())
+		}
+	}
+}
+
+// TestAllHoldsTheTargetedKinds: "all" draws the targeted kinds (every
+// sweep reaches their windows); "operator" holds none.
+func TestAllHoldsTheTargetedKinds(t *testing.T) {
+	targeted := 0
+	for _, k := range AllFaults().Kinds() {
+		if k.Targeted() {
+			targeted++
+		}
+	}
+	if targeted != 2 {
+		t.Fatalf("all holds %d targeted kinds, want restartafter and crashafter", targeted)
+	}
+	for _, k := range OperatorActions().Kinds() {
+		if k.Targeted() {
+			t.Fatalf("operator holds targeted kind %s", k)
+		}
+	}
+	if _, err := sim.ParseFaultKind("restartafter"); err != nil {
+		t.Fatal(err)
+	}
+}
