@@ -176,8 +176,16 @@ func (t *tracer) ready(g *raftGroup, rd *raft.Ready) {
 		t.stage(modeltrace.Step{Kind: modeltrace.Snapshot, Group: g.id, Index: md.GetIndex(), Term: md.GetTerm()})
 		t.commit[i] = max(t.commit[i], md.GetIndex())
 	}
+	// A broker may win a term and lose it again within one round (a newer
+	// term reached it before the Ready): no Ready shows it leading, but
+	// its messages do, and its log holds the entries it proposed.
+	roundLed, roundVoted := t.ledWithinRound(g, rd, term)
+	own := roundLed // the term whose entries at the log's tail are its own proposals
+	if g.isLeader {
+		own = term
+	}
 	k := len(rd.Entries)
-	for g.isLeader && k > 0 && rd.Entries[k-1].GetTerm() == term {
+	for own != 0 && k > 0 && rd.Entries[k-1].GetTerm() == own {
 		k--
 	}
 	if led := t.led[i]; led != 0 && (!g.isLeader || led != term) {
@@ -188,6 +196,15 @@ func (t *tracer) ready(g *raftGroup, rd *raft.Ready) {
 		t.proposeConf(g, termEntries(rd.Entries[:k], led))
 	}
 	t.persist(g, rd.Entries[:k])
+	if roundLed != 0 {
+		if roundVoted && t.vote[i] != (termVote{roundLed, t.broker}) {
+			t.stage(modeltrace.Step{Kind: modeltrace.Vote, Group: g.id, Term: roundLed, Candidate: t.broker})
+			t.vote[i] = termVote{roundLed, t.broker}
+		}
+		t.stage(modeltrace.Step{Kind: modeltrace.Promote, Group: g.id, Term: roundLed})
+		t.proposeConf(g, rd.Entries[k:])
+		t.persist(g, rd.Entries[k:])
+	}
 	if !raft.IsEmptyHardState(hs) && hs.GetVote() != 0 && (hs.GetTerm() != t.vote[i].term || hs.GetVote() != t.vote[i].vote) {
 		t.stage(modeltrace.Step{Kind: modeltrace.Vote, Group: g.id, Term: hs.GetTerm(), Candidate: hs.GetVote()})
 	}
@@ -197,8 +214,10 @@ func (t *tracer) ready(g *raftGroup, rd *raft.Ready) {
 	if rd.SoftState != nil && rd.SoftState.RaftState == raft.StateLeader && g.isLeader {
 		t.stage(modeltrace.Step{Kind: modeltrace.Promote, Group: g.id, Term: term})
 	}
-	t.proposeConf(g, rd.Entries[k:])
-	t.persist(g, rd.Entries[k:])
+	if roundLed == 0 {
+		t.proposeConf(g, rd.Entries[k:])
+		t.persist(g, rd.Entries[k:])
+	}
 	t.led[i] = 0
 	if g.isLeader {
 		t.led[i] = term
@@ -207,6 +226,36 @@ func (t *tracer) ready(g *raftGroup, rd *raft.Ready) {
 		t.commit[i] = hs.GetCommit()
 		t.stage(modeltrace.Step{Kind: modeltrace.Commit, Group: g.id, Index: hs.GetCommit()})
 	}
+}
+
+// ledWithinRound finds a term this broker led during the round that no
+// Ready shows it leading: it sent a leader's message (an append, a
+// heartbeat, a snapshot or a leadership hand-over) in a term older than
+// the round's final term, and was neither leading when the round began
+// nor leads now. voted says it also sent its own vote request in that
+// term (it voted for itself within the round). 0 when there is none.
+func (t *tracer) ledWithinRound(g *raftGroup, rd *raft.Ready, finalTerm uint64) (term uint64, voted bool) {
+	if g.isLeader || t.led[g.id-MetaGroup] != 0 {
+		return 0, false
+	}
+	for _, m := range rd.Messages {
+		if m.GetFrom() != t.broker || m.GetTerm() >= finalTerm {
+			continue
+		}
+		switch m.GetType() {
+		case raftpb.MsgApp, raftpb.MsgHeartbeat, raftpb.MsgSnap, raftpb.MsgTimeoutNow:
+			term = max(term, m.GetTerm())
+		}
+	}
+	if term == 0 {
+		return 0, false
+	}
+	for _, m := range rd.Messages {
+		if m.GetFrom() == t.broker && m.GetType() == raftpb.MsgVote && m.GetTerm() == term {
+			voted = true
+		}
+	}
+	return term, voted
 }
 
 // termEntries are the entries of es in term.

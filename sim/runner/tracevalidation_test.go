@@ -269,3 +269,15 @@ func TestTraceOfALeaderDeposedInTheRoundOfItsChange(t *testing.T) {
 		t.Fatalf("seed 186: %+v", tv)
 	}
 }
+
+// TestLeadershipWonAndLostInOneRound: seed 70 (20 s, every fault kind) has
+// a broker win term 3 and step down to term 5 before its next Ready, so no
+// Ready shows it leading; its messages do, and the tracer emits its vote,
+// promotion and proposal from them: the trace is valid (it was rejected at
+// the Persist of the term-3 entry no leader had proposed).
+func TestLeadershipWonAndLostInOneRound(t *testing.T) {
+	res := mustRun(t, Options{Seed: 70, DurationNs: 20e9, ValidateTrace: true})
+	if res.TraceValidation == nil || !res.TraceValidation.Valid || !res.OK() {
+		t.Fatalf("seed 70: %v; violations %v", res.TraceValidation, violationNames(res))
+	}
+}
