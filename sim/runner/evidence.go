@@ -3,6 +3,7 @@ package runner
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -56,7 +57,7 @@ func evidenceOf(msg string, h *properties.History) []Evidence {
 	var brokers []uint64
 	for _, m := range brokerRef.FindAllStringSubmatch(msg, 8) {
 		id, err := strconv.ParseUint(m[1], 10, 64)
-		if err == nil && !containsU64(brokers, id) {
+		if err == nil && !slices.Contains(brokers, id) {
 			brokers = append(brokers, id)
 		}
 	}
@@ -80,7 +81,7 @@ func evidenceOf(msg string, h *properties.History) []Evidence {
 func opIDsIn(msg string, h *properties.History) []uint64 {
 	var ids []uint64
 	add := func(id uint64) {
-		if id != 0 && !containsU64(ids, id) {
+		if id != 0 && !slices.Contains(ids, id) {
 			ids = append(ids, id)
 		}
 	}
@@ -127,15 +128,6 @@ func evidenceFrom(op *properties.HistoryOp) Evidence {
 		e.Expected = op.Record.ExpectedOffset
 	}
 	return e
-}
-
-func containsU64(s []uint64, v uint64) bool {
-	for _, x := range s {
-		if x == v {
-			return true
-		}
-	}
-	return false
 }
 
 // String renders the operation on one line for the summary.

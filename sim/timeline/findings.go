@@ -2,6 +2,7 @@ package timeline
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/felixsim/felixsim/properties"
@@ -51,7 +52,7 @@ func findings(vs []runner.Violation, h *properties.History, nb numbering) []Find
 				}
 			}
 			for _, id := range e.Brokers {
-				if n := nb.raftIDName(id); !contains(f.Brokers, n) {
+				if n := nb.raftIDName(id); !slices.Contains(f.Brokers, n) {
 					f.Brokers = append(f.Brokers, n)
 				}
 			}
@@ -63,15 +64,6 @@ func findings(vs []runner.Violation, h *properties.History, nb numbering) []Find
 func hasOp(es []runner.Evidence, op uint64) bool {
 	for _, e := range es {
 		if e.Op == op {
-			return true
-		}
-	}
-	return false
-}
-
-func contains(ss []string, s string) bool {
-	for _, t := range ss {
-		if t == s {
 			return true
 		}
 	}
