@@ -154,6 +154,16 @@ type Defects struct {
 	// slow follower, a lost append, a paused broker) then lands twice
 	// from one delivered copy of the request.
 	ReproposePending bool
+	// RetainIgnoresGroups computes a retention step from the log alone
+	// (an operator's retain keeps the newest records, whatever the
+	// consumer groups have committed) and applies it unclamped: a group
+	// behind the new window start is stranded, its undelivered records
+	// gone.
+	RetainIgnoresGroups bool
+	// RetainDropsOutbox deletes, with the records a retention step drops
+	// from the log, their outbox rows (and moves the outbox start past
+	// them): an event the relay had not yet delivered never reaches it.
+	RetainDropsOutbox bool
 }
 
 // Config configures one broker; build it by field name.

@@ -64,6 +64,20 @@
 // same log position. A scope's outbox is always the offsets [outbox start,
 // next offset); the start is rebuilt from the store at boot.
 //
+// # Retention and what it owes (retention.go)
+//
+// Retention drops a prefix of a scope's log (by count, by age, or an
+// operator's retain) and never a record a live consumer group has not
+// committed: a group is a work queue, and a group stranded below the
+// window could never fetch again, its undelivered work lost without
+// anyone being told. So the broker holds retention back rather than
+// telling the group afterwards: a retain command drops no further than
+// the scope's lowest committed group position (clamped where every
+// replica applies it), and a write that would make retention by count
+// drop a record a group still owes is refused (Unavailable, nothing
+// written) until the group acks. Retention never deletes an outbox row
+// either; only the relay's trim does, after it delivered the row.
+//
 // # The processing cycle (ready.go)
 //
 // Ready rounds until no group has one: take every group's Ready; add each

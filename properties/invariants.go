@@ -46,6 +46,8 @@ const (
 	InvariantQuiesce                    InvariantName = "Quiesce"
 	InvariantCrash                      InvariantName = "Crash"
 	InvariantEvidence                   InvariantName = "Evidence"
+	InvariantGroupRecordsRetained       InvariantName = "GroupRecordsRetained"
+	InvariantOutboxKeptUntilRelayed     InvariantName = "OutboxKeptUntilRelayed"
 )
 
 // Errorf returns an error naming the invariant: "Name: " and the message.
@@ -94,7 +96,8 @@ type Invariant struct {
 }
 
 // registry is every invariant, in the order --list-invariants prints
-// them: the model's six first, in the order the TLA+ configs list them.
+// them: the model's six first, in the order the TLA+ configs list them;
+// later additions at the end.
 var registry = mustRegistry([]Invariant{
 	{
 		Name:      InvariantNoPartialCommit,
@@ -287,6 +290,18 @@ var registry = mustRegistry([]Invariant{
 		Statement: "a run gives its checks something to judge: at least one acknowledged write or checked read (a run that judged nothing has no verdict, never a pass)",
 		Family:    FamilyCrash,
 		Checks:    []string{"runner.run.checkEvidence"},
+	},
+	{
+		Name:      InvariantGroupRecordsRetained,
+		Statement: "retention never drops a record a live consumer group has not committed: on every replica, after every retention step, each group's committed position is at or above its scope's first retained offset, and no group is found stranded below the window",
+		Family:    FamilySafety,
+		Checks:    []string{"properties.GroupsWithinWindow", "properties.GroupStranded"},
+	},
+	{
+		Name:      InvariantOutboxKeptUntilRelayed,
+		Statement: "retention never deletes an outbox entry the relay has not delivered: the sink receives the event of every record retention dropped from a relayed scope's log",
+		Family:    FamilySafety,
+		Checks:    []string{"properties.OutboxKeptUntilRelayed"},
 	},
 })
 

@@ -79,3 +79,26 @@ func TestOutboxChecks(t *testing.T) {
 		t.Errorf("nothing delivered: %v, want six missing records reported as one and 5 more", err)
 	}
 }
+
+// TestOutboxKeptUntilRelayed: with retention having dropped a scope's
+// offsets 0..1 from the log, a sink that received them passes; a sink
+// missing one of them (its outbox row deleted before the relay read it)
+// fails OutboxKeptUntilRelayed, which OutboxDelivered, judging the
+// retained window only, does not see.
+func TestOutboxKeptUntilRelayed(t *testing.T) {
+	ref, a, b := outboxRef()
+	ref.Scopes[0].FirstOffset, ref.Scopes[0].Log = 2, ref.Scopes[0].Log[2:]
+	good := []OutboxDelivery{sent(a, 0, "a0", 1), sent(a, 1, "a1", 1), sent(a, 2, "a2", 1),
+		sent(b, 0, "b0", 1), sent(b, 1, "b1", 1), sent(b, 2, "b2", 1)}
+	if err := OutboxKeptUntilRelayed(ref, good); err != nil {
+		t.Fatalf("every dropped record delivered: %v", err)
+	}
+	lost := append(append([]OutboxDelivery(nil), good[:1]...), good[2:]...) // a1 never delivered
+	if err := OutboxDelivered(ref, lost); err != nil {
+		t.Fatalf("OutboxDelivered judges the retained window only, which was delivered: %v", err)
+	}
+	err := OutboxKeptUntilRelayed(ref, lost)
+	if err == nil || !strings.HasPrefix(err.Error(), string(InvariantOutboxKeptUntilRelayed)+":") || !strings.Contains(err.Error(), "offset 1") {
+		t.Fatalf("a1 dropped before the relay delivered it: got %v, want an OutboxKeptUntilRelayed violation at offset 1", err)
+	}
+}

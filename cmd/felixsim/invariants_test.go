@@ -47,6 +47,8 @@ var wantInvariants = []struct{ name, family string }{
 	{"Quiesce", "liveness"},
 	{"Crash", "crash"},
 	{"Evidence", "crash"},
+	{"GroupRecordsRetained", "safety"},
+	{"OutboxKeptUntilRelayed", "safety"},
 }
 
 // TestListInvariants: --list-invariants exits 0 and prints exactly the

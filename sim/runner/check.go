@@ -40,12 +40,13 @@ func (r *run) check() {
 }
 
 // OutboxViolations judges what a relay delivered downstream against the
-// committed log (ref); OutboxDelivered, that every committed event was
-// delivered, only when drained says the relay reached every tail.
+// committed log (ref); OutboxDelivered and OutboxKeptUntilRelayed, that
+// every committed event was delivered (retained or dropped by retention),
+// only when drained says the relay reached every tail.
 func OutboxViolations(ref *properties.ReplicaLog, ds []properties.OutboxDelivery, drained bool) []Violation {
 	var out []Violation
 	for _, c := range outboxChecks {
-		if c.name == properties.InvariantOutboxDelivered && !drained {
+		if (c.name == properties.InvariantOutboxDelivered || c.name == properties.InvariantOutboxKeptUntilRelayed) && !drained {
 			continue
 		}
 		if err := c.fn(ref, ds); err != nil {
@@ -80,6 +81,7 @@ var outboxChecks = []outboxCheck{
 	{properties.InvariantOutboxOffsetMatchesState, properties.OutboxOffsetMatchesState},
 	{properties.InvariantOutboxInOrder, properties.OutboxInOrder},
 	{properties.InvariantOutboxDelivered, properties.OutboxDelivered},
+	{properties.InvariantOutboxKeptUntilRelayed, properties.OutboxKeptUntilRelayed},
 }
 
 // shardCount is the run's topology as the routing check reads it.

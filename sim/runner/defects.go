@@ -35,6 +35,8 @@ var defectNames = []struct {
 	{"early-finalize", func(d *node.Defects) *bool { return &d.EarlyFinalize }, "upgrade,finalize,kill"},
 	{"snapshot-without-groups", func(d *node.Defects) *bool { return &d.SnapshotWithoutGroups }, ""},
 	{"repropose-pending", func(d *node.Defects) *bool { return &d.ReproposePending }, ""},
+	{"retain-ignores-groups", func(d *node.Defects) *bool { return &d.RetainIgnoresGroups }, ""},
+	{"retain-drops-outbox", func(d *node.Defects) *bool { return &d.RetainDropsOutbox }, ""},
 }
 
 // ParseDefects reads a comma-separated list of planted-bug names ("none"
