@@ -90,6 +90,15 @@ const (
 	// RelayTrimmed: the brokers acknowledged a relay's trim of the entries
 	// it had delivered and persisted.
 	RelayTrimmed Point = "relay.trimmed"
+	// RetentionHeldByGroup: a leader proposed a retention step shorter
+	// than asked, because a consumer group had not committed past it.
+	RetentionHeldByGroup Point = "retention.held_by_group"
+	// PromotionJudged: PromotedCaughtUp judged a promotion to voter
+	// against the leader's committed prefix.
+	PromotionJudged Point = "membership.promotion.judged"
+	// ChangeWriteAcked: during a membership change, a majority-connected
+	// shard group acknowledged the change probe's write.
+	ChangeWriteAcked Point = "membership.change.write_acked"
 )
 
 var declarations = []Declaration{
@@ -120,6 +129,9 @@ var declarations = []Declaration{
 	{RelayRestarted, "the outbox relay booted again after a crash", true},
 	{RelayFreshStart, "an outbox relay booting again after a crash found no usable position file and read every scope from offset 0", false},
 	{RelayTrimmed, "the brokers acknowledged an outbox relay's trim of entries it had delivered and persisted", true},
+	{RetentionHeldByGroup, "a leader proposed a retention step shorter than asked because a consumer group had not committed past it", true},
+	{PromotionJudged, "a promotion to voter was judged against the proposing leader's committed prefix (from the abstract trace)", true},
+	{ChangeWriteAcked, "during a membership change, a majority-connected shard group acknowledged the change probe's write", true},
 }
 
 // FaultFired names the point counting faults of the named kind that the

@@ -164,6 +164,17 @@ type Defects struct {
 	// from the log, their outbox rows (and moves the outbox start past
 	// them): an event the relay had not yet delivered never reaches it.
 	RetainDropsOutbox bool
+	// PromoteBeforeCaughtUp counts a learner as caught up as soon as it
+	// has answered the leader (raft's RecentActive), not when its log
+	// holds the leader's committed prefix: a learner is promoted to voter
+	// with a log that lacks committed entries.
+	PromoteBeforeCaughtUp bool
+	// WritesWaitForLearner makes a leader refuse new writes (Unavailable)
+	// while a learner of its group has not caught up, "so that it does
+	// not fall further behind": during a membership change whose new
+	// member is down or slow, a group with a connected majority of voters
+	// stops acknowledging writes.
+	WritesWaitForLearner bool
 }
 
 // Config configures one broker; build it by field name.
@@ -248,6 +259,9 @@ const (
 	PathSnapshotInstalled
 	// PathMembershipChange: a group applied a membership change.
 	PathMembershipChange
+	// PathRetentionHeld: a leader proposed a retention step shorter than
+	// asked, held back by a consumer group's committed position.
+	PathRetentionHeld
 )
 
 // notePath tells the host that the node took path p.

@@ -32,7 +32,9 @@
 // index 1, term 1, all peers voting (PreVote and CheckQuorum on).
 // Membership then changes only through raft (membership.go): a broker that
 // lost its store joins under a new raft id (Config.Join) as a learner,
-// catches up by snapshot and is promoted; the old id is removed. The metadata group's snapshot carries the bootstrap
+// catches up by snapshot and is promoted only once the leader knows its
+// stored log holds the whole committed prefix (raft's match index at the
+// commit index); the old id is removed. The metadata group's snapshot carries the bootstrap
 // Metadata (streams, broker versions, finalized fleet features); a booting
 // node folds the group's stored committed commands onto it before it starts
 // anything else (raft resumes after them), and refuses to start when its

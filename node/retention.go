@@ -114,7 +114,11 @@ func (n *Node) checkRetention() {
 				g.ages[t] = a
 			}
 			a.note(s.NextOffset(), nowNs)
-			dropTo := min(a.expire(nowNs-g.spec.RetainedAgeMaxNs), n.retainLimit(s))
+			dropTo, limit := a.expire(nowNs-g.spec.RetainedAgeMaxNs), n.retainLimit(s)
+			if g.isLeader && dropTo > limit {
+				n.notePath(PathRetentionHeld)
+			}
+			dropTo = min(dropTo, limit)
 			if g.isLeader && dropTo > s.FirstOffset() {
 				n.proposeInternal(g, &command{kind: cmdRetain, scope: g.scopeOf(t), offset: dropTo})
 			}
@@ -180,7 +184,11 @@ func (n *Node) ProposeRetain(group uint64, keepRecords uint64) (int, error) {
 		if s.NextOffset()-s.FirstOffset() <= keepRecords {
 			continue
 		}
-		if to := min(s.NextOffset()-keepRecords, n.retainLimit(s)); to > s.FirstOffset() {
+		limit := n.retainLimit(s)
+		if s.NextOffset()-keepRecords > limit {
+			n.notePath(PathRetentionHeld)
+		}
+		if to := min(s.NextOffset()-keepRecords, limit); to > s.FirstOffset() {
 			n.proposeInternal(g, &command{kind: cmdRetain, scope: g.scopeOf(t), offset: to})
 			proposed++
 		}

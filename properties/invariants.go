@@ -48,6 +48,8 @@ const (
 	InvariantEvidence                   InvariantName = "Evidence"
 	InvariantGroupRecordsRetained       InvariantName = "GroupRecordsRetained"
 	InvariantOutboxKeptUntilRelayed     InvariantName = "OutboxKeptUntilRelayed"
+	InvariantPromotedCaughtUp           InvariantName = "PromotedCaughtUp"
+	InvariantLivenessDuringChange       InvariantName = "LivenessDuringChange"
 )
 
 // Errorf returns an error naming the invariant: "Name: " and the message.
@@ -302,6 +304,18 @@ var registry = mustRegistry([]Invariant{
 		Statement: "retention never deletes an outbox entry the relay has not delivered: the sink receives the event of every record retention dropped from a relayed scope's log",
 		Family:    FamilySafety,
 		Checks:    []string{"properties.OutboxKeptUntilRelayed"},
+	},
+	{
+		Name:      InvariantPromotedCaughtUp,
+		Statement: "a broker is made a voter of a raft group only when its stored log holds the leader's committed prefix as of the proposal: every index up to the leader's commit mark, with the leader's terms",
+		Family:    FamilySafety,
+		Checks:    []string{"properties.PromotedCaughtUp"},
+	},
+	{
+		Name:      InvariantLivenessDuringChange,
+		Statement: "while a membership change is in flight, a shard group whose voters' majority (in every configuration a running broker holds) is running and connected to each other and to the client acknowledges a write within the change-liveness budget",
+		Family:    FamilyLiveness,
+		Checks:    []string{"properties.WritesAckedDuringChange"},
 	},
 })
 

@@ -49,6 +49,8 @@ var wantInvariants = []struct{ name, family string }{
 	{"Evidence", "crash"},
 	{"GroupRecordsRetained", "safety"},
 	{"OutboxKeptUntilRelayed", "safety"},
+	{"PromotedCaughtUp", "safety"},
+	{"LivenessDuringChange", "liveness"},
 }
 
 // TestListInvariants: --list-invariants exits 0 and prints exactly the

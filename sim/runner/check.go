@@ -36,6 +36,7 @@ func (r *run) check() {
 	if r.admin != nil {
 		r.violate(properties.InvariantIncarnationsApart, r.admin.check())
 	}
+	r.changeResult()
 	attachEvidence(r.res.Violations, h)
 }
 

@@ -106,9 +106,9 @@ type detectionCase struct {
 }
 
 // detectionCases is every planted bug's catch plan, read from the tests'
-// three tables (TestPlantedDefectsCaught's judged by verdict and the
-// invariants the bug breaks, the checkers' and the groups' by their
-// invariant).
+// four tables (TestPlantedDefectsCaught's judged by verdict and the
+// invariants the bug breaks, the checkers', the groups' and the
+// membership checks' by their invariant).
 func detectionCases() []detectionCase {
 	var out []detectionCase
 	for _, dc := range defectCases {
@@ -119,7 +119,8 @@ func detectionCases() []detectionCase {
 		out = append(out, detectionCase{defect: dc.defect, faults: dc.faults, gapNs: dc.gapNs, criterion: criterion,
 			caught: func(res *Result) bool { return dc.judge(res) == nil }})
 	}
-	for _, dc := range append(checkerDefectCases[:len(checkerDefectCases):len(checkerDefectCases)], groupDefectCases...) {
+	judgedByInvariant := append(checkerDefectCases[:len(checkerDefectCases):len(checkerDefectCases)], groupDefectCases...)
+	for _, dc := range append(judgedByInvariant, membershipDefectCases...) {
 		out = append(out, detectionCase{defect: dc.defect, faults: dc.faults, gapNs: dc.gapNs, criterion: string(dc.invariant),
 			caught: func(res *Result) bool { return hasViolation(res.Violations, dc.invariant) }})
 	}
@@ -135,7 +136,7 @@ func TestEveryDefectHasACatchPlan(t *testing.T) {
 	}
 	for _, name := range strings.Split(DefectNames(), ",") {
 		if plans[name] != 1 {
-			t.Errorf("defect %s has %d catch plans, want 1 (defectCases, checkerDefectCases or groupDefectCases)", name, plans[name])
+			t.Errorf("defect %s has %d catch plans, want 1 (defectCases, checkerDefectCases, groupDefectCases or membershipDefectCases)", name, plans[name])
 		}
 		delete(plans, name)
 	}

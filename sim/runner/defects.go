@@ -37,6 +37,8 @@ var defectNames = []struct {
 	{"repropose-pending", func(d *node.Defects) *bool { return &d.ReproposePending }, ""},
 	{"retain-ignores-groups", func(d *node.Defects) *bool { return &d.RetainIgnoresGroups }, ""},
 	{"retain-drops-outbox", func(d *node.Defects) *bool { return &d.RetainDropsOutbox }, ""},
+	{"promote-before-caught-up", func(d *node.Defects) *bool { return &d.PromoteBeforeCaughtUp }, ""},
+	{"writes-wait-for-learner", func(d *node.Defects) *bool { return &d.WritesWaitForLearner }, ""},
 }
 
 // ParseDefects reads a comma-separated list of planted-bug names ("none"

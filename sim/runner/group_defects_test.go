@@ -29,7 +29,7 @@ var groupDefectCases = []checkerDefectCase{
 	{defect: "retain-ignores-groups", invariant: properties.InvariantGroupRecordsRetained, faults: "retain", seedsMax: 2},
 	// A retain deletes the dropped records' outbox rows too: a relay
 	// behind the groups (its broker killed under it) never delivers them.
-	{defect: "retain-drops-outbox", invariant: properties.InvariantOutboxKeptUntilRelayed, faults: "retain,kill", gapNs: 3e8, seedsMax: 8},
+	{defect: "retain-drops-outbox", invariant: properties.InvariantOutboxKeptUntilRelayed, faults: "retain,kill", gapNs: 3e8, seedsMax: 5},
 }
 
 // TestGroupDefectsCaught: each consumer-group defect is reported under its

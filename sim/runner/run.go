@@ -60,6 +60,9 @@ type run struct {
 	admin *adminTraffic
 	// density counts every broker's raft ticks and proposals.
 	density node.Density
+	// change is the change probe, made when a membership change first
+	// begins (nil in a run without one; see changeliveness.go).
+	change *changeProbe
 }
 
 // Run performs one run: build, fault phase, heal, liveness, quiesce,
@@ -238,7 +241,7 @@ func (r *run) build() error {
 		}
 	}
 	ccfg := cluster.Config{Seed: o.Seed, Brokers: o.Brokers, Extra: extra, Streams: topology(o), Defects: o.Defects,
-		RecordTrace: o.RecordTrace, Trace: r.traceSink(), Counts: r.counts, Density: &r.density}
+		RecordTrace: o.RecordTrace, Trace: r.traceSink(plan), Counts: r.counts, Density: &r.density}
 	if plan.AdministersStream() {
 		ccfg.Streams, ccfg.AdminNamespace, ccfg.AdminStream = adminTopology(ccfg.Streams), Namespace, AdminStream
 	}
@@ -247,6 +250,7 @@ func (r *run) build() error {
 	}
 	ir := newInRun(o.Brokers)
 	ccfg.Observer = ir
+	ccfg.MembershipBegun = r.membershipBegun
 	c, err := cluster.New(ccfg)
 	if err != nil {
 		return err
@@ -364,6 +368,7 @@ func (r *run) finish() {
 	r.res.StreamChanges = r.c.StreamChanges()
 	r.endObserving()
 	r.traceResult()
+	r.promotionResult()
 	if r.opts.KeepHistory {
 		r.res.History = h
 	}

@@ -1,15 +1,21 @@
 package runner
 
 import (
+	"fmt"
+
+	"github.com/felixsim/felixsim/coverage"
 	"github.com/felixsim/felixsim/modeltrace"
+	"github.com/felixsim/felixsim/properties"
+	"github.com/felixsim/felixsim/sim"
 	"github.com/felixsim/felixsim/tla"
 )
 
-// traceSinks is the run's trace sinks: the validator and an export, either
-// nil when off.
+// traceSinks is the run's trace sinks: the validator, an export and the
+// promotion check, each nil when off.
 type traceSinks struct {
-	v      *tla.TraceValidator
-	export modeltrace.Sink
+	v          *tla.TraceValidator
+	export     modeltrace.Sink
+	promotions *promotionCheck
 }
 
 // Step passes a step to each sink that is on. Every step is validated,
@@ -22,20 +28,57 @@ func (t *traceSinks) Step(s *modeltrace.Step) {
 	if t.export != nil {
 		t.export.Step(s)
 	}
+	if t.promotions != nil {
+		t.promotions.Step(s)
+	}
 }
 
 // traceSink is the sink the brokers emit to, nil when the run neither
-// validates nor exports its trace (emission then costs nothing).
-func (r *run) traceSink() modeltrace.Sink {
+// validates nor exports its trace nor can change membership (emission then
+// costs nothing). The promotion check reads every emitted trace; a plan
+// with membership or disk-replacement faults turns emission on for it
+// (a replacement after a corrupt store, which any plan with disk faults
+// may bring, is judged when the trace is on for another reason, as the
+// CLI's --validate-trace default has it).
+func (r *run) traceSink(plan *sim.Plan) modeltrace.Sink {
 	o := &r.opts
-	if !o.ValidateTrace && o.TraceExport == nil {
+	if !o.ValidateTrace && o.TraceExport == nil && !changesMembership(plan) {
 		return nil
 	}
-	r.trace = &traceSinks{export: o.TraceExport}
+	r.trace = &traceSinks{export: o.TraceExport, promotions: newPromotionCheck()}
 	if o.ValidateTrace {
 		r.trace.v = tla.NewTraceValidator(o.Brokers)
 	}
 	return r.trace
+}
+
+// changesMembership reports whether plan asks for a membership change or
+// replaces a broker's disk (whose new identity joins through one).
+func changesMembership(plan *sim.Plan) bool {
+	for _, f := range plan.Faults {
+		if f.Kind == sim.FaultMembership || f.Kind == sim.FaultDiskReplace {
+			return true
+		}
+	}
+	return false
+}
+
+// promotionResult records the promotion check's counts and a
+// PromotedCaughtUp violation for the first promotion it rejected.
+func (r *run) promotionResult() {
+	if r.trace == nil || r.trace.promotions == nil {
+		return
+	}
+	pc := r.trace.promotions
+	r.res.Promotions = &PromotionCounts{Judged: pc.judged, Unjudged: pc.unjudged, Failed: pc.failed}
+	r.counts.AddN(coverage.PromotionJudged, uint64(pc.judged))
+	if pc.found != nil {
+		msg := pc.found.Error()
+		if pc.failed > 1 {
+			msg += fmt.Sprintf("; and %d more promotion(s)", pc.failed-1)
+		}
+		r.res.Violations = append(r.res.Violations, newViolation(properties.InvariantPromotedCaughtUp, msg))
+	}
 }
 
 // traceResult records the validation's outcome and a TraceNotInModel
