@@ -15,7 +15,7 @@ var membershipDefectCases = []checkerDefectCase{
 	// replaced broker's new identity becomes a voter with an empty log.
 	// The promotion check reads the abstract trace, which a plan with
 	// membership faults turns on.
-	{defect: "promote-before-caught-up", invariant: properties.InvariantPromotedCaughtUp, faults: "membership,diskreplace", seedsMax: 8},
+	{defect: "promote-before-caught-up", invariant: properties.InvariantPromotedCaughtUp, faults: "membership,diskreplace", seedsMax: 10},
 	// A leader holds writes back while its new member catches up: a
 	// replaced broker down for its disk's replacement stalls every group
 	// that still has a connected majority of voters.
