@@ -5,6 +5,7 @@ import (
 
 	"github.com/felixsim/felixsim/coverage"
 	"github.com/felixsim/felixsim/felix"
+	"github.com/felixsim/felixsim/node"
 	"github.com/felixsim/felixsim/properties"
 	"github.com/felixsim/felixsim/sim/cluster"
 	"github.com/felixsim/felixsim/wire"
@@ -59,9 +60,16 @@ const (
 
 // changeProbe is the change probe's state.
 type changeProbe struct {
-	r      *run
-	groups []changeGroup
-	writes []properties.ChangeWrite
+	c     *cluster.Cluster
+	probe *cluster.Probe
+	// probeSimID is the probe's world slot; scopes are where it writes,
+	// one per stream shard; it sends new writes only before sendUntilNs
+	// (0: always).
+	probeSimID  int
+	scopes      []felix.Scope
+	sendUntilNs int64
+	groups      []changeGroup
+	writes      []properties.ChangeWrite
 	// stale are attempts of closed writes whose answers are still taken
 	// (and dropped) as they come, so the probe's table never fills.
 	stale  []staleAttempt
@@ -91,33 +99,35 @@ type changeGroup struct {
 }
 
 // membershipBegun starts the change probe (made on first use) when the
-// operator starts membership work (cluster.Config.MembershipBegun).
+// operator starts membership work (cluster.Config.MembershipBegun): it
+// writes to the liveness scope of every workload stream shard during the
+// fault phase.
 func (r *run) membershipBegun() {
 	if r.change == nil {
-		r.change = newChangeProbe(r)
+		var scopes []felix.Scope
+		for _, stream := range streamNames(r.opts.Streams) {
+			for shard := uint32(0); shard < r.opts.Shards; shard++ {
+				scopes = append(scopes, livenessScope(stream, shard))
+			}
+		}
+		r.change = &changeProbe{c: r.c, probe: r.probe, probeSimID: WorldNodes(r.opts) - 2, scopes: scopes, sendUntilNs: r.opts.DurationNs}
 	}
 	r.change.begun()
 }
 
-// newChangeProbe lists the workload streams' shard groups.
-func newChangeProbe(r *run) *changeProbe {
-	cp := &changeProbe{r: r}
-	for _, stream := range streamNames(r.opts.Streams) {
-		for shard := uint32(0); shard < r.opts.Shards; shard++ {
-			sc := livenessScope(stream, shard)
-			cp.groups = append(cp.groups, changeGroup{id: r.c.RaftGroupOf(sc.Namespace, sc.Stream, sc.Shard), scope: sc})
+// begun arms the probe's next step unless one is scheduled; the first
+// call lists the scopes' raft groups.
+func (cp *changeProbe) begun() {
+	if cp.groups == nil {
+		for _, sc := range cp.scopes {
+			cp.groups = append(cp.groups, changeGroup{id: cp.c.RaftGroupOf(sc.Namespace, sc.Stream, sc.Shard), scope: sc})
 		}
 	}
-	return cp
-}
-
-// begun arms the probe's next step unless one is scheduled.
-func (cp *changeProbe) begun() {
 	if cp.armed {
 		return
 	}
 	cp.armed = true
-	w := cp.r.c.World
+	w := cp.c.World
 	w.At(w.NowNs()+changeStepNs, 0, cp.step)
 }
 
@@ -125,7 +135,7 @@ func (cp *changeProbe) begun() {
 // next step while a change is in flight or a write is open.
 func (cp *changeProbe) step() {
 	cp.armed = false
-	c := cp.r.c
+	c := cp.c
 	now := c.World.NowNs()
 	settled, _ := c.MembershipSettled()
 	cp.takeStale()
@@ -162,7 +172,7 @@ func (cp *changeProbe) stepGroup(cg *changeGroup, now int64, held bool) {
 		cg.w.HeldUntilNs = now
 		return
 	}
-	if held && now < cp.r.opts.DurationNs && !cp.capped {
+	if held && (cp.sendUntilNs == 0 || now < cp.sendUntilNs) && !cp.capped {
 		cg.open, cg.w, cg.attempts = true, properties.ChangeWrite{Group: cg.id, SentNs: now, HeldUntilNs: now}, cg.attempts[:0]
 		cp.send(cg, now)
 	}
@@ -183,12 +193,12 @@ const (
 // to a broker that no longer leads the group.
 func (cp *changeProbe) poll(cg *changeGroup) pollResult {
 	out := pollWaiting
-	lead, _ := cp.r.c.Leader(cg.id)
-	if len(cg.attempts) == 0 || cp.r.c.World.NowNs()-cg.attemptNs >= changeAttemptNs || lead != cg.attemptTo {
+	lead, _ := cp.c.Leader(cg.id)
+	if len(cg.attempts) == 0 || cp.c.World.NowNs()-cg.attemptNs >= changeAttemptNs || lead != cg.attemptTo {
 		out = pollRetry
 	}
 	for i, id := range cg.attempts {
-		ans, ok := cp.r.probe.Take(id)
+		ans, ok := cp.probe.Take(id)
 		if !ok {
 			continue
 		}
@@ -205,7 +215,7 @@ func (cp *changeProbe) poll(cg *changeGroup) pollResult {
 // send sends cg's open write to the group's leader of the moment (none
 // known: nothing is sent, and the next step tries again).
 func (cp *changeProbe) send(cg *changeGroup, now int64) {
-	lead, ok := cp.r.c.Leader(cg.id)
+	lead, ok := cp.c.Leader(cg.id)
 	if !ok {
 		return
 	}
@@ -214,7 +224,7 @@ func (cp *changeProbe) send(cg *changeGroup, now int64) {
 		cp.retire(cg.attempts[0], cg.attemptNs)
 		cg.attempts = append(cg.attempts[:0], cg.attempts[1:]...)
 	}
-	cg.attempts = append(cg.attempts, cp.r.probe.Send(lead, req))
+	cg.attempts = append(cg.attempts, cp.probe.Send(lead, req))
 	cg.attemptNs, cg.attemptTo = now, lead
 }
 
@@ -241,10 +251,10 @@ func (cp *changeProbe) close(cg *changeGroup) {
 // takeStale drops the answers that came for closed writes' attempts, and
 // forgets attempts older than changeStaleForgetNs.
 func (cp *changeProbe) takeStale() {
-	now := cp.r.c.World.NowNs()
+	now := cp.c.World.NowNs()
 	kept := cp.stale[:0]
 	for _, a := range cp.stale {
-		if _, ok := cp.r.probe.Take(a.id); !ok && now-a.sentNs < changeStaleForgetNs {
+		if _, ok := cp.probe.Take(a.id); !ok && now-a.sentNs < changeStaleForgetNs {
 			kept = append(kept, a)
 		}
 	}
@@ -262,7 +272,7 @@ func (cp *changeProbe) takeStale() {
 // window among them, until it reads what it read before: a broker that
 // processes nothing; sim.World.ClockSetBack).
 func (cp *changeProbe) majorityConnected(group uint64) bool {
-	c := cp.r.c
+	c := cp.c
 	cp.voterSets = cp.voterSets[:0]
 	var running []uint64 // raft ids, by slot
 	for slot := 0; slot < c.Brokers(); slot++ {
@@ -278,7 +288,7 @@ func (cp *changeProbe) majorityConnected(group uint64) bool {
 			running = append(running, id)
 		}
 	}
-	w, probe := c.World, WorldNodes(cp.r.opts)-2
+	w, probe := c.World, cp.probeSimID
 	linked := func(a, b uint64) bool {
 		sa, sb := cluster.SimID(a), cluster.SimID(b)
 		return w.LinkAtBaseline(sa, sb) && w.LinkAtBaseline(sb, sa)
@@ -364,12 +374,22 @@ func (r *run) changeResult() {
 	if cp == nil {
 		return
 	}
+	budget := r.opts.changeLivenessBudgetNs()
+	cc := cp.counts(budget)
+	r.res.ChangeLiveness = &cc
+	r.counts.AddN(coverage.ChangeWriteAcked, uint64(cc.Acked))
+	r.violate(properties.InvariantLivenessDuringChange, cp.judge(budget))
+}
+
+// counts closes the writes still open (judged as they stand) and counts
+// what the probe did.
+func (cp *changeProbe) counts(budgetNs int64) ChangeCounts {
 	for i := range cp.groups {
-		if cp.groups[i].open { // still open at the end: judged as it stands
+		if cp.groups[i].open {
 			cp.close(&cp.groups[i])
 		}
 	}
-	cc := &ChangeCounts{Writes: len(cp.writes), Capped: cp.capped, BudgetNs: r.opts.changeLivenessBudgetNs()}
+	cc := ChangeCounts{Writes: len(cp.writes), Capped: cp.capped, BudgetNs: budgetNs}
 	for _, w := range cp.writes {
 		if w.AckedNs != 0 {
 			cc.Acked++
@@ -377,7 +397,66 @@ func (r *run) changeResult() {
 		}
 		cc.HeldLongestNs = max(cc.HeldLongestNs, w.HeldUntilNs-w.SentNs)
 	}
-	r.res.ChangeLiveness = cc
-	r.counts.AddN(coverage.ChangeWriteAcked, uint64(cc.Acked))
-	r.violate(properties.InvariantLivenessDuringChange, properties.WritesAckedDuringChange(cp.writes, r.opts.changeLivenessBudgetNs()))
+	return cc
+}
+
+// judge is LivenessDuringChange over the writes recorded so far, open
+// ones as they stand.
+func (cp *changeProbe) judge(budgetNs int64) error {
+	ws := cp.writes
+	for i := range cp.groups {
+		if cp.groups[i].open {
+			ws = append(ws[:len(ws):len(ws)], cp.groups[i].w)
+		}
+	}
+	return properties.WritesAckedDuringChange(ws, budgetNs)
+}
+
+// ChangeProbe is the change probe for a caller that builds its own
+// cluster, such as the scenario runner: pass Begun as the cluster's
+// MembershipBegun hook, Bind the cluster once built, and read Violations
+// whenever a verdict is wanted.
+type ChangeProbe struct {
+	cp       *changeProbe
+	budgetNs int64
+}
+
+// NewChangeProbe returns a change probe that writes through probe (world
+// slot probeSimID) to scopes, one per stream shard, while a membership
+// change is in flight, judged against budgetNs (0: the default).
+func NewChangeProbe(probe *cluster.Probe, probeSimID int, scopes []felix.Scope, budgetNs int64) *ChangeProbe {
+	if budgetNs == 0 {
+		budgetNs = ChangeLivenessBudgetNsDefault
+	}
+	return &ChangeProbe{cp: &changeProbe{probe: probe, probeSimID: probeSimID, scopes: slices.Clone(scopes)}, budgetNs: budgetNs}
+}
+
+// Bind tells the probe the cluster it writes to; call it before the
+// cluster's world runs.
+func (k *ChangeProbe) Bind(c *cluster.Cluster) { k.cp.c = c }
+
+// Begun is the cluster's MembershipBegun hook.
+func (k *ChangeProbe) Begun() { k.cp.begun() }
+
+// Violations returns the LivenessDuringChange violation over the writes so
+// far, if any.
+func (k *ChangeProbe) Violations() []Violation {
+	if err := k.cp.judge(k.budgetNs); err != nil {
+		return []Violation{newViolation(properties.InvariantLivenessDuringChange, err.Error())}
+	}
+	return nil
+}
+
+// ProbeScopes are the liveness tenant's scopes of every stream shard of
+// streams: where a change probe writes, records no history holds (the
+// replica checks judge them without a client's intent, as they do the
+// liveness probe's).
+func ProbeScopes(streams []node.StreamSpec) []felix.Scope {
+	var out []felix.Scope
+	for _, s := range streams {
+		for sh := uint32(0); sh < s.Shards; sh++ {
+			out = append(out, felix.Scope{Tenant: livenessTenant, Namespace: s.Namespace, Stream: s.Stream, Shard: sh})
+		}
+	}
+	return out
 }

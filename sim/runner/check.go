@@ -41,18 +41,22 @@ func (r *run) check() {
 }
 
 // OutboxViolations judges what a relay delivered downstream against the
-// committed log (ref); OutboxDelivered and OutboxKeptUntilRelayed, that
-// every committed event was delivered (retained or dropped by retention),
-// only when drained says the relay reached every tail.
+// committed log (ref); OutboxDelivered, that every committed event was
+// delivered, only when drained says the relay reached every tail, and
+// OutboxKeptUntilRelayed, for the records retention dropped, up to where
+// the relay went (every one when drained).
 func OutboxViolations(ref *properties.ReplicaLog, ds []properties.OutboxDelivery, drained bool) []Violation {
 	var out []Violation
 	for _, c := range outboxChecks {
-		if (c.name == properties.InvariantOutboxDelivered || c.name == properties.InvariantOutboxKeptUntilRelayed) && !drained {
+		if c.name == properties.InvariantOutboxDelivered && !drained {
 			continue
 		}
 		if err := c.fn(ref, ds); err != nil {
 			out = append(out, newViolation(c.name, err.Error()))
 		}
+	}
+	if err := properties.OutboxKeptUntilRelayed(ref, ds, drained); err != nil {
+		out = append(out, newViolation(properties.InvariantOutboxKeptUntilRelayed, err.Error()))
 	}
 	return out
 }
@@ -82,7 +86,6 @@ var outboxChecks = []outboxCheck{
 	{properties.InvariantOutboxOffsetMatchesState, properties.OutboxOffsetMatchesState},
 	{properties.InvariantOutboxInOrder, properties.OutboxInOrder},
 	{properties.InvariantOutboxDelivered, properties.OutboxDelivered},
-	{properties.InvariantOutboxKeptUntilRelayed, properties.OutboxKeptUntilRelayed},
 }
 
 // shardCount is the run's topology as the routing check reads it.

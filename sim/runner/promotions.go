@@ -1,6 +1,8 @@
 package runner
 
 import (
+	"fmt"
+
 	"github.com/felixsim/felixsim/modeltrace"
 	"github.com/felixsim/felixsim/properties"
 )
@@ -112,4 +114,37 @@ func (pc *promotionCheck) judge(leader, member, group uint64) {
 		}
 		pc.failed++
 	}
+}
+
+// violation is the check's PromotedCaughtUp finding (the first rejected
+// promotion, with how many more there were), nil when none was rejected.
+func (pc *promotionCheck) violation() *Violation {
+	if pc.found == nil {
+		return nil
+	}
+	msg := pc.found.Error()
+	if pc.failed > 1 {
+		msg += fmt.Sprintf("; and %d more promotion(s)", pc.failed-1)
+	}
+	v := newViolation(properties.InvariantPromotedCaughtUp, msg)
+	return &v
+}
+
+// PromotionChecker is the promotion check for a caller that builds its own
+// cluster, such as the scenario runner: pass it as the cluster's Trace
+// sink and read Violations whenever a verdict is wanted.
+type PromotionChecker struct{ pc *promotionCheck }
+
+// NewPromotionChecker returns a promotion check that has seen no step.
+func NewPromotionChecker() *PromotionChecker { return &PromotionChecker{pc: newPromotionCheck()} }
+
+// Step implements modeltrace.Sink.
+func (k *PromotionChecker) Step(s *modeltrace.Step) { k.pc.Step(s) }
+
+// Violations returns the PromotedCaughtUp violation seen so far, if any.
+func (k *PromotionChecker) Violations() []Violation {
+	if v := k.pc.violation(); v != nil {
+		return []Violation{*v}
+	}
+	return nil
 }

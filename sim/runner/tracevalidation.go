@@ -1,11 +1,8 @@
 package runner
 
 import (
-	"fmt"
-
 	"github.com/felixsim/felixsim/coverage"
 	"github.com/felixsim/felixsim/modeltrace"
-	"github.com/felixsim/felixsim/properties"
 	"github.com/felixsim/felixsim/sim"
 	"github.com/felixsim/felixsim/tla"
 )
@@ -36,13 +33,14 @@ func (t *traceSinks) Step(s *modeltrace.Step) {
 // traceSink is the sink the brokers emit to, nil when the run neither
 // validates nor exports its trace nor can change membership (emission then
 // costs nothing). The promotion check reads every emitted trace; a plan
-// with membership or disk-replacement faults turns emission on for it
-// (a replacement after a corrupt store, which any plan with disk faults
-// may bring, is judged when the trace is on for another reason, as the
-// CLI's --validate-trace default has it).
+// with a lasting fault (a membership change, a replaced disk, a corrupt
+// store the operator replaces: each moves a broker through a membership
+// change) turns emission on for it. A replacement after a store corrupted
+// some other way is judged when the trace is on for another reason, as
+// the CLI's --validate-trace default has it.
 func (r *run) traceSink(plan *sim.Plan) modeltrace.Sink {
 	o := &r.opts
-	if !o.ValidateTrace && o.TraceExport == nil && !changesMembership(plan) {
+	if !o.ValidateTrace && o.TraceExport == nil && !mayChangeMembership(plan) {
 		return nil
 	}
 	r.trace = &traceSinks{export: o.TraceExport, promotions: newPromotionCheck()}
@@ -52,11 +50,12 @@ func (r *run) traceSink(plan *sim.Plan) modeltrace.Sink {
 	return r.trace
 }
 
-// changesMembership reports whether plan asks for a membership change or
-// replaces a broker's disk (whose new identity joins through one).
-func changesMembership(plan *sim.Plan) bool {
+// mayChangeMembership reports whether plan holds a lasting fault
+// (sim.FaultKind.Lasting: the kinds whose damage a broker leaves through
+// a membership change, or that change it outright).
+func mayChangeMembership(plan *sim.Plan) bool {
 	for _, f := range plan.Faults {
-		if f.Kind == sim.FaultMembership || f.Kind == sim.FaultDiskReplace {
+		if f.Kind.Lasting() {
 			return true
 		}
 	}
@@ -72,12 +71,8 @@ func (r *run) promotionResult() {
 	pc := r.trace.promotions
 	r.res.Promotions = &PromotionCounts{Judged: pc.judged, Unjudged: pc.unjudged, Failed: pc.failed}
 	r.counts.AddN(coverage.PromotionJudged, uint64(pc.judged))
-	if pc.found != nil {
-		msg := pc.found.Error()
-		if pc.failed > 1 {
-			msg += fmt.Sprintf("; and %d more promotion(s)", pc.failed-1)
-		}
-		r.res.Violations = append(r.res.Violations, newViolation(properties.InvariantPromotedCaughtUp, msg))
+	if v := pc.violation(); v != nil {
+		r.res.Violations = append(r.res.Violations, *v)
 	}
 }
 

@@ -185,6 +185,10 @@ func (r *Runner) cmdCheck(a *args) (string, error) {
 		return 0, false
 	}, r.steps)...)
 	vs = append(vs, r.groupViolations(c, h)...)
+	vs = append(vs, r.promotions.Violations()...)
+	if r.change != nil {
+		vs = append(vs, r.change.Violations()...)
+	}
 	if len(r.delivered) > 0 {
 		ref := properties.LongestLogs(runner.ReplicaLogsOf(c.Snapshot()))
 		vs = append(vs, runner.OutboxViolations(&ref, r.delivered, false)...)
