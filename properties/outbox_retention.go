@@ -46,7 +46,7 @@ func OutboxKeptUntilRelayed(ref *ReplicaLog, ds []OutboxDelivery, drained bool) 
 // passedOffset is one past the highest offset delivered (0: none).
 func passedOffset(delivered map[uint64]bool) uint64 {
 	next := uint64(0)
-	for o := range delivered { // the maximum is order-independent
+	for o := range delivered { //det:ok the maximum is order-independent
 		next = max(next, o+1)
 	}
 	return next
