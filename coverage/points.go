@@ -108,6 +108,15 @@ const (
 	TargetedCompacted          Point = "targeted.compacted"
 	TargetedMembershipInFlight Point = "targeted.membership_in_flight"
 	TargetedPendingHeld        Point = "targeted.pending_held"
+	// RetentionHeldByGroup: a leader proposed a retention step shorter
+	// than asked, because a consumer group had not committed past it.
+	RetentionHeldByGroup Point = "retention.held_by_group"
+	// PromotionJudged: PromotedCaughtUp judged a promotion to voter
+	// against the leader's committed prefix.
+	PromotionJudged Point = "membership.promotion.judged"
+	// ChangeWriteAcked: during a membership change, a majority-connected
+	// shard group acknowledged the change probe's write.
+	ChangeWriteAcked Point = "membership.change.write_acked"
 )
 
 var declarations = []Declaration{
@@ -145,6 +154,9 @@ var declarations = []Declaration{
 	{TargetedCompacted, "a targeted fault struck a broker right after it compacted a raft log or retention dropped a log prefix", false},
 	{TargetedMembershipInFlight, "a targeted fault struck a broker right after a membership change reached its raft log, not yet applied", true},
 	{TargetedPendingHeld, "a targeted fault struck a broker right after it appended entries while holding unanswered client proposals", true},
+	{RetentionHeldByGroup, "a leader proposed a retention step shorter than asked because a consumer group had not committed past it", true},
+	{PromotionJudged, "a promotion to voter was judged against the proposing leader's committed prefix (from the abstract trace)", true},
+	{ChangeWriteAcked, "during a membership change, a majority-connected shard group acknowledged the change probe's write", true},
 }
 
 // FaultFired names the point counting faults of the named kind that the

@@ -163,10 +163,11 @@ func (n *Node) applyCommand(b *logstore.Batch, g *raftGroup, c *command, touched
 		return n.applyWrite(b, g, s, c)
 	case cmdRetain:
 		first := s.FirstOffset()
-		if err := applyRetain(s, c); err != nil {
+		if err := n.applyRetain(s, c); err != nil {
 			return errorAnswer(err)
 		}
 		if s.FirstOffset() > first {
+			n.retainDropsOutbox(b, g, c.scope.Tenant, s)
 			n.observeDropped(c.scope, s.NextOffset(), s.FirstOffset(), false)
 		}
 		return &wire.Acked{}
@@ -249,6 +250,8 @@ func errorAnswer(err error) *wire.Error {
 		code = wire.CodeEphemeralStream
 	case errors.Is(err, statemachine.ErrFeatureNotFinalized):
 		code = wire.CodeFeatureNotFinalized
+	case errors.Is(err, statemachine.ErrWindowHeld):
+		code = wire.CodeUnavailable // nothing written; the group's acks will make room
 	case errors.As(err, &oe) && (errors.Is(err, statemachine.ErrBeforeWindow) || errors.Is(err, statemachine.ErrDropped)):
 		return &wire.Error{Code: wire.CodeBeforeWindow, Message: truncate(err.Error()), WindowStart: oe.StartOffset}
 	}

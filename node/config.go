@@ -187,6 +187,27 @@ type Defects struct {
 	// below where memory says the outbox starts, and a restart hands the
 	// relay every one of them again.
 	OutboxTrimOneShort bool
+	// RetainIgnoresGroups computes a retention step from the log alone
+	// (an operator's retain keeps the newest records, whatever the
+	// consumer groups have committed) and applies it unclamped: a group
+	// behind the new window start is stranded, its undelivered records
+	// gone.
+	RetainIgnoresGroups bool
+	// RetainDropsOutbox deletes, with the records a retention step drops
+	// from the log, their outbox rows (and moves the outbox start past
+	// them): an event the relay had not yet delivered never reaches it.
+	RetainDropsOutbox bool
+	// PromoteBeforeCaughtUp counts a learner as caught up as soon as it
+	// has answered the leader (raft's RecentActive), not when its log
+	// holds the leader's committed prefix: a learner is promoted to voter
+	// with a log that lacks committed entries.
+	PromoteBeforeCaughtUp bool
+	// WritesWaitForLearner makes a leader refuse new writes (Unavailable)
+	// while a learner of its group has not caught up, "so that it does
+	// not fall further behind": during a membership change whose new
+	// member is down or slow, a group with a connected majority of voters
+	// stops acknowledging writes.
+	WritesWaitForLearner bool
 }
 
 // Config configures one broker; build it by field name.
@@ -277,6 +298,9 @@ const (
 	PathSnapshotInstalled
 	// PathMembershipChange: a group applied a membership change.
 	PathMembershipChange
+	// PathRetentionHeld: a leader proposed a retention step shorter than
+	// asked, held back by a consumer group's committed position.
+	PathRetentionHeld
 )
 
 // notePath tells the host that the node took path p.

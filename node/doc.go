@@ -32,7 +32,9 @@
 // index 1, term 1, all peers voting (PreVote and CheckQuorum on).
 // Membership then changes only through raft (membership.go): a broker that
 // lost its store joins under a new raft id (Config.Join) as a learner,
-// catches up by snapshot and is promoted; the old id is removed. The metadata group's snapshot carries the bootstrap
+// catches up by snapshot and is promoted only once the leader knows its
+// stored log holds the whole committed prefix (raft's match index at the
+// commit index); the old id is removed. The metadata group's snapshot carries the bootstrap
 // Metadata (streams, broker versions, finalized fleet features); a booting
 // node folds the group's stored committed commands onto it before it starts
 // anything else (raft resumes after them), and refuses to start when its
@@ -63,6 +65,20 @@
 // OutboxTrim, a raft command, so every replica drops the same rows at the
 // same log position. A scope's outbox is always the offsets [outbox start,
 // next offset); the start is rebuilt from the store at boot.
+//
+// # Retention and what it owes (retention.go)
+//
+// Retention drops a prefix of a scope's log (by count, by age, or an
+// operator's retain) and never a record a live consumer group has not
+// committed: a group is a work queue, and a group stranded below the
+// window could never fetch again, its undelivered work lost without
+// anyone being told. So the broker holds retention back rather than
+// telling the group afterwards: a retain command drops no further than
+// the scope's lowest committed group position (clamped where every
+// replica applies it), and a write that would make retention by count
+// drop a record a group still owes is refused (Unavailable, nothing
+// written) until the group acks. Retention never deletes an outbox row
+// either; only the relay's trim does, after it delivered the row.
 //
 // # The processing cycle (ready.go)
 //

@@ -45,3 +45,23 @@ func (n *Node) GroupProgress(scope felix.Scope, name string) (committed, next ui
 	committed, found = s.GroupCommitted(name)
 	return committed, s.NextOffset(), found
 }
+
+// ScopeWindow returns scope's retained window on this node (first
+// retained offset and tail) and its consumer groups' committed positions
+// appended to dst, ascending by name; found is false when the node holds
+// no such scope.
+func (n *Node) ScopeWindow(scope felix.Scope, dst []GroupPosition) (first, next uint64, groups []GroupPosition, found bool) {
+	g := n.raftGroup(n.topo.raftGroupOf(scope.Namespace, scope.Stream, scope.Shard))
+	if g == nil || g.id == MetaGroup {
+		return 0, 0, dst, false
+	}
+	s := g.lookup(scope.Tenant)
+	if s == nil {
+		return 0, 0, dst, false
+	}
+	var buf [4]statemachine.GroupPosition
+	for _, p := range s.AppendGroupPositions(buf[:0]) {
+		dst = append(dst, GroupPosition{Scope: scope, Group: p.Name, CommittedOffset: p.CommittedOffset})
+	}
+	return s.FirstOffset(), s.NextOffset(), dst, true
+}

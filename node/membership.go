@@ -19,9 +19,9 @@ import (
 // wants (MembershipTarget) and asks each group's leader to take the next
 // step towards it (StepMembership): remove the members the target drops
 // (a voter it keeps as a learner is demoted), add its new members as
-// learners, then promote each learner the target makes a voter once it
-// has caught up with the leader's applied index (a new member catches up
-// by snapshot). A broker that lost its
+// learners, then promote each learner the target makes a voter once its
+// stored log holds the leader's committed prefix (caughtUp; a new member
+// catches up by snapshot). A broker that lost its
 // store joins under a new raft id (Config.Join), never under its old one:
 // with an empty log it could vote twice in a term it already voted in.
 //
@@ -132,24 +132,46 @@ func nextConfChange(cs *raftpb.ConfState, t MembershipTarget, caughtUp func(uint
 	return nil
 }
 
-// CatchUpLagEntriesMax is how far behind the leader's applied index a
-// learner's log may be and still count as caught up: under a steady load
-// its log trails by a round trip's entries, never quite reaching it.
-const CatchUpLagEntriesMax = 64
-
-// caughtUp reports whether the leader of g knows id's log to reach within
-// CatchUpLagEntriesMax of its own applied index.
+// caughtUp reports whether the leader of g knows id's stored log to hold
+// its whole committed prefix: raft's match index for id (what id
+// acknowledged persisting, entries the leader's log agrees with) at or
+// past the leader's commit index. A learner is promoted only then, so
+// the new voter never lacks an entry the group has committed: a quorum
+// counting it needs no catch-up first. Under a steady load the match
+// trails the commit index by a round trip at times and meets it at
+// others; the operator asks again every step. Under the
+// PromoteBeforeCaughtUp defect, any learner that has answered the leader
+// counts as caught up.
 func (n *Node) caughtUp(g *raftGroup, id uint64) bool {
 	if !g.isLeader {
 		return false
 	}
-	match := uint64(0)
+	var match uint64
+	var active bool
 	g.rn.WithProgress(func(pid uint64, _ raft.ProgressType, pr tracker.Progress) {
 		if pid == id {
-			match = pr.Match
+			match, active = pr.Match, pr.RecentActive
 		}
 	})
-	return match > 0 && match+CatchUpLagEntriesMax >= g.applied
+	if n.cfg.Defects.PromoteBeforeCaughtUp {
+		return active || match > 0
+	}
+	return match > 0 && match >= g.rn.BasicStatus().GetCommit()
+}
+
+// learnerLagging reports whether a learner of g (this node leading it)
+// has not caught up (caughtUp): what the WritesWaitForLearner defect holds
+// writes back for.
+func (n *Node) learnerLagging(g *raftGroup) bool {
+	if !g.isLeader {
+		return false
+	}
+	for _, id := range g.confState.GetLearners() {
+		if !n.caughtUp(g, id) {
+			return true
+		}
+	}
+	return false
 }
 
 func sameSet(a, b []uint64) bool {

@@ -101,3 +101,24 @@ func (n *Node) trimmedEnd(start, end uint64) uint64 {
 	}
 	return end
 }
+
+// retainDropsOutbox is the RetainDropsOutbox defect (a no-op otherwise):
+// with the records a retention step just dropped from tenant's scope s in
+// g, it deletes their outbox rows, delivered or not, and moves the outbox
+// start to the new window start.
+func (n *Node) retainDropsOutbox(b *logstore.Batch, g *raftGroup, tenant string, s *statemachine.Shard) {
+	if !n.cfg.Defects.RetainDropsOutbox {
+		return
+	}
+	start, end := g.outboxStart[tenant], s.FirstOffset()
+	key := n.outboxKey(g.scopeOf(tenant))
+	for o := start; o < end; o++ {
+		b.Outbox = append(b.Outbox, logstore.OutboxRow{Kind: logstore.WriteDelete, Scope: key, Offset: o})
+	}
+	if end > start {
+		if g.outboxStart == nil {
+			g.outboxStart = map[string]uint64{}
+		}
+		g.outboxStart[tenant] = end
+	}
+}

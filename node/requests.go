@@ -193,6 +193,10 @@ func (n *Node) proposeWrite(client uint64, req *wire.Request, g *raftGroup, rec 
 		n.proposeAndAckEarly(client, req, g, rec)
 		return
 	}
+	if d.WritesWaitForLearner && n.learnerLagging(g) {
+		n.answer(client, req.ID, &wire.Error{Code: wire.CodeUnavailable, Message: fmt.Sprintf("group %d holds writes while a learner catches up", g.id)})
+		return
+	}
 	n.propose(client, req.ID, g, &command{kind: cmdWrite, scope: req.Scope, record: rec}, req)
 }
 

@@ -18,6 +18,24 @@ import (
 // late, never early. Retention by count needs no command: the ring drops
 // its oldest record at the append that overflows it, at the same log
 // position on every replica.
+//
+// Retention never drops a record a live consumer group has not committed
+// (the group's committed position is its oldest unacknowledged offset):
+// a group left below the window could never fetch again, and its
+// undelivered records would be gone without anyone being told. Felix's
+// groups are work queues (the seeds' fulfilment hand-off), so the broker
+// keeps the work and holds retention back instead: a retain command
+// (by age or an operator's) drops below min(its offset, the scope's
+// GroupsCommittedMin) as every replica applies it (the same group state
+// at the same log position, so every replica clamps alike; a group
+// created between the proposal and the apply is protected too), and
+// retention by count refuses the write that would overflow a window
+// whose oldest record a group still owes (statemachine.ErrWindowHeld,
+// answered Unavailable). A group that stops acking therefore holds its
+// scope's retention back: by age the log keeps growing up to its count
+// bound, then writes to the scope are refused until the group moves.
+// Retention never touches the outbox either: only the relay's confirmed
+// trim deletes an outbox row (outbox.go).
 
 // retentionMarksMax caps one scope's age marks; when full the oldest is
 // dropped (retention then waits for a younger mark: it drops late, never
@@ -96,7 +114,11 @@ func (n *Node) checkRetention() {
 				g.ages[t] = a
 			}
 			a.note(s.NextOffset(), nowNs)
-			dropTo := min(a.expire(nowNs-g.spec.RetainedAgeMaxNs), s.NextOffset())
+			dropTo, limit := a.expire(nowNs-g.spec.RetainedAgeMaxNs), n.retainLimit(s)
+			if g.isLeader && dropTo > limit {
+				n.notePath(PathRetentionHeld)
+			}
+			dropTo = min(dropTo, limit)
 			if g.isLeader && dropTo > s.FirstOffset() {
 				n.proposeInternal(g, &command{kind: cmdRetain, scope: g.scopeOf(t), offset: dropTo})
 			}
@@ -120,13 +142,24 @@ func (n *Node) proposeInternal(g *raftGroup, c *command) {
 	n.trace.operator(g, c, data)
 }
 
+// retainLimit is the furthest a retention step may drop in s: the lowest
+// committed position of its consumer groups (its tail when it has none).
+// Under the RetainIgnoresGroups defect it is the tail.
+func (n *Node) retainLimit(s *statemachine.Shard) uint64 {
+	if n.cfg.Defects.RetainIgnoresGroups {
+		return s.NextOffset()
+	}
+	return s.GroupsCommittedMin()
+}
+
 // applyRetain applies a retain command: drop the scope's records below
-// the offset, at this log position on every replica.
-func applyRetain(s *statemachine.Shard, c *command) error {
+// the offset, never past a consumer group's committed position, at this
+// log position on every replica.
+func (n *Node) applyRetain(s *statemachine.Shard, c *command) error {
 	if c.offset > s.NextOffset() {
 		return fmt.Errorf("%w: retain below %d in scope %s, past its tail %d", statemachine.ErrInvalidCommand, c.offset, c.scope, s.NextOffset())
 	}
-	return s.DropBefore(c.offset)
+	return s.DropBefore(min(c.offset, n.retainLimit(s)))
 }
 
 // ProposeRetain is an operator's retention step in group, which this node
@@ -151,7 +184,11 @@ func (n *Node) ProposeRetain(group uint64, keepRecords uint64) (int, error) {
 		if s.NextOffset()-s.FirstOffset() <= keepRecords {
 			continue
 		}
-		if to := min(s.NextOffset()-keepRecords, s.GroupsCommittedMin()); to > s.FirstOffset() {
+		limit := n.retainLimit(s)
+		if s.NextOffset()-keepRecords > limit {
+			n.notePath(PathRetentionHeld)
+		}
+		if to := min(s.NextOffset()-keepRecords, limit); to > s.FirstOffset() {
 			n.proposeInternal(g, &command{kind: cmdRetain, scope: g.scopeOf(t), offset: to})
 			proposed++
 		}

@@ -49,6 +49,10 @@ const (
 	InvariantQuiesce                    InvariantName = "Quiesce"
 	InvariantCrash                      InvariantName = "Crash"
 	InvariantEvidence                   InvariantName = "Evidence"
+	InvariantGroupRecordsRetained       InvariantName = "GroupRecordsRetained"
+	InvariantOutboxKeptUntilRelayed     InvariantName = "OutboxKeptUntilRelayed"
+	InvariantPromotedCaughtUp           InvariantName = "PromotedCaughtUp"
+	InvariantLivenessDuringChange       InvariantName = "LivenessDuringChange"
 )
 
 // Errorf returns an error naming the invariant: "Name: " and the message.
@@ -97,7 +101,8 @@ type Invariant struct {
 }
 
 // registry is every invariant, in the order --list-invariants prints
-// them: the model's six first, in the order the TLA+ configs list them.
+// them: the model's six first, in the order the TLA+ configs list them;
+// later additions at the end.
 var registry = mustRegistry([]Invariant{
 	{
 		Name:      InvariantNoPartialCommit,
@@ -308,6 +313,30 @@ var registry = mustRegistry([]Invariant{
 		Statement: "a run gives its checks something to judge: at least one acknowledged write or checked read (a run that judged nothing has no verdict, never a pass)",
 		Family:    FamilyCrash,
 		Checks:    []string{"runner.run.checkEvidence"},
+	},
+	{
+		Name:      InvariantGroupRecordsRetained,
+		Statement: "retention never drops a record a live consumer group has not committed: on every replica, after every retention step, each group's committed position is at or above its scope's first retained offset, and no group is found stranded below the window",
+		Family:    FamilySafety,
+		Checks:    []string{"properties.GroupsWithinWindow", "properties.GroupStranded"},
+	},
+	{
+		Name:      InvariantOutboxKeptUntilRelayed,
+		Statement: "retention never deletes an outbox entry the relay has not delivered: the sink receives the event of every record retention dropped from a relayed scope's log",
+		Family:    FamilySafety,
+		Checks:    []string{"properties.OutboxKeptUntilRelayed"},
+	},
+	{
+		Name:      InvariantPromotedCaughtUp,
+		Statement: "a broker is made a voter of a raft group only when its stored log holds the leader's committed prefix as of the proposal: every index up to the leader's commit mark, with the leader's terms",
+		Family:    FamilySafety,
+		Checks:    []string{"properties.PromotedCaughtUp"},
+	},
+	{
+		Name:      InvariantLivenessDuringChange,
+		Statement: "while a membership change is in flight, a shard group whose voters' majority (in every configuration a running broker holds) is running and connected to each other and to the client acknowledges a write within the change-liveness budget",
+		Family:    FamilyLiveness,
+		Checks:    []string{"properties.WritesAckedDuringChange"},
 	},
 })
 

@@ -79,3 +79,39 @@ func TestOutboxChecks(t *testing.T) {
 		t.Errorf("nothing delivered: %v, want six missing records reported as one and 5 more", err)
 	}
 }
+
+// TestOutboxKeptUntilRelayed: with retention having dropped a scope's
+// offsets 0..1 from the log, a sink that received them passes; a sink
+// missing one of them (its outbox row deleted before the relay read it)
+// fails OutboxKeptUntilRelayed, which OutboxDelivered, judging the
+// retained window only, does not see.
+func TestOutboxKeptUntilRelayed(t *testing.T) {
+	ref, a, b := outboxRef()
+	ref.Scopes[0].FirstOffset, ref.Scopes[0].Log = 2, ref.Scopes[0].Log[2:]
+	good := []OutboxDelivery{sent(a, 0, "a0", 1), sent(a, 1, "a1", 1), sent(a, 2, "a2", 1),
+		sent(b, 0, "b0", 1), sent(b, 1, "b1", 1), sent(b, 2, "b2", 1)}
+	for _, drained := range []bool{true, false} {
+		if err := OutboxKeptUntilRelayed(ref, good, drained); err != nil {
+			t.Fatalf("every dropped record delivered (drained %t): %v", drained, err)
+		}
+	}
+	lost := append(append([]OutboxDelivery(nil), good[:1]...), good[2:]...) // a1 never delivered
+	if err := OutboxDelivered(ref, lost); err != nil {
+		t.Fatalf("OutboxDelivered judges the retained window only, which was delivered: %v", err)
+	}
+	for _, drained := range []bool{true, false} { // a2 delivered: the relay went past a1
+		err := OutboxKeptUntilRelayed(ref, lost, drained)
+		if err == nil || !strings.HasPrefix(err.Error(), string(InvariantOutboxKeptUntilRelayed)+":") || !strings.Contains(err.Error(), "offset 1") {
+			t.Fatalf("a1 dropped before the relay delivered it (drained %t): got %v, want an OutboxKeptUntilRelayed violation at offset 1", drained, err)
+		}
+	}
+	// A relay that has delivered nothing of acme yet has gone past nothing:
+	// only a drained relay is held to the dropped records.
+	behind := good[3:]
+	if err := OutboxKeptUntilRelayed(ref, behind, false); err != nil {
+		t.Fatalf("a relay not yet past the dropped records: %v", err)
+	}
+	if err := OutboxKeptUntilRelayed(ref, behind, true); err == nil || !strings.Contains(err.Error(), "offset 0") {
+		t.Fatalf("a drained relay that never delivered a0 and a1: got %v, want an OutboxKeptUntilRelayed violation from offset 0", err)
+	}
+}

@@ -17,6 +17,10 @@ type nodeClock struct {
 	baseVirtNs  int64
 	baseLocalNs int64
 	driftPpm    int64
+	// peakLocalNs is the highest reading the clock showed before a jump
+	// moved it back (0: never moved back); until the reading is there
+	// again, timers the node armed before the jump have not come due.
+	peakLocalNs int64
 }
 
 func (c *nodeClock) rate() int64 { return ppmScale + c.driftPpm }
@@ -56,6 +60,9 @@ func (c *nodeClock) rebase(nowNs int64) {
 // jump moves the reading by deltaNs (either way) at nowNs.
 func (c *nodeClock) jump(nowNs, deltaNs int64) {
 	c.rebase(nowNs)
+	if deltaNs < 0 {
+		c.peakLocalNs = max(c.peakLocalNs, c.baseLocalNs)
+	}
 	c.baseLocalNs += deltaNs
 }
 

@@ -127,6 +127,22 @@ func (w *World) deliver(ev event) {
 	w.runNode(n, func() { proc.Receive(int(ev.peer), ev.msg) })
 }
 
+// Linked reports whether the directed link from -> to is not cut (it may
+// still lose, delay or duplicate messages).
+func (w *World) Linked(from, to int) bool {
+	w.node(from)
+	w.node(to)
+	return !w.net.blocked[from*w.net.n+to]
+}
+
+// LinkAtBaseline reports whether the directed link from -> to is not cut
+// and behaves as configured: no link fault (loss, latency, duplication,
+// reordering) is on.
+func (w *World) LinkAtBaseline(from, to int) bool {
+	i := from*w.net.n + to
+	return w.Linked(from, to) && w.net.links[i] == w.net.base[i]
+}
+
 // Block cuts the directed link from -> to (a one-way partition).
 func (w *World) Block(from, to int) {
 	w.node(from)

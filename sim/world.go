@@ -186,6 +186,14 @@ func (w *World) Mem(id int) *vfs.Mem { return w.node(id).mem }
 // LocalNowNs reads node id's own clock.
 func (w *World) LocalNowNs(id int) int64 { return w.node(id).clock.localNs(w.nowNs) }
 
+// ClockSetBack reports whether node id's clock reads below what it showed
+// before a jump moved it back: the timers it armed before the jump (its
+// ticks among them) wait until the reading is there again.
+func (w *World) ClockSetBack(id int) bool {
+	c := &w.node(id).clock
+	return c.localNs(w.nowNs) < c.peakLocalNs
+}
+
 func (w *World) node(id int) *node {
 	if id < 0 || id >= len(w.nodes) {
 		panic(fmt.Sprintf("sim: node %d out of range [0, %d)", id, len(w.nodes)))

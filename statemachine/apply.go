@@ -15,7 +15,8 @@ import (
 // It returns Written{offset} when the record was written, Refused{tail}
 // when a conditional record's expected offset was not the tail, or an
 // error (ErrInvalidRecord, ErrEphemeralRefusesCommit,
-// ErrFeatureNotFinalized). A refused or failed apply changes nothing.
+// ErrFeatureNotFinalized, ErrWindowHeld). A refused or failed apply
+// changes nothing.
 //
 // Apply takes ownership of rec's payload, operations and values: the caller
 // must not modify them afterwards.
@@ -26,7 +27,32 @@ func (s *Shard) Apply(rec *felix.Record, feat Features) (Result, error) {
 	if rec.Conditional && rec.ExpectedOffset != s.log.nextOffset {
 		return Refused(s.log.nextOffset), nil
 	}
+	if err := s.checkRoom(); err != nil {
+		return Result{}, err
+	}
 	return Written(s.write(rec)), nil
+}
+
+// checkRoom refuses a write to a full retained log whose oldest record a
+// consumer group has not committed (ErrWindowHeld): retention by count
+// would drop it at this write, and retention never drops a record a live
+// group still owes its consumers (see DropBefore). The writer may retry
+// once the group has acked past it.
+func (s *Shard) checkRoom() error {
+	if !s.log.full() {
+		return nil
+	}
+	first := s.log.firstOffset
+	if s.GroupsCommittedMin() > first {
+		return nil
+	}
+	for _, name := range s.groups.names() { // the first such name, for the message
+		if g := s.groups.m[name]; g.committed <= first {
+			return fmt.Errorf("%w: scope %s holds RetainedLenMax %d records and consumer group %q (committed position %d) has not committed offset %d, the oldest",
+				ErrWindowHeld, s.cfg.Scope, s.cfg.RetainedLenMax, name, g.committed, first)
+		}
+	}
+	return nil
 }
 
 // check refuses a record the shard must not write, whatever its offset.

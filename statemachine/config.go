@@ -50,7 +50,9 @@ type Config struct {
 	Kind StreamKind
 	// RetainedLenMax bounds the retained log, in records. When a write would
 	// exceed it, the oldest retained record is dropped first (retention by
-	// count), exactly as DropBefore would drop it, keys it wrote last included.
+	// count), exactly as DropBefore would drop it, keys it wrote last
+	// included; unless a consumer group has not committed that record: then
+	// the write is refused with ErrWindowHeld (nothing written).
 	RetainedLenMax int
 	// ReplayWindowLenMax bounds the replay window subscribers read from, in
 	// records: the most recent ReplayWindowLenMax retained records. Older

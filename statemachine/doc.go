@@ -39,7 +39,8 @@
 // see half a record.
 //
 // The retained log holds at most Config.RetainedLenMax records (the oldest
-// is dropped when full) and DropBefore drops a prefix. The state view is
+// is dropped when full, unless a consumer group has not committed it: the
+// write is then refused with ErrWindowHeld) and DropBefore drops a prefix. The state view is
 // always the fold of the retained log: dropping a record forgets every key
 // it wrote last (KeysDropped counts them). Subscribers read the replay
 // window, the newest Config.ReplayWindowLenMax retained records; consumer

@@ -27,6 +27,10 @@ var (
 	ErrUnknownGroup = errors.New("unknown consumer group")
 	// ErrTooManyGroups refuses a fetch that would create a group past GroupsMax.
 	ErrTooManyGroups = errors.New("too many consumer groups")
+	// ErrWindowHeld refuses a write to a full retained log whose oldest
+	// record a consumer group has not committed: retention by count would
+	// drop a record the group still owes.
+	ErrWindowHeld = errors.New("retained log full: its oldest record is not committed by every consumer group")
 	// ErrNotDelivered refuses an ack of an offset the group was never handed.
 	ErrNotDelivered = errors.New("ack of an offset never delivered to the group")
 )

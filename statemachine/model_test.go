@@ -76,12 +76,24 @@ func (m *model) apply(r felix.Record) (Result, error) {
 		return Result{}, ErrFeatureNotFinalized
 	case r.Conditional && r.ExpectedOffset != m.tail():
 		return Refused(m.tail()), nil
+	case m.tail()-m.first == uint64(m.cfg.RetainedLenMax) && m.groupOwes(m.first):
+		return Result{}, ErrWindowHeld
 	}
 	m.recs = append(m.recs, r)
 	if m.tail()-m.first > uint64(m.cfg.RetainedLenMax) {
 		m.first = m.tail() - uint64(m.cfg.RetainedLenMax)
 	}
 	return Written(m.tail() - 1), nil
+}
+
+// groupOwes reports whether some group has not committed offset off.
+func (m *model) groupOwes(off uint64) bool {
+	for _, g := range m.groups {
+		if g.committed() <= off {
+			return true
+		}
+	}
+	return false
 }
 
 func (m *model) windowStart() uint64 {

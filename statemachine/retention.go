@@ -16,8 +16,12 @@ var ErrInvalidSnapshot = errors.New("invalid shard snapshot")
 // docs/atomic-commit.md), so a replica rebuilt from its retained log and
 // one that applied every record hold the same state. Dropping at or below
 // FirstOffset changes nothing; past the tail is refused with ErrBeyondTail.
-// Dropping past GroupsCommittedMin strands a group: its next fetch that
-// reaches a dropped record is refused with ErrDropped.
+// Dropping past GroupsCommittedMin would strand a group (its next fetch
+// that reaches a dropped record is refused with ErrDropped, forever), so
+// retention never asks for it: a retention step is clamped to
+// GroupsCommittedMin by its caller, and retention by count refuses the
+// write instead (ErrWindowHeld). Only a stream's delete drops past it,
+// and then restarts the groups (RestartGroups).
 func (s *Shard) DropBefore(offset uint64) error {
 	if offset > s.log.nextOffset {
 		return &OffsetError{Err: ErrBeyondTail, Offset: offset, StartOffset: s.log.firstOffset, Tail: s.log.nextOffset}

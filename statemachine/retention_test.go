@@ -220,3 +220,29 @@ func TestRestartGroupsAfterEmptying(t *testing.T) {
 		s2.RestartGroups() // offsets 3..5 are retained: a restart would move the group back
 	})
 }
+
+// TestRetentionByCountWaitsForGroups: a full log whose oldest record a
+// consumer group has not committed refuses the next write (ErrWindowHeld,
+// nothing written) instead of dropping the record; once the group acks
+// past it, the write drops it as before.
+func TestRetentionByCountWaitsForGroups(t *testing.T) {
+	c := testConfig(StreamQuorum)
+	c.RetainedLenMax = 2
+	s, err := New(c)
+	require.NoError(t, err)
+	applyAll(t, s, &felix.Record{Event: felix.EventEnqueue, Payload: []byte("0")})
+	d, err := s.Fetch(GroupFetch{Group: "ful", NowNs: 1, LeaseNs: 10, EntriesMax: 1})
+	require.NoError(t, err)
+	require.Len(t, d, 1)
+	applyAll(t, s, &felix.Record{Event: felix.EventEnqueue, Payload: []byte("1")})
+	_, err = s.Apply(&felix.Record{Event: felix.EventEnqueue, Payload: []byte("2")}, finalized)
+	require.ErrorIs(t, err, ErrWindowHeld, "offset 0 is leased, not acked")
+	require.Equal(t, uint64(0), s.FirstOffset(), "a refused write dropped nothing")
+	require.Equal(t, uint64(2), s.NextOffset(), "a refused write wrote nothing")
+	require.NoError(t, s.Ack(GroupAck{Group: "ful", Offset: 0}))
+	applyAll(t, s, &felix.Record{Event: felix.EventEnqueue, Payload: []byte("2")})
+	require.Equal(t, uint64(1), s.FirstOffset(), "offset 0 was committed by every group, so it was dropped")
+	_, err = s.Apply(&felix.Record{Event: felix.EventEnqueue, Payload: []byte("3")}, finalized)
+	require.ErrorIs(t, err, ErrWindowHeld, "offset 1 was never handed out: the group still owes it")
+	require.Equal(t, uint64(1), s.GroupsCommittedMin())
+}

@@ -50,6 +50,10 @@ var wantInvariants = []struct{ name, family string }{
 	{"Quiesce", "liveness"},
 	{"Crash", "crash"},
 	{"Evidence", "crash"},
+	{"GroupRecordsRetained", "safety"},
+	{"OutboxKeptUntilRelayed", "safety"},
+	{"PromotedCaughtUp", "safety"},
+	{"LivenessDuringChange", "liveness"},
 }
 
 // TestListInvariants: --list-invariants exits 0 and prints exactly the

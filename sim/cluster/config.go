@@ -94,6 +94,10 @@ type Config struct {
 	// Counts, when set, receives the cluster's coverage points (see
 	// counts.go); nil counts nothing.
 	Counts *coverage.Counts
+	// MembershipBegun, when set, is called whenever the operator starts
+	// membership work after none was pending (see MembershipSettled), so a
+	// run can watch the change while it is in flight.
+	MembershipBegun func()
 }
 
 // DefaultStreams is one quorum stream, orders/order-events, with shards

@@ -88,5 +88,7 @@ func (c *Cluster) onPath(p node.Path) {
 		c.cfg.Counts.Add(coverage.SnapshotInstalled)
 	case node.PathMembershipChange:
 		c.cfg.Counts.Add(coverage.MembershipChange)
+	case node.PathRetentionHeld:
+		c.cfg.Counts.Add(coverage.RetentionHeldByGroup)
 	}
 }

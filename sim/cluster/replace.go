@@ -20,7 +20,7 @@ import (
 // in. The cluster's operator then moves every group, the metadata group
 // included, to the new membership: the old identity removed and the new
 // one added as a learner, which catches up by snapshot and is promoted
-// once its log reaches the leader's applied index (node.StepMembership).
+// once its stored log holds the leader's committed prefix (node.StepMembership).
 
 // RaftIDStride separates one slot's identities: broker slot i's identity
 // of generation k has raft id RaftID(i) + k*RaftIDStride, so SimID maps
@@ -114,6 +114,9 @@ func (c *Cluster) replaceCorrupt(simID int) {
 
 // armOperator schedules the operator's next step unless one is pending.
 func (c *Cluster) armOperator() {
+	if !c.operatorPending && c.cfg.MembershipBegun != nil {
+		defer c.cfg.MembershipBegun()
+	}
 	c.operatorPending = true
 	if c.operatorArmed {
 		return

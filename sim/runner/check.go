@@ -38,12 +38,15 @@ func (r *run) check() {
 	if r.admin != nil {
 		r.violate(properties.InvariantIncarnationsApart, r.admin.check())
 	}
+	r.changeResult()
 	attachEvidence(r.res.Violations, h)
 }
 
 // OutboxViolations judges what a relay delivered downstream against the
 // committed log (ref); OutboxDelivered, that every committed event was
-// delivered, only when drained says the relay reached every tail.
+// delivered, only when drained says the relay reached every tail, and
+// OutboxKeptUntilRelayed, for the records retention dropped, up to where
+// the relay went (every one when drained).
 func OutboxViolations(ref *properties.ReplicaLog, ds []properties.OutboxDelivery, drained bool) []Violation {
 	var out []Violation
 	for _, c := range outboxChecks {
@@ -53,6 +56,9 @@ func OutboxViolations(ref *properties.ReplicaLog, ds []properties.OutboxDelivery
 		if err := c.fn(ref, ds); err != nil {
 			out = append(out, newViolation(c.name, err.Error()))
 		}
+	}
+	if err := properties.OutboxKeptUntilRelayed(ref, ds, drained); err != nil {
+		out = append(out, newViolation(properties.InvariantOutboxKeptUntilRelayed, err.Error()))
 	}
 	return out
 }

@@ -18,6 +18,7 @@ import (
 // the liveness violation that says why.
 func (r *run) checkGroups(snap cluster.Snapshot, h *properties.History, ref *properties.ReplicaLog) {
 	r.violate(properties.InvariantGroupAckedNotRedelivered, properties.HistoryGroupAckedNotRedelivered(h))
+	r.res.Violations = append(r.res.Violations, groupWindowViolations(snap)...)
 	if !r.drainSt.ran {
 		return
 	}

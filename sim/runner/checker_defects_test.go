@@ -146,9 +146,9 @@ type detectionCase struct {
 
 // detectionCases is every planted bug's catch plan, read from the tests'
 // tables (TestPlantedDefectsCaught's judged by verdict and the
-// invariants the bug breaks, the checkers', the groups' and the store's
-// by their invariant, trace validation's by the invariant its rejection
-// names).
+// invariants the bug breaks, the checkers', the groups', the store's and
+// the membership checks' by their invariant, trace validation's by the
+// invariant its rejection names).
 func detectionCases() []detectionCase {
 	var out []detectionCase
 	for _, dc := range defectCases {
@@ -159,7 +159,7 @@ func detectionCases() []detectionCase {
 		out = append(out, detectionCase{defect: dc.defect, faults: dc.faults, gapNs: dc.gapNs, criterion: criterion,
 			caught: func(res *Result) bool { return dc.judge(res) == nil }})
 	}
-	for _, dc := range slices.Concat(checkerDefectCases, groupDefectCases, storeDefectCases) {
+	for _, dc := range slices.Concat(checkerDefectCases, groupDefectCases, storeDefectCases, membershipDefectCases) {
 		out = append(out, detectionCase{defect: dc.defect, faults: dc.faults, gapNs: dc.gapNs, criterion: string(dc.invariant),
 			caught: func(res *Result) bool { return hasViolation(res.Violations, dc.invariant) }})
 	}
@@ -179,7 +179,7 @@ func TestEveryDefectHasACatchPlan(t *testing.T) {
 	}
 	for _, name := range strings.Split(DefectNames(), ",") {
 		if plans[name] != 1 {
-			t.Errorf("defect %s has %d catch plans, want 1 (defectCases, checkerDefectCases, groupDefectCases, traceDefectCases or storeDefectCases)", name, plans[name])
+			t.Errorf("defect %s has %d catch plans, want 1 (defectCases, checkerDefectCases, groupDefectCases, traceDefectCases, storeDefectCases or membershipDefectCases)", name, plans[name])
 		}
 		delete(plans, name)
 	}

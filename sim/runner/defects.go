@@ -40,6 +40,10 @@ var defectNames = []struct {
 	{"read-value-at-arrival", func(d *node.Defects) *bool { return &d.StateReadValueAtArrival }, ""},
 	{"install-keeps-old-groups", func(d *node.Defects) *bool { return &d.InstallKeepsOldGroups }, ""},
 	{"outbox-trim-one-short", func(d *node.Defects) *bool { return &d.OutboxTrimOneShort }, ""},
+	{"retain-ignores-groups", func(d *node.Defects) *bool { return &d.RetainIgnoresGroups }, ""},
+	{"retain-drops-outbox", func(d *node.Defects) *bool { return &d.RetainDropsOutbox }, ""},
+	{"promote-before-caught-up", func(d *node.Defects) *bool { return &d.PromoteBeforeCaughtUp }, ""},
+	{"writes-wait-for-learner", func(d *node.Defects) *bool { return &d.WritesWaitForLearner }, ""},
 }
 
 // ParseDefects reads a comma-separated list of planted-bug names ("none"

@@ -38,6 +38,14 @@
 //     installs a snapshot, compacts or appends a membership change, and
 //     one other durable round in StoreCheckEveryRounds).
 //
+// Membership changes are judged two ways (promotions.go,
+// changeliveness.go): every promotion to voter against the proposing
+// leader's committed prefix, read from the brokers' abstract trace
+// (PromotedCaughtUp; a plan with membership or disk-replacement faults
+// turns the trace on for it), and, while a change is in flight, a
+// majority-connected shard group's writes acknowledged within
+// Options.ChangeLivenessBudgetNs (LivenessDuringChange).
+//
 // Every Violation names an invariant of properties' registry (newViolation
 // refuses any other name); Result.Worst gives the family that decides the
 // verdict: crash, then safety, then liveness.

@@ -32,7 +32,9 @@ const (
 )
 
 // errStranded marks a group whose next record retention has dropped: it
-// can never reach its tail, so it is left undrained (and unchecked).
+// can never reach its tail. Retention never drops what a group has not
+// committed, so that is a GroupRecordsRetained violation; the group is
+// left undrained and the drain goes on with the others.
 var errStranded = errors.New("group stranded by retention")
 
 // drainState is what the drain did: its history operations (IDs assigned
@@ -66,10 +68,13 @@ func (r *run) drain() {
 	r.drainSt.disagreed = properties.GroupStatesAgree(r.liveGroupReplicas())
 	r.violate(properties.InvariantGroupStateAgreement, r.drainSt.disagreed)
 	end := r.c.World.NowNs() + r.opts.QuiesceBudgetNs
+	var stranded []error
+	defer func() { r.violate(properties.InvariantGroupRecordsRetained, foldErrors(stranded, "groups stranded")) }()
 	for _, sc := range r.workloadScopes() {
 		k := properties.GroupKey{Scope: sc, Group: workload.GroupNameDefault}
 		err := r.drainGroup(k, end)
 		if errors.Is(err, errStranded) {
+			stranded = append(stranded, properties.GroupStranded(k, err.Error()))
 			continue
 		}
 		if err != nil {
@@ -191,7 +196,7 @@ func (r *run) drainFetch(g uint64, k properties.GroupKey, endNs int64) ([]felix.
 		case *wire.Error:
 			op.Outcome, op.Error = properties.OutcomeFailed, b.Message
 			if b.Code == wire.CodeBeforeWindow {
-				err = fmt.Errorf("%w: scope %s group %q: %s", errStranded, k.Scope, k.Group, b.Message)
+				err = fmt.Errorf("%w: %s", errStranded, b.Message)
 			}
 		default:
 			op.Outcome, op.Error = properties.OutcomeFailed, fmt.Sprintf("fetch answered %T", ans.Body)
@@ -272,4 +277,16 @@ func (r *run) withDrain(h *properties.History) *properties.History {
 		h.Ops = append(h.Ops, op)
 	}
 	return h
+}
+
+// foldErrors is the first of errs with how many more there were (what),
+// or nil when there are none.
+func foldErrors(errs []error, what string) error {
+	switch len(errs) {
+	case 0:
+		return nil
+	case 1:
+		return errs[0]
+	}
+	return fmt.Errorf("%w; and %d more %s", errs[0], len(errs)-1, what)
 }

@@ -23,6 +23,13 @@ var groupDefectCases = []checkerDefectCase{
 	// An ack ends every older lease: a record leased in a lost answer is
 	// never handed out, which the drain after quiesce exposes.
 	{defect: "ack-drops-older-leases", invariant: properties.InvariantGroupDeliversEveryRecord, faults: "all", gapNs: 2e9, seedsMax: 12},
+	// An operator's retain keeps the newest records whatever the groups
+	// have committed: the workload's group, leases in flight, is left
+	// below the window (seen in-run at the step, and by the drain).
+	{defect: "retain-ignores-groups", invariant: properties.InvariantGroupRecordsRetained, faults: "retain", seedsMax: 2},
+	// A retain deletes the dropped records' outbox rows too: a relay
+	// behind the groups (its broker killed under it) never delivers them.
+	{defect: "retain-drops-outbox", invariant: properties.InvariantOutboxKeptUntilRelayed, faults: "retain,kill", gapNs: 3e8, seedsMax: 5},
 }
 
 // TestGroupDefectsCaught: each consumer-group defect is reported under its

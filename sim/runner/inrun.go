@@ -40,6 +40,9 @@ type inRun struct {
 	drops *retentionDrops
 	// store compares each broker's durable store with its memory.
 	store storeCheck
+	// windowBuf and windowViews are groupsDropped's reusable scratch.
+	windowBuf   []node.GroupPosition
+	windowViews []properties.GroupPositionView
 }
 
 // stateGetter is the part of a shard Applied reads (the runner does not
@@ -124,8 +127,12 @@ func (ir *inRun) Applied(a *node.AppliedRecord) {
 	ir.shard = nil
 }
 
-// Dropped records a retention step for the linearizability check.
-func (ir *inRun) Dropped(d *node.DroppedPrefix) { ir.drops.note(d, ir.c.World.NowNs()) }
+// Dropped records a retention step for the linearizability check and
+// checks the scope's consumer groups against the new window.
+func (ir *inRun) Dropped(d *node.DroppedPrefix) {
+	ir.drops.note(d, ir.c.World.NowNs())
+	ir.groupsDropped(d)
+}
 
 // Persisted checks the durable round's hard state against the last one
 // promised, and the stored log around what the round wrote.

@@ -113,6 +113,18 @@ type Result struct {
 	// Vacuous, when not empty, says why the run passed checks that had
 	// too little to check (see VacuousReason); it is not a failure.
 	Vacuous string
+	// Promotions counts the promotions PromotedCaughtUp judged (nil when
+	// the run emitted no abstract trace).
+	Promotions *PromotionCounts
+	// ChangeLiveness is what the change probe did (nil when no membership
+	// change began; see changeliveness.go).
+	ChangeLiveness *ChangeCounts
+}
+
+// PromotionCounts is what the promotion check saw: promotions judged,
+// left unjudged (a traced log over its cap) and rejected.
+type PromotionCounts struct {
+	Judged, Unjudged, Failed int
 }
 
 // Decisive is a failed run's deciding invariant: the first violation of

@@ -63,6 +63,9 @@ type run struct {
 	// checking is set once the end checks start: what they find is dated
 	// by its operations, or as found at the end (dateViolations).
 	checking bool
+	// change is the change probe, made when a membership change first
+	// begins (nil in a run without one; see changeliveness.go).
+	change *changeProbe
 }
 
 // Run performs one run: build, fault phase, heal, liveness, quiesce,
@@ -243,7 +246,7 @@ func (r *run) build() error {
 		}
 	}
 	ccfg := cluster.Config{Seed: o.Seed, Brokers: o.Brokers, Extra: extra, Streams: topology(o), Defects: o.Defects,
-		RecordTrace: o.RecordTrace, Trace: r.traceSink(), Counts: r.counts, Density: &r.density}
+		RecordTrace: o.RecordTrace, Trace: r.traceSink(plan), Counts: r.counts, Density: &r.density}
 	if plan.AdministersStream() {
 		ccfg.Streams, ccfg.AdminNamespace, ccfg.AdminStream = adminTopology(ccfg.Streams), Namespace, AdminStream
 	}
@@ -252,6 +255,7 @@ func (r *run) build() error {
 	}
 	ir := newInRun(o.Brokers)
 	ccfg.Observer = ir
+	ccfg.MembershipBegun = r.membershipBegun
 	c, err := cluster.New(ccfg)
 	if err != nil {
 		return err
@@ -376,6 +380,7 @@ func (r *run) finish() {
 	r.res.StreamChanges = r.c.StreamChanges()
 	r.endObserving()
 	r.traceResult()
+	r.promotionResult()
 	if r.opts.KeepHistory {
 		r.res.History = h
 	}

@@ -1,16 +1,20 @@
 package runner
 
 import (
+	"github.com/felixsim/felixsim/coverage"
 	"github.com/felixsim/felixsim/modeltrace"
+	"github.com/felixsim/felixsim/sim"
 	"github.com/felixsim/felixsim/tla"
 )
 
-// traceSinks is the run's trace sinks: the validator and an export, either
-// nil when off, and the ledger the history checks read, always on.
+// traceSinks is the run's trace sinks: the validator, an export and the
+// promotion check, each nil when off, and the ledger the history checks
+// read, always on.
 type traceSinks struct {
-	v      *tla.TraceValidator
-	export modeltrace.Sink
-	ledger *LedgerSink
+	v          *tla.TraceValidator
+	export     modeltrace.Sink
+	ledger     *LedgerSink
+	promotions *promotionCheck
 	// nowNs reads the world's clock (set once the world is built), and
 	// rejectedNs is when the validator first rejected a step (-1 before).
 	nowNs      func() int64
@@ -31,18 +35,54 @@ func (t *traceSinks) Step(s *modeltrace.Step) {
 		t.export.Step(s)
 	}
 	t.ledger.Step(s)
+	if t.promotions != nil {
+		t.promotions.Step(s)
+	}
 }
 
 // traceSink is the sink the brokers emit to. It is never nil: the
 // history checks match landings to requests by the trace's Request and
-// Apply steps (LedgerSink), so every run traces, validated or not.
-func (r *run) traceSink() modeltrace.Sink {
+// Apply steps (LedgerSink), so every run traces, validated or not. The
+// promotion check reads the trace of a run that validates or exports it,
+// or whose plan holds a lasting fault (a membership change, a replaced
+// disk, a corrupt store the operator replaces: each moves a broker through
+// a membership change).
+func (r *run) traceSink(plan *sim.Plan) modeltrace.Sink {
 	o := &r.opts
 	r.trace = &traceSinks{export: o.TraceExport, ledger: NewLedgerSink(), rejectedNs: -1}
+	if o.ValidateTrace || o.TraceExport != nil || mayChangeMembership(plan) {
+		r.trace.promotions = newPromotionCheck()
+	}
 	if o.ValidateTrace {
 		r.trace.v = tla.NewTraceValidator(o.Brokers)
 	}
 	return r.trace
+}
+
+// mayChangeMembership reports whether plan holds a lasting fault
+// (sim.FaultKind.Lasting: the kinds whose damage a broker leaves through
+// a membership change, or that change it outright).
+func mayChangeMembership(plan *sim.Plan) bool {
+	for _, f := range plan.Faults {
+		if f.Kind.Lasting() {
+			return true
+		}
+	}
+	return false
+}
+
+// promotionResult records the promotion check's counts and a
+// PromotedCaughtUp violation for the first promotion it rejected.
+func (r *run) promotionResult() {
+	if r.trace == nil || r.trace.promotions == nil {
+		return
+	}
+	pc := r.trace.promotions
+	r.res.Promotions = &PromotionCounts{Judged: pc.judged, Unjudged: pc.unjudged, Failed: pc.failed}
+	r.counts.AddN(coverage.PromotionJudged, uint64(pc.judged))
+	if v := pc.violation(); v != nil {
+		r.res.Violations = append(r.res.Violations, *v)
+	}
 }
 
 // traceResult records the validation's outcome and, when the trace was

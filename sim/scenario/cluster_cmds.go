@@ -21,7 +21,10 @@ func (r *Runner) errStarted(cmd string) error {
 }
 
 // cmdBrokers: brokers N [--seed S] [--defect a,b] [--not-finalized]
-// [--version vN] [--compact-min N] [--compact-keep N] [--clients N].
+// [--version vN] [--compact-min N] [--compact-keep N] [--clients N]
+// [--change-probe]. With --change-probe the operator process writes to
+// every stream shard while a membership change is in flight, as a run's
+// change probe does, and check judges those writes (LivenessDuringChange).
 func (r *Runner) cmdBrokers(a *args) (string, error) {
 	if err := r.errStarted("brokers"); err != nil {
 		return "", err
@@ -56,7 +59,8 @@ func (r *Runner) cmdBrokers(a *args) (string, error) {
 	r.clients = clients
 	r.cfg.CompactEntriesMin = a.intFlag("compact-min", 0)
 	r.cfg.CompactKeepEntries = a.intFlag("compact-keep", 0)
-	p := a.positional(1, 1, "brokers N [--seed S] [--defect NAMES] [--not-finalized] [--version vN] [--compact-min N] [--compact-keep N] [--clients N] [--validate-trace]")
+	r.changeProbe = a.boolFlag("change-probe")
+	p := a.positional(1, 1, "brokers N [--seed S] [--defect NAMES] [--not-finalized] [--version vN] [--compact-min N] [--compact-keep N] [--clients N] [--validate-trace] [--change-probe]")
 	if p == nil {
 		return "", nil
 	}

@@ -189,6 +189,10 @@ func (r *Runner) cmdCheck(a *args) (string, error) {
 	if r.trace != nil {
 		vs = append(vs, r.trace.Violations()...)
 	}
+	vs = append(vs, r.promotions.Violations()...)
+	if r.change != nil {
+		vs = append(vs, r.change.Violations()...)
+	}
 	if len(r.delivered) > 0 {
 		ref := properties.LongestLogs(runner.ReplicaLogsOf(c.Snapshot()))
 		vs = append(vs, runner.OutboxViolations(&ref, r.delivered, false)...)

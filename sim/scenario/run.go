@@ -54,6 +54,14 @@ type Runner struct {
 	inRun *runner.InRunChecker
 	// steps records the brokers' retention steps for the check command.
 	steps *runner.RetentionSteps
+	// promotions judges every promotion to voter from the brokers'
+	// abstract trace, for the check command.
+	promotions *runner.PromotionChecker
+	// changeProbe (brokers --change-probe) has the operator process write
+	// to every stream shard while a membership change is in flight, as a
+	// run's change probe does; change judges those writes for check.
+	changeProbe bool
+	change      *runner.ChangeProbe
 	// sent are the writes sent, in history order (sent.go).
 	sent []sentWrite
 	// ledger keeps the brokers' trace steps that match landings to
@@ -235,16 +243,24 @@ func (r *Runner) cluster() (*cluster.Cluster, error) {
 	ir := runner.NewInRunChecker(cfg.Brokers)
 	cfg.Observer, r.steps = ir.Observer(), ir.Retention()
 	r.ledger = runner.NewLedgerSink()
-	cfg.Trace = r.ledger
+	r.promotions = runner.NewPromotionChecker()
+	cfg.Trace = modeltrace.Tee{r.ledger, r.promotions}
 	if r.validateTrace {
 		r.trace = runner.NewTraceCheck(cfg.Brokers)
-		cfg.Trace = modeltrace.Tee{r.ledger, r.trace}
+		cfg.Trace = modeltrace.Tee{r.ledger, r.promotions, r.trace}
+	}
+	if r.changeProbe {
+		r.change = runner.NewChangeProbe(probe, cfg.Brokers, runner.ProbeScopes(cfg.Streams), 0)
+		cfg.MembershipBegun = r.change.Begun
 	}
 	c, err := cluster.New(cfg)
 	if err != nil {
 		return nil, err
 	}
 	ir.Bind(c)
+	if r.change != nil {
+		r.change.Bind(c)
+	}
 	r.c, r.probe, r.client, r.inRun = c, probe, procs, ir
 	if err := c.World.RunUntil(c.AllLed, WaitBudgetNs); err != nil {
 		return nil, fmt.Errorf("cluster did not elect every leader: %v", err)
