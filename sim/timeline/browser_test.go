@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -308,7 +309,7 @@ func checkFaultLabels(t *testing.T, b *browser, res *runner.Result) {
 		}
 		if strings.HasPrefix(f.Lane, "broker ") {
 			brokers[f.Lane] = true
-			if !contains(named, f.Lane) {
+			if !slices.Contains(named, f.Lane) {
 				t.Errorf("fault %q is drawn on %s's row but does not name it", label, f.Lane)
 			}
 		}
