@@ -16,6 +16,7 @@ type runFlags struct {
 	seed                                        *uint64
 	nodes, streams, shards, clients             *int
 	duration, gap, liveness, quiesce, spreadDur *time.Duration
+	changeLiveness                              *time.Duration
 	faults, defects                             *string
 }
 
@@ -35,6 +36,8 @@ func addRunFlags(fs *flag.FlagSet, b *bounds) *runFlags {
 		liveness:  b.Duration("liveness-budget", time.Duration(runner.LivenessBudgetNsDefault), time.Nanosecond, durationMax, "simulated time after heal for every shard to elect a leader and take a commit"),
 		spreadDur: b.Duration("client-start-spread", 0, 0, durationMax, "spread the clients' first invocations over this much of the fault phase (0: all start at once)"),
 		quiesce:   b.Duration("quiesce-budget", time.Duration(runner.QuiesceBudgetNsDefault), time.Nanosecond, durationMax, "simulated time after liveness for every call to complete and every replica to catch up"),
+		changeLiveness: b.Duration("change-liveness-budget", time.Duration(runner.ChangeLivenessBudgetNsDefault), time.Nanosecond, durationMax,
+			"while a membership change is in flight, how long a shard group with a connected majority may take to acknowledge a write"),
 	}
 }
 
@@ -57,5 +60,6 @@ func (rf *runFlags) options() (runner.Options, error) {
 	return runner.Options{Seed: *rf.seed, Brokers: *rf.nodes, Streams: *rf.streams, Shards: uint32(*rf.shards),
 		DurationNs: rf.duration.Nanoseconds(), Faults: fset, Defects: d, Clients: *rf.clients,
 		FaultGapMeanNs: rf.gap.Nanoseconds(), ClientStartSpreadNs: rf.spreadDur.Nanoseconds(),
-		LivenessBudgetNs: rf.liveness.Nanoseconds(), QuiesceBudgetNs: rf.quiesce.Nanoseconds(), ValidateTrace: true}, nil
+		LivenessBudgetNs: rf.liveness.Nanoseconds(), QuiesceBudgetNs: rf.quiesce.Nanoseconds(),
+		ChangeLivenessBudgetNs: rf.changeLiveness.Nanoseconds(), ValidateTrace: true}, nil
 }

@@ -47,9 +47,9 @@ func FuzzParsePlanFile(f *testing.F) {
 
 // v3Sample is a plan file as `felixsim run --out` writes one.
 const v3Sample = "felixsim-plan v3\n# felixsim-revision: 0123abc\n# trace-hash: 44cb1e4a7d6b7231\n# brokers: 3\n# streams: 1\n# shards: 4\n" +
-	"# defects: ack-before-quorum\n# faults: all\n# fault-gap-ns: 2000000000\n# liveness-budget-ns: 30000000000\n# quiesce-budget-ns: 20000000000\n" +
+	"# defects: ack-before-quorum\n# faults: all\n# fault-gap-ns: 2000000000\n# liveness-budget-ns: 30000000000\n# quiesce-budget-ns: 20000000000\n# change-liveness-budget-ns: 1000000000\n" +
 	"# validate-trace: true\n# linearizable-steps-max: 0\nseed 3\nnodes 9\nduration_ns 60000000000\nparam clients 4\n" +
-	"fault at_ns=100 kind=partition node=1 peer=2\nfault at_ns=200 kind=kill node=0 torn=false dur_ns=5000 role=leader\n# end: 2 faults, 19 lines\n"
+	"fault at_ns=100 kind=partition node=1 peer=2\nfault at_ns=200 kind=kill node=0 torn=false dur_ns=5000 role=leader\n# end: 2 faults, 20 lines\n"
 
 // completed fills what an older plan file's meta does not record with
 // what a run of the defaults records, as a v3 file.

@@ -90,7 +90,7 @@ func (m Meta) recorded(given runner.Options) (runner.Options, error) {
 		o.Faults = f
 	}
 	for _, v := range []struct{ to, from *int64 }{{&o.FaultGapMeanNs, &m.FaultGapNs},
-		{&o.LivenessBudgetNs, &m.LivenessBudgetNs}, {&o.QuiesceBudgetNs, &m.QuiesceBudgetNs}} {
+		{&o.LivenessBudgetNs, &m.LivenessBudgetNs}, {&o.QuiesceBudgetNs, &m.QuiesceBudgetNs}, {&o.ChangeLivenessBudgetNs, &m.ChangeLivenessBudgetNs}} {
 		if *v.from > 0 {
 			*v.to = *v.from
 		}

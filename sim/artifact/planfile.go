@@ -42,9 +42,10 @@ type Meta struct {
 	// Faults is the fault kinds the run drew from, as runner.ParseFaults
 	// reads them ("": not recorded).
 	Faults string
-	// FaultGapNs, LivenessBudgetNs and QuiesceBudgetNs are the run's
-	// runner.Options of those names (0: not recorded).
-	FaultGapNs, LivenessBudgetNs, QuiesceBudgetNs int64
+	// FaultGapNs, LivenessBudgetNs, QuiesceBudgetNs and
+	// ChangeLivenessBudgetNs are the run's runner.Options of those names
+	// (0: not recorded).
+	FaultGapNs, LivenessBudgetNs, QuiesceBudgetNs, ChangeLivenessBudgetNs int64
 	// ValidateTrace says whether the run validated its abstract trace
 	// against the model (an older plan did: `felixsim run`'s default).
 	ValidateTrace bool
@@ -65,6 +66,7 @@ const (
 	metaFaultGap     = "fault-gap-ns"
 	metaLiveness     = "liveness-budget-ns"
 	metaQuiesce      = "quiesce-budget-ns"
+	metaChange       = "change-liveness-budget-ns"
 	metaValidate     = "validate-trace"
 	metaLinearizable = "linearizable-steps-max"
 	metaEnd          = "end"
@@ -73,7 +75,7 @@ const (
 // metaRequired are the keys a v3 plan file must carry, in the order they
 // are written (the trace hash, optional, follows the revision).
 var metaRequired = []string{metaRevision, metaBrokers, metaStreams, metaShards, metaDefects, metaFaults,
-	metaFaultGap, metaLiveness, metaQuiesce, metaValidate, metaLinearizable}
+	metaFaultGap, metaLiveness, metaQuiesce, metaChange, metaValidate, metaLinearizable}
 
 // PlanMetaLinesMax caps the meta lines a plan file may carry.
 const PlanMetaLinesMax = 64
@@ -115,7 +117,7 @@ func MetaOf(o runner.Options, revision string) Meta {
 	d := o.WithDefaults()
 	return Meta{Format: 3, Revision: revision, Brokers: d.Brokers, Streams: d.Streams, Shards: int(d.Shards),
 		Defects: d.DefectList(), Faults: d.Faults.String(), FaultGapNs: d.FaultGapMeanNs,
-		LivenessBudgetNs: d.LivenessBudgetNs, QuiesceBudgetNs: d.QuiesceBudgetNs, ValidateTrace: d.ValidateTrace,
+		LivenessBudgetNs: d.LivenessBudgetNs, QuiesceBudgetNs: d.QuiesceBudgetNs, ChangeLivenessBudgetNs: d.ChangeLivenessBudgetNs, ValidateTrace: d.ValidateTrace,
 		LinearizableStepsMax: d.LinearizableStepsMax}
 }
 
@@ -191,6 +193,8 @@ func (m Meta) value(key string) string {
 		return num(m.LivenessBudgetNs)
 	case metaQuiesce:
 		return num(m.QuiesceBudgetNs)
+	case metaChange:
+		return num(m.ChangeLivenessBudgetNs)
 	case metaValidate:
 		return strconv.FormatBool(m.ValidateTrace)
 	case metaLinearizable:
@@ -411,9 +415,10 @@ func (m *Meta) set(key, val string) error {
 			return fmt.Errorf("%s %q refused: %w", key, val, ferr)
 		}
 		m.Faults = f.String()
-	case metaFaultGap, metaLiveness, metaQuiesce:
+	case metaFaultGap, metaLiveness, metaQuiesce, metaChange:
 		n, err = count(1 << 62)
-		*map[string]*int64{metaFaultGap: &m.FaultGapNs, metaLiveness: &m.LivenessBudgetNs, metaQuiesce: &m.QuiesceBudgetNs}[key] = n
+		*map[string]*int64{metaFaultGap: &m.FaultGapNs, metaLiveness: &m.LivenessBudgetNs, metaQuiesce: &m.QuiesceBudgetNs,
+			metaChange: &m.ChangeLivenessBudgetNs}[key] = n
 	case metaValidate:
 		b, berr := strconv.ParseBool(val)
 		if berr != nil || (val != "true" && val != "false") {

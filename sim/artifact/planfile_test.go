@@ -21,7 +21,7 @@ func TestV3SampleParses(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := Meta{Format: 3, Revision: "0123abc", TraceHash: 0x44cb1e4a7d6b7231, HasTraceHash: true, Brokers: 3, Streams: 1, Shards: 4,
-		Defects: "ack-before-quorum", Faults: "all", FaultGapNs: 2e9, LivenessBudgetNs: 30e9, QuiesceBudgetNs: 20e9, ValidateTrace: true}
+		Defects: "ack-before-quorum", Faults: "all", FaultGapNs: 2e9, LivenessBudgetNs: 30e9, QuiesceBudgetNs: 20e9, ChangeLivenessBudgetNs: 1e9, ValidateTrace: true}
 	if m != want || len(p.Faults) != 2 || p.Seed != 3 {
 		t.Fatalf("meta %+v\nwant %+v; plan %v", m, want, p)
 	}
@@ -82,7 +82,7 @@ func TestPlanFileRefusesEveryCut(t *testing.T) {
 // options gives the saved trace hash and verdict.
 func TestRunDescriptionRecordsEveryOutcomeSetting(t *testing.T) {
 	opts := runner.Options{Seed: 9, Brokers: 4, Streams: 2, Shards: 2, DurationNs: 2e9, FaultGapMeanNs: 3e8, Clients: 3,
-		ClientStartSpreadNs: 5e8, LivenessBudgetNs: 9e9, QuiesceBudgetNs: 4e9, ValidateTrace: false,
+		ClientStartSpreadNs: 5e8, LivenessBudgetNs: 9e9, QuiesceBudgetNs: 4e9, ChangeLivenessBudgetNs: 3e9, ValidateTrace: false,
 		Faults: mustFaults(t, "kill,partition,clockjump"), Defects: node.Defects{StateReadWithoutReadIndex: true}}
 	text, res := savedPlan(t, opts)
 	path := filepath.Join(t.TempDir(), "plan.txt")
@@ -140,7 +140,8 @@ func TestSaveLoadProperty(t *testing.T) {
 			DurationNs: rapid.Int64Range(1e8, 6e8).Draw(rt, "durationNs"), FaultGapMeanNs: rapid.Int64Range(5e7, 3e9).Draw(rt, "gapNs"),
 			Clients: rapid.IntRange(2, 6).Draw(rt, "clients"), ClientStartSpreadNs: rapid.Int64Range(0, 2e8).Draw(rt, "spreadNs"),
 			LivenessBudgetNs: rapid.Int64Range(1e8, 4e10).Draw(rt, "livenessNs"), QuiesceBudgetNs: rapid.Int64Range(1e8, 3e10).Draw(rt, "quiesceNs"),
-			ValidateTrace: rapid.Bool().Draw(rt, "validate"), Defects: def,
+			ChangeLivenessBudgetNs: rapid.Int64Range(1e8, 3e9).Draw(rt, "changeNs"),
+			ValidateTrace:          rapid.Bool().Draw(rt, "validate"), Defects: def,
 		}
 		if opts.Faults, err = runner.ParseFaults(rapid.SampledFrom(kinds).Draw(rt, "faults")); err != nil {
 			rt.Fatal(err)

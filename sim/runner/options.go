@@ -71,9 +71,9 @@ type Options struct {
 	// ChangeLivenessBudgetNs bounds, while a membership change is in
 	// flight, how long a shard group with a connected majority of voters
 	// may take to acknowledge a write (LivenessDuringChange); zero takes
-	// ChangeLivenessBudgetNsDefault (left zero in Result.Options: no CLI
-	// flag sets it, so a reproduce line names no value). It judges only:
-	// the run, and its trace, are the same for any budget.
+	// ChangeLivenessBudgetNsDefault (felixsim run --change-liveness-budget;
+	// a saved plan records it). It judges only: the run, and its trace,
+	// are the same for any budget.
 	ChangeLivenessBudgetNs int64
 	// Defects are planted broker bugs (off by default), to show the checks
 	// catch them.
@@ -246,6 +246,7 @@ func (o Options) withDefaults() Options {
 	setI64(&d.FaultGapMeanNs, FaultGapMeanNsDefault)
 	setI64(&d.LivenessBudgetNs, LivenessBudgetNsDefault)
 	setI64(&d.QuiesceBudgetNs, QuiesceBudgetNsDefault)
+	setI64(&d.ChangeLivenessBudgetNs, ChangeLivenessBudgetNsDefault)
 	return d
 }
 
@@ -271,6 +272,8 @@ func (o Options) Validate() error {
 		return fmt.Errorf("run: duration %d ns refused: negative", d.DurationNs)
 	case d.ClientStartSpreadNs < 0:
 		return fmt.Errorf("run: client start spread %d ns refused: negative", d.ClientStartSpreadNs)
+	case d.ChangeLivenessBudgetNs < 0:
+		return fmt.Errorf("run: change liveness budget %d ns refused: negative", d.ChangeLivenessBudgetNs)
 	case d.FaultGapMeanNs < 0 || d.LivenessBudgetNs < 0 || d.QuiesceBudgetNs < 0:
 		return fmt.Errorf("run: fault gap %d ns, liveness budget %d ns, quiesce budget %d ns refused: negative", d.FaultGapMeanNs, d.LivenessBudgetNs, d.QuiesceBudgetNs)
 	case d.ChangeLivenessBudgetNs < 0:

@@ -209,6 +209,7 @@ func (r *Result) ReproduceCommand() string {
 		{"fault-gap", o.FaultGapMeanNs, FaultGapMeanNsDefault},
 		{"liveness-budget", o.LivenessBudgetNs, LivenessBudgetNsDefault},
 		{"quiesce-budget", o.QuiesceBudgetNs, QuiesceBudgetNsDefault},
+		{"change-liveness-budget", o.ChangeLivenessBudgetNs, ChangeLivenessBudgetNsDefault},
 	} {
 		if d.ns != d.defNs {
 			cmd += fmt.Sprintf(" --%s %s", d.flag, FormatDurationNs(d.ns))

@@ -32,6 +32,7 @@ func (o Options) Settings() []Setting {
 		{"fault-gap", FormatDurationNs(d.FaultGapMeanNs)},
 		{"liveness-budget", FormatDurationNs(d.LivenessBudgetNs)},
 		{"quiesce-budget", FormatDurationNs(d.QuiesceBudgetNs)},
+		{"change-liveness-budget", FormatDurationNs(d.ChangeLivenessBudgetNs)},
 		{"validate-trace", fmt.Sprint(d.ValidateTrace)},
 	}
 }
