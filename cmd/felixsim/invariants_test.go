@@ -39,6 +39,8 @@ var wantInvariants = []struct{ name, family string }{
 	{"OutboxNothingUncommitted", "safety"},
 	{"OutboxOffsetMatchesState", "safety"},
 	{"IncarnationsApart", "safety"},
+	{"EphemeralRefusesCommits", "safety"},
+	{"EphemeralLiveDelivery", "safety"},
 	{"TraceNotInModel", "safety"},
 	{"GroupDeliversEveryRecord", "safety"},
 	{"GroupAckedNotRedelivered", "safety"},
