@@ -97,7 +97,38 @@ const (
 	// RetryOwnLanding: a retried write's own request landed, matched to it
 	// by request id (a payload could not tell it from its original's).
 	RetryOwnLanding Point = "answers.retry.own_landing"
+	// EphemeralDeliveredLive: a live subscriber of an ephemeral stream
+	// read a publish the stream's leader handed it.
+	EphemeralDeliveredLive Point = "ephemeral.publish.delivered_live"
+	// EphemeralCommitRefused: a commit or commit_if on an ephemeral
+	// stream was answered EphemeralStream.
+	EphemeralCommitRefused Point = "ephemeral.commit.refused"
+	// StreamGroupAcrossRecreate: a consumer group of the administered
+	// stream that fetched in an earlier generation fetched again after a
+	// re-creation was done and was answered by the new generation. Not
+	// Sometimes, like the other stream points.
+	StreamGroupAcrossRecreate Point = "admin.stream.group_across_recreate"
+	// PendingSeqOfEarlierIncarnation: a restarted broker applied an entry
+	// its earlier incarnation proposed whose seq is that of a write
+	// pending in the new incarnation (node.PathSeqOfEarlierIncarnation).
+	// Not Sometimes: it needs a broker that proposed a few writes early in
+	// its leadership, killed before they committed and back as leader
+	// before anyone else led (its seqs start again), and no drawn plan
+	// makes that happen yet (0 in seeds 1..200 of --faults all,operator).
+	PendingSeqOfEarlierIncarnation Point = "broker.pending.seq_of_earlier_incarnation"
+	// RetentionAtGroupPosition: a retention step dropped a scope's records
+	// up to within RetentionNearGroupRecords of a consumer group's
+	// committed position there (or past it).
+	RetentionAtGroupPosition Point = "retention.at_group_position"
+	// LearnerPromoted: a learner (a replaced broker's new identity) was
+	// seen promoted to voter in a raft group.
+	LearnerPromoted Point = "membership.learner_promoted"
 )
+
+// RetentionNearGroupRecords is how close, in records, a retention step
+// must come to a consumer group's committed position to count as
+// RetentionAtGroupPosition.
+const RetentionNearGroupRecords = 4
 
 var declarations = []Declaration{
 	{RaftFailover, "a raft group elected a leader other than its previous one", true},
@@ -129,6 +160,12 @@ var declarations = []Declaration{
 	{RelayTrimmed, "the brokers acknowledged an outbox relay's trim of entries it had delivered and persisted", true},
 	{AnswerCopyRefusedJudged, "a write request answered NotLeader or Unavailable was judged against the brokers' traced proposals", true},
 	{RetryOwnLanding, "a retried write's own request landed, matched to it by request id", true},
+	{EphemeralDeliveredLive, "a live subscriber of an ephemeral stream read a publish its leader handed it", true},
+	{EphemeralCommitRefused, "a commit or commit_if on an ephemeral stream was answered EphemeralStream", true},
+	{StreamGroupAcrossRecreate, "a consumer group of the administered stream fetched in one generation and again, answered by the new one, after a re-creation", false},
+	{PendingSeqOfEarlierIncarnation, "a restarted broker applied its earlier incarnation's proposal whose seq is that of a write pending in the new one", false},
+	{RetentionAtGroupPosition, "a retention step dropped records up to within a few of a consumer group's committed position", true},
+	{LearnerPromoted, "a learner (a replaced broker's new identity) was promoted to voter in a raft group", true},
 }
 
 // FaultFired names the point counting faults of the named kind that the

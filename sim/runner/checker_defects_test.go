@@ -47,6 +47,16 @@ var checkerDefectCases = []checkerDefectCase{
 	// re-sends a failed write with its payload, and the failed one's own
 	// request lands.
 	{defect: "timeout-as-failure", invariant: properties.InvariantFailedWriteLeftNoTrace, faults: "all", gapNs: 6e8, seedsMax: 8},
+	// A live subscriber's read of the ephemeral stream leaves its queue
+	// as it was: its next read hands it the same publishes again, more
+	// often than their requests reached a broker.
+	{defect: "ephemeral-read-keeps-queue", invariant: properties.InvariantEphemeralLiveDelivery, faults: "all", gapNs: 6e8, seedsMax: 3},
+	// The ephemeral stream serves a commit as a publish: its event
+	// reaches the live subscribers without its state, answered Acked.
+	{defect: "ephemeral-commit-to-subscribers", invariant: properties.InvariantEphemeralRefusesCommits, faults: "all", gapNs: 6e8, seedsMax: 3},
+	// Live subscribers keyed by shard alone: one tenant reads the other's
+	// publishes (the workload's two tenants share every name).
+	{defect: "ephemeral-unscoped", invariant: properties.InvariantEphemeralLiveDelivery, faults: "all", gapNs: 6e8, seedsMax: 3},
 }
 
 // runDefectPlan runs seed for 10 simulated seconds under faults (mean gap

@@ -37,6 +37,10 @@ var defectNames = []struct {
 	{"repropose-pending", func(d *node.Defects) *bool { return &d.ReproposePending }, ""},
 	{"not-leader-after-propose", func(d *node.Defects) *bool { return &d.NotLeaderAfterPropose }, ""},
 	{"timeout-as-failure", func(d *node.Defects) *bool { return &d.TimeoutAsFailure }, ""},
+	{"ephemeral-read-keeps-queue", func(d *node.Defects) *bool { return &d.EphemeralReadKeepsQueue }, ""},
+	{"ephemeral-commit-to-subscribers", func(d *node.Defects) *bool { return &d.EphemeralCommitToSubscribers }, ""},
+	{"ephemeral-unscoped", func(d *node.Defects) *bool { return &d.EphemeralUnscoped }, ""},
+	{"recreate-strands-groups", func(d *node.Defects) *bool { return &d.RecreateStrandsGroups }, "streamcreate,kill"},
 }
 
 // ParseDefects reads a comma-separated list of planted-bug names ("none"

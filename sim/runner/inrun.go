@@ -3,6 +3,7 @@ package runner
 import (
 	"fmt"
 
+	"github.com/felixsim/felixsim/coverage"
 	"github.com/felixsim/felixsim/node"
 	"github.com/felixsim/felixsim/properties"
 	"github.com/felixsim/felixsim/sim/cluster"
@@ -37,6 +38,9 @@ type inRun struct {
 	groups groupPositions
 	// drops are the retention steps the brokers applied.
 	drops *retentionDrops
+	// counts is the run's coverage; posBuf is countNearGroup's scratch.
+	counts *coverage.Counts
+	posBuf []node.GroupPosition
 }
 
 // stateGetter is the part of a shard Applied reads (the runner does not
@@ -118,8 +122,34 @@ func (ir *inRun) Applied(a *node.AppliedRecord) {
 	ir.shard = nil
 }
 
-// Dropped records a retention step for the linearizability check.
-func (ir *inRun) Dropped(d *node.DroppedPrefix) { ir.drops.note(d, ir.c.World.NowNs()) }
+// Dropped records a retention step for the linearizability check and,
+// at its first replica, counts it when it came near a consumer group.
+func (ir *inRun) Dropped(d *node.DroppedPrefix) {
+	_, seen := ir.drops.at[dropKey{scope: d.Scope, atNext: d.AtNext, below: d.Below, withWrite: d.WithWrite}]
+	ir.drops.note(d, ir.c.World.NowNs())
+	if !seen {
+		ir.countNearGroup(d)
+	}
+}
+
+// countNearGroup counts a retention step that dropped d.Scope's records
+// up to within coverage.RetentionNearGroupRecords of a consumer group's
+// committed position on the broker that applied it, or past it. The
+// administered stream's emptying at a re-creation is no retention step
+// and is not counted.
+func (ir *inRun) countNearGroup(d *node.DroppedPrefix) {
+	n := ir.c.Node(d.Node)
+	if n == nil || ir.counts == nil || d.Scope.Stream == AdminStream {
+		return
+	}
+	ir.posBuf = n.AppendGroupPositions(ir.posBuf[:0], ir.c.RaftGroupOf(d.Scope.Namespace, d.Scope.Stream, d.Scope.Shard))
+	for _, p := range ir.posBuf {
+		if p.Scope == d.Scope && d.Below+coverage.RetentionNearGroupRecords >= p.CommittedOffset {
+			ir.counts.Add(coverage.RetentionAtGroupPosition)
+			return
+		}
+	}
+}
 
 // Persisted checks the durable round's hard state against the last one
 // promised, and the stored log around what the round wrote.

@@ -185,6 +185,9 @@ func (r *Runner) cmdCheck(a *args) (string, error) {
 		return 0, false
 	}, r.steps, r.ledgerOf(c))...)
 	vs = append(vs, r.groupViolations(c, h)...)
+	for _, err := range r.incarnationViolations(h) {
+		vs = append(vs, runner.Violation{Invariant: properties.InvariantIncarnationsApart, Message: err.Error()})
+	}
 	if len(r.delivered) > 0 {
 		ref := properties.LongestLogs(runner.ReplicaLogsOf(c.Snapshot()))
 		vs = append(vs, runner.OutboxViolations(&ref, r.delivered, false)...)

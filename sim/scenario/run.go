@@ -58,6 +58,9 @@ type Runner struct {
 	// ledger keeps the brokers' trace steps that match landings to
 	// requests, for the check command.
 	ledger *runner.LedgerSink
+	// changes are the stream deletes and creates made, each once every
+	// shard applied it (incarnations.go).
+	changes []streamChange
 }
 
 // ClientNames name the scenario's clients, in sim-id order: the first

@@ -63,12 +63,13 @@ func TestSweepPlantedDefectReproduces(t *testing.T) {
 // them back, and the merged report equals the unsharded sweep's, wall time
 // aside: failures, vacuous seeds and coverage totals included. The defect
 // (no-fsync: a restart loses what was acknowledged) fails some seeds of
-// 1..8 and not others, client links cut for 3 s leave some seed vacuous,
+// 1..8 and not others, client links cut and brokers paused leave some
+// seed vacuous (seed 1),
 // and half the seeds run twice, so the failures, the vacuous seeds and the
 // counts interleave across shards.
 func TestShardsMergeToTheUnshardedReport(t *testing.T) {
 	dir := t.TempDir()
-	common := []string{"sweep", "--seeds", "1..8", "--duration", "3s", "--faults", "clientcut,restart", "--defects", "no-fsync",
+	common := []string{"sweep", "--seeds", "1..8", "--duration", "3s", "--faults", "clientcut,restart,pause", "--defects", "no-fsync",
 		"--repeat-fraction", "0.5", "--jobs", "2", "--json"}
 	sweepTo := func(name string, extra ...string) string {
 		path := filepath.Join(dir, name)
