@@ -49,13 +49,16 @@ var checkerDefectCases = []checkerDefectCase{
 	{defect: "timeout-as-failure", invariant: properties.InvariantFailedWriteLeftNoTrace, faults: "all", gapNs: 6e8, seedsMax: 8},
 	// A live subscriber's read of the ephemeral stream leaves its queue
 	// as it was: its next read hands it the same publishes again, more
-	// often than their requests reached a broker.
-	{defect: "ephemeral-read-keeps-queue", invariant: properties.InvariantEphemeralLiveDelivery, faults: "all", gapNs: 6e8, seedsMax: 3},
+	// often than their requests reached a broker. Measured: 29 of seeds
+	// 1..40, at most 4 seeds from any start.
+	{defect: "ephemeral-read-keeps-queue", invariant: properties.InvariantEphemeralLiveDelivery, faults: "all", gapNs: 6e8, seedsMax: 5},
 	// The ephemeral stream serves a commit as a publish: its event
 	// reaches the live subscribers without its state, answered Acked.
-	{defect: "ephemeral-commit-to-subscribers", invariant: properties.InvariantEphemeralRefusesCommits, faults: "all", gapNs: 6e8, seedsMax: 3},
+	// Measured: 40 of seeds 1..40.
+	{defect: "ephemeral-commit-to-subscribers", invariant: properties.InvariantEphemeralRefusesCommits, faults: "all", gapNs: 6e8, seedsMax: 2},
 	// Live subscribers keyed by shard alone: one tenant reads the other's
-	// publishes (the workload's two tenants share every name).
+	// publishes (the workload's two tenants share every name). Measured:
+	// 35 of seeds 1..40, at most 2 seeds from any start.
 	{defect: "ephemeral-unscoped", invariant: properties.InvariantEphemeralLiveDelivery, faults: "all", gapNs: 6e8, seedsMax: 3},
 }
 

@@ -13,10 +13,10 @@ import (
 const (
 	ClientsDefault    = 4
 	EntityKeysDefault = 6
-	// OpGapMeanNsDefault is 17 ms between one client's invocations, on
+	// OpGapMeanNsDefault is 18 ms between one client's invocations, on
 	// average: with LiveSlotsPct of the slots on the live stream, the
-	// quorum streams get one every 20 ms, as before it joined the mix.
-	OpGapMeanNsDefault        = 17_000_000
+	// quorum streams get one about every 20 ms, as before it joined the mix.
+	OpGapMeanNsDefault        = 18_000_000
 	InFlightMaxDefault        = 4             // calls one client keeps open
 	CallTimeoutNsDefault      = 1_000_000_000 // 1 s
 	RetryUnknownPctDefault    = 50
