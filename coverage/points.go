@@ -117,7 +117,38 @@ const (
 	// ChangeWriteAcked: during a membership change, a majority-connected
 	// shard group acknowledged the change probe's write.
 	ChangeWriteAcked Point = "membership.change.write_acked"
+	// EphemeralDeliveredLive: a live subscriber of an ephemeral stream
+	// read a publish the stream's leader handed it.
+	EphemeralDeliveredLive Point = "ephemeral.publish.delivered_live"
+	// EphemeralCommitRefused: a commit or commit_if on an ephemeral
+	// stream was answered EphemeralStream.
+	EphemeralCommitRefused Point = "ephemeral.commit.refused"
+	// StreamGroupAcrossRecreate: a consumer group of the administered
+	// stream that fetched in an earlier generation fetched again after a
+	// re-creation was done and was answered by the new generation. Not
+	// Sometimes, like the other stream points.
+	StreamGroupAcrossRecreate Point = "admin.stream.group_across_recreate"
+	// PendingSeqOfEarlierIncarnation: a restarted broker applied an entry
+	// its earlier incarnation proposed whose seq is that of a write
+	// pending in the new incarnation (node.PathSeqOfEarlierIncarnation).
+	// Not Sometimes: it needs a broker that proposed a few writes early in
+	// its leadership, killed before they committed and back as leader
+	// before anyone else led (its seqs start again), and no drawn plan
+	// makes that happen yet (0 in seeds 1..200 of --faults all,operator).
+	PendingSeqOfEarlierIncarnation Point = "broker.pending.seq_of_earlier_incarnation"
+	// RetentionAtGroupPosition: a retention step dropped a scope's records
+	// up to within RetentionNearGroupRecords of a consumer group's
+	// committed position there (or past it).
+	RetentionAtGroupPosition Point = "retention.at_group_position"
+	// LearnerPromoted: a learner (a replaced broker's new identity) was
+	// seen promoted to voter in a raft group.
+	LearnerPromoted Point = "membership.learner_promoted"
 )
+
+// RetentionNearGroupRecords is how close, in records, a retention step
+// must come to a consumer group's committed position to count as
+// RetentionAtGroupPosition.
+const RetentionNearGroupRecords = 4
 
 var declarations = []Declaration{
 	{RaftFailover, "a raft group elected a leader other than its previous one", true},
@@ -157,6 +188,12 @@ var declarations = []Declaration{
 	{RetentionHeldByGroup, "a leader proposed a retention step shorter than asked because a consumer group had not committed past it", true},
 	{PromotionJudged, "a promotion to voter was judged against the proposing leader's committed prefix (from the abstract trace)", true},
 	{ChangeWriteAcked, "during a membership change, a majority-connected shard group acknowledged the change probe's write", true},
+	{EphemeralDeliveredLive, "a live subscriber of an ephemeral stream read a publish its leader handed it", true},
+	{EphemeralCommitRefused, "a commit or commit_if on an ephemeral stream was answered EphemeralStream", true},
+	{StreamGroupAcrossRecreate, "a consumer group of the administered stream fetched in one generation and again, answered by the new one, after a re-creation", false},
+	{PendingSeqOfEarlierIncarnation, "a restarted broker applied its earlier incarnation's proposal whose seq is that of a write pending in the new one", false},
+	{RetentionAtGroupPosition, "a retention step dropped records up to within a few of a consumer group's committed position", true},
+	{LearnerPromoted, "a learner (a replaced broker's new identity) was promoted to voter in a raft group", true},
 }
 
 // FaultFired names the point counting faults of the named kind that the

@@ -113,6 +113,9 @@ func (n *Node) applyEntry(b *logstore.Batch, g *raftGroup, e *raftpb.Entry, touc
 	}
 	pw := n.writes.take(c.incarnation, c.seq)
 	if pw == nil {
+		if n.writes.sharesSeq(c.incarnation, c.seq) {
+			n.notePath(PathSeqOfEarlierIncarnation)
+		}
 		return replies
 	}
 	return append(replies, reply{client: pw.client, reqID: pw.reqID, body: body})

@@ -208,6 +208,25 @@ type Defects struct {
 	// member is down or slow, a group with a connected majority of voters
 	// stops acknowledging writes.
 	WritesWaitForLearner bool
+	// EphemeralReadKeepsQueue makes a live subscriber's read of an
+	// ephemeral stream copy what was queued for it without draining it
+	// (the slice is copied, the cursor never moves): its next read hands
+	// it the same publishes again.
+	EphemeralReadKeepsQueue bool
+	// EphemeralCommitToSubscribers serves every request that carries a
+	// record on an ephemeral stream as a publish: a commit's event goes to
+	// the live subscribers without its state, answered Acked, where the
+	// stream must refuse it (EphemeralStream) and deliver nothing.
+	EphemeralCommitToSubscribers bool
+	// RecreateStrandsGroups empties a stream shard's scopes when its
+	// stream is created again but leaves their consumer groups where the
+	// old generation had them: a group that lagged, or held leases, is
+	// stranded below the new generation's window, every fetch refused.
+	RecreateStrandsGroups bool
+	// EphemeralUnscoped keys an ephemeral shard's live subscribers by the
+	// shard alone, not by tenant: one tenant's publishes reach every
+	// tenant's subscribers of the same namespace, stream and shard.
+	EphemeralUnscoped bool
 }
 
 // Config configures one broker; build it by field name.
@@ -301,6 +320,10 @@ const (
 	// PathRetentionHeld: a leader proposed a retention step shorter than
 	// asked, held back by a consumer group's committed position.
 	PathRetentionHeld
+	// PathSeqOfEarlierIncarnation: the node applied an entry an earlier
+	// incarnation of it proposed whose seq is that of a write pending in
+	// this incarnation (a restarted broker's seqs start again).
+	PathSeqOfEarlierIncarnation
 )
 
 // notePath tells the host that the node took path p.

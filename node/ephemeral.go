@@ -44,6 +44,9 @@ type ephemeralSub struct {
 type ephemeralScope struct {
 	next uint64
 	subs []ephemeralSub
+	// keepQueue is the EphemeralReadKeepsQueue defect: a read leaves its
+	// queue as it was.
+	keepQueue bool
 }
 
 // isEphemeral reports whether g is an ephemeral stream's shard.
@@ -58,10 +61,14 @@ func (n *Node) serveEphemeral(client uint64, req *wire.Request, g *raftGroup) wi
 	if g.ephemeral == nil {
 		g.ephemeral = map[string]*ephemeralScope{}
 	}
-	es := g.ephemeral[req.Scope.Tenant]
+	key := req.Scope.Tenant
+	if n.cfg.Defects.EphemeralUnscoped {
+		key = ""
+	}
+	es := g.ephemeral[key]
 	if es == nil {
-		es = &ephemeralScope{}
-		g.ephemeral[req.Scope.Tenant] = es
+		es = &ephemeralScope{keepQueue: n.cfg.Defects.EphemeralReadKeepsQueue}
+		g.ephemeral[key] = es
 	}
 	es.expire(n.ticks)
 	switch body := req.Body.(type) {
@@ -70,6 +77,10 @@ func (n *Node) serveEphemeral(client uint64, req *wire.Request, g *raftGroup) wi
 		return &wire.Acked{}
 	case *wire.SubscribeRead:
 		return es.read(client, n.ticks, int(body.MaxEntries))
+	}
+	if rec := wire.RecordOf(req.Body); rec != nil && n.cfg.Defects.EphemeralCommitToSubscribers {
+		es.publish(*rec)
+		return &wire.Acked{}
 	}
 	return &wire.Error{Code: wire.CodeEphemeralStream, Message: truncate(fmt.Sprintf(
 		"%s refused on ephemeral stream %s/%s: it has no log to hold it; nothing was written", kindName(req.Body), g.spec.Namespace, g.spec.Stream))}
@@ -99,7 +110,9 @@ func (es *ephemeralScope) read(client, nowTick uint64, entriesMax int) wire.Answ
 		s.lastReadTick = nowTick
 		k := min(entriesMax, len(s.queue))
 		out := append([]felix.Entry(nil), s.queue[:k]...)
-		s.queue = s.queue[k:]
+		if !es.keepQueue {
+			s.queue = s.queue[k:]
+		}
 		return &wire.Entries{Entries: out}
 	}
 	if len(es.subs) >= EphemeralSubscribersMax {

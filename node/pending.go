@@ -115,6 +115,14 @@ func (p *pendingWrites) take(incarnation, seq uint64) *pendingWrite {
 	return w
 }
 
+// sharesSeq reports whether an entry proposed as (incarnation, seq) by an
+// earlier incarnation of this node carries the seq of a write pending in
+// this one: the seq alone would name the wrong write, so take must (and
+// does) match the incarnation too.
+func (p *pendingWrites) sharesSeq(incarnation, seq uint64) bool {
+	return incarnation != p.incarnation && p.bySeq[seq] != nil
+}
+
 // pendingRead is a state_get awaiting its ReadIndex and then the apply of
 // that index.
 type pendingRead struct {

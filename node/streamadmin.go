@@ -188,10 +188,14 @@ func (n *Node) applyIncarnation(b *logstore.Batch, g *raftGroup, c *command, tou
 }
 
 // emptyScope drops every record of tenant's scope s in g, restarts its
-// consumer groups at the tail and moves its outbox start there.
+// consumer groups at the tail (under the RecreateStrandsGroups defect it
+// leaves them where they were) and moves its outbox start there.
 func (n *Node) emptyScope(b *logstore.Batch, g *raftGroup, tenant string, s *statemachine.Shard) {
 	if err := s.DropBefore(s.NextOffset()); err != nil {
 		panic(fmt.Sprintf("node %d: group %d: emptying scope %s at its tail %d: %v", n.cfg.ID, g.id, g.scopeOf(tenant), s.NextOffset(), err))
+	}
+	if n.cfg.Defects.RecreateStrandsGroups {
+		return // nor does the outbox move: the defect forgets the scope's other tables too
 	}
 	for _, st := range s.RestartGroups() {
 		b.ConsumerGroups = append(b.ConsumerGroups, logstore.ConsumerGroupRow{Scope: g.scopeOf(tenant), Group: st})

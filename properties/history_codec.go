@@ -98,7 +98,7 @@ func parseHistoryLine(b []byte) (HistoryOp, error) {
 }
 
 // Validate checks an operation's shape: a valid kind and outcome, a
-// positive id, a record exactly for writes, times in order.
+// positive id, a record exactly for writes and live publishes, times in order.
 func (op *HistoryOp) Validate() error {
 	switch {
 	case op.ID == 0:
@@ -107,7 +107,7 @@ func (op *HistoryOp) Validate() error {
 		return fmt.Errorf("op %d: kind %d is invalid", op.ID, uint8(op.Kind))
 	case op.Outcome == outcomeInvalid || op.Outcome >= outcomeEnd:
 		return fmt.Errorf("op %d: outcome %d is invalid", op.ID, uint8(op.Outcome))
-	case op.Kind.IsWrite() != (op.Record != nil):
+	case op.Kind.CarriesRecord() != (op.Record != nil):
 		return fmt.Errorf("op %d: %s with record present=%t", op.ID, op.Kind, op.Record != nil)
 	case op.Record != nil && op.Record.Conditional != op.Kind.IsConditional():
 		return fmt.Errorf("op %d: %s with a record whose conditional=%t", op.ID, op.Kind, op.Record.Conditional)
@@ -125,8 +125,8 @@ func (op *HistoryOp) Validate() error {
 		return fmt.Errorf("op %d: not sent, yet %s at %d ns after its invocation at %d ns", op.ID, op.Outcome, op.CompleteNs, op.InvokeNs)
 	case op.Outcome == OutcomeRefused && !op.Kind.IsConditional():
 		return fmt.Errorf("op %d: %s cannot be refused", op.ID, op.Kind)
-	case op.Requests != nil && (!op.Kind.IsWrite() || op.NotSent || len(op.Requests) == 0):
-		return fmt.Errorf("op %d: %d requests recorded for a %s with not sent=%t; only a sent write has requests, at least one",
+	case op.Requests != nil && (!op.Kind.CarriesRecord() || op.NotSent || len(op.Requests) == 0):
+		return fmt.Errorf("op %d: %d requests recorded for a %s with not sent=%t; only a sent write or live publish has requests, at least one",
 			op.ID, len(op.Requests), op.Kind, op.NotSent)
 	}
 	for i := range op.Requests {

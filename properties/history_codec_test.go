@@ -50,7 +50,7 @@ func drawHistory(t *rapid.T) *History {
 		if op.Outcome != OutcomePending {
 			op.CompleteNs = op.InvokeNs + rapid.Int64Range(0, 1e9).Draw(t, "lat")
 		}
-		if op.Kind.IsWrite() {
+		if op.Kind.CarriesRecord() {
 			op.Record = drawRecord(t)
 			op.Offset = rapid.Uint64().Draw(t, "offset")
 			if op.Kind.IsConditional() {

@@ -22,11 +22,18 @@ const (
 	HistorySubscribe
 	HistoryGroupFetch
 	HistoryGroupAck
+	// HistoryLivePublish is a publish to an ephemeral stream: its leader
+	// hands it to the subscribers live then and writes nothing (answered
+	// Acked, no offset). It carries a record but is no write.
+	HistoryLivePublish
+	// HistoryLiveRead is a live subscriber's read of an ephemeral stream's
+	// shard: the publishes its leader queued for it since its last read.
+	HistoryLiveRead
 	historyKindEnd
 )
 
 var historyKindNames = [...]string{"invalid", "commit", "commit_if", "publish", "publish_if", "enqueue",
-	"state_get", "subscribe", "group_fetch", "group_ack"}
+	"state_get", "subscribe", "group_fetch", "group_ack", "live_publish", "live_read"}
 
 // String names the kind as the history encoding spells it.
 func (k HistoryKind) String() string {
@@ -44,6 +51,11 @@ func (k HistoryKind) IsWrite() bool {
 	}
 	return false
 }
+
+// CarriesRecord reports whether an operation of the kind sends a record
+// (and names its requests): every write, and a live publish, which writes
+// none.
+func (k HistoryKind) CarriesRecord() bool { return k.IsWrite() || k == HistoryLivePublish }
 
 // IsConditional reports whether the kind is commit_if or publish_if.
 func (k HistoryKind) IsConditional() bool { return k == HistoryCommitIf || k == HistoryPublishIf }
@@ -134,9 +146,9 @@ type HistoryOp struct {
 	Kind      HistoryKind
 	Scope     felix.Scope
 	EntityKey string
-	// Record is a write's record: one event and its state operations; a
-	// conditional write's record is Conditional and carries its
-	// ExpectedOffset, an unconditional one carries neither.
+	// Record is a write's (or a live publish's) record: one event and its
+	// state operations; a conditional write's record is Conditional and
+	// carries its ExpectedOffset, an unconditional one carries neither.
 	Record *felix.Record
 	// Key is a state_get's key.
 	Key string
@@ -157,7 +169,7 @@ type HistoryOp struct {
 	Found   bool
 	Value   []byte
 	Version uint64
-	// Entries are what a subscribe read or group fetch returned, each a
+	// Entries are what a subscribe read, live read or group fetch returned, each a
 	// record at its offset without its condition (Conditional false,
 	// ExpectedOffset 0: the encoding does not carry a read record's
 	// condition). A replica's log entry is a ViewEntry.
@@ -167,7 +179,7 @@ type HistoryOp struct {
 	// NotSent marks a call the client refused before sending anything
 	// (validation, such as NotOnOwningShard, or a full pending table).
 	NotSent bool
-	// Requests are a sent write's requests (its call's attempts): the one
+	// Requests are a sent write's (or live publish's) requests (its call's attempts): the one
 	// its call sent first, then one per NotLeader redirect, each with the
 	// broker it went to, what that broker answered and the copies of it
 	// the network delivered to a broker. Nil when not recorded; the

@@ -35,6 +35,11 @@ const (
 	StreamOpWrite
 	// StreamOpRead is a state read of the key.
 	StreamOpRead
+	// StreamOpGroupFetch is a consumer group's fetch: Values are the
+	// written values of the records it was handed, BeforeWindow marks a
+	// fetch refused because the group's position lies below the retained
+	// window (the group stranded there).
+	StreamOpGroupFetch
 )
 
 // StreamOp is one client op on the administered stream. Values written
@@ -50,14 +55,23 @@ type StreamOp struct {
 	Found   bool
 	Value   string
 	Version uint64
+	// Values and BeforeWindow are a group fetch's result.
+	Values       []string
+	BeforeWindow bool
 }
 
 // IncarnationsApart checks the administered stream's ops against its
-// changes the operator proposed and saw done: (1) a read sent after a create was done returns no value a
-// write acknowledged before that create was asked for put there (that
-// write's generation was an earlier one); (2) no write sent after a
-// delete was done and answered before the next create was asked for is
-// acknowledged. It names the first violation and how many there are.
+// changes the operator proposed and saw done: (1) a read sent after a
+// create was done returns no value a write acknowledged before that
+// create was asked for put there (that write's generation was an earlier
+// one); (2) no write sent after a delete was done and answered before
+// the next create was asked for is acknowledged; (3) a consumer group's
+// fetch sent after a create was done is handed no record such a write
+// put there; (4) nor is it refused as below the retained window before
+// the next delete is asked: the new generation restarts its groups at its
+// start (a group of the old one left where it was is stranded below the
+// records the old generation dropped). It names the first violation and
+// how many there are.
 func IncarnationsApart(changes []StreamChange, ops []StreamOp) error {
 	var first string
 	count := 0
@@ -72,13 +86,7 @@ func IncarnationsApart(changes []StreamChange, ops []StreamOp) error {
 			continue
 		}
 		if c.Deleted {
-			nextCreateNs := int64(1<<63 - 1)
-			for _, n := range changes[ci+1:] {
-				if !n.Deleted {
-					nextCreateNs = n.AskedNs
-					break
-				}
-			}
+			nextCreateNs := nextChangeNs(changes[ci+1:], false)
 			for i := range ops {
 				o := &ops[i]
 				if o.Kind == StreamOpWrite && o.Written && o.InvokedNs > c.DoneNs && o.AnsweredNs < nextCreateNs {
@@ -88,6 +96,7 @@ func IncarnationsApart(changes []StreamChange, ops []StreamOp) error {
 			}
 			continue
 		}
+		nextDeleteNs := nextChangeNs(changes[ci+1:], true)
 		old := map[string]int64{}
 		for i := range ops {
 			if o := &ops[i]; o.Kind == StreamOpWrite && o.Written && o.AnsweredNs < c.AskedNs {
@@ -96,12 +105,17 @@ func IncarnationsApart(changes []StreamChange, ops []StreamOp) error {
 		}
 		for i := range ops {
 			o := &ops[i]
-			if o.Kind != StreamOpRead || !o.Found || o.InvokedNs <= c.DoneNs {
+			if o.InvokedNs <= c.DoneNs {
 				continue
 			}
-			if at, ok := old[o.Value]; ok {
-				report("a read sent at %d ns, after the create asked at %d ns was done at %d ns, returned %q at version %d, which a write acknowledged at %d ns put in an earlier generation",
-					o.InvokedNs, c.AskedNs, c.DoneNs, o.Value, o.Version, at)
+			switch {
+			case o.Kind == StreamOpRead && o.Found:
+				if at, ok := old[o.Value]; ok {
+					report("a read sent at %d ns, after the create asked at %d ns was done at %d ns, returned %q at version %d, which a write acknowledged at %d ns put in an earlier generation",
+						o.InvokedNs, c.AskedNs, c.DoneNs, o.Value, o.Version, at)
+				}
+			case o.Kind == StreamOpGroupFetch:
+				judgeGroupFetch(report, c, o, old, nextDeleteNs)
 			}
 		}
 	}
@@ -109,4 +123,31 @@ func IncarnationsApart(changes []StreamChange, ops []StreamOp) error {
 		return nil
 	}
 	return InvariantIncarnationsApart.Errorf("%s (%d such ops)", first, count)
+}
+
+// nextChangeNs is when the first of later changes that is a delete (or,
+// deleted false, a create) was asked, or the end of time.
+func nextChangeNs(later []StreamChange, deleted bool) int64 {
+	for _, n := range later {
+		if n.Deleted == deleted {
+			return n.AskedNs
+		}
+	}
+	return 1<<63 - 1
+}
+
+// judgeGroupFetch judges group fetch o, sent after create c was done,
+// against the values old generations' writes put (old) and the next
+// delete, asked at nextDeleteNs.
+func judgeGroupFetch(report func(string, ...any), c StreamChange, o *StreamOp, old map[string]int64, nextDeleteNs int64) {
+	for _, v := range o.Values {
+		if at, ok := old[v]; ok {
+			report("a group fetch sent at %d ns, after the create asked at %d ns was done at %d ns, was handed %q, which a write acknowledged at %d ns put in an earlier generation",
+				o.InvokedNs, c.AskedNs, c.DoneNs, v, at)
+		}
+	}
+	if o.BeforeWindow && o.AnsweredNs < nextDeleteNs {
+		report("a group fetch sent at %d ns, after the create asked at %d ns was done at %d ns, was refused as below the retained window: the new generation left its group where the old one had it",
+			o.InvokedNs, c.AskedNs, c.DoneNs)
+	}
 }

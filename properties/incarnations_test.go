@@ -19,6 +19,9 @@ func TestIncarnationsApartPassesACleanHistory(t *testing.T) {
 		{Kind: StreamOpRead, InvokedNs: 400, AnsweredNs: 410, Found: true, Value: "b", Version: 7},
 		// sent before the create was done: it may see either generation
 		{Kind: StreamOpRead, InvokedNs: 320, AnsweredNs: 330, Found: true, Value: "a"},
+		{Kind: StreamOpGroupFetch, InvokedNs: 30, AnsweredNs: 40, Values: []string{"a"}},
+		{Kind: StreamOpGroupFetch, InvokedNs: 320, AnsweredNs: 330, Values: []string{"a"}},
+		{Kind: StreamOpGroupFetch, InvokedNs: 400, AnsweredNs: 410, Values: []string{"b"}},
 	}
 	if err := IncarnationsApart(changesDeleteCreate, ops); err != nil {
 		t.Fatal(err)
@@ -38,11 +41,21 @@ func TestIncarnationsApartCatchesHandBrokenHistories(t *testing.T) {
 			`returned "a" at version 3`},
 		"write accepted while deleted": {[]StreamOp{write, {Kind: StreamOpWrite, InvokedNs: 200, AnsweredNs: 210, Written: true, Value: "x"}},
 			"a deleted stream accepted it"},
+		"old record fetched after create": {[]StreamOp{write, {Kind: StreamOpGroupFetch, InvokedNs: 360, AnsweredNs: 370, Values: []string{"a"}}},
+			`group fetch sent at 360 ns, after the create asked at 300 ns was done at 350 ns, was handed "a"`},
+		"group stranded after create": {[]StreamOp{write, {Kind: StreamOpGroupFetch, InvokedNs: 360, AnsweredNs: 370, BeforeWindow: true}},
+			"was refused as below the retained window"},
 	} {
 		err := IncarnationsApart(changesDeleteCreate, tc.ops)
 		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.HasPrefix(err.Error(), string(InvariantIncarnationsApart)) {
 			t.Fatalf("%s: err %v, want one naming %s and %q", name, err, InvariantIncarnationsApart, tc.want)
 		}
+	}
+	// A group fetch refused below the window once the next delete was
+	// asked judges nothing (the stream is going away).
+	later := append(append([]StreamChange(nil), changesDeleteCreate...), StreamChange{Deleted: true, AskedNs: 500, DoneNs: 550, Proposed: true})
+	if err := IncarnationsApart(later, []StreamOp{write, {Kind: StreamOpGroupFetch, InvokedNs: 490, AnsweredNs: 510, BeforeWindow: true}}); err != nil {
+		t.Fatal(err)
 	}
 	// A change never done, or done without the operator's proposal,
 	// judges nothing.

@@ -38,6 +38,8 @@ const (
 	InvariantOutboxNothingUncommitted   InvariantName = "OutboxNothingUncommitted"
 	InvariantOutboxOffsetMatchesState   InvariantName = "OutboxOffsetMatchesState"
 	InvariantIncarnationsApart          InvariantName = "IncarnationsApart"
+	InvariantEphemeralRefusesCommits    InvariantName = "EphemeralRefusesCommits"
+	InvariantEphemeralLiveDelivery      InvariantName = "EphemeralLiveDelivery"
 	InvariantTraceNotInModel            InvariantName = "TraceNotInModel"
 	InvariantGroupDeliversEveryRecord   InvariantName = "GroupDeliversEveryRecord"
 	InvariantGroupAckedNotRedelivered   InvariantName = "GroupAckedNotRedelivered"
@@ -244,9 +246,21 @@ var registry = mustRegistry([]Invariant{
 	},
 	{
 		Name:      InvariantIncarnationsApart,
-		Statement: "a stream deleted and created again is a new stream: no read of the new generation returns what an earlier one held, and a deleted stream accepts no write",
+		Statement: "a stream deleted and created again is a new stream: no read or consumer-group fetch of the new generation returns what an earlier one held, its groups restart at its start, and a deleted stream accepts no write",
 		Family:    FamilySafety,
 		Checks:    []string{"properties.IncarnationsApart"},
+	},
+	{
+		Name:      InvariantEphemeralRefusesCommits,
+		Statement: "an ephemeral stream refuses every commit and commit_if (EphemeralStream) and writes nothing: no replica holds a record of it and no live subscriber reads a commit's event",
+		Family:    FamilySafety,
+		Checks:    []string{"properties.HistoryEphemeralRefusesCommits"},
+	},
+	{
+		Name:      InvariantEphemeralLiveDelivery,
+		Statement: "a live subscriber of an ephemeral stream reads only its own scope's publishes, made while it was live, each at most once per delivered copy of its request, in publish order within one read",
+		Family:    FamilySafety,
+		Checks:    []string{"properties.HistoryLiveDelivery"},
 	},
 	{
 		Name:      InvariantTraceNotInModel,

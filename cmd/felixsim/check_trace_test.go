@@ -47,17 +47,18 @@ func TestCheckTrace(t *testing.T) {
 }
 
 // answerBeforeItsApply moves the trace's first answer line to just before
-// the last apply line of its broker and group (the group its request line
-// names) above it: the answer's own apply.
+// its own apply line: on its broker, in the group and of the digest its
+// request line names, at the answer's offset.
 func answerBeforeItsApply(t *testing.T, lines []string) []string {
 	t.Helper()
 	type step struct {
 		Kind                  string
 		Broker, Group, Client uint64
 		ReqID                 uint64 `json:"req_id"`
+		Digest, Offset        uint64
 	}
 	steps := make([]step, len(lines))
-	group := map[[2]uint64]uint64{}
+	asked := map[[2]uint64]step{}
 	for i, l := range lines {
 		if err := json.Unmarshal([]byte(l), &steps[i]); err != nil {
 			continue // the header
@@ -65,11 +66,11 @@ func answerBeforeItsApply(t *testing.T, lines []string) []string {
 		s := steps[i]
 		switch s.Kind {
 		case "Request":
-			group[[2]uint64{s.Client, s.ReqID}] = s.Group
+			asked[[2]uint64{s.Client, s.ReqID}] = s
 		case "Answer":
-			g := group[[2]uint64{s.Client, s.ReqID}]
+			q := asked[[2]uint64{s.Client, s.ReqID}]
 			for j := i - 1; j >= 0; j-- {
-				if a := steps[j]; a.Kind == "Apply" && a.Broker == s.Broker && a.Group == g {
+				if a := steps[j]; a.Kind == "Apply" && a.Broker == s.Broker && a.Group == q.Group && a.Digest == q.Digest && a.Offset == s.Offset {
 					out := append(append(append([]string(nil), lines[:j]...), l), lines[j:i]...)
 					return append(out, lines[i+1:]...)
 				}

@@ -27,7 +27,9 @@ func TestRunJSONHasDensity(t *testing.T) {
 			t.Errorf("density lacks %q: %v", k, m.Density)
 		}
 	}
-	if m.Density["raft_groups"] != 5 || m.Density["brokers"] != 3 || m.Density["sim_seconds"] != m.SimSeconds || m.Density["proposals"] == 0 {
+	// Four shards of the quorum stream, one of the live stream, the
+	// metadata group.
+	if m.Density["raft_groups"] != 6 || m.Density["brokers"] != 3 || m.Density["sim_seconds"] != m.SimSeconds || m.Density["proposals"] == 0 {
 		t.Fatalf("density %v of a run of %v simulated s", m.Density, m.SimSeconds)
 	}
 }

@@ -39,6 +39,8 @@ var wantInvariants = []struct{ name, family string }{
 	{"OutboxNothingUncommitted", "safety"},
 	{"OutboxOffsetMatchesState", "safety"},
 	{"IncarnationsApart", "safety"},
+	{"EphemeralRefusesCommits", "safety"},
+	{"EphemeralLiveDelivery", "safety"},
 	{"TraceNotInModel", "safety"},
 	{"GroupDeliversEveryRecord", "safety"},
 	{"GroupAckedNotRedelivered", "safety"},
@@ -118,11 +120,11 @@ func TestExitCodeFollowsFamily(t *testing.T) {
 }
 
 // TestRunCommandLivenessOnlyExits4: the planted position-apart-from-state
-// bug leaves a broker unable to reopen its store; seed 7 with these faults
+// bug leaves a broker unable to reopen its store; seed 4 with these faults
 // is caught by liveness alone and exits 4, and the same run without the
 // bug exits 0.
 func TestRunCommandLivenessOnlyExits4(t *testing.T) {
-	args := []string{"--seed", "7", "--duration", "10s", "--faults", "kill,fsyncerr,disklatency"}
+	args := []string{"--seed", "4", "--duration", "10s", "--faults", "kill,fsyncerr,disklatency"}
 	var out, errOut bytes.Buffer
 	if code := runCommand(args, &out, &errOut); code != 0 {
 		t.Fatalf("without the defect: exit %d:\n%s%s", code, out.String(), errOut.String())

@@ -63,7 +63,7 @@ func TestRunCommandSummaryAndViolation(t *testing.T) {
 		if code == exitPass {
 			continue
 		}
-		want := "reproduce: felixsim run --seed 4 --nodes 3 --streams 1 --shards 4 --duration 10s --faults all --defects stale-read"
+		want := "reproduce: felixsim run --seed 11 --nodes 3 --streams 1 --shards 4 --duration 10s --faults all --defects stale-read"
 		if code != exitSafety || !strings.Contains(out.String(), "violation LinearizableRead") || !strings.Contains(out.String(), want) {
 			t.Fatalf("exit %d, want %d with a reproduce line:\n%s", code, exitSafety, out.String())
 		}
@@ -72,12 +72,12 @@ func TestRunCommandSummaryAndViolation(t *testing.T) {
 	t.Fatal("planted stale-read defect: every broker's scenario exited 0")
 }
 
-// writeStaleLeaderPlan writes a plan for seed 4 and the default world
+// writeStaleLeaderPlan writes a plan for seed 11 and the default world
 // (3 brokers, 4 clients, the probe, the relay): broker b is cut from both peers at
 // 3 s while its clock jumps back 4 s; the network heals at 8 s.
 func writeStaleLeaderPlan(t *testing.T, b int) string {
 	t.Helper()
-	p := &sim.Plan{Seed: 4, Nodes: 9, DurationNs: 10e9, Faults: []sim.FaultEvent{
+	p := &sim.Plan{Seed: 11, Nodes: 9, DurationNs: 10e9, Faults: []sim.FaultEvent{
 		{AtNs: 3e9, Kind: sim.FaultClockJump, Node: b, JumpNs: -4e9},
 		{AtNs: 3e9, Kind: sim.FaultPartition, Node: b, Peer: (b + 1) % 3},
 		{AtNs: 3e9, Kind: sim.FaultPartition, Node: b, Peer: (b + 2) % 3},

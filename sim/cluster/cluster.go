@@ -45,6 +45,9 @@ type Cluster struct {
 	corruptNow                     bool
 	// leads tracks leadership for counting failovers.
 	leads leaderships
+	// learnersSeen[g] are the learners the operator last saw in group g,
+	// for counting promotions (counts.go).
+	learnersSeen [][]uint64
 	// stream is the operator's stream administration (streamadmin.go).
 	stream streamAdmin
 	// fleet is the operator's rolling upgrade (fleetops.go).

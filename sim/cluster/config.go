@@ -115,6 +115,17 @@ func DefaultStreams(shards uint32) []node.StreamSpec {
 	}}
 }
 
+// EphemeralStream is an ephemeral stream namespace/stream of shards
+// shards: no log, so its retention and group caps only satisfy the spec's
+// shape (every operation needing them is refused).
+func EphemeralStream(namespace, stream string, shards uint32) node.StreamSpec {
+	return node.StreamSpec{Namespace: namespace, Stream: stream, Shards: shards, Kind: statemachine.StreamEphemeral,
+		RetainedLenMax: 1, ReplayWindowLenMax: 1, GroupsMax: 1, LeasesPerGroupMax: 1}
+}
+
+// IsEphemeral reports whether s is an ephemeral stream's spec.
+func IsEphemeral(s node.StreamSpec) bool { return s.Kind == statemachine.StreamEphemeral }
+
 func (c *Config) withDefaults() Config {
 	d := *c
 	setInt := func(v *int, def int) {

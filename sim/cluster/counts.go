@@ -7,6 +7,8 @@ package cluster
 // brokers acknowledged), so the node needs no bookkeeping for it.
 
 import (
+	"slices"
+
 	"github.com/felixsim/felixsim/coverage"
 	"github.com/felixsim/felixsim/logstore"
 	"github.com/felixsim/felixsim/node"
@@ -90,5 +92,22 @@ func (c *Cluster) onPath(p node.Path) {
 		c.cfg.Counts.Add(coverage.MembershipChange)
 	case node.PathRetentionHeld:
 		c.cfg.Counts.Add(coverage.RetentionHeldByGroup)
+	case node.PathSeqOfEarlierIncarnation:
+		c.cfg.Counts.Add(coverage.PendingSeqOfEarlierIncarnation)
 	}
+}
+
+// countPromotions counts every learner the operator saw in group g's
+// applied membership at its last step that st now lists as a voter
+// (coverage.LearnerPromoted), and remembers st's learners.
+func (c *Cluster) countPromotions(g uint64, st *node.MembershipStatus) {
+	for uint64(len(c.learnersSeen)) <= g {
+		c.learnersSeen = append(c.learnersSeen, nil)
+	}
+	for _, l := range c.learnersSeen[g] {
+		if slices.Contains(st.Voters, l) {
+			c.cfg.Counts.Add(coverage.LearnerPromoted)
+		}
+	}
+	c.learnersSeen[g] = append(c.learnersSeen[g][:0], st.Learners...)
 }

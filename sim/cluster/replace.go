@@ -143,6 +143,7 @@ func (c *Cluster) operatorStep() {
 			panic(fmt.Sprintf("cluster: operator: %v", err)) // the target is the cluster's own: a bug
 		}
 		c.brokers[SimID(lead)].inputTaken()
+		c.countPromotions(g, &st)
 		if !st.Done {
 			pending = append(pending, fmt.Sprintf("group %d at voters %v learners %v", g, st.Voters, st.Learners))
 		}

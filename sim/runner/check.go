@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/felixsim/felixsim/felix"
+	"github.com/felixsim/felixsim/node"
 	"github.com/felixsim/felixsim/properties"
 )
 
@@ -29,6 +30,7 @@ func (r *run) check() {
 	}
 	r.res.KeysLost = properties.HistoryKeysLost(h, &ref)
 	r.violate(properties.InvariantCommittedNeverLost, r.res.KeysLost.Err())
+	r.res.Violations = append(r.res.Violations, ephemeralViolations(r.c.Config().Streams, h, logs)...)
 	r.checkGroups(snap, h, &ref)
 	r.checkLinearizable(h, &ref)
 	// Unless the relay drained, OutboxDelivered is unknown, not a pass:
@@ -40,6 +42,21 @@ func (r *run) check() {
 	}
 	r.changeResult()
 	attachEvidence(r.res.Violations, h)
+}
+
+// ephemeralViolations judges h's operations on the ephemeral streams of
+// the topology streams: the commits they must refuse (with the replicas'
+// logs, which must hold none of their scopes) and what their live
+// subscribers read.
+func ephemeralViolations(streams []node.StreamSpec, h *properties.History, logs []properties.ReplicaLog) []Violation {
+	var out []Violation
+	if err := properties.HistoryEphemeralRefusesCommits(h, logs, liveStreams(streams)); err != nil {
+		out = append(out, newViolation(properties.InvariantEphemeralRefusesCommits, err.Error()))
+	}
+	if err := properties.HistoryLiveDelivery(h); err != nil {
+		out = append(out, newViolation(properties.InvariantEphemeralLiveDelivery, err.Error()))
+	}
+	return out
 }
 
 // OutboxViolations judges what a relay delivered downstream against the

@@ -31,7 +31,7 @@ func CheckCluster(c *cluster.Cluster, h *properties.History, shardCount func(nam
 	for _, hc := range historyChecks {
 		add(hc.name, hc.fn(h, logs, &ref, ledger))
 	}
-	lin := properties.HistoryLinearizable(h, &ref, 0)
+	lin := properties.HistoryLinearizable(withoutLiveStreams(h, liveStreams(c.Config().Streams)), &ref, 0)
 	add(properties.InvariantLinearizable, lin.Err())
-	return out
+	return append(out, ephemeralViolations(c.Config().Streams, h, logs)...)
 }

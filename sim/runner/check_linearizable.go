@@ -2,6 +2,7 @@ package runner
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/felixsim/felixsim/properties"
 )
@@ -27,11 +28,24 @@ type UnjudgedScope struct {
 	Reason  string `json:"reason"`
 }
 
+// withoutLiveStreams is h without its operations on the ephemeral
+// streams live: they keep no log, so linearizability has nothing to judge
+// them against (the ephemeral checks judge them).
+func withoutLiveStreams(h *properties.History, live []properties.LiveStream) *properties.History {
+	out := &properties.History{Ops: make([]properties.HistoryOp, 0, len(h.Ops))}
+	for i := range h.Ops {
+		if !slices.Contains(live, properties.LiveStream{Namespace: h.Ops[i].Scope.Namespace, Stream: h.Ops[i].Scope.Stream}) {
+			out.Ops = append(out.Ops, h.Ops[i])
+		}
+	}
+	return out
+}
+
 // checkLinearizable runs the per-scope linearizability check over the
 // history and the reference log, recording a violation for every illegal
 // scope and the verdict counts in the result.
 func (r *run) checkLinearizable(h *properties.History, ref *properties.ReplicaLog) {
-	rep := properties.HistoryLinearizable(h, ref, r.opts.LinearizableStepsMax)
+	rep := properties.HistoryLinearizable(withoutLiveStreams(h, liveStreams(r.c.Config().Streams)), ref, r.opts.LinearizableStepsMax)
 	r.res.Linearizable = LinearizableCounts{OK: rep.OK, Illegal: rep.Illegal, Unknown: rep.Unknown, Skipped: rep.Skipped}
 	for _, s := range rep.Scopes {
 		switch s.Verdict {

@@ -50,6 +50,19 @@ var checkerDefectCases = []checkerDefectCase{
 	// re-sends a failed write with its payload, and the failed one's own
 	// request lands.
 	{defect: "timeout-as-failure", invariant: properties.InvariantFailedWriteLeftNoTrace, faults: "all", gapNs: 6e8, seedsMax: 8},
+	// A live subscriber's read of the ephemeral stream leaves its queue
+	// as it was: its next read hands it the same publishes again, more
+	// often than their requests reached a broker. Measured: 29 of seeds
+	// 1..40, at most 4 seeds from any start.
+	{defect: "ephemeral-read-keeps-queue", invariant: properties.InvariantEphemeralLiveDelivery, faults: "all", gapNs: 6e8, seedsMax: 5},
+	// The ephemeral stream serves a commit as a publish: its event
+	// reaches the live subscribers without its state, answered Acked.
+	// Measured: 40 of seeds 1..40.
+	{defect: "ephemeral-commit-to-subscribers", invariant: properties.InvariantEphemeralRefusesCommits, faults: "all", gapNs: 6e8, seedsMax: 2},
+	// Live subscribers keyed by shard alone: one tenant reads the other's
+	// publishes (the workload's two tenants share every name). Measured:
+	// 35 of seeds 1..40, at most 2 seeds from any start.
+	{defect: "ephemeral-unscoped", invariant: properties.InvariantEphemeralLiveDelivery, faults: "all", gapNs: 6e8, seedsMax: 3},
 }
 
 // runDefectPlan runs seed for 10 simulated seconds under faults (mean gap

@@ -1,6 +1,8 @@
 package runner
 
 import (
+	"slices"
+
 	"github.com/felixsim/felixsim/coverage"
 	"github.com/felixsim/felixsim/felix"
 	"github.com/felixsim/felixsim/properties"
@@ -9,7 +11,8 @@ import (
 )
 
 // countHistory adds the workload's paths seen in its history: refused
-// conditional writes and re-sent writes.
+// conditional writes, re-sent writes, publishes read by a live subscriber
+// of an ephemeral stream, and writes an ephemeral stream refused.
 func countHistory(c *coverage.Counts, h *properties.History) {
 	for i := range h.Ops {
 		op := &h.Ops[i]
@@ -18,6 +21,12 @@ func countHistory(c *coverage.Counts, h *properties.History) {
 		}
 		if op.RetryOf != 0 {
 			c.Add(coverage.WriteRetried)
+		}
+		if op.Kind == properties.HistoryLiveRead && op.Outcome == properties.OutcomeOK {
+			c.AddN(coverage.EphemeralDeliveredLive, uint64(len(op.Entries)))
+		}
+		if op.Kind.IsWrite() && slices.ContainsFunc(op.Requests, func(q properties.HistoryRequest) bool { return q.Answer == properties.AnswerEphemeralStream }) {
+			c.Add(coverage.EphemeralCommitRefused)
 		}
 	}
 }

@@ -44,6 +44,10 @@ var defectNames = []struct {
 	{"retain-drops-outbox", func(d *node.Defects) *bool { return &d.RetainDropsOutbox }, ""},
 	{"promote-before-caught-up", func(d *node.Defects) *bool { return &d.PromoteBeforeCaughtUp }, ""},
 	{"writes-wait-for-learner", func(d *node.Defects) *bool { return &d.WritesWaitForLearner }, ""},
+	{"ephemeral-read-keeps-queue", func(d *node.Defects) *bool { return &d.EphemeralReadKeepsQueue }, ""},
+	{"ephemeral-commit-to-subscribers", func(d *node.Defects) *bool { return &d.EphemeralCommitToSubscribers }, ""},
+	{"ephemeral-unscoped", func(d *node.Defects) *bool { return &d.EphemeralUnscoped }, ""},
+	{"recreate-strands-groups", func(d *node.Defects) *bool { return &d.RecreateStrandsGroups }, "streamcreate,kill"},
 }
 
 // ParseDefects reads a comma-separated list of planted-bug names ("none"

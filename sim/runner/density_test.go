@@ -8,8 +8,8 @@ import (
 )
 
 // TestDensityOfAFaultFreeRun: without faults every broker ticks every
-// TickNs for the whole run, hosts every shard group and the metadata
-// group, and proposed at least once per write answered Written (each is
+// TickNs for the whole run, hosts every shard group (the live stream's
+// too) and the metadata group, and proposed at least once per write answered Written (each is
 // a distinct applied proposal); the same seed counts the same density.
 func TestDensityOfAFaultFreeRun(t *testing.T) {
 	none, err := ParseFaults("none")
@@ -26,9 +26,10 @@ func TestDensityOfAFaultFreeRun(t *testing.T) {
 		t.Fatalf("fault-free run failed:\n%s", res.Summary())
 	}
 	ticksWant := float64(res.SimNs) / cluster.TickNsDefault // per broker
-	if d.Brokers != BrokersDefault || d.RaftGroups != StreamsDefault*ShardsDefault+1 ||
+	groups := StreamsDefault*ShardsDefault + LiveShards + 1
+	if d.Brokers != BrokersDefault || d.RaftGroups != groups ||
 		float64(d.Ticks) < float64(d.Brokers)*(ticksWant-2) || float64(d.Ticks) > float64(d.Brokers)*(ticksWant+1) {
-		t.Fatalf("density %+v over %d ns: want %d brokers, %d groups, about %.0f ticks each", d, res.SimNs, BrokersDefault, StreamsDefault*ShardsDefault+1, ticksWant)
+		t.Fatalf("density %+v over %d ns: want %d brokers, %d groups, about %.0f ticks each", d, res.SimNs, BrokersDefault, groups, ticksWant)
 	}
 	written := 0
 	for _, op := range res.History.Ops {

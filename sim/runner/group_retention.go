@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"github.com/felixsim/felixsim/coverage"
 	"github.com/felixsim/felixsim/node"
 	"github.com/felixsim/felixsim/properties"
 	"github.com/felixsim/felixsim/sim/cluster"
@@ -14,8 +15,9 @@ import (
 // is that violation, never a group skipped.
 
 // groupsDropped checks GroupRecordsRetained on the broker that just
-// applied retention step d, in d's scope.
-func (ir *inRun) groupsDropped(d *node.DroppedPrefix) {
+// applied retention step d, in d's scope (firstReplica: the first to
+// apply it).
+func (ir *inRun) groupsDropped(d *node.DroppedPrefix, firstReplica bool) {
 	n := ir.c.Node(d.Node)
 	if n == nil {
 		return
@@ -25,12 +27,32 @@ func (ir *inRun) groupsDropped(d *node.DroppedPrefix) {
 	if !ok || len(gs) == 0 {
 		return
 	}
+	if firstReplica {
+		ir.countNearGroup(d, gs)
+	}
 	w := properties.ScopeWindow{Scope: d.Scope, FirstOffset: first, NextOffset: next, Groups: ir.windowViews[:0]}
 	for _, p := range gs {
 		w.Groups = append(w.Groups, properties.GroupPositionView{Scope: p.Scope, Group: p.Group, CommittedOffset: p.CommittedOffset})
 	}
 	ir.windowViews = w.Groups[:0]
 	ir.note(properties.InvariantGroupRecordsRetained, properties.GroupsWithinWindow(ir.name(d.Node), []properties.ScopeWindow{w}))
+}
+
+// countNearGroup counts a retention step that dropped d.Scope's records
+// up to within coverage.RetentionNearGroupRecords of the committed
+// position of one of the scope's consumer groups gs, or past it. The
+// administered stream's emptying at a re-creation is no retention step
+// and is not counted.
+func (ir *inRun) countNearGroup(d *node.DroppedPrefix, gs []node.GroupPosition) {
+	if ir.counts == nil || d.Scope.Stream == AdminStream {
+		return
+	}
+	for _, p := range gs {
+		if d.Below+coverage.RetentionNearGroupRecords >= p.CommittedOffset {
+			ir.counts.Add(coverage.RetentionAtGroupPosition)
+			return
+		}
+	}
 }
 
 // groupWindowViolations checks GroupRecordsRetained on every replica of

@@ -3,6 +3,7 @@ package runner
 import (
 	"fmt"
 
+	"github.com/felixsim/felixsim/coverage"
 	"github.com/felixsim/felixsim/node"
 	"github.com/felixsim/felixsim/properties"
 	"github.com/felixsim/felixsim/sim/cluster"
@@ -43,6 +44,8 @@ type inRun struct {
 	// windowBuf and windowViews are groupsDropped's reusable scratch.
 	windowBuf   []node.GroupPosition
 	windowViews []properties.GroupPositionView
+	// counts is the run's coverage (countNearGroup's).
+	counts *coverage.Counts
 }
 
 // stateGetter is the part of a shard Applied reads (the runner does not
@@ -127,11 +130,13 @@ func (ir *inRun) Applied(a *node.AppliedRecord) {
 	ir.shard = nil
 }
 
-// Dropped records a retention step for the linearizability check and
-// checks the scope's consumer groups against the new window.
+// Dropped records a retention step for the linearizability check,
+// checks the scope's consumer groups against the new window and, at the
+// step's first replica, counts it when it came near a consumer group.
 func (ir *inRun) Dropped(d *node.DroppedPrefix) {
+	_, seen := ir.drops.at[dropKey{scope: d.Scope, atNext: d.AtNext, below: d.Below, withWrite: d.WithWrite}]
 	ir.drops.note(d, ir.c.World.NowNs())
-	ir.groupsDropped(d)
+	ir.groupsDropped(d, !seen)
 }
 
 // Persisted checks the durable round's hard state against the last one

@@ -129,7 +129,12 @@ func TestPlanOpsForAMissingClientRefused(t *testing.T) {
 // With one sequential stream per component (main before the keyed
 // streams, 733f3ee), 8 of 1,663 later operations kept their times.
 func TestRemovingAnOperationKeepsTheOthersTiming(t *testing.T) {
-	const clients, removed = 4, 5
+	// Slot 3 is an early enqueue. Slots 5 and 6, a publish and a commit
+	// whose landings move the tail every later conditional write of their
+	// shard expects, keep about 83% of the later times since the live
+	// stream joined the mix (the outcome of those conditional writes, and
+	// what follows from it, is the removed operation's own effect).
+	const clients, removed = 4, 3
 	// The kinds that existed when the keyed streams were measured: retain,
 	// membership and diskreplace change what the log holds or who serves
 	// it whenever an operation is removed, so timing moves by design.

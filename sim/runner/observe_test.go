@@ -40,7 +40,7 @@ func TestObserverKeepsHash(t *testing.T) {
 		}
 		lastTo[key{s.Group, s.Broker}] = s.ToNs
 	}
-	groups := 1 + int(b.Options.Streams)*int(b.Options.Shards)
+	groups := 1 + int(b.Options.Streams)*int(b.Options.Shards) + LiveShards
 	if len(led) != groups {
 		t.Fatalf("leaders seen in %d of %d groups: %+v", len(led), groups, b.Leadership)
 	}

@@ -101,8 +101,8 @@ func TestRunDeterministicAndShaped(t *testing.T) {
 	for _, op := range c.History.Ops {
 		streams[op.Scope.Stream] = true
 	}
-	if len(streams) != 2 {
-		t.Fatalf("2 streams asked, workload used %v", streams)
+	if len(streams) != 3 || !streams[LiveStream] {
+		t.Fatalf("2 streams asked (and the live stream), workload used %v", streams)
 	}
 }
 

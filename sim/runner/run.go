@@ -22,10 +22,14 @@ import (
 const StickyClientsDrawn = 1
 
 // Namespace and StreamPrefix name the run's streams: orders/order-events,
-// orders/order-events-2, …
+// orders/order-events-2, …; LiveStream names its ephemeral stream, of
+// LiveShards shards, which the workload's clients subscribe to live,
+// publish to and send commits it must refuse (workload.Config.LiveStream).
 const (
 	Namespace    = "orders"
 	StreamPrefix = "order-events"
+	LiveStream   = "order-live"
+	LiveShards   = 1
 )
 
 // upgradeDownNs is how long a broker the heal upgrades stays down.
@@ -133,8 +137,9 @@ func streamNames(n int) []string {
 	return out
 }
 
-// topology is the cluster's bootstrap streams.
-// Topology is the streams a run with these options boots with.
+// Topology is the streams a run with these options boots with: its quorum
+// streams, then the ephemeral LiveStream (a plan that administers a
+// stream adds AdminStream at build).
 func Topology(o Options) []node.StreamSpec {
 	d := o.withDefaults()
 	return topology(&d)
@@ -148,6 +153,18 @@ func topology(o *Options) []node.StreamSpec {
 		s.Namespace, s.Stream = Namespace, name
 		out = append(out, s)
 	}
+	return append(out, cluster.EphemeralStream(Namespace, LiveStream, LiveShards))
+}
+
+// liveStreams are the run's ephemeral streams, as the ephemeral checks
+// name them.
+func liveStreams(specs []node.StreamSpec) []properties.LiveStream {
+	var out []properties.LiveStream
+	for _, s := range specs {
+		if cluster.IsEphemeral(s) {
+			out = append(out, properties.LiveStream{Namespace: s.Namespace, Stream: s.Stream})
+		}
+	}
 	return out
 }
 
@@ -155,7 +172,7 @@ func topology(o *Options) []node.StreamSpec {
 // its shape from a given plan's parameters (else the defaults).
 func workloadConfig(o *Options) (workload.Config, error) {
 	c := workload.Config{Brokers: o.Brokers, FirstSimID: o.Brokers, Clients: o.Clients, StartSpreadNs: o.ClientStartSpreadNs,
-		Namespace: Namespace, Streams: streamNames(o.Streams), Shards: o.Shards, StopNs: o.DurationNs,
+		Namespace: Namespace, Streams: streamNames(o.Streams), Shards: o.Shards, LiveStream: LiveStream, LiveShards: LiveShards, StopNs: o.DurationNs,
 		WrongRouteHash: o.Defects.WrongRouteHash, TimeoutAsFailure: o.Defects.TimeoutAsFailure}
 	if o.Plan == nil {
 		c.StickyClients = StickyClientsDrawn
@@ -254,6 +271,7 @@ func (r *run) build() error {
 		ccfg.BootstrapVersion, ccfg.NotFinalized = cluster.UpgradeVersion-1, true
 	}
 	ir := newInRun(o.Brokers)
+	ir.counts = r.counts
 	ccfg.Observer = ir
 	ccfg.MembershipBegun = r.membershipBegun
 	c, err := cluster.New(ccfg)

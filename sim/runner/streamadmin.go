@@ -17,28 +17,41 @@ import (
 // The workload does not touch it: its history checks assume streams that
 // live for the whole run. Instead the liveness probe writes and reads it
 // throughout the fault phase, as the liveness tenant (whose records no
-// history holds), and properties.IncarnationsApart judges those ops
-// against the operator's changes.
+// history holds), and consumes it through a consumer group, and
+// properties.IncarnationsApart judges those ops against the operator's
+// changes.
 
 // AdminStream is the administered stream's name (in Namespace), one shard.
 const AdminStream = "order-admin"
 
 // Admin traffic: every adminTrafficEveryNs the probe sends a state read
 // of adminKey to the shard's leader, every adminWriteEverySteps-th time
-// also a commit putting a fresh value under it, and takes the answers
-// that arrived. Reads outnumber writes so that a read of a new generation
-// often comes before its first write: a value the old generation left
-// would not be hidden behind a new one. An op unanswered
-// adminAnswerWaitNs after it was sent stays without an answer
-// (AnsweredNs 0; its late answer is still taken). adminOpsMax caps the
-// ops recorded (overflow policy: no new op is sent).
+// also a commit putting a fresh value under it, every
+// adminFetchEverySteps-th time a fetch of one record for the consumer
+// group adminGroup, and takes the answers that arrived, acking each
+// record a fetch was handed. Reads outnumber writes so that a read of a
+// new generation often comes before its first write: a value the old
+// generation left would not be hidden behind a new one. The group is a
+// slow consumer (one record per fetch, fetches rarer than writes), so it
+// lags when the operator deletes the stream and has somewhere to restart
+// from in the new generation. An op unanswered adminAnswerWaitNs after
+// it was sent stays without an answer (AnsweredNs 0; its late answer is
+// still taken). adminOpsMax caps the ops recorded (overflow policy: no
+// new op is sent).
 const (
 	adminTrafficEveryNs  = 50_000_000
 	adminWriteEverySteps = 4
+	adminFetchEverySteps = 6
 	adminAnswerWaitNs    = 2_000_000_000
 	adminKey             = "admin-key"
+	adminGroup           = "admin-group"
+	adminLeaseNs         = 1_000_000_000
 	adminOpsMax          = 1 << 14
 )
+
+// adminAck marks, in adminTraffic.open, a group ack: its answer is taken
+// and dropped (the next fetches show what the acks did).
+const adminAck = -1
 
 // adminTraffic is the probe's traffic on the administered stream.
 type adminTraffic struct {
@@ -47,10 +60,13 @@ type adminTraffic struct {
 	group uint64
 	ops   []properties.StreamOp
 	steps int
-	// open maps a request id still unanswered to its op's index, with
-	// the ids in send order for a deterministic walk.
+	// open maps a request id still unanswered to its op's index (or
+	// adminAck), with the ids in send order for a deterministic walk.
 	open    map[uint64]int
 	openIDs []uint64
+	// firstFetchNs is when the group's first answered fetch was sent (0:
+	// none yet), to count a fetch across a re-creation.
+	firstFetchNs int64
 }
 
 // adminScope is where the admin traffic goes.
@@ -86,6 +102,10 @@ func (a *adminTraffic) step() {
 			&wire.Commit{Record: felix.Record{Event: felix.EventPublish, Payload: []byte(value),
 				Ops: []felix.StateOp{{Kind: felix.OpPut, Key: adminKey, Value: []byte(value)}}}})
 	}
+	if a.steps%adminFetchEverySteps == 0 && len(a.ops) < adminOpsMax {
+		a.send(lead, properties.StreamOp{Kind: properties.StreamOpGroupFetch, InvokedNs: now},
+			&wire.GroupFetch{Group: adminGroup, MaxEntries: 1, LeaseNs: adminLeaseNs})
+	}
 }
 
 // send sends body to lead and records op for it.
@@ -108,6 +128,9 @@ func (a *adminTraffic) take(now int64) {
 			continue
 		}
 		delete(a.open, id)
+		if i == adminAck {
+			continue
+		}
 		op := &a.ops[i]
 		if now-op.InvokedNs > adminAnswerWaitNs {
 			continue
@@ -130,10 +153,45 @@ func (a *adminTraffic) record(op *properties.StreamOp, body wire.AnswerBody) {
 				a.r.counts.Add(coverage.StreamReadNewGeneration)
 			}
 		}
+	case *wire.Deliveries:
+		for _, e := range b.Entries {
+			op.Values = append(op.Values, string(e.Record.Payload))
+			a.ack(e.Offset)
+		}
+		a.countAcrossRecreate(op)
 	case *wire.Error:
 		if b.Code == wire.CodeUnknownStream {
 			a.r.counts.Add(coverage.StreamRequestRefusedDeleted)
 		}
+		op.BeforeWindow = op.Kind == properties.StreamOpGroupFetch && b.Code == wire.CodeBeforeWindow
+	}
+}
+
+// ack acks the record at offset for the group at the shard's leader now
+// (none: its lease expires and a later fetch is handed it again).
+func (a *adminTraffic) ack(offset uint64) {
+	lead, ok := a.r.c.Leader(a.group)
+	if !ok {
+		return
+	}
+	id := a.r.probe.Send(lead, &wire.Request{Scope: a.scope, Body: &wire.GroupAck{Group: adminGroup, Offset: offset}})
+	a.open[id] = adminAck
+	a.openIDs = append(a.openIDs, id)
+}
+
+// countAcrossRecreate counts an answered fetch sent after the last
+// change, a create, was done, by the group that had fetched before that
+// create was asked: it fetched in one generation and then in the next
+// (coverage.StreamGroupAcrossRecreate).
+func (a *adminTraffic) countAcrossRecreate(op *properties.StreamOp) {
+	if ch := a.r.c.StreamChanges(); len(ch) > 0 {
+		last := ch[len(ch)-1]
+		if !last.Deleted && last.DoneNs != 0 && op.InvokedNs > last.DoneNs && a.firstFetchNs != 0 && a.firstFetchNs < last.AtNs {
+			a.r.counts.Add(coverage.StreamGroupAcrossRecreate)
+		}
+	}
+	if a.firstFetchNs == 0 {
+		a.firstFetchNs = op.InvokedNs
 	}
 }
 

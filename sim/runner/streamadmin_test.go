@@ -14,8 +14,10 @@ const operatorSweepFaults = "operator,kill,partition,pause"
 // actions (stream delete and create, rolling-upgrade steps, finalize)
 // among kills, partitions and pauses pass every check (IncarnationsApart
 // included), and over the range every operator action fired and had its
-// effect and every stream and fleet coverage point was reached: the
-// actions are drawn, carried out and judged, not skipped.
+// effect and every stream and fleet coverage point was reached (a
+// consumer group of the administered stream fetching across a re-creation
+// among them): the actions are drawn, carried out and judged, not
+// skipped.
 func TestOperatorActionsBounded(t *testing.T) {
 	n := 8
 	if testing.Short() {
@@ -41,7 +43,7 @@ func TestOperatorActionsBounded(t *testing.T) {
 		return
 	}
 	want := []coverage.Point{coverage.StreamDeleted, coverage.StreamRecreated, coverage.StreamRequestRefusedDeleted, coverage.StreamReadNewGeneration,
-		coverage.FleetUpgradeStep, coverage.FleetFinalized}
+		coverage.StreamGroupAcrossRecreate, coverage.FleetUpgradeStep, coverage.FleetFinalized}
 	for _, k := range OperatorActions().Kinds() {
 		want = append(want, coverage.FaultFired(k.String()), coverage.FaultEffect(k.String()))
 	}

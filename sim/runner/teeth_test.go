@@ -26,13 +26,14 @@ func staleLeaderPlan(o Options, b int) *sim.Plan {
 // matters: a leader cut off from its peers whose clock stalls. The
 // linearizable-read check must report it for some broker, and the same
 // scenario without the defect must pass. Whether a client reads from the
-// stale leader inside the window depends on the seed: with the keyed
-// draws, seeds 3, 4, 5, 6 and 9 of 1..10 are caught on some broker (before
-// them 2, 4, 7, 8 and 9 were); seed 4 is caught on two brokers.
+// stale leader inside the window depends on the seed: with the live
+// stream in the workload, seeds 2, 3, 6, 9 and 11 of 1..12 are caught on
+// some broker (before it 3, 4, 5, 6 and 9 of 1..10, before the keyed
+// draws 2, 4, 7, 8 and 9); seed 11 is caught on two brokers.
 func TestStaleReadDefectCaught(t *testing.T) {
 	caught := ""
 	for b := 0; b < 3 && caught == ""; b++ {
-		o := Options{Seed: 4, DurationNs: 10e9, Defects: node.Defects{StateReadWithoutReadIndex: true}}
+		o := Options{Seed: 11, DurationNs: 10e9, Defects: node.Defects{StateReadWithoutReadIndex: true}}
 		o.Plan = staleLeaderPlan(o, b)
 		res, err := Run(o)
 		if err != nil {
@@ -49,7 +50,7 @@ func TestStaleReadDefectCaught(t *testing.T) {
 	}
 	t.Logf("caught: %.300s", caught)
 	for b := 0; b < 3; b++ {
-		o := Options{Seed: 4, DurationNs: 10e9}
+		o := Options{Seed: 11, DurationNs: 10e9}
 		o.Plan = staleLeaderPlan(o, b)
 		res, err := Run(o)
 		if err != nil {

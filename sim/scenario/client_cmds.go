@@ -263,6 +263,9 @@ func (r *Runner) receipt(i int) func(client.Receipt, error) (string, error) {
 		if err != nil {
 			return failure(op, err), nil
 		}
+		if rc.Ephemeral {
+			return "ok live", nil
+		}
 		op.Offset = rc.Offset
 		return fmt.Sprintf("ok offset %d", rc.Offset), nil
 	}
@@ -318,6 +321,9 @@ func (r *Runner) event(a *args, kind properties.HistoryKind) (string, error) {
 		}
 	}
 	tenant, ns, stream, key, payload := p[0], p[1], p[2], p[3], []byte(p[4])
+	if kind == properties.HistoryPublish && r.ephemeral(ns, stream) {
+		kind = properties.HistoryLivePublish
+	}
 	cl := who.proc.Client
 	rec := felix.Record{Event: felix.EventPublish, Payload: payload}
 	if kind == properties.HistoryEnqueue {
@@ -339,6 +345,17 @@ func (r *Runner) event(a *args, kind properties.HistoryKind) (string, error) {
 	pr, err := cl.Publish(now, tenant, ns, stream, []byte(key), payload)
 	noteSent(r, i, who, pr, err)
 	return r.issue(who, pending(text, pr, err, r.receipt(i)))
+}
+
+// ephemeral reports whether the topology's stream ns/stream is ephemeral:
+// a publish there is a live publish, a sub a live read.
+func (r *Runner) ephemeral(ns, stream string) bool {
+	for _, s := range r.cfg.Streams {
+		if s.Namespace == ns && s.Stream == stream {
+			return cluster.IsEphemeral(s)
+		}
+	}
+	return false
 }
 
 // cmdStateGet: state-get TENANT NS STREAM ENTITY KEY [--client c].
@@ -397,7 +414,11 @@ func (r *Runner) cmdSub(a *args) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	i := r.begin(properties.HistoryOp{Kind: properties.HistorySubscribe, Scope: sc, FromOffset: uint64(from), MaxEntries: uint32(maxN)}, who.idx)
+	op := properties.HistoryOp{Kind: properties.HistorySubscribe, Scope: sc, FromOffset: uint64(from), MaxEntries: uint32(maxN)}
+	if r.ephemeral(sc.Namespace, sc.Stream) {
+		op.Kind, op.FromOffset = properties.HistoryLiveRead, 0
+	}
+	i := r.begin(op, who.idx)
 	ps, err := who.proc.Client.Subscribe(who.proc.NowNs(), sc, uint64(from), uint32(maxN))
 	return r.issue(who, pending("sub "+p[2], ps, err, func(es []felix.Entry, err error) (string, error) {
 		op := r.finish(i, err)

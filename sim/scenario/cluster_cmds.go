@@ -133,7 +133,8 @@ func (r *Runner) cmdStreamCreate(a *args) (string, error) {
 
 // cmdStreamDelete: stream delete NAME [--namespace NS], an operator
 // request to the metadata leader: the stream's shards refuse requests
-// once they apply it.
+// once they apply it, which the command waits for (as it waits for a
+// create's new generation).
 func (r *Runner) cmdStreamDelete(a *args) (string, error) {
 	return r.streamAdmin(a, node.AdminStreamDelete, "stream delete NAME [--namespace NS]")
 }
@@ -153,9 +154,15 @@ func (r *Runner) streamAdmin(a *args, kind node.AdminKind, usage string) (string
 	if err != nil {
 		return "", err
 	}
+	askedNs := c.World.NowNs()
 	ans, err := r.probe.Admin(c, &node.AdminRequest{Kind: kind, Namespace: ns, Stream: p[0]}, WaitBudgetNs)
 	if err != nil {
 		return "", err
+	}
+	if _, ok := ans.Body.(*wire.Acked); ok {
+		if err := r.awaitIncarnation(kind, ns, p[0], askedNs); err != nil {
+			return "", err
+		}
 	}
 	return answerText(ans), nil
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/felixsim/felixsim/felix"
 	"github.com/felixsim/felixsim/properties"
 	"github.com/felixsim/felixsim/sim"
+	"github.com/felixsim/felixsim/sim/cluster"
 	"github.com/felixsim/felixsim/sim/runner"
 )
 
@@ -99,8 +100,12 @@ func (w *fromRun) header() error {
 	}
 	w.add(words...)
 	for _, s := range runner.Topology(o) {
+		consistency := "quorum"
+		if cluster.IsEphemeral(s) {
+			consistency = "ephemeral"
+		}
 		w.add("stream", "create", s.Stream, "--namespace", s.Namespace, "--shards", fmt.Sprint(s.Shards),
-			"--replication", fmt.Sprint(o.Brokers), "--consistency", "quorum")
+			"--replication", fmt.Sprint(o.Brokers), "--consistency", consistency)
 	}
 	return nil
 }
@@ -268,11 +273,15 @@ func opWords(op *properties.HistoryOp) ([]string, error) {
 			words = append(words, "at", fmt.Sprint(op.Record.ExpectedOffset))
 		}
 		return words, nil
-	case properties.HistoryPublish, properties.HistoryPublishIf, properties.HistoryEnqueue:
+	case properties.HistoryPublish, properties.HistoryPublishIf, properties.HistoryEnqueue, properties.HistoryLivePublish:
 		if err := writable(string(op.Record.Payload)); err != nil {
 			return nil, fmt.Errorf("op %d: %w", op.ID, err)
 		}
-		words := []string{strings.ReplaceAll(op.Kind.String(), "_", "-"), sc.Tenant, sc.Namespace, sc.Stream, quote(op.EntityKey), quote(string(op.Record.Payload))}
+		verb := strings.ReplaceAll(op.Kind.String(), "_", "-")
+		if op.Kind == properties.HistoryLivePublish {
+			verb = "publish" // on an ephemeral stream, a live publish
+		}
+		words := []string{verb, sc.Tenant, sc.Namespace, sc.Stream, quote(op.EntityKey), quote(string(op.Record.Payload))}
 		if op.Kind == properties.HistoryPublishIf {
 			words = append(words, "at", fmt.Sprint(op.Record.ExpectedOffset))
 		}
@@ -281,6 +290,8 @@ func opWords(op *properties.HistoryOp) ([]string, error) {
 		return []string{"state-get", sc.Tenant, sc.Namespace, sc.Stream, quote(op.EntityKey), quote(op.Key)}, nil
 	case properties.HistorySubscribe:
 		return []string{"sub", sc.Tenant, sc.Namespace, shard, "--from", fmt.Sprint(op.FromOffset), "--max", fmt.Sprint(op.MaxEntries)}, nil
+	case properties.HistoryLiveRead:
+		return []string{"sub", sc.Tenant, sc.Namespace, shard, "--max", fmt.Sprint(op.MaxEntries)}, nil
 	case properties.HistoryGroupFetch:
 		return []string{"group", "fetch", sc.Tenant, sc.Namespace, shard, quote(op.Group), "--max", fmt.Sprint(op.MaxEntries)}, nil
 	case properties.HistoryGroupAck:

@@ -193,6 +193,9 @@ func (r *Runner) cmdCheck(a *args) (string, error) {
 	if r.change != nil {
 		vs = append(vs, r.change.Violations()...)
 	}
+	for _, err := range r.incarnationViolations(h) {
+		vs = append(vs, runner.Violation{Invariant: properties.InvariantIncarnationsApart, Message: err.Error()})
+	}
 	if len(r.delivered) > 0 {
 		ref := properties.LongestLogs(runner.ReplicaLogsOf(c.Snapshot()))
 		vs = append(vs, runner.OutboxViolations(&ref, r.delivered, false)...)

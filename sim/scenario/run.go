@@ -71,6 +71,9 @@ type Runner struct {
 	// the brokers' abstract trace from the cluster's start (nil otherwise).
 	validateTrace bool
 	trace         *runner.TraceCheck
+	// changes are the stream deletes and creates made, each once every
+	// shard applied it (incarnations.go).
+	changes []streamChange
 }
 
 // ClientNames name the scenario's clients, in sim-id order: the first

@@ -2,6 +2,7 @@ package workload
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/felixsim/felixsim/client"
 	"github.com/felixsim/felixsim/sim"
@@ -10,9 +11,12 @@ import (
 
 // Defaults of a Config field left zero.
 const (
-	ClientsDefault            = 4
-	EntityKeysDefault         = 6
-	OpGapMeanNsDefault        = 20_000_000    // 20 ms between one client's invocations, on average
+	ClientsDefault    = 4
+	EntityKeysDefault = 6
+	// OpGapMeanNsDefault is 18 ms between one client's invocations, on
+	// average: with LiveSlotsPct of the slots on the live stream, the
+	// quorum streams get one about every 20 ms, as before it joined the mix.
+	OpGapMeanNsDefault        = 18_000_000
 	InFlightMaxDefault        = 4             // calls one client keeps open
 	CallTimeoutNsDefault      = 1_000_000_000 // 1 s
 	RetryUnknownPctDefault    = 50
@@ -51,6 +55,11 @@ type Config struct {
 	Streams   []string
 	// Shards is every stream's shard count (for routing); must match the cluster.
 	Shards uint32
+	// LiveStream names an ephemeral stream in Namespace ("": none) of
+	// LiveShards shards: clients subscribe to it live, publish to it, and
+	// send it commits and commit_ifs, which it must refuse (see live.go).
+	LiveStream string
+	LiveShards uint32
 	// EntityKeys is how many entity keys (order-1 …) the clients share.
 	EntityKeys int
 	// OpGapMeanNs is the mean simulated time between one client's invocations.
@@ -76,7 +85,8 @@ type Config struct {
 	// starts at a time drawn from [1, OpGapMeanNs+StartSpreadNs], so a
 	// tenant's scopes get their first commits while faults strike, not
 	// only in the calm before the first fault (model-state coverage, see
-	// tla/README.md). 0 keeps the first invocation within one gap.
+	// tla/README.md). 0 keeps the first invocation within one gap, as it
+	// is for the sticky clients always.
 	StartSpreadNs int64
 	// OpsMax caps the recorded history; at the cap clients invoke nothing
 	// more (overflow policy: refuse new operations). 0 means OpsMaxDefault.
@@ -145,6 +155,8 @@ func (c *Config) validate() error {
 	case c.EntityKeys < 1 || c.OpGapMeanNs < 1 || c.InFlightMax < 1 || c.CallTimeoutNs < 1 || c.OpsMax < 1:
 		return fmt.Errorf("workload: entity keys %d, op gap %d ns, in-flight cap %d, call timeout %d ns, ops cap %d refused: each must be positive",
 			c.EntityKeys, c.OpGapMeanNs, c.InFlightMax, c.CallTimeoutNs, c.OpsMax)
+	case c.LiveStream != "" && (c.LiveShards < 1 || slices.Contains(c.Streams, c.LiveStream)):
+		return fmt.Errorf("workload: live stream %q of %d shards refused: it needs a shard and a name apart from the streams %q", c.LiveStream, c.LiveShards, c.Streams)
 	case c.StartSpreadNs < 0:
 		return fmt.Errorf("workload: start spread %d ns refused: negative", c.StartSpreadNs)
 	case c.StickyClients < 0 || c.StickyClients > c.Clients:
@@ -176,6 +188,9 @@ func (c *Config) ClientConfig() client.Config {
 	for _, s := range c.Streams {
 		streams = append(streams, client.StreamShards{Namespace: c.Namespace, Stream: s, Shards: c.Shards})
 	}
+	if c.LiveStream != "" {
+		streams = append(streams, client.StreamShards{Namespace: c.Namespace, Stream: c.LiveStream, Shards: c.LiveShards})
+	}
 	return client.Config{
 		IdentityStride:        cluster.RaftIDStride,
 		Brokers:               brokers,
@@ -187,10 +202,19 @@ func (c *Config) ClientConfig() client.Config {
 	}
 }
 
+// shardsOf is stream's shard count: LiveShards for the live stream,
+// Shards for the others.
+func (c *Config) shardsOf(stream string) uint32 {
+	if stream != "" && stream == c.LiveStream {
+		return c.LiveShards
+	}
+	return c.Shards
+}
+
 // clientConfigOf is workload client index's config: ClientConfig, keeping
 // its broker after a timeout for the last StickyClients clients.
 func (c *Config) clientConfigOf(index int) client.Config {
 	cc := c.ClientConfig()
-	cc.KeepBrokerOnTimeout = index >= c.Clients-c.StickyClients
+	cc.KeepBrokerOnTimeout = index >= c.Clients-c.StickyClients // proc.sticky
 	return cc
 }

@@ -3,7 +3,8 @@
 // keys and state keys on purpose (so a scoping mistake collides), driving
 // the client package over the simulated network — commit, commit_if that
 // tracks the tail it last saw, publish, publish_if, enqueue, state_get,
-// subscribe reads and consumer-group fetch/ack — with a bounded number of
+// subscribe reads and consumer-group fetch/ack, and on an ephemeral stream
+// live reads, live publishes and commits it must refuse — with a bounded number of
 // calls in flight, per-call deadlines and retries. Every operation's
 // invocation and completion (ok, refused, failed, unknown) is recorded in a
 // properties.History with simulated times; a commit retried after an

@@ -21,15 +21,29 @@ type writeSpec struct {
 	rec     felix.Record
 }
 
-// invokeRandom invokes one operation drawn from the mix with r.
+// invokeRandom invokes one operation drawn from the mix with r:
+// LiveSlotsPct percent of the slots go to the live stream (invokeLive),
+// the rest to the quorum streams. A sticky client (Config.StickyClients)
+// is a reader: half its slots are state reads, so that a deposed leader
+// it keeps reaching after the others moved on is asked for reads
+// (coverage.ClientReadToDeposedLeader), the reads a leader must not
+// serve without confirming it still leads.
 func (p *proc) invokeRandom(now int64, r *prng.Rand) {
+	if p.sticky() && r.Intn(2) == 0 {
+		p.stateGet(now, r)
+		return
+	}
+	if r.Intn(100) < LiveSlotsPct {
+		p.invokeLive(now, r)
+		return
+	}
 	switch n := r.Intn(100); {
 	case n < 2:
 		p.write(now, p.newCrossStreamCommit(r), 0)
 	case n < 26:
-		p.write(now, p.newCommit(r, properties.HistoryCommit), 0)
+		p.write(now, p.newCommit(r, properties.HistoryCommit, p.stream(r)), 0)
 	case n < 36:
-		p.write(now, p.newCommit(r, properties.HistoryCommitIf), 0)
+		p.write(now, p.newCommit(r, properties.HistoryCommitIf, p.stream(r)), 0)
 	case n < 44:
 		p.write(now, p.newEvent(r, properties.HistoryPublish), 0)
 	case n < 50:
@@ -45,6 +59,9 @@ func (p *proc) invokeRandom(now int64, r *prng.Rand) {
 	}
 }
 
+// sticky reports whether this client keeps its broker after a timeout.
+func (p *proc) sticky() bool { return p.index >= p.w.cfg.Clients-p.w.cfg.StickyClients }
+
 // tag is a string no other write of this run carries: tenant, client, sequence.
 func (p *proc) tag() string {
 	p.seq++
@@ -56,13 +73,12 @@ func (p *proc) entity(r *prng.Rand) (entity string, n int) {
 	return fmt.Sprintf("%s%d", entityKeyPrefix, n), n
 }
 
-// newCommit draws a commit: an enqueue or publish event, a put of the
-// entity's status, and a put or delete of its cart — keys every tenant
-// shares by name.
-func (p *proc) newCommit(r *prng.Rand, kind properties.HistoryKind) *writeSpec {
+// newCommit draws a commit on stream: an enqueue or publish event, a put
+// of the entity's status, and a put or delete of its cart — keys every
+// tenant shares by name.
+func (p *proc) newCommit(r *prng.Rand, kind properties.HistoryKind, stream string) *writeSpec {
 	ent, n := p.entity(r)
 	tag := p.tag()
-	stream := p.stream(r)
 	payload := []byte(fmt.Sprintf(`{"event":%q,"entity":%q}`, tag, ent))
 	status := []byte(fmt.Sprintf(`{"status":%q}`, tag))
 	cart := fmt.Sprintf("%s%d", cartKeyPrefix, n)
@@ -96,7 +112,7 @@ const AuditStream = "order-audit"
 // stream — a mistake the client refuses before sending; the history
 // records it failed and not sent.
 func (p *proc) newCrossStreamCommit(r *prng.Rand) *writeSpec {
-	ws := p.newCommit(r, properties.HistoryCommit)
+	ws := p.newCommit(r, properties.HistoryCommit, p.stream(r))
 	audit := []byte(fmt.Sprintf(`{"audit":%q}`, ws.rec.Payload))
 	ws.ops = append(ws.ops, client.Put(AuditStream, ws.entity, audit))
 	ws.rec.Ops = append(ws.rec.Ops, felix.StateOp{Kind: felix.OpPut, Key: ws.entity, Value: audit})
@@ -127,7 +143,7 @@ func (p *proc) stream(r *prng.Rand) string {
 // tenant, by the properties' statement of the routing function (not the
 // client's, which it judges). The config guarantees at least one shard.
 func (p *proc) scopeOf(stream, entity string) felix.Scope {
-	shard, err := properties.RouteShard([]byte(entity), p.w.cfg.Shards)
+	shard, err := properties.RouteShard([]byte(entity), p.w.cfg.shardsOf(stream))
 	if err != nil {
 		panic(fmt.Sprintf("workload: a validated config has 0 shards: %v", err))
 	}

@@ -71,7 +71,11 @@ func (p *proc) Boot(env simapi.Env) {
 	}
 	p.cl = cl
 	p.draws = newClientDraws(env)
-	env.AfterNs(1+p.draws.gaps.Int63nRange(0, p.w.cfg.OpGapMeanNs+p.w.cfg.StartSpreadNs), p.step)
+	spread := p.w.cfg.StartSpreadNs
+	if p.sticky() {
+		spread = 0 // a sticky reader must be there when a leader is deposed, whenever that is
+	}
+	env.AfterNs(1+p.draws.gaps.Int63nRange(0, p.w.cfg.OpGapMeanNs+spread), p.step)
 }
 
 // Receive hands a broker's answer to the client endpoint.
