@@ -108,6 +108,7 @@ const (
 	TargetedCompacted          Point = "targeted.compacted"
 	TargetedMembershipInFlight Point = "targeted.membership_in_flight"
 	TargetedPendingHeld        Point = "targeted.pending_held"
+	TargetedPendingHeldYoung   Point = "targeted.pending_held_young"
 	// RetentionHeldByGroup: a leader proposed a retention step shorter
 	// than asked, because a consumer group had not committed past it.
 	RetentionHeldByGroup Point = "retention.held_by_group"
@@ -131,10 +132,11 @@ const (
 	// PendingSeqOfEarlierIncarnation: a restarted broker applied an entry
 	// its earlier incarnation proposed whose seq is that of a write
 	// pending in the new incarnation (node.PathSeqOfEarlierIncarnation).
-	// Not Sometimes: it needs a broker that proposed a few writes early in
-	// its leadership, killed before they committed and back as leader
-	// before anyone else led (its seqs start again), and no drawn plan
-	// makes that happen yet (0 in seeds 1..200 of --faults all,operator).
+	// Not Sometimes: it needs a young incarnation killed while holding
+	// proposals (targeted.pending_held_young), back within a quick
+	// restart and leading again before its old entries commit; one seed
+	// of 1..500 (20 s, --faults all,operator) takes it, and
+	// TestEarlierIncarnationSeqReached pins it.
 	PendingSeqOfEarlierIncarnation Point = "broker.pending.seq_of_earlier_incarnation"
 	// RetentionAtGroupPosition: a retention step dropped a scope's records
 	// up to within RetentionNearGroupRecords of a consumer group's
@@ -185,6 +187,7 @@ var declarations = []Declaration{
 	{TargetedCompacted, "a targeted fault struck a broker right after it compacted a raft log or retention dropped a log prefix", false},
 	{TargetedMembershipInFlight, "a targeted fault struck a broker right after a membership change reached its raft log, not yet applied", true},
 	{TargetedPendingHeld, "a targeted fault struck a broker right after it appended entries while holding unanswered client proposals", true},
+	{TargetedPendingHeldYoung, "a targeted fault struck a broker holding unanswered client proposals whose incarnation had made at most 16 proposals", false},
 	{RetentionHeldByGroup, "a leader proposed a retention step shorter than asked because a consumer group had not committed past it", true},
 	{PromotionJudged, "a promotion to voter was judged against the proposing leader's committed prefix (from the abstract trace)", true},
 	{ChangeWriteAcked, "during a membership change, a majority-connected shard group acknowledged the change probe's write", true},

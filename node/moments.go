@@ -20,7 +20,11 @@ import (
 //   - MomentMembershipInFlight when it appended a conf change it has not
 //     applied yet;
 //   - MomentPendingHeld when it appended entries while the node holds
-//     client proposals it has not answered.
+//     client proposals it has not answered, and MomentPendingHeldYoung
+//     too when this incarnation has made at most
+//     simapi.YoungProposalsMax proposals (a restart right there leaves
+//     proposals in the log whose sequence numbers the next incarnation
+//     hands out again: PathSeqOfEarlierIncarnation).
 //
 // Reporting changes nothing in the node.
 
@@ -54,6 +58,9 @@ func (n *Node) noteRoundMoments(rds []groupReady, b *logstore.Batch) {
 	}
 	if appended && n.writes.len() > 0 {
 		n.reached.add(simapi.MomentPendingHeld)
+		if n.seq <= simapi.YoungProposalsMax {
+			n.reached.add(simapi.MomentPendingHeldYoung)
+		}
 	}
 }
 

@@ -455,7 +455,13 @@ var faultKinds = []faultKindSpec{
 }
 
 // drawTargeted draws a targeted fault's nodes (every target half the
-// time, else one), moment (each alike), window and restart delay.
+// time, else one), moment (each alike), window and restart delay: up to
+// 500 ms, but a quick one (within QuickRestartMaxNs, before the other
+// brokers' election timeouts run out) after pending_held and
+// pending_held_young: the leader holding proposals may lead again with
+// its log as it left it, now a young incarnation, and a young one's
+// proposals then meet the next incarnation's, whose sequence numbers
+// start again.
 func drawTargeted(r *prng.Rand, f *FaultEvent, targets []int) {
 	if r.Intn(2) == 0 {
 		for _, t := range targets {
@@ -466,7 +472,14 @@ func drawTargeted(r *prng.Rand, f *FaultEvent, targets []int) {
 	}
 	f.After = simapi.Moments()[r.Intn(len(simapi.Moments()))]
 	f.WindowNs, f.DurNs = r.Int63nRange(1000*msNs, 10_000*msNs), r.Int63nRange(msNs, 500*msNs)
+	if f.After == simapi.MomentPendingHeld || f.After == simapi.MomentPendingHeldYoung {
+		f.DurNs = msNs + f.DurNs%QuickRestartMaxNs
+	}
 }
+
+// QuickRestartMaxNs bounds a quick restart's delay: a tenth of a broker's
+// shortest election timeout (10 ticks of 10 ms).
+const QuickRestartMaxNs = 10 * msNs
 
 // applyMembership demotes the node now and makes it a voter again after
 // dur_ns (0: at once), counting an effect when the operator's target

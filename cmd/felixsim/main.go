@@ -51,10 +51,10 @@ var commands = []command{
 
 // memoryLimitDefault is the soft memory limit felixsim runs with unless
 // GOMEMLIMIT is set: GOGC 400 lets the heap grow to five times what is
-// live, and a run's live heap grows with its length (the history and the
-// checks' records: about 0.5 MB per simulated second of the default run,
-// docs/performance.md), so an hour-long run would take 9 GB. Under the
-// limit the collector works harder instead (it costs CPU only near it).
+// live, and a run's live heap grows with its length (about 0.8 MB per
+// simulated second of the default run, docs/performance.md "Memory"), so
+// a 600 s run would grow past 4 GB and an hour-long one far beyond. Under
+// the limit the collector works harder instead (it costs CPU only near it).
 const memoryLimitDefault = 4 << 30
 
 func main() {

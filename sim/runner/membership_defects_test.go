@@ -8,7 +8,7 @@ import (
 
 // membershipDefectCases: the membership checks' planted bugs, each with
 // the invariant that must name it and the seed budget that must catch it
-// (docs/performance.md, issue 25 items 4 and 5, gives the sweeps behind
+// (docs/performance.md, "Detection", gives the sweeps behind
 // the budgets).
 var membershipDefectCases = []checkerDefectCase{
 	// A learner that has merely answered the leader is promoted: a

@@ -24,7 +24,7 @@ const (
 	// majority-connected shard group acknowledges a write within 1 s: five
 	// of the cluster's longest election timeouts (10 ticks of 10 ms,
 	// randomized up to twice that), on a calm network. Clean sweeps stay
-	// under 0.3 s (docs/performance.md, issue 25 items 4 and 5).
+	// under 0.3 s (docs/performance.md, "The cost of the checks").
 	ChangeLivenessBudgetNsDefault = 1_000_000_000
 	ClientsDefault                = 4
 	// StreamsMax and ShardsMax bound the topology a run may ask for.

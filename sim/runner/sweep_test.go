@@ -117,9 +117,11 @@ const sweepIdleSeedsPctMax = 2
 // fault kind (swarm), each run twice — zero violations, every shard live
 // after heal, identical trace hashes, few vacuous seeds — and, like a
 // "sometimes" assertion, every declared Sometimes point reached and every
-// fault kind fired with an effect somewhere in the range.
+// fault kind fired with an effect somewhere in the range. Thirty seeds:
+// the rarest point, client.read.to_deposed_leader, is reached by seeds 27
+// and 35 of 1..40.
 func TestSeedsAllFaultsBounded(t *testing.T) {
-	n, dur := 12, int64(10e9)
+	n, dur := 30, int64(10e9)
 	if testing.Short() {
 		n, dur = 3, 5e9
 	}

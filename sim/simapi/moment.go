@@ -29,11 +29,16 @@ const (
 	// MomentPendingHeld: the process appended entries while it holds
 	// client proposals it has not answered.
 	MomentPendingHeld
+	// MomentPendingHeldYoung: MomentPendingHeld in an incarnation that
+	// has made at most YoungProposalsMax proposals (its sequence numbers
+	// are still those a restart hands out again).
+	MomentPendingHeldYoung
 	momentEnd
 )
 
 // momentNames are the moments' plan spellings.
-var momentNames = [momentEnd]string{"invalid", "snapshot_installed", "group_ack_durable", "compacted", "membership_in_flight", "pending_held"}
+var momentNames = [momentEnd]string{"invalid", "snapshot_installed", "group_ack_durable", "compacted", "membership_in_flight", "pending_held",
+	"pending_held_young"}
 
 // momentDocs say in a few words what each moment is.
 var momentDocs = [momentEnd]string{"",
@@ -41,7 +46,12 @@ var momentDocs = [momentEnd]string{"",
 	"a consumer-group ack was applied",
 	"a raft log was compacted or retention dropped a log prefix",
 	"a membership change reached the raft log, not yet applied",
-	"entries were appended while unanswered client proposals are held"}
+	"entries were appended while unanswered client proposals are held",
+	"entries were appended while unanswered client proposals are held, by an incarnation young enough that a restart reuses its sequence numbers"}
+
+// YoungProposalsMax bounds the proposals an incarnation has made for it
+// to reach MomentPendingHeldYoung.
+const YoungProposalsMax = 16
 
 // Doc says in a few words what the moment is.
 func (m Moment) Doc() string {
