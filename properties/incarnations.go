@@ -23,6 +23,10 @@ type StreamChange struct {
 	// the wanted state already (another change's doing) marks no
 	// boundary the check can place.
 	Proposed bool
+	// Unlisted marks where the list stops: from AskedNs on the operator
+	// asked changes nobody recorded (a capped list), so no op answered
+	// after it is judged against a boundary the list would have named.
+	Unlisted bool
 }
 
 // StreamOpKind is an administered-stream op's kind; zero is invalid.
@@ -126,10 +130,11 @@ func IncarnationsApart(changes []StreamChange, ops []StreamOp) error {
 }
 
 // nextChangeNs is when the first of later changes that is a delete (or,
-// deleted false, a create) was asked, or the end of time.
+// deleted false, a create) was asked, or where the list stops (Unlisted),
+// or the end of time.
 func nextChangeNs(later []StreamChange, deleted bool) int64 {
 	for _, n := range later {
-		if n.Deleted == deleted {
+		if n.Deleted == deleted || n.Unlisted {
 			return n.AskedNs
 		}
 	}

@@ -68,3 +68,23 @@ func TestIncarnationsApartCatchesHandBrokenHistories(t *testing.T) {
 		}
 	}
 }
+
+// TestIncarnationsApartStopsWhereTheListStops: a write acknowledged after
+// a delete was done is judged only up to where the list of changes stops
+// (an unlisted create may have made it legitimate), and still judged
+// before that point.
+func TestIncarnationsApartStopsWhereTheListStops(t *testing.T) {
+	deleted := []StreamChange{{Deleted: true, AskedNs: 100, DoneNs: 150, Proposed: true}}
+	acked := StreamOp{Kind: StreamOpWrite, InvokedNs: 400, AnsweredNs: 450, Written: true, Value: "x"}
+	if err := IncarnationsApart(deleted, []StreamOp{acked}); err == nil || !strings.Contains(err.Error(), "a deleted stream accepted it") {
+		t.Fatalf("no list stop: err %v, want the write after the delete reported", err)
+	}
+	stopped := append(append([]StreamChange(nil), deleted...), StreamChange{AskedNs: 300, Unlisted: true})
+	if err := IncarnationsApart(stopped, []StreamOp{acked}); err != nil {
+		t.Fatalf("a write answered after the list stops was judged: %v", err)
+	}
+	early := StreamOp{Kind: StreamOpWrite, InvokedNs: 200, AnsweredNs: 250, Written: true, Value: "y"}
+	if err := IncarnationsApart(stopped, []StreamOp{early, acked}); err == nil || !strings.Contains(err.Error(), `"y"`) {
+		t.Fatalf("a write answered before the list stops: err %v, want it reported", err)
+	}
+}

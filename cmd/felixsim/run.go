@@ -41,6 +41,9 @@ type runJSON struct {
 	// StreamChanges are the operator's deletes and creates of the
 	// administered stream (absent when the plan drew none).
 	StreamChanges []runner.StreamChange `json:"stream_changes,omitempty"`
+	// StreamChangesUnlistedFromNs is when the first change past the
+	// list's cap was asked (absent: every change is listed).
+	StreamChangesUnlistedFromNs int64 `json:"stream_changes_unlisted_from_ns,omitempty"`
 	// KeysLost counts the keys clients put that the final state lacks:
 	// dropped by retention, or otherwise (a violation).
 	KeysLost   properties.KeysLost `json:"keys_lost"`
@@ -304,7 +307,7 @@ func runJSONOf(res *runner.Result, wall time.Duration) runJSON {
 	out := runJSON{Seed: res.Seed, TraceHash: fmt.Sprintf("%016x", res.TraceHash), Violations: res.Violations,
 		Ops:     runOpsJSON{Total: res.Ops.Total, OK: res.Ops.OK, Refused: res.Ops.Refused, Failed: res.Ops.Failed, Unknown: res.Ops.Unknown, Pending: res.Ops.Pending},
 		Retries: res.Retries, Linearizable: res.Linearizable, Faults: len(res.Plan.Faults), Events: res.Events, EventsByKind: res.EventsByKind.Map(), ReplacedBrokers: res.Replaced,
-		StreamChanges: res.StreamChanges, KeysLost: res.KeysLost,
+		StreamChanges: res.StreamChanges, StreamChangesUnlistedFromNs: res.StreamChangesUnlistedFromNs, KeysLost: res.KeysLost,
 		SimSeconds: float64(res.SimNs) / 1e9, WallSeconds: wall.Seconds(), Reproduce: res.ReproduceCommand(),
 		TraceValidation: res.TraceValidation, ModelStates: res.ModelStates,
 		Coverage: res.Coverage.Map(), Progress: runProgressJSON{AckedWrites: res.Progress.AckedWrites, CheckedReads: res.Progress.CheckedReads},

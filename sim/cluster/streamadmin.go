@@ -60,11 +60,21 @@ type streamAdmin struct {
 	changes []StreamChange
 	// listed reports whether the pending change is changes' last entry.
 	listed bool
+	// unlistedFromNs is when the first change past StreamChangesMax was
+	// asked (0: none).
+	unlistedFromNs int64
 }
 
 // StreamChanges lists the administered stream's changes in order.
 func (c *Cluster) StreamChanges() []StreamChange {
 	return append([]StreamChange(nil), c.stream.changes...)
+}
+
+// StreamChangesUnlistedFromNs is when the operator asked the first change
+// StreamChanges does not list (false: it lists every one): a check must
+// not judge anything after it against the list's boundaries.
+func (c *Cluster) StreamChangesUnlistedFromNs() (int64, bool) {
+	return c.stream.unlistedFromNs, c.stream.unlistedFromNs != 0
 }
 
 // StreamAdmin implements sim.StreamOperator on Config.AdminStream (a
@@ -78,6 +88,8 @@ func (c *Cluster) StreamAdmin(deleted bool, effect func()) {
 	s.listed = len(s.changes) < StreamChangesMax
 	if s.listed {
 		s.changes = append(s.changes, StreamChange{Deleted: deleted, AtNs: c.World.NowNs()})
+	} else if s.unlistedFromNs == 0 {
+		s.unlistedFromNs = max(c.World.NowNs(), 1)
 	}
 	if !s.armed {
 		s.armed = true

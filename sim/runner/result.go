@@ -79,8 +79,13 @@ type Result struct {
 	// one done (else a Liveness violation).
 	Replaced []Replacement
 	// StreamChanges are the operator's deletes and creates of the
-	// administered stream (see streamadmin.go), in the order asked.
+	// administered stream (see streamadmin.go), in the order asked, at
+	// most cluster.StreamChangesMax of them.
 	StreamChanges []StreamChange
+	// StreamChangesUnlistedFromNs is when the first change past that cap
+	// was asked (0: every change is listed); IncarnationsApart judges
+	// nothing answered after it.
+	StreamChangesUnlistedFromNs int64
 	// KeysLost counts the keys clients put that the final state no longer
 	// holds: dropped by retention (by design), or otherwise (each a
 	// CommittedNeverLost violation).
@@ -218,6 +223,9 @@ func (r *Result) ReproduceCommand() string {
 	if names := o.defectList(); names != "" {
 		cmd += " --defects " + names
 	}
+	if o.Steer.Name != "" && o.Steer.Name != sim.SteerNone {
+		cmd += " --steer " + o.Steer.Name
+	}
 	if !o.ValidateTrace {
 		cmd += " --validate-trace=false"
 	}
@@ -304,8 +312,12 @@ func (r *Result) Summary() string {
 			}
 		}
 		last := r.StreamChanges[n-1]
-		fmt.Fprintf(&b, "stream %s/%s: %d deletes and creates asked, %d done; the last a delete=%v at %d ns, done at %d ns (generation %d)\n",
+		fmt.Fprintf(&b, "stream %s/%s: %d deletes and creates listed, %d done; the last a delete=%v at %d ns, done at %d ns (generation %d)\n",
 			Namespace, AdminStream, n, done, last.Deleted, last.AtNs, last.DoneNs, last.Generation)
+		if at := r.StreamChangesUnlistedFromNs; at != 0 {
+			fmt.Fprintf(&b, "  the list stops at %d: the changes asked from %d ns on are not listed, and %s judges no op answered after that\n",
+				n, at, properties.InvariantIncarnationsApart)
+		}
 	}
 	writeViolations(&b, r.Violations)
 	if !r.OK() {

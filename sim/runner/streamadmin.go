@@ -201,6 +201,9 @@ func (a *adminTraffic) check() error {
 	for _, c := range a.r.c.StreamChanges() {
 		changes = append(changes, properties.StreamChange{Deleted: c.Deleted, AskedNs: c.AtNs, DoneNs: c.DoneNs, Proposed: c.Proposed})
 	}
+	if at, ok := a.r.c.StreamChangesUnlistedFromNs(); ok {
+		changes = append(changes, properties.StreamChange{AskedNs: at, Unlisted: true})
+	}
 	return properties.IncarnationsApart(changes, a.ops)
 }
 

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/felixsim/felixsim/coverage"
+	"github.com/felixsim/felixsim/sim"
 )
 
 // operatorSweepFaults is the fault mix of the operator actions' bounded
@@ -80,5 +81,34 @@ func TestFaultSetNamesOperatorActions(t *testing.T) {
 		if !k.Operator() {
 			t.Fatalf("operator holds fault %s", k)
 		}
+	}
+}
+
+// TestStreamChangesPastTheListCap: seed 93's net-storm plan asks more
+// stream changes than the run lists (cluster.StreamChangesMax); a write
+// acknowledged after an unlisted re-creation was once reported as
+// accepted by the deleted stream. The run says where its list stops and
+// passes.
+func TestStreamChangesPastTheListCap(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a 20 s run")
+	}
+	arm, err := sim.SteerArmNamed("net-storm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := ParseFaults("all,operator")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Run(Options{Seed: 93, DurationNs: 20e9, Faults: f, Steer: arm, ValidateTrace: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.StreamChangesUnlistedFromNs == 0 {
+		t.Fatalf("%d changes listed and none past the cap: the plan no longer reaches it", len(res.StreamChanges))
+	}
+	if !res.OK() {
+		t.Fatalf("seed 93 net-storm:\n%s", res.Summary())
 	}
 }
