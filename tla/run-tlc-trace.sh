@@ -8,9 +8,9 @@
 # TLC's deadlock; or a state breaking one of the model's invariants: TLC's
 # invariant violation, named).  GROUP defaults to the group of the first step the Go mirror
 # refuses, else the lowest.  Needs TLA2TOOLS_JAR and java; without them it
-# says so, runs nothing and exits 0 (nothing in make test or CI needs TLC).
-# Exit status: 0 when TLC and the mirror agree, 1 when they disagree or TLC
-# failed, 2 on a usage error.
+# says so, runs nothing and exits 3 (no verdict; nothing in make test or CI
+# needs TLC). Exit status: 0 when TLC and the mirror agree, 1 when they
+# disagree or TLC failed, 2 on a usage error, 3 when TLC could not run.
 set -uo pipefail
 trace="${1:-}" group="${2:-}" nodes="${3:-}"
 if [ -z "$trace" ] || [ ! -f "$trace" ]; then
@@ -24,11 +24,11 @@ To run it: TLA2TOOLS_JAR=/path/to/tla2tools.jar make tlc-trace TRACE=FILE
 (tla2tools.jar 2.18 or later, kept outside the repository; Java 11 or later).
 The Go mirror alone: go run ./cmd/felixsim check-trace --group G FILE
 MSG
-  exit 0
+  exit 3
 fi
 if ! command -v java >/dev/null 2>&1; then
   echo "make tlc-trace: TLC was NOT run: no java on PATH."
-  exit 0
+  exit 3
 fi
 root="$(cd "$(dirname "$0")/.." && pwd)"
 work="$(mktemp -d "${TMPDIR:-/tmp}/felixsim-tlc-trace.XXXXXX")"

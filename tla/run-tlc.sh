@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Runs TLC on every FelixAtomicCommit config, one worker each, and prints
 # TLC's summary lines (TLC_LONG=1 adds the long config).  Needs a tla2tools.jar named by TLA2TOOLS_JAR and a
-# Java runtime; without them it says so, runs nothing and exits 0, because
-# nothing in `make test` or CI needs TLC (the Go mirror in package tla runs
-# there instead).  Exit status: 0 when every config gave its expected
-# verdict, 1 otherwise.
+# Java runtime; without them it says so, runs nothing and exits 3 (no verdict, as
+# felixsim's commands: a TLC that did not run passed nothing); nothing in
+# `make test` or CI needs TLC (the Go mirror in package tla runs there
+# instead).  Exit status: 0 when every config gave its expected verdict,
+# 1 otherwise, 3 when TLC could not run.
 set -uo pipefail
 cd "$(dirname "$0")"
 
@@ -17,11 +18,11 @@ TLA+ project's releases), keep it outside the repository, then
 Java 11 or later is needed.  The Go mirror checks the same model without
 Java: go run ./cmd/felixsim check-model
 MSG
-  exit 0
+  exit 3
 fi
 if ! command -v java >/dev/null 2>&1; then
   echo "make tlc: TLC was NOT run: no java on PATH (TLA2TOOLS_JAR=${TLA2TOOLS_JAR})."
-  exit 0
+  exit 3
 fi
 
 # config name, expected verdict: "ok" (no error) or the invariant TLC must report,
