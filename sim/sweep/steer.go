@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"time"
 )
 
 // Steering: a steered sweep draws each seed's plan with one of the
@@ -190,12 +189,8 @@ func (r *steerRounds) add(res seedResult) {
 // sweep is cancelled; then closes seeds.
 func (o *Options) dispatchSteered(ctx context.Context, sched Schedule, seeds chan<- job, weightsCh <-chan []uint64) {
 	defer close(seeds)
-	var deadline <-chan time.Time
-	if o.For > 0 {
-		t := time.NewTimer(o.For)
-		defer t.Stop()
-		deadline = t.C
-	}
+	deadline, stop := o.deadline()
+	defer stop()
 	weights := newSteering(o.SteerArms).weights()
 	s, ok := sched.First()
 	for ok {

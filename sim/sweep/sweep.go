@@ -162,16 +162,22 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	return rep, nil
 }
 
+// deadline is the channel that fires when the sweep's time (Options.For)
+// is up (nil: never), and the function that stops its timer.
+func (o *Options) deadline() (<-chan time.Time, func()) {
+	if o.For <= 0 {
+		return nil, func() {}
+	}
+	t := time.NewTimer(o.For)
+	return t.C, func() { t.Stop() }
+}
+
 // dispatch sends the schedule's seeds in order until it ends, the time
 // is up or the sweep is cancelled, then closes seeds.
 func (o *Options) dispatch(ctx context.Context, sched Schedule, seeds chan<- job) {
 	defer close(seeds)
-	var deadline <-chan time.Time
-	if o.For > 0 {
-		t := time.NewTimer(o.For)
-		defer t.Stop()
-		deadline = t.C
-	}
+	deadline, stop := o.deadline()
+	defer stop()
 	for s, ok := sched.First(); ok; s, ok = sched.Next(s) {
 		select {
 		case seeds <- job{seed: s, arm: -1}:
