@@ -16,7 +16,13 @@ const (
 	// OpGapMeanNsDefault is 18 ms between one client's invocations, on
 	// average: with LiveSlotsPct of the slots on the live stream, the
 	// quorum streams get one about every 20 ms, as before it joined the mix.
-	OpGapMeanNsDefault        = 18_000_000
+	OpGapMeanNsDefault = 18_000_000
+	// OpGapMeanNsMin bounds the mean gap from below: a client steps once
+	// per gap whether or not it may invoke, so a gap of a few ns is an
+	// event storm that never reaches the end of the run (a plan cut or
+	// edited to `op_gap_mean_ns 2` did that), and below the brokers'
+	// 1 ms group-commit window a shorter gap adds no load anyway.
+	OpGapMeanNsMin            = 100_000
 	InFlightMaxDefault        = 4             // calls one client keeps open
 	CallTimeoutNsDefault      = 1_000_000_000 // 1 s
 	RetryUnknownPctDefault    = 50
@@ -157,7 +163,9 @@ func (c *Config) validate() error {
 		return fmt.Errorf("workload: no streams refused: need at least one")
 	case c.Shards < 1:
 		return fmt.Errorf("workload: %d shards refused: need at least 1", c.Shards)
-	case c.EntityKeys < 1 || c.OpGapMeanNs < 1 || c.InFlightMax < 1 || c.CallTimeoutNs < 1 || c.OpsMax < 1:
+	case c.OpGapMeanNs < OpGapMeanNsMin:
+		return fmt.Errorf("workload: op gap %d ns refused: a client steps once per gap, so a mean under %d ns floods the run with events", c.OpGapMeanNs, OpGapMeanNsMin)
+	case c.EntityKeys < 1 || c.InFlightMax < 1 || c.CallTimeoutNs < 1 || c.OpsMax < 1:
 		return fmt.Errorf("workload: entity keys %d, op gap %d ns, in-flight cap %d, call timeout %d ns, ops cap %d refused: each must be positive",
 			c.EntityKeys, c.OpGapMeanNs, c.InFlightMax, c.CallTimeoutNs, c.OpsMax)
 	case c.LiveStream != "" && (c.LiveShards < 1 || slices.Contains(c.Streams, c.LiveStream)):

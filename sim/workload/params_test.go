@@ -14,7 +14,7 @@ func TestParamsRoundTrip(t *testing.T) {
 		c := Config{Brokers: 3, FirstSimID: 3, Shards: 4,
 			Clients:         rapid.IntRange(1, 16).Draw(t, "clients"),
 			EntityKeys:      rapid.IntRange(1, 100).Draw(t, "keys"),
-			OpGapMeanNs:     rapid.Int64Range(1, 1e10).Draw(t, "gap"),
+			OpGapMeanNs:     rapid.Int64Range(OpGapMeanNsMin, 1e10).Draw(t, "gap"),
 			InFlightMax:     rapid.IntRange(1, 64).Draw(t, "inflight"),
 			CallTimeoutNs:   rapid.Int64Range(1, 1e11).Draw(t, "timeout"),
 			RetryUnknownPct: rapid.IntRange(-1, 100).Draw(t, "retry"),

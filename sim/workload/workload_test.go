@@ -35,13 +35,15 @@ func runWorkload(t *testing.T, seed uint64, durNs int64, link sim.LinkConfig) (*
 
 func TestConfigRefusals(t *testing.T) {
 	bad := map[string]Config{
-		"no brokers":         {FirstSimID: 3, Shards: 4},
-		"clients on brokers": {Brokers: 3, FirstSimID: 2, Shards: 4},
-		"one tenant":         {Brokers: 3, FirstSimID: 3, Shards: 4, Tenants: []string{"acme"}},
-		"tenant twice":       {Brokers: 3, FirstSimID: 3, Shards: 4, Tenants: []string{"acme", "acme"}},
-		"no shards":          {Brokers: 3, FirstSimID: 3},
-		"retry over 100":     {Brokers: 3, FirstSimID: 3, Shards: 4, RetryUnknownPct: 101},
-		"negative gap":       {Brokers: 3, FirstSimID: 3, Shards: 4, OpGapMeanNs: -1},
+		"no brokers":          {FirstSimID: 3, Shards: 4},
+		"clients on brokers":  {Brokers: 3, FirstSimID: 2, Shards: 4},
+		"one tenant":          {Brokers: 3, FirstSimID: 3, Shards: 4, Tenants: []string{"acme"}},
+		"tenant twice":        {Brokers: 3, FirstSimID: 3, Shards: 4, Tenants: []string{"acme", "acme"}},
+		"no shards":           {Brokers: 3, FirstSimID: 3},
+		"retry over 100":      {Brokers: 3, FirstSimID: 3, Shards: 4, RetryUnknownPct: 101},
+		"negative gap":        {Brokers: 3, FirstSimID: 3, Shards: 4, OpGapMeanNs: -1},
+		"gap of 2 ns":         {Brokers: 3, FirstSimID: 3, Shards: 4, OpGapMeanNs: 2},
+		"gap under the floor": {Brokers: 3, FirstSimID: 3, Shards: 4, OpGapMeanNs: OpGapMeanNsMin - 1},
 	}
 	for name, cfg := range bad {
 		if _, err := New(cfg); err == nil {
