@@ -48,6 +48,19 @@ type Knobs struct {
 	// (see sidekills.go); zero or none: no side kills.
 	SideNodes         []int
 	SideKillGapMeanNs int64
+	// AnchorsNs are times (ascending) at which a scope gets its first
+	// writes; AnchorPpm is the share (parts per million) of the drawn
+	// faults moved to strike just after one of them (see anchor.go).
+	AnchorsNs []int64
+	AnchorPpm int64
+	// AnchorRole, when set, is the role an anchored fault aims at, and
+	// AnchorDurMaxNs, when positive, caps an anchored fault's span (see
+	// anchor.go).
+	AnchorRole     string
+	AnchorDurMaxNs int64
+	// Focus, when set, names the only drawn kinds the swarm picks its
+	// subset from (SteerArm.Focus).
+	Focus []string
 }
 
 // FaultsPerPlanMax caps a generated plan; generation stops there.
@@ -143,18 +156,20 @@ func (k *Knobs) drawApart(stream string, kinds []FaultKind, firstMaxNs, gap int6
 // drawFaults draws the plan's faults of kinds (a swarm subset of them
 // when k.Swarm) from r.
 func (k *Knobs) drawFaults(r *prng.Rand, kinds []FaultKind, targets []int) []FaultEvent {
+	kinds = focusKinds(kinds, k.Focus)
 	if k.Swarm && len(kinds) > 1 {
 		kinds = swarmSubset(r, kinds)
 	}
 	var faults []FaultEvent
 	lastingHit := map[int]bool{}
+	anchors := k.newAnchoring("plan-anchors")
 	for at := r.Int63nRange(0, 2*k.FaultGapMeanNs); at < k.DurationNs && len(faults)+2 <= FaultsPerPlanMax/2; at += r.Int63nRange(1, 2*k.FaultGapMeanNs) {
 		if k.inProgressWindow(at) {
 			continue
 		}
-		fs := drawWithPartner(r, at, kinds[r.Intn(len(kinds))], targets, *k)
-		if len(fs) == 2 && k.inProgressWindow(fs[1].AtNs) {
-			continue // the partner would strike inside a progress window
+		fs := anchors.move(drawWithPartner(r, at, kinds[r.Intn(len(kinds))], targets, *k))
+		if fs == nil || k.inProgressWindow(fs[0].AtNs) || len(fs) == 2 && k.inProgressWindow(fs[1].AtNs) {
+			continue // moved past the end, or it (or its partner) would strike inside a progress window
 		}
 		if f := fs[0]; f.Kind.Lasting() && k.LastingNodesMax > 0 && !lastingHit[f.Node] {
 			if len(lastingHit) >= k.LastingNodesMax {

@@ -49,6 +49,10 @@ func (a action) String() string {
 // model generates a config's successor states; it holds no state of its own.
 type model struct {
 	cfg Config
+	// crashKeepsApplied makes Crash keep the commit mark and the applied
+	// state, as the broker does (brokerreach.go); the model's Crash
+	// forgets them.
+	crashKeepsApplied bool
 }
 
 // initState is the model's one initial state: every broker but the
@@ -123,6 +127,12 @@ func (m *model) successors(s *State, emit func(a action, t *State)) {
 		}
 	}
 	for b := 0; b < n; b++ {
+		if m.crashKeepsApplied {
+			if m.crashKeeping(s, b, &t) {
+				emit(mkAction(actCrash, b), &t)
+			}
+			continue
+		}
 		m.crash(s, b, &t)
 		emit(mkAction(actCrash, b), &t)
 	}

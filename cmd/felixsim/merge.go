@@ -50,6 +50,7 @@ func mergeCommand(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return usageError(stderr, "merge", err)
 	}
+	merged.CountModelStates(reachableCodes())
 	if code := writeReport(merged, *asJSON, *junit, *outDir, stdout, stderr, "merge"); code != exitPass {
 		return code
 	}

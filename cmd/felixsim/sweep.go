@@ -15,14 +15,16 @@ import (
 	"github.com/schollz/progressbar/v3"
 	"golang.org/x/term"
 
+	"github.com/felixsim/felixsim/sim"
 	"github.com/felixsim/felixsim/sim/artifact"
 	"github.com/felixsim/felixsim/sim/runner"
 	"github.com/felixsim/felixsim/sim/sweep"
+	"github.com/felixsim/felixsim/tla"
 )
 
 // sweepHelp is `felixsim sweep --help` besides the flags.
 var sweepHelp = help{
-	usage: "sweep --seeds A..B [--jobs N] [--defects LIST] [--faults LIST] [--duration D] [--shard i/n] [--repeat-fraction F] [--json] [--junit FILE] [--out DIR] [--for DURATION]",
+	usage: "sweep --seeds A..B [--jobs N] [--defects LIST] [--faults LIST] [--duration D] [--shard i/n] [--repeat-fraction F] [--json] [--junit FILE] [--out DIR] [--for DURATION] [--steer]",
 	examples: []example{
 		{cmd: "felixsim sweep --seeds 1..20 --duration 10s", does: "every CPU, a progress bar; then the failing and vacuous seeds and the coverage", exit: exitPass},
 		{cmd: "felixsim sweep --seeds 1..3 --duration 2s --defects commit-as-two-records", does: "a planted bug: every seed fails", exit: exitSafety},
@@ -66,6 +68,7 @@ func parseSweepArgs(args []string, stdout, stderr io.Writer) (sa sweepArgs, code
 	fs.StringVar(&sa.junit, "junit", "", "also write the report as JUnit XML to this file (for CI test reports); checked writable before any seed runs")
 	fs.StringVar(&sa.outDir, "out", "", "write report.json, report.xml and each failing seed's run output (seed-N.json) to this directory; checked writable before any seed runs")
 	binary := fs.String("binary", "", "the felixsim binary the workers run (default: this one)")
+	steer := fs.Bool("steer", false, fmt.Sprintf("steer toward unvisited model states: seeds in rounds of %d, each run with a steering arm (felixsim run --steer) drawn by the model states the arms found first so far (docs/sweep.md)", sweep.SteerRoundSeeds))
 	if code, done := parseFlags(fs, args, sweepHelp, stdout, stderr); done {
 		return sa, code, true
 	}
@@ -78,6 +81,9 @@ func parseSweepArgs(args []string, stdout, stderr io.Writer) (sa sweepArgs, code
 		return sa, usageError(stderr, "sweep", err), true
 	}
 	opts.Jobs, opts.Duration, opts.RepeatFraction, opts.SeedTimeout, opts.OutDir = *jobs, *duration, *repeat, *seedTimeout, sa.outDir
+	if opts.Steer = *steer; opts.Steer {
+		opts.SteerArms = sim.SteerArmNames()
+	}
 	if err := opts.Validate(); err != nil {
 		return sa, usageError(stderr, "sweep", err), true
 	}
@@ -180,7 +186,18 @@ func sweepOptions(seeds, shard string, forDur time.Duration, faults, defects, bi
 	for _, d := range runner.CoverageDeclared(fset) {
 		points = append(points, string(d.Point))
 	}
-	return sweep.Options{Binary: binary, Seeds: rg, Shard: sh, For: forDur, Faults: faults, Defects: defects, Points: points}, nil
+	return sweep.Options{Binary: binary, Seeds: rg, Shard: sh, For: forDur, Faults: faults, Defects: defects, Points: points,
+		ModelStatesReachable: reachableCodes()}, nil
+}
+
+// reachableCodes are the model's reachable projected states as a sweep
+// report counts them.
+func reachableCodes() []uint32 {
+	var out []uint32
+	for _, p := range tla.ReachableProjectedTable() {
+		out = append(out, uint32(p))
+	}
+	return out
 }
 
 // showProgress sets opts.Progress to draw a live bar when stderr is a

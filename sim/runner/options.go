@@ -62,6 +62,10 @@ type Options struct {
 	// ClientStartSpreadNs spreads the clients' first invocations over the
 	// fault phase (workload.Config.StartSpreadNs); 0 starts them at once.
 	ClientStartSpreadNs int64
+	// Steer is the steering arm the run's plan is drawn with (sim.SteerArm,
+	// set by --steer); the zero value, like sim.SteerNone, draws it as
+	// always. A given plan records what the arm decided.
+	Steer sim.SteerArm
 	// LivenessBudgetNs bounds the simulated time from heal until every
 	// shard has a leader and has accepted a commit.
 	LivenessBudgetNs int64

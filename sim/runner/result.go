@@ -218,6 +218,9 @@ func (r *Result) ReproduceCommand() string {
 	if names := o.defectList(); names != "" {
 		cmd += " --defects " + names
 	}
+	if o.Steer.Name != "" && o.Steer.Name != sim.SteerNone {
+		cmd += " --steer " + o.Steer.Name
+	}
 	if !o.ValidateTrace {
 		cmd += " --validate-trace=false"
 	}

@@ -171,11 +171,11 @@ func liveStreams(specs []node.StreamSpec) []properties.LiveStream {
 // workloadConfig is the run's workload: its topology from the options,
 // its shape from a given plan's parameters (else the defaults).
 func workloadConfig(o *Options) (workload.Config, error) {
-	c := workload.Config{Brokers: o.Brokers, FirstSimID: o.Brokers, Clients: o.Clients, StartSpreadNs: o.ClientStartSpreadNs,
+	c := workload.Config{Seed: o.Seed, Brokers: o.Brokers, FirstSimID: o.Brokers, Clients: o.Clients, StartSpreadNs: o.ClientStartSpreadNs,
 		Namespace: Namespace, Streams: streamNames(o.Streams), Shards: o.Shards, LiveStream: LiveStream, LiveShards: LiveShards, StopNs: o.DurationNs,
 		WrongRouteHash: o.Defects.WrongRouteHash, TimeoutAsFailure: o.Defects.TimeoutAsFailure}
 	if o.Plan == nil {
-		c.StickyClients = StickyClientsDrawn
+		c.StickyClients, c.Arrivals = StickyClientsDrawn, o.Steer.Arrivals
 		return c, nil
 	}
 	c, err := c.WithParams(o.Plan.Workload)
@@ -313,7 +313,7 @@ const (
 // store is corrupt is replaced (a new identity on a new disk, through a
 // membership change), and a minority lost at once is within what the
 // cluster must survive.
-func (r *run) drawPlan(nodes int, exempt uint64, workload []sim.Param) (*sim.Plan, error) {
+func (r *run) drawPlan(nodes int, exempt uint64, params []sim.Param) (*sim.Plan, error) {
 	o := &r.opts
 	lastingMax := (o.Brokers - 1) / 2
 	var kinds []sim.FaultKind
@@ -327,10 +327,20 @@ func (r *run) drawPlan(nodes int, exempt uint64, workload []sim.Param) (*sim.Pla
 		gap = 0
 	}
 	return sim.Generate(sim.Knobs{Seed: o.Seed, Nodes: nodes, ExemptMask: exempt, DurationNs: o.DurationNs,
-		FaultGapMeanNs: gap, Kinds: kinds, Swarm: true, Workload: workload,
+		FaultGapMeanNs: gap, Kinds: kinds, Swarm: true, Workload: params,
 		Roles: []string{cluster.RoleLeader}, LastingNodesMax: lastingMax,
 		ProgressEveryNs: ProgressEveryNs, ProgressWindowNs: ProgressWindowNs,
-		SideNodes: []int{nodes - 1}, SideKillGapMeanNs: RelayKillGapFaults * gap})
+		SideNodes: []int{nodes - 1}, SideKillGapMeanNs: RelayKillGapFaults * gap,
+		AnchorsNs: workload.ArrivalTimesNs(o.Seed, o.Steer.Arrivals, o.DurationNs), AnchorPpm: o.Steer.AnchorPpm, Focus: o.Steer.Focus,
+		AnchorRole: anchorRole(o.Steer), AnchorDurMaxNs: o.Steer.AnchorDurMaxNs})
+}
+
+// anchorRole is the role a steering arm's anchored faults aim at.
+func anchorRole(a sim.SteerArm) string {
+	if a.AimLeader {
+		return cluster.RoleLeader
+	}
+	return ""
 }
 
 // RelayKillGapFaults is how many mean fault gaps lie between two kills of

@@ -30,6 +30,7 @@ func Merge(in []NamedReport) (*Report, error) {
 	out.Shard, out.SeedsRun, out.SeedsRepeated, out.LastSeed, out.Complete, out.Seconds, out.CPUSeconds, out.Jobs = "1/1", 0, 0, 0, true, 0, 0, 0
 	out.Failures, out.VacuousSeeds, out.Vacuous, out.CoverageSeeds = []Failure{}, []VacuousSeed{}, 0, 0
 	out.Coverage = map[string]uint64{}
+	out.ModelStates, out.ModelStatesSeeds, out.SteerArms = nil, 0, nil
 	failing, vacuous := map[uint64]string{}, map[uint64]string{}
 	for _, nr := range in {
 		r := nr.Report
@@ -64,6 +65,9 @@ func Merge(in []NamedReport) (*Report, error) {
 		if err := addCounts(out.Coverage, r.Coverage); err != nil {
 			return nil, fmt.Errorf("merge refused: %s: %w", nr.Name, err)
 		}
+		if err := out.mergeModelStates(r); err != nil {
+			return nil, fmt.Errorf("merge refused: %s: %w", nr.Name, err)
+		}
 		out.Vacuous += r.Vacuous
 		out.CoverageSeeds += r.CoverageSeeds
 		out.SeedsRun += r.SeedsRun
@@ -79,6 +83,7 @@ func Merge(in []NamedReport) (*Report, error) {
 	}
 	out.sortFailures()
 	out.sortVacuous()
+	out.ModelStatesVisited = 0 // counted again by the caller (CountModelStates)
 	return &out, nil
 }
 

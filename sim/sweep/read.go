@@ -192,6 +192,16 @@ func (p *reportParser) field(rep *Report, key string, line int) error {
 		dst = &rep.Vacuous
 	case "coverage_seeds":
 		dst = &rep.CoverageSeeds
+	case "model_states_seeds":
+		dst = &rep.ModelStatesSeeds
+	case "model_states":
+		dst = &rep.ModelStates
+	case "model_states_visited":
+		dst = &rep.ModelStatesVisited
+	case "model_states_reachable":
+		dst = &rep.ModelStatesReachable
+	case "steer_arms":
+		dst = &rep.SteerArms
 	case "failures":
 		return p.failures(rep)
 	case "vacuous_seeds":
@@ -337,6 +347,9 @@ func (p *reportParser) check(rep *Report) error {
 	if rep.Jobs < 0 {
 		return p.errorAt(at("jobs"), "jobs %d is negative", rep.Jobs)
 	}
+	if err := checkModelStates(rep); err != nil {
+		return p.errorAt(at("model_states"), "%v", err)
+	}
 	return p.checkCounts(rep, sched)
 }
 
@@ -421,6 +434,23 @@ func checkFailure(f Failure, sched Schedule, lastSeed uint64) error {
 		return fmt.Errorf("family %q is not one of safety, liveness, crash, determinism", f.Family)
 	case !strings.HasPrefix(f.Reproduce, "felixsim run ") || !strings.Contains(f.Reproduce+" ", fmt.Sprintf(" --seed %d ", f.Seed)):
 		return fmt.Errorf("reproduce %q is not a felixsim run command for seed %d", f.Reproduce, f.Seed)
+	}
+	return nil
+}
+
+// checkModelStates refuses a model-state union that is not sorted and
+// unique, or counts that contradict it.
+func checkModelStates(rep *Report) error {
+	for i := 1; i < len(rep.ModelStates); i++ {
+		if rep.ModelStates[i-1] >= rep.ModelStates[i] {
+			return fmt.Errorf("model_states not sorted and unique at %d", i)
+		}
+	}
+	if rep.ModelStatesVisited < 0 || rep.ModelStatesVisited > len(rep.ModelStates) || rep.ModelStatesVisited > rep.ModelStatesReachable {
+		return fmt.Errorf("model_states_visited %d outside 0..min(%d states, %d reachable)", rep.ModelStatesVisited, len(rep.ModelStates), rep.ModelStatesReachable)
+	}
+	if rep.ModelStatesSeeds > rep.SeedsRun {
+		return fmt.Errorf("model_states_seeds %d exceeds seeds_run %d", rep.ModelStatesSeeds, rep.SeedsRun)
 	}
 	return nil
 }

@@ -64,6 +64,18 @@ type Report struct {
 	// with Seconds and CPUSeconds it gives how busy the workers kept the
 	// CPUs they were given (CPUUtilisation).
 	Jobs int `json:"jobs"`
+	// ModelStatesSeeds counts the seeds whose run reported projected model
+	// states, ModelStates is the union of those states (sorted codes,
+	// tla.ProjectedState), and ModelStatesVisited counts those among the
+	// model's ModelStatesReachable (0 and 0: not counted). Absent from a
+	// report of runs that validated no trace (modelstates.go).
+	ModelStatesSeeds     uint64   `json:"model_states_seeds,omitempty"`
+	ModelStates          []uint32 `json:"model_states,omitempty"`
+	ModelStatesVisited   int      `json:"model_states_visited,omitempty"`
+	ModelStatesReachable int      `json:"model_states_reachable,omitempty"`
+	// SteerArms is each steering arm's record, in the order the sweep
+	// indexed them; absent unless the sweep steered (steer.go).
+	SteerArms []ArmStats `json:"steer_arms,omitempty"`
 }
 
 // SeedsPerMinute is how many seeds the sweep ran per minute of wall time
@@ -133,8 +145,18 @@ func (r *Report) WriteJSON(w io.Writer) error {
 		{"faults", r.Faults}, {"defects", r.Defects}, {"repeat_fraction", r.RepeatFraction},
 		{"seeds_run", r.SeedsRun}, {"seeds_repeated", r.SeedsRepeated}, {"last_seed", r.LastSeed},
 		{"complete", r.Complete}, {"failures", nil}, {"vacuous", r.Vacuous}, {"vacuous_seeds", nil},
-		{"coverage_seeds", r.CoverageSeeds}, {"coverage", nil}, {"cpu_seconds", r.CPUSeconds}, {"jobs", r.Jobs}} {
+		{"coverage_seeds", r.CoverageSeeds}, {"coverage", nil}, {"cpu_seconds", r.CPUSeconds}, {"jobs", r.Jobs},
+		{"model_states_seeds", r.ModelStatesSeeds}, {"model_states", r.ModelStates}, {"model_states_visited", r.ModelStatesVisited},
+		{"model_states_reachable", r.ModelStatesReachable}, {"steer_arms", r.SteerArms}} {
 		switch f.key {
+		case "model_states_seeds", "model_states", "model_states_visited", "model_states_reachable":
+			if r.ModelStatesSeeds == 0 {
+				continue // optional: a sweep of runs without trace validation
+			}
+		case "steer_arms":
+			if len(r.SteerArms) == 0 {
+				continue // optional: an unsteered sweep
+			}
 		case "failures":
 			writeFailures(&b, r.Failures)
 			continue
@@ -234,6 +256,7 @@ func (r *Report) WriteText(w io.Writer) error {
 	if err := r.writeCoverageText(&b); err != nil {
 		return err
 	}
+	r.writeModelStatesText(&b)
 	if _, err := io.WriteString(w, b.String()); err != nil {
 		return fmt.Errorf("sweep: write report: %w", err)
 	}

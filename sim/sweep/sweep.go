@@ -43,6 +43,15 @@ type Options struct {
 	OutDir string
 	// Progress, when set, is called after every seed, from one goroutine.
 	Progress func(Progress)
+	// Steer runs the seeds in rounds, each seed with one of SteerArms
+	// (`felixsim run --steer`), weighted toward the arms that found model
+	// states the sweep had not visited (steer.go).
+	Steer     bool
+	SteerArms []string
+	// ModelStatesReachable are the model's reachable projected states
+	// (cmd/felixsim passes tla.ReachableProjectedTable's): the report
+	// counts the seeds' visited states against them (none: not counted).
+	ModelStatesReachable []uint32
 }
 
 // JobsMax bounds the worker processes of one sweep.
@@ -65,6 +74,8 @@ func (o *Options) Validate() error {
 		return fmt.Errorf("--repeat-fraction %v refused: need 0..1", o.RepeatFraction)
 	case o.For < 0 || o.SeedTimeout < 0:
 		return fmt.Errorf("--for %s, --seed-timeout %s refused: negative", o.For, o.SeedTimeout)
+	case o.Steer && (len(o.SteerArms) == 0 || len(o.SteerArms) > SteerArmsMax):
+		return fmt.Errorf("--steer refused: %d steering arms, need 1..%d", len(o.SteerArms), SteerArmsMax)
 	case o.Faults == "" || o.Defects == "" || strings.ContainsAny(o.Faults+o.Defects, " \t\n"):
 		return fmt.Errorf("--faults %q, --defects %q refused: each must be a list without spaces", o.Faults, o.Defects)
 	}
@@ -89,7 +100,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	sched := Schedule{Range: o.Seeds, Shard: o.Shard}
-	seeds := make(chan uint64)
+	seeds := make(chan job)
 	results := make(chan seedResult, o.Jobs) // cap: one per worker
 	errs := make(chan error, o.Jobs)         // cap: one per worker
 	var wg sync.WaitGroup
@@ -103,7 +114,13 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 			}
 		}()
 	}
-	go o.dispatch(ctx, sched, seeds)
+	var st *steerRounds
+	if o.Steer {
+		st = newSteerRounds(sched, o.SteerArms)
+		go o.dispatchSteered(ctx, sched, seeds, st.weightsCh)
+	} else {
+		go o.dispatch(ctx, sched, seeds)
+	}
 	go func() { wg.Wait(); close(results); close(errs) }()
 	rep := o.newReport()
 	total, _ := sched.Count()
@@ -112,6 +129,9 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		if err := o.record(rep, res); err != nil && broke == nil {
 			broke = err
 			cancel()
+		}
+		if st != nil {
+			st.add(res)
 		}
 		if o.Progress != nil {
 			o.Progress(o.progress(rep, total, start))
@@ -125,6 +145,10 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	}
 	rep.sortFailures()
 	rep.sortVacuous()
+	if st != nil {
+		rep.SteerArms = st.s.arms
+	}
+	rep.CountModelStates(o.ModelStatesReachable)
 	rep.Seconds = time.Since(start).Seconds()
 	rep.Complete = rep.SeedsRun == total && !sched.Range.Open
 	if broke != nil {
@@ -140,7 +164,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 
 // dispatch sends the schedule's seeds in order until it ends, the time
 // is up or the sweep is cancelled, then closes seeds.
-func (o *Options) dispatch(ctx context.Context, sched Schedule, seeds chan<- uint64) {
+func (o *Options) dispatch(ctx context.Context, sched Schedule, seeds chan<- job) {
 	defer close(seeds)
 	var deadline <-chan time.Time
 	if o.For > 0 {
@@ -150,7 +174,7 @@ func (o *Options) dispatch(ctx context.Context, sched Schedule, seeds chan<- uin
 	}
 	for s, ok := sched.First(); ok; s, ok = sched.Next(s) {
 		select {
-		case seeds <- s:
+		case seeds <- job{seed: s, arm: -1}:
 		case <-deadline:
 			return
 		case <-ctx.Done():
@@ -161,7 +185,7 @@ func (o *Options) dispatch(ctx context.Context, sched Schedule, seeds chan<- uin
 
 // work runs seeds until the channel closes; a protocol error (or the
 // sweep's end) stops it and is returned.
-func (o *Options) work(ctx context.Context, seeds <-chan uint64, results chan<- seedResult) error {
+func (o *Options) work(ctx context.Context, seeds <-chan job, results chan<- seedResult) error {
 	for s := range seeds {
 		res, err := o.runSeed(ctx, s)
 		if err != nil {
@@ -197,6 +221,7 @@ func (o *Options) record(rep *Report, res seedResult) error {
 		rep.Vacuous++
 		rep.VacuousSeeds = append(rep.VacuousSeeds, VacuousSeed{Seed: res.seed, Reason: res.vacuous})
 	}
+	rep.addModelStates(res.states)
 	if res.counts != nil {
 		rep.CoverageSeeds++
 		if err := addCounts(rep.Coverage, res.counts); err != nil {

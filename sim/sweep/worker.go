@@ -42,6 +42,17 @@ type runOutput struct {
 	Coverage      map[string]uint64 `json:"coverage"`
 	Vacuous       bool              `json:"vacuous"`
 	VacuousReason string            `json:"vacuous_reason"`
+	// ModelStates is nil when the run validated no trace.
+	ModelStates *struct {
+		States []uint32 `json:"states"`
+	} `json:"model_states"`
+}
+
+// job is one seed to run and its steering arm (an index into
+// Options.SteerArms; -1 for none).
+type job struct {
+	seed uint64
+	arm  int
 }
 
 // seedResult is one seed's outcome: a failure, or nil for a pass.
@@ -58,12 +69,19 @@ type seedResult struct {
 	cpuSeconds float64
 	// stdout is the worker's output, kept for --out.
 	stdout []byte
+	// arm is the seed's steering arm (-1: none); states the projected
+	// model states its run visited (nil when it reported none).
+	arm    int
+	states []uint32
 }
 
 // runArgs is the worker's command line for seed.
-func (o *Options) runArgs(seed uint64, repeated bool) []string {
+func (o *Options) runArgs(seed uint64, repeated bool, arm int) []string {
 	args := []string{"run", "--seed", strconv.FormatUint(seed, 10), "--json",
 		"--duration", o.Duration.String(), "--faults", o.Faults, "--defects", o.Defects}
+	if arm >= 0 {
+		args = append(args, "--steer", o.SteerArms[arm])
+	}
 	if repeated {
 		args = append(args, "--check-determinism")
 	}
@@ -73,16 +91,17 @@ func (o *Options) runArgs(seed uint64, repeated bool) []string {
 // runSeed runs one seed in a fresh worker process and classifies its
 // outcome. An error means the sweep cannot trust the worker (bad usage,
 // output it cannot read) and must stop.
-func (o *Options) runSeed(ctx context.Context, seed uint64) (seedResult, error) {
+func (o *Options) runSeed(ctx context.Context, j job) (seedResult, error) {
+	seed := j.seed
 	repeated := Repeated(seed, o.RepeatFraction)
-	res := seedResult{seed: seed, repeated: repeated}
+	res := seedResult{seed: seed, repeated: repeated, arm: j.arm}
 	sctx := ctx
 	if o.SeedTimeout > 0 {
 		var cancel context.CancelFunc
 		sctx, cancel = context.WithTimeout(ctx, o.SeedTimeout)
 		defer cancel()
 	}
-	args := o.runArgs(seed, repeated)
+	args := o.runArgs(seed, repeated, j.arm)
 	cmd := exec.CommandContext(sctx, o.Binary, args...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -111,6 +130,9 @@ func (o *Options) runSeed(ctx context.Context, seed uint64) (seedResult, error) 
 	res.failure = f
 	if out != nil {
 		res.counts = out.Coverage
+		if out.ModelStates != nil {
+			res.states = append([]uint32{}, out.ModelStates.States...)
+		}
 		if out.Vacuous {
 			res.vacuous = clipMessage(out.VacuousReason)
 		}

@@ -88,6 +88,11 @@ type Config struct {
 	// tla/README.md). 0 keeps the first invocation within one gap, as it
 	// is for the sticky clients always.
 	StartSpreadNs int64
+	// Seed is the run's seed: the scope arrivals' times derive from it.
+	Seed uint64
+	// Arrivals is how many new scopes get their first writes spread over
+	// the fault phase (arrivals.go); 0 means none. At most ArrivalsMax.
+	Arrivals int
 	// OpsMax caps the recorded history; at the cap clients invoke nothing
 	// more (overflow policy: refuse new operations). 0 means OpsMaxDefault.
 	OpsMax int
@@ -157,6 +162,8 @@ func (c *Config) validate() error {
 			c.EntityKeys, c.OpGapMeanNs, c.InFlightMax, c.CallTimeoutNs, c.OpsMax)
 	case c.LiveStream != "" && (c.LiveShards < 1 || slices.Contains(c.Streams, c.LiveStream)):
 		return fmt.Errorf("workload: live stream %q of %d shards refused: it needs a shard and a name apart from the streams %q", c.LiveStream, c.LiveShards, c.Streams)
+	case c.Arrivals < 0 || c.Arrivals > ArrivalsMax:
+		return fmt.Errorf("workload: %d scope arrivals refused: need 0..%d (a stream shard's raft group holds 64 tenants)", c.Arrivals, ArrivalsMax)
 	case c.StartSpreadNs < 0:
 		return fmt.Errorf("workload: start spread %d ns refused: negative", c.StartSpreadNs)
 	case c.StickyClients < 0 || c.StickyClients > c.Clients:
@@ -216,5 +223,8 @@ func (c *Config) shardsOf(stream string) uint32 {
 func (c *Config) clientConfigOf(index int) client.Config {
 	cc := c.ClientConfig()
 	cc.KeepBrokerOnTimeout = index >= c.Clients-c.StickyClients // proc.sticky
+	if c.Arrivals > 0 {
+		cc.PendingMax += arrivalWritesMax
+	}
 	return cc
 }

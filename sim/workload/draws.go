@@ -19,10 +19,12 @@ type clientDraws struct {
 	slotRand  prng.Rand
 	gaps      *prng.Rand
 	retries   *prng.Rand
+	// arrivals draws the client's scope arrivals (arrivals.go).
+	arrivals *prng.Rand
 }
 
 func newClientDraws(env simapi.Env) clientDraws {
-	return clientDraws{slotsSeed: env.Stream("slots").Uint64(), gaps: env.Stream("gaps"), retries: env.Stream("retries")}
+	return clientDraws{slotsSeed: env.Stream("slots").Uint64(), gaps: env.Stream("gaps"), retries: env.Stream("retries"), arrivals: env.Stream("arrivals")}
 }
 
 // slot returns the generator of operation slot n, valid until the next call.

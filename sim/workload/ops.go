@@ -13,7 +13,9 @@ import (
 // writeSpec is one unconditional or conditional write as generated: what
 // the client sends and what the history records. A retry re-sends it.
 type writeSpec struct {
-	kind    properties.HistoryKind
+	kind properties.HistoryKind
+	// tenant is the tenant written to ("": the client's own; see arrivals.go).
+	tenant  string
 	stream  string
 	entity  string
 	ops     []client.CommitOp // commit and commit_if
@@ -78,6 +80,11 @@ func (p *proc) entity(r *prng.Rand) (entity string, n int) {
 // tenant shares by name.
 func (p *proc) newCommit(r *prng.Rand, kind properties.HistoryKind, stream string) *writeSpec {
 	ent, n := p.entity(r)
+	return p.newCommitOf(r, kind, stream, ent, n)
+}
+
+// newCommitOf is newCommit for entity ent, entity key number n.
+func (p *proc) newCommitOf(r *prng.Rand, kind properties.HistoryKind, stream, ent string, n int) *writeSpec {
 	tag := p.tag()
 	payload := []byte(fmt.Sprintf(`{"event":%q,"entity":%q}`, tag, ent))
 	status := []byte(fmt.Sprintf(`{"status":%q}`, tag))
@@ -122,12 +129,17 @@ func (p *proc) newCrossStreamCommit(r *prng.Rand) *writeSpec {
 // newEvent draws a publish, publish_if or enqueue routed by an entity key.
 func (p *proc) newEvent(r *prng.Rand, kind properties.HistoryKind) *writeSpec {
 	ent, _ := p.entity(r)
+	return p.newEventOf(kind, p.stream(r), ent)
+}
+
+// newEventOf is newEvent on stream for entity ent.
+func (p *proc) newEventOf(kind properties.HistoryKind, stream, ent string) *writeSpec {
 	payload := []byte(fmt.Sprintf(`{"event":%q,"entity":%q}`, p.tag(), ent))
 	ev := felix.EventPublish
 	if kind == properties.HistoryEnqueue {
 		ev = felix.EventEnqueue
 	}
-	return &writeSpec{kind: kind, stream: p.stream(r), entity: ent, payload: payload,
+	return &writeSpec{kind: kind, stream: stream, entity: ent, payload: payload,
 		rec: felix.Record{Event: ev, Payload: payload}}
 }
 

@@ -8,6 +8,7 @@ import (
 
 // Parameter names under which a plan records the workload's shape.
 const (
+	ParamArrivals        = "arrivals"
 	ParamCallTimeoutNs   = "call_timeout_ns"
 	ParamClients         = "clients"
 	ParamEntityKeys      = "entity_keys"
@@ -30,6 +31,7 @@ func paramFields(c *Config) []struct {
 		get  func() int64
 		set  func(int64)
 	}{
+		{ParamArrivals, func() int64 { return int64(c.Arrivals) }, func(v int64) { c.Arrivals = int(v) }},
 		{ParamCallTimeoutNs, func() int64 { return c.CallTimeoutNs }, func(v int64) { c.CallTimeoutNs = v }},
 		{ParamClients, func() int64 { return int64(c.Clients) }, func(v int64) { c.Clients = int(v) }},
 		{ParamEntityKeys, func() int64 { return int64(c.EntityKeys) }, func(v int64) { c.EntityKeys = int(v) }},

@@ -36,6 +36,8 @@ type proc struct {
 	// The client's random streams, one per purpose, so that what one
 	// draws never moves another's draws (see Boot).
 	draws clientDraws
+	// arrivals counts the client's scope arrivals (arrivals.go).
+	arrivals arrivalState
 }
 
 // retry is an unconditional write to re-send: the recorded op it repeats
@@ -76,6 +78,7 @@ func (p *proc) Boot(env simapi.Env) {
 		spread = 0 // a sticky reader must be there when a leader is deposed, whenever that is
 	}
 	env.AfterNs(1+p.draws.gaps.Int63nRange(0, p.w.cfg.OpGapMeanNs+spread), p.step)
+	p.scheduleArrival()
 }
 
 // Receive hands a broker's answer to the client endpoint.

@@ -15,6 +15,8 @@ type Workload struct {
 	rec     recorder
 	procs   []*proc
 	retries int
+	// arrivalsNs are the scope arrivals' times (ArrivalTimesNs).
+	arrivalsNs []int64
 }
 
 // New checks cfg and builds the clients; put Specs() into the world at
@@ -24,7 +26,7 @@ func New(cfg Config) (*Workload, error) {
 	if err := d.validate(); err != nil {
 		return nil, err
 	}
-	w := &Workload{cfg: d, rec: recorder{opsMax: d.OpsMax}}
+	w := &Workload{cfg: d, rec: recorder{opsMax: d.OpsMax}, arrivalsNs: ArrivalTimesNs(d.Seed, d.Arrivals, d.StopNs)}
 	w.rec.ops = make([]properties.HistoryOp, 0, expectedOps(&d))
 	for i := 0; i < d.Clients; i++ {
 		w.procs = append(w.procs, &proc{w: w, index: i, tenant: d.Tenants[i%len(d.Tenants)],

@@ -14,7 +14,7 @@ import (
 // certainly failed is queued for a re-send always (it wrote nothing, so
 // the re-send is its only copy).
 func (p *proc) write(now int64, ws *writeSpec, retryOf uint64) {
-	sc := p.scopeOf(ws.stream, ws.entity)
+	sc := p.scopeOfWrite(ws)
 	rec := ws.rec
 	if ws.kind.IsConditional() {
 		rec.Conditional, rec.ExpectedOffset = true, p.tails[sc]
@@ -54,11 +54,11 @@ func (p *proc) sendUnconditional(now int64, ws *writeSpec) (*client.Pending[clie
 	cfg := &p.w.cfg
 	switch ws.kind {
 	case properties.HistoryCommit:
-		return p.cl.Commit(now, p.tenant, cfg.Namespace, []byte(ws.entity), ws.ops)
+		return p.cl.Commit(now, p.tenantOf(ws), cfg.Namespace, []byte(ws.entity), ws.ops)
 	case properties.HistoryPublish:
-		return p.cl.Publish(now, p.tenant, cfg.Namespace, ws.stream, []byte(ws.entity), ws.payload)
+		return p.cl.Publish(now, p.tenantOf(ws), cfg.Namespace, ws.stream, []byte(ws.entity), ws.payload)
 	case properties.HistoryEnqueue:
-		return p.cl.Enqueue(now, p.tenant, cfg.Namespace, ws.stream, []byte(ws.entity), ws.payload)
+		return p.cl.Enqueue(now, p.tenantOf(ws), cfg.Namespace, ws.stream, []byte(ws.entity), ws.payload)
 	}
 	panic("workload: sendUnconditional of " + ws.kind.String())
 }
@@ -68,9 +68,9 @@ func (p *proc) sendConditional(now int64, i int, sc felix.Scope, ws *writeSpec, 
 	var pd *client.Pending[client.ConditionalWrite]
 	var err error
 	if ws.kind == properties.HistoryCommitIf {
-		pd, err = p.cl.CommitIf(now, p.tenant, cfg.Namespace, []byte(ws.entity), ws.ops, expected)
+		pd, err = p.cl.CommitIf(now, p.tenantOf(ws), cfg.Namespace, []byte(ws.entity), ws.ops, expected)
 	} else {
-		pd, err = p.cl.PublishIf(now, p.tenant, cfg.Namespace, ws.stream, []byte(ws.entity), ws.payload, expected)
+		pd, err = p.cl.PublishIf(now, p.tenantOf(ws), cfg.Namespace, ws.stream, []byte(ws.entity), ws.payload, expected)
 	}
 	if err != nil {
 		p.finish(i, err)
