@@ -49,3 +49,28 @@ func ReachableProjectedBroker() ([]ProjectedState, error) {
 	}
 	return sortedStates(seen), nil
 }
+
+// OneApplyingAtATime keeps the states in which at most one broker holds
+// a commit mark past what it applied. A broker advances its mark and
+// applies what the mark covers in one Ready round, whose trace steps are
+// emitted together (node/tracehook.go), so between two rounds no broker
+// is behind its mark, and within a round only the round's broker is: a
+// broker's trace never shows two brokers behind their marks at once,
+// whatever the faults. The model applies one entry per step, in any
+// interleaving, and reaches such states freely.
+func OneApplyingAtATime(states []ProjectedState) []ProjectedState {
+	var out []ProjectedState
+	for _, p := range states {
+		x := uint32(p)
+		behind := 0
+		for _, c := range [projectedBrokers]uint32{x / (162 * 162), x / 162 % 162, x % 162} {
+			if v := viewOf(c); v.committed > v.applied {
+				behind++
+			}
+		}
+		if behind <= 1 {
+			out = append(out, p)
+		}
+	}
+	return out
+}

@@ -13,23 +13,29 @@ var (
 	coverageSeeds      = flag.Int("coverage-seeds", 0, "TestModelStateCoverage: how many seeds (1..N); 0 skips it")
 	coverageDurationNs = flag.Duration("coverage-duration", 20*time.Second, "TestModelStateCoverage: simulated fault phase per seed")
 	coverageSpreadNs   = flag.Duration("coverage-spread", 0, "TestModelStateCoverage: the clients' start spread (Options.ClientStartSpreadNs)")
+	coverageSteer      = flag.String("coverage-steer", sim.SteerNone, "TestModelStateCoverage: the steering arm every seed's plan is drawn with (felixsim run --steer)")
 )
 
 // TestModelStateCoverage measures, over seeds 1..N with every healable
 // fault kind, which projected model states the brokers' traces visit
 // against the mirror's reachable ones (docs/performance.md):
 //
-//	go test ./sim/runner -run TestModelStateCoverage -coverage-seeds=100 -coverage-spread=10s -timeout 3h -v
+//	go test ./sim/runner -run TestModelStateCoverage -coverage-seeds=200 -v
+//	go test ./sim/runner -run TestModelStateCoverage -coverage-seeds=200 -coverage-steer=arrivals -v
 func TestModelStateCoverage(t *testing.T) {
 	if *coverageSeeds == 0 {
 		t.Skip("TestModelStateCoverage runs only with -coverage-seeds=N")
 	}
 	dur := coverageDurationNs.Nanoseconds()
+	arm, err := sim.SteerArmNamed(*coverageSteer)
+	if err != nil {
+		t.Fatal(err)
+	}
 	visited := map[tla.ProjectedState]bool{}
 	fractionSum := 0.0
 	for s := 1; s <= *coverageSeeds; s++ {
 		o := Options{Seed: uint64(s), DurationNs: dur, FaultGapMeanNs: dur / 16, Faults: AllFaults(), ValidateTrace: true,
-			ClientStartSpreadNs: coverageSpreadNs.Nanoseconds()}
+			ClientStartSpreadNs: coverageSpreadNs.Nanoseconds(), Steer: arm}
 		res, err := Run(o)
 		if err != nil {
 			t.Fatalf("seed %d: %v", s, err)
@@ -42,8 +48,8 @@ func TestModelStateCoverage(t *testing.T) {
 			visited[p] = true
 		}
 	}
-	t.Logf("%d seeds, %v of faults, client start spread %v: mean per-run fraction %.1f%%",
-		*coverageSeeds, *coverageDurationNs, *coverageSpreadNs, 100*fractionSum/float64(*coverageSeeds))
+	t.Logf("%d seeds, %v of faults, client start spread %v, steering arm %s: mean per-run fraction %.1f%%",
+		*coverageSeeds, *coverageDurationNs, *coverageSpreadNs, arm.Name, 100*fractionSum/float64(*coverageSeeds))
 	logModelStates(t, visited)
 }
 
