@@ -93,3 +93,26 @@ func TestAnchoringMovesFaultsToArrivals(t *testing.T) {
 		t.Fatalf("only %d of %d unanchored faults are away from the anchors: the check above proves nothing", away, len(plain.Faults))
 	}
 }
+
+// TestSteerArmsNameKinds: every kind an arm's focus names is a fault kind
+// (a misspelt name would silently focus on nothing), and every arm's name
+// reads back.
+func TestSteerArmsNameKinds(t *testing.T) {
+	names := map[string]bool{}
+	for _, k := range AllFaultKinds() {
+		names[k.String()] = true
+	}
+	for _, a := range SteerArms() {
+		for _, f := range a.Focus {
+			if !names[f] {
+				t.Fatalf("arm %s focuses on %q, no fault kind", a.Name, f)
+			}
+		}
+		if got, err := SteerArmNamed(a.Name); err != nil || got.Name != a.Name {
+			t.Fatalf("arm %s reads back as %+v, %v", a.Name, got, err)
+		}
+	}
+	if _, err := SteerArmNamed("nonesuch"); err == nil {
+		t.Fatal("an unknown arm was accepted")
+	}
+}

@@ -38,9 +38,11 @@ type SteerArm struct {
 const SteerNone = "none"
 
 // steerArms are the arms, in a fixed order (a steered sweep indexes
-// them). Their shapes come from measurement (tla/README.md, "Model
-// coverage"): arrivals put first writes under faults; anchoring and a
-// focus on crashes or on the network make the fault meet them.
+// them). Arrivals put first writes under faults; the others add ways for
+// a fault to meet them. Measured over seeds 1..100 of 20 s (tla/README.md,
+// "Model coverage"): arrivals visit 190 of the model's 718 projected
+// states, anchor 181, anchor-net 182, leader-bounce 162, unsteered seeds
+// 1..200 126; each of the first four finds a few states the others miss.
 var steerArms = []SteerArm{
 	{Name: SteerNone},
 	{Name: "arrivals", Arrivals: steerArrivals},

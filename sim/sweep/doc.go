@@ -28,5 +28,9 @@
 // Besides the failing seeds, a report counts and lists the vacuous seeds
 // (runs that reported too little progress for their checks to mean much)
 // and sums every run's coverage counts, so that a fault kind or a path no
-// seed of the range reached shows as never hit.
+// seed of the range reached shows as never hit. It also keeps the union
+// of the projected model states the runs visited, and with Steer runs the
+// seeds in rounds, each with a steering arm weighted by the states its
+// arm found first in earlier rounds (steer.go): the arms depend on the
+// seeds alone, never on the jobs or the order in which workers finish.
 package sweep

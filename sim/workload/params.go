@@ -75,8 +75,8 @@ func (c Config) WithParams(params []sim.Param) (Config, error) {
 			}
 		}
 		if !found {
-			return Config{}, fmt.Errorf("workload param %q refused: not one of %s, %s, %s, %s, %s, %s, %s", p.Name,
-				ParamCallTimeoutNs, ParamClients, ParamEntityKeys, ParamInFlightMax, ParamOpGapMeanNs, ParamRetryUnknownPct, ParamStartSpreadNs)
+			return Config{}, fmt.Errorf("workload param %q refused: not one of %s, %s, %s, %s, %s, %s, %s, %s, %s", p.Name, ParamArrivals,
+				ParamCallTimeoutNs, ParamClients, ParamEntityKeys, ParamInFlightMax, ParamOpGapMeanNs, ParamRetryUnknownPct, ParamStartSpreadNs, ParamStickyClients)
 		}
 	}
 	d := out.withDefaults()
