@@ -327,7 +327,7 @@ func (r *run) drawPlan(nodes int, exempt uint64, params []sim.Param) (*sim.Plan,
 		gap = 0
 	}
 	return sim.Generate(sim.Knobs{Seed: o.Seed, Nodes: nodes, ExemptMask: exempt, DurationNs: o.DurationNs,
-		FaultGapMeanNs: gap, Kinds: kinds, Swarm: true, Workload: params,
+		FaultGapMeanNs: gap / max(o.Steer.FaultsPerGap, 1), Kinds: kinds, Swarm: true, Workload: params,
 		Roles: []string{cluster.RoleLeader}, LastingNodesMax: lastingMax,
 		ProgressEveryNs: ProgressEveryNs, ProgressWindowNs: ProgressWindowNs,
 		SideNodes: []int{nodes - 1}, SideKillGapMeanNs: RelayKillGapFaults * gap,
