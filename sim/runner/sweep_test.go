@@ -105,7 +105,7 @@ func sweep(t *testing.T, n int, durNs int64) sweepReport {
 }
 
 // sweepModelStatesMin is the fewest projected model states a sweep may
-// visit (3 seeds of 5 s visit about 50, 12 seeds of 10 s about 90).
+// visit (3 seeds of 5 s visit about 50, 36 seeds of 10 s 111).
 const sweepModelStatesMin = 30
 
 // sweepIdleSeedsPctMax is the share of a sweep's seeds, in percent, that
