@@ -61,6 +61,33 @@ func kindEffectOn(t *testing.T, k sim.FaultKind, seed uint64) string {
 	return ""
 }
 
+// faultsOf parses a fault list, failing the test on a bad one.
+func faultsOf(t *testing.T, list string) FaultSet {
+	t.Helper()
+	f, err := ParseFaults(list)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+// boundedCoverage runs seeds 1..n of 10 s under the faults of list (mean
+// gap 0.6 s), each of which must pass, hands each result to each (nil:
+// none) and returns the coverage summed over the seeds.
+func boundedCoverage(t *testing.T, list string, n int, each func(seed uint64, res *Result)) *coverage.Counts {
+	t.Helper()
+	f := faultsOf(t, list)
+	cov := coverage.New()
+	for s := uint64(1); s <= uint64(n); s++ {
+		res := runOK(t, Options{Seed: s, DurationNs: 10e9, FaultGapMeanNs: 6e8, Faults: f})
+		if each != nil {
+			each(s, res)
+		}
+		cov.Merge(res.Coverage)
+	}
+	return cov
+}
+
 // runOK runs o and fails the test on a setup error or a violation.
 func runOK(t *testing.T, o Options) *Result {
 	t.Helper()

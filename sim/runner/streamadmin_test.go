@@ -24,22 +24,9 @@ func TestOperatorActionsBounded(t *testing.T) {
 	if testing.Short() {
 		n = 3
 	}
-	f, err := ParseFaults(operatorSweepFaults)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cov := coverage.New()
-	for s := 1; s <= n; s++ {
-		res, err := Run(Options{Seed: uint64(s), DurationNs: 10e9, FaultGapMeanNs: 6e8, Faults: f})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !res.OK() {
-			t.Fatalf("seed %d:\n%s", s, res.Summary())
-		}
-		cov.Merge(res.Coverage)
+	cov := boundedCoverage(t, operatorSweepFaults, n, func(s uint64, res *Result) {
 		t.Logf("seed %d: %d stream changes, %d ops ok", s, len(res.StreamChanges), res.Ops.OK)
-	}
+	})
 	if testing.Short() {
 		return
 	}
@@ -97,11 +84,7 @@ func TestStreamChangesPastTheListCap(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, err := ParseFaults("all,operator")
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := Run(Options{Seed: 93, DurationNs: 20e9, Faults: f, Steer: arm, ValidateTrace: true})
+	res, err := Run(Options{Seed: 93, DurationNs: 20e9, Faults: faultsOf(t, "all,operator"), Steer: arm, ValidateTrace: true})
 	if err != nil {
 		t.Fatal(err)
 	}

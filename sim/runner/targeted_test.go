@@ -24,27 +24,13 @@ func TestTargetedWindowsBounded(t *testing.T) {
 	if testing.Short() {
 		n = 3
 	}
-	f, err := ParseFaults(targetedSweepFaults)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cov := coverage.New()
-	for s := 1; s <= n; s++ {
-		res, err := Run(Options{Seed: uint64(s), DurationNs: 10e9, FaultGapMeanNs: 6e8, Faults: f})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !res.OK() {
-			t.Fatalf("seed %d:\n%s", s, res.Summary())
-		}
-		cov.Merge(res.Coverage)
-	}
+	cov := boundedCoverage(t, targetedSweepFaults, n, nil)
 	if testing.Short() {
 		return
 	}
 	want := []coverage.Point{coverage.TargetedSnapshotInstalled, coverage.TargetedGroupAckDurable, coverage.TargetedCompacted,
 		coverage.TargetedMembershipInFlight, coverage.TargetedPendingHeld}
-	for _, k := range f.Kinds() {
+	for _, k := range faultsOf(t, targetedSweepFaults).Kinds() {
 		if k.Targeted() {
 			want = append(want, coverage.FaultFired(k.String()), coverage.FaultEffect(k.String()))
 		}
@@ -96,18 +82,9 @@ func TestEarlierIncarnationSeqReached(t *testing.T) {
 	if testing.Short() {
 		t.Skip("two 20 s runs")
 	}
-	f, err := ParseFaults("all,operator")
-	if err != nil {
-		t.Fatal(err)
-	}
+	f := faultsOf(t, "all,operator")
 	for _, s := range earlierIncarnationSeeds {
-		res, err := Run(Options{Seed: s, DurationNs: 20e9, Faults: f, ValidateTrace: true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !res.OK() {
-			t.Fatalf("seed %d:\n%s", s, res.Summary())
-		}
+		res := runOK(t, Options{Seed: s, DurationNs: 20e9, Faults: f, ValidateTrace: true})
 		if res.Coverage.Get(coverage.PendingSeqOfEarlierIncarnation) == 0 {
 			t.Errorf("seed %d never reached %s (targeted.pending_held_young %d)", s, coverage.PendingSeqOfEarlierIncarnation,
 				res.Coverage.Get(coverage.TargetedPendingHeldYoung))
