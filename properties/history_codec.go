@@ -28,15 +28,11 @@ func EncodeHistory(w io.Writer, h *History) error {
 		return err
 	}
 	for i := range h.Ops {
-		if err := h.Ops[i].Validate(); err != nil {
-			return fmt.Errorf("history encode: op %d refused: %w", i, err)
-		}
-		b, err := json.Marshal(opJSONOf(&h.Ops[i]))
+		b, err := AppendHistoryLine(nil, &h.Ops[i])
 		if err != nil {
 			return fmt.Errorf("history encode: op %d: %w", i, err)
 		}
 		bw.Write(b)
-		bw.WriteByte('\n')
 	}
 	return bw.Flush()
 }
@@ -76,6 +72,24 @@ func ParseHistory(r io.Reader) (*History, error) {
 	}
 	return h, nil
 }
+
+// AppendHistoryLine appends op's line of the history encoding (its JSON
+// object and a newline) to b; an operation that fails Validate is refused.
+func AppendHistoryLine(b []byte, op *HistoryOp) ([]byte, error) {
+	if err := op.Validate(); err != nil {
+		return b, fmt.Errorf("refused: %w", err)
+	}
+	j, err := json.Marshal(opJSONOf(op))
+	if err != nil {
+		return b, err
+	}
+	return append(append(b, j...), '\n'), nil
+}
+
+// ParseHistoryLine reads one line AppendHistoryLine wrote (without its
+// newline) back to an equal operation, refusing what ParseHistory refuses
+// of a line.
+func ParseHistoryLine(b []byte) (HistoryOp, error) { return parseHistoryLine(b) }
 
 func parseHistoryLine(b []byte) (HistoryOp, error) {
 	var j opJSON

@@ -33,7 +33,7 @@ func checkDeterminism(opts runner.Options, asJSON bool, stdout, stderr io.Writer
 	c, err := runner.CheckDeterminism(opts)
 	wall := time.Since(start)
 	if err != nil {
-		return usageError(stderr, "run", err)
+		return runError(stderr, "run", err)
 	}
 	if asJSON {
 		out := checkJSON{runJSON: runJSONOf(c.First, wall), Determinism: determinismJSON{

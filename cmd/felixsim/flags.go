@@ -7,6 +7,8 @@ import (
 	"io"
 	"strings"
 	"time"
+
+	"github.com/felixsim/felixsim/sim/runner"
 )
 
 // help is what `felixsim <command> --help` prints besides the flags.
@@ -93,6 +95,17 @@ func parseFlags(fs *flag.FlagSet, args []string, h help, stdout, stderr io.Write
 
 // usageError prints err as one line for command name, with a pointer to
 // its --help, and returns the usage exit code.
+// runError reports the error of a command that runs a simulation: a run
+// that lost its evidence (runner.ErrNoVerdict) is no verdict, exit 3;
+// anything else refused the options before running, a usage error.
+func runError(stderr io.Writer, name string, err error) int {
+	if errors.Is(err, runner.ErrNoVerdict) {
+		fmt.Fprintf(stderr, "felixsim %s: %s (exit %d)\n", name, strings.ReplaceAll(err.Error(), "\n", "; "), exitIncomplete)
+		return exitIncomplete
+	}
+	return usageError(stderr, name, err)
+}
+
 func usageError(stderr io.Writer, name string, err error) int {
 	msg := strings.ReplaceAll(err.Error(), "\n", "; ")
 	fmt.Fprintf(stderr, "felixsim %s: %s (see 'felixsim %s --help')\n", name, msg, name)

@@ -241,3 +241,15 @@ func TestSkippedScopesNamedWithTheirReason(t *testing.T) {
 		t.Errorf("the summary does not give the reason %q:\n%s", l.Unjudged[0].Reason, summary)
 	}
 }
+
+// TestLostHistoryExitsNoVerdict: a run whose history cannot go to disk
+// (its scratch directory is gone; a 60 s run spills after about 40 s)
+// is no verdict, exit 3, naming the directory, never a pass or a usage
+// error.
+func TestLostHistoryExitsNoVerdict(t *testing.T) {
+	t.Setenv("TMPDIR", filepath.Join(t.TempDir(), "gone"))
+	code, out, errOut := felixsim(t, "run", "--seed", "1", "--duration", "60s")
+	if code != exitIncomplete || !strings.Contains(errOut, "no verdict") || !strings.Contains(errOut, "gone") || strings.Contains(out, "PASS") {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+}

@@ -50,7 +50,7 @@ func replayCommand(args []string, stdout, stderr io.Writer) int {
 	rep, err := artifact.Replay(artifact.ReplayOptions{Dir: fs.Arg(0), PlanPath: *planFile, TracePath: *traceFile,
 		UntilNs: until.Nanoseconds(), UntilScope: *scope})
 	if err != nil {
-		return usageError(stderr, "replay", err)
+		return runError(stderr, "replay", err)
 	}
 	if rep.Result.StateAt != "" {
 		fmt.Fprint(stdout, rep.Result.StateAt)

@@ -209,7 +209,7 @@ func runCommand(args []string, stdout, stderr io.Writer) int {
 	wall := time.Since(start)
 	finish()
 	if err != nil {
-		return usageError(stderr, "run", err)
+		return runError(stderr, "run", err)
 	}
 	if export != nil {
 		if err := export.Flush(); err != nil {

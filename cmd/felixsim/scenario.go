@@ -115,7 +115,7 @@ func scenarioFromCommand(args []string, stdout, stderr io.Writer) int {
 	o.KeepHistory = true
 	res, err := runner.Run(o)
 	if err != nil {
-		return usageError(stderr, "scenario from", err)
+		return runError(stderr, "scenario from", err)
 	}
 	if err := meta.CheckReproduced(res.TraceHash); err != nil {
 		fmt.Fprintf(stderr, "felixsim scenario from: refused: %v; no scenario written (exit %d)\n", err, exitDiverged)

@@ -84,7 +84,7 @@ var layers = map[string]layer{
 		external: []string{failpointModule}, simulated: true},
 	"sim/cluster": {may: []string{"felix", "sim", "sim/simapi", "node", "logstore", "client", "wire", "statemachine", "coverage", "modeltrace"},
 		simulated: true},
-	"sim/workload": {may: []string{"felix", "sim", "sim/simapi", "sim/prng", "sim/cluster", "client", "wire", "statemachine", "properties", "coverage"},
+	"sim/workload": {may: []string{"felix", "sim", "sim/simapi", "sim/prng", "sim/cluster", "client", "wire", "statemachine", "properties", "coverage", "vfs"},
 		simulated: true},
 	"sim/relay": {may: []string{"felix", "sim", "sim/simapi", "sim/cluster", "client", "wire", "properties", "vfs"},
 		simulated: true},

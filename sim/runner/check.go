@@ -13,7 +13,12 @@ import (
 // and over the workload's history, recording each failure.
 func (r *run) check() {
 	snap := r.c.Snapshot()
-	h := r.withDrain(r.wl.History())
+	h, err := r.wl.History()
+	if err != nil {
+		r.histErr = err
+		return
+	}
+	h = r.withDrain(h)
 	r.hist = h
 	logs := ReplicaLogsOf(snap)
 	r.res.Violations = append(r.res.Violations, r.inRun.take()...)

@@ -124,6 +124,9 @@ type Options struct {
 	// simulated time with how far the run has got (for a progress display;
 	// it must not touch the run). The trace is the same either way.
 	Progress func(RunProgress)
+	// historyHeldOps is the workload's Config.HeldOps (0: its default);
+	// tests shrink it to stream almost the whole history to disk.
+	historyHeldOps int
 }
 
 // FaultSet is the fault kinds a run may draw; build it with ParseFaults.

@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"errors"
 	"fmt"
 	"runtime/debug"
 	"slices"
@@ -46,6 +47,9 @@ type run struct {
 	res   *Result
 	// hist is the workload's history as the checks read it (nil before).
 	hist *properties.History
+	// histErr is why the history could not be read back from its spill
+	// file; the run then has no verdict.
+	histErr error
 	// inRun checks the cheap invariants as the run goes.
 	inRun *inRun
 	// relayDrained is set when quiesce saw the relay drain every scope;
@@ -72,10 +76,16 @@ type run struct {
 	change *changeProbe
 }
 
+// ErrNoVerdict marks a Run error after the run began: it ran, but its
+// evidence was lost (its history could not be kept), so it has no
+// verdict, not even a failing one.
+var ErrNoVerdict = errors.New("no verdict")
+
 // Run performs one run: build, fault phase, heal, liveness, quiesce,
-// checks. It returns an error only when the run could not be set up (bad
-// options, a world already open in this process); every property failure
-// is a Violation in the Result.
+// checks. It returns an error when the run could not be set up (bad
+// options, a world already open in this process) or, wrapping
+// ErrNoVerdict, when its history was lost; every property failure is a
+// Violation in the Result.
 //
 // A panic inside the simulated system (a broker's invariant, say) does not
 // escape: the run ends there and the Result carries a Crash
@@ -94,10 +104,14 @@ func runWith(opts Options, built func(*run)) (*Result, error) {
 		return nil, err
 	}
 	defer r.c.Close()
+	defer r.wl.Close()
 	if built != nil {
 		built(r)
 	}
 	r.execute()
+	if r.histErr != nil {
+		return nil, fmt.Errorf("%w: the workload's history was lost: %w", ErrNoVerdict, r.histErr)
+	}
 	return r.res, nil
 }
 
@@ -173,7 +187,7 @@ func liveStreams(specs []node.StreamSpec) []properties.LiveStream {
 func workloadConfig(o *Options) (workload.Config, error) {
 	c := workload.Config{Seed: o.Seed, Brokers: o.Brokers, FirstSimID: o.Brokers, Clients: o.Clients, StartSpreadNs: o.ClientStartSpreadNs,
 		Namespace: Namespace, Streams: streamNames(o.Streams), Shards: o.Shards, LiveStream: LiveStream, LiveShards: LiveShards, StopNs: o.DurationNs,
-		WrongRouteHash: o.Defects.WrongRouteHash, TimeoutAsFailure: o.Defects.TimeoutAsFailure}
+		WrongRouteHash: o.Defects.WrongRouteHash, TimeoutAsFailure: o.Defects.TimeoutAsFailure, HeldOps: o.historyHeldOps}
 	if o.Plan == nil {
 		c.StickyClients, c.Arrivals = StickyClientsDrawn, o.Steer.Arrivals
 		return c, nil
@@ -385,8 +399,11 @@ func clip(s string) string {
 // finish fills in the counters.
 func (r *run) finish() {
 	h := r.hist
-	if h == nil {
-		h = r.wl.History() // the run ended before its checks (a crash)
+	if h == nil && r.histErr == nil {
+		h, r.histErr = r.wl.History() // the run ended before its checks (a crash)
+	}
+	if r.histErr != nil {
+		return // runWith refuses the whole result
 	}
 	r.res.Ops = h.Counts()
 	st := r.wl.Stats()

@@ -61,7 +61,10 @@ func TestReplicaChecksOnTamperedSnapshot(t *testing.T) {
 	r := settledRun(t, 9)
 	defer r.c.Close()
 	snap := r.c.Snapshot()
-	h := r.wl.History()
+	h, err := r.wl.History()
+	if err != nil {
+		t.Fatal(err)
+	}
 	if vs := ReplicaViolations(ClusterScopesOf(snap), h); len(vs) != 0 {
 		t.Fatalf("clean snapshot: %v", vs)
 	}
@@ -101,7 +104,7 @@ func TestReplicaChecksOnTamperedSnapshot(t *testing.T) {
 			l.NextOffset--
 		}
 	}
-	err := properties.HistoryAckedOnEveryReplica(h, logs)
+	err = properties.HistoryAckedOnEveryReplica(h, logs)
 	if err == nil || !strings.Contains(err.Error(), "log ends before it") {
 		t.Fatalf("acknowledged record missing on one replica: %v", err)
 	}

@@ -102,6 +102,13 @@ type Config struct {
 	// OpsMax caps the recorded history; at the cap clients invoke nothing
 	// more (overflow policy: refuse new operations). 0 means OpsMaxDefault.
 	OpsMax int
+	// HeldOps is how many recorded operations the history holds in memory
+	// before it streams the oldest completed ones to a scratch file
+	// (in blocks of at most 1,024, rounded down to whole blocks); 0 means
+	// HeldOpsDefault. It changes no run, only where its history waits.
+	HeldOps int
+	// SpillDir is the directory of that scratch file; "" is os.TempDir.
+	SpillDir string
 	// StickyClients is how many clients, the last ones, keep a shard's
 	// broker after a call to it timed out (client.Config.KeepBrokerOnTimeout):
 	// they go on reaching a deposed leader that the others have left.
@@ -146,6 +153,9 @@ func (c Config) withDefaults() Config {
 	if d.OpsMax == 0 {
 		d.OpsMax = OpsMaxDefault
 	}
+	if d.HeldOps == 0 {
+		d.HeldOps = HeldOpsDefault
+	}
 	return d
 }
 
@@ -165,9 +175,9 @@ func (c *Config) validate() error {
 		return fmt.Errorf("workload: %d shards refused: need at least 1", c.Shards)
 	case c.OpGapMeanNs < OpGapMeanNsMin:
 		return fmt.Errorf("workload: op gap %d ns refused: a client steps once per gap, so a mean under %d ns floods the run with events", c.OpGapMeanNs, OpGapMeanNsMin)
-	case c.EntityKeys < 1 || c.InFlightMax < 1 || c.CallTimeoutNs < 1 || c.OpsMax < 1:
-		return fmt.Errorf("workload: entity keys %d, op gap %d ns, in-flight cap %d, call timeout %d ns, ops cap %d refused: each must be positive",
-			c.EntityKeys, c.OpGapMeanNs, c.InFlightMax, c.CallTimeoutNs, c.OpsMax)
+	case c.EntityKeys < 1 || c.InFlightMax < 1 || c.CallTimeoutNs < 1 || c.OpsMax < 1 || c.HeldOps < 1:
+		return fmt.Errorf("workload: entity keys %d, op gap %d ns, in-flight cap %d, call timeout %d ns, ops cap %d, held ops %d refused: each must be positive",
+			c.EntityKeys, c.OpGapMeanNs, c.InFlightMax, c.CallTimeoutNs, c.OpsMax, c.HeldOps)
 	case c.LiveStream != "" && (c.LiveShards < 1 || slices.Contains(c.Streams, c.LiveStream)):
 		return fmt.Errorf("workload: live stream %q of %d shards refused: it needs a shard and a name apart from the streams %q", c.LiveStream, c.LiveShards, c.Streams)
 	case c.Arrivals < 0 || c.Arrivals > ArrivalsMax:

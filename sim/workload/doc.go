@@ -16,7 +16,8 @@
 // workload only generates load and records what it saw; checking belongs
 // in properties. It imports client, sim (for node specs), sim/simapi and
 // sim/prng, sim/cluster (for its message types and id mapping), wire,
-// statemachine and properties; it
+// statemachine, properties and vfs (a long run's history waits in a
+// vfs.Scratch file: recorder.go, spill.go); it
 // must not import node internals beyond what cluster exposes, sim/runner
 // or cmd. Like every simulated-path package it reads no wall clock, uses
 // no global randomness, starts no goroutines and never lets map order

@@ -10,36 +10,99 @@ import (
 // invocation and later fills in its completion. One world drives every
 // client from one goroutine, so one recorder serves them all.
 //
-// Invariant: ops[i].ID == i+1; an op's completion is written once.
+// It holds the newest operations in blocks of blockOps and streams older
+// blocks to a spill file (spill.go) once it holds more than
+// heldBlocksMax of them, so a long run's history costs disk, not memory.
+// A block goes only when every operation in it completed in an earlier
+// event than the one invoking: callers use the *HistoryOp complete
+// returns within the event that completed it, and a block never moves.
+//
+// Invariant: the operation at index i has ID i+1; indexes below spilled
+// are in the spill file, the rest in blocks; a completion is written once.
 type recorder struct {
-	ops    []properties.HistoryOp
-	opsMax int
+	blocks   [][]properties.HistoryOp
+	blockOps int
+	// spilled counts the operations streamed to the spill file.
+	spilled       int
+	heldBlocksMax int
+	spill         historySpill
+	opsMax        int
 	// refused counts invocations not made because the history was full.
 	refused int
 	// writes are the sent writes' calls, for their requests.
 	writes sentWrites
 }
 
+// historyBlockOpsMax is how many operations one block of the recorder
+// holds at most (fewer when Config.HeldOps is smaller).
+const historyBlockOpsMax = 1024
+
+// HeldOpsDefault is how many operations a recorder holds in memory before
+// it streams the oldest to disk, when Config.HeldOps is 0: a 20 s run of
+// the default workload (about 4,000 operations) never spills; a 60 s one
+// spills its first few thousand.
+const HeldOpsDefault = 8 * historyBlockOpsMax
+
+// recorded counts the operations recorded so far.
+func (r *recorder) recorded() int {
+	n := r.spilled
+	for _, b := range r.blocks {
+		n += len(b)
+	}
+	return n
+}
+
 // invoke records a new operation invoked at nowNs and returns its index,
 // or -1 when the history is full (the caller must not make the call).
 func (r *recorder) invoke(op properties.HistoryOp, nowNs int64) int {
-	if len(r.ops) >= r.opsMax {
+	n := r.recorded()
+	if n >= r.opsMax {
 		r.refused++
 		return -1
 	}
-	op.ID = uint64(len(r.ops) + 1)
+	if len(r.blocks) > r.heldBlocksMax {
+		r.spillDone(nowNs)
+	}
+	op.ID = uint64(n + 1)
 	op.InvokeNs = nowNs
 	op.Outcome = properties.OutcomePending
-	r.ops = append(r.ops, op)
-	return len(r.ops) - 1
+	if last := len(r.blocks) - 1; last < 0 || len(r.blocks[last]) == r.blockOps {
+		r.blocks = append(r.blocks, make([]properties.HistoryOp, 0, r.blockOps))
+	}
+	last := len(r.blocks) - 1
+	r.blocks[last] = append(r.blocks[last], op)
+	return n
+}
+
+// spillDone streams the oldest blocks to the spill file while more than
+// heldBlocksMax are held and the oldest holds only operations completed
+// before nowNs. After a failed write it keeps everything in memory.
+func (r *recorder) spillDone(nowNs int64) {
+	for len(r.blocks) > r.heldBlocksMax && len(r.blocks[0]) == r.blockOps && r.spill.err == nil {
+		b := r.blocks[0]
+		for i := range b {
+			if b[i].Outcome == properties.OutcomePending || b[i].CompleteNs >= nowNs {
+				return // an open call, or one completed in this very event
+			}
+		}
+		r.writes.attachSent(b, r.spilled)
+		if r.spill.write(b) != nil {
+			return // History reports it
+		}
+		r.writes.forget(r.spilled, len(b))
+		r.spilled += len(b)
+		r.blocks[0] = nil
+		r.blocks = r.blocks[1:]
+	}
 }
 
 // op returns the recorded operation at index i for completion.
 func (r *recorder) op(i int) *properties.HistoryOp {
-	if i < 0 || i >= len(r.ops) {
-		panic(fmt.Sprintf("workload: op index %d outside [0, %d)", i, len(r.ops)))
+	j := i - r.spilled
+	if i < 0 || j < 0 || j/r.blockOps >= len(r.blocks) || j%r.blockOps >= len(r.blocks[j/r.blockOps]) {
+		panic(fmt.Sprintf("workload: op index %d outside the held [%d, %d)", i, r.spilled, r.recorded()))
 	}
-	return &r.ops[i]
+	return &r.blocks[j/r.blockOps][j%r.blockOps]
 }
 
 // complete records op i's completion at nowNs with its outcome.
@@ -55,10 +118,20 @@ func (r *recorder) complete(i int, nowNs int64, outcome properties.HistoryOutcom
 	return op
 }
 
-// history returns a copy of the history so far; calls still open show as
-// pending.
-func (r *recorder) history() *properties.History {
-	h := &properties.History{Ops: append([]properties.HistoryOp(nil), r.ops...)}
-	r.writes.attach(h.Ops)
-	return h
+// history returns a copy of the whole history so far, the spilled part
+// read back from disk; calls still open show as pending. It fails only
+// when the spill file could not be written or read back.
+func (r *recorder) history() (*properties.History, error) {
+	ops, err := r.spill.read()
+	if err != nil {
+		return nil, err
+	}
+	r.writes.countDelivered(ops)
+	h := &properties.History{Ops: make([]properties.HistoryOp, 0, r.recorded())}
+	h.Ops = append(h.Ops, ops...)
+	for _, b := range r.blocks {
+		h.Ops = append(h.Ops, b...)
+	}
+	r.writes.attach(h.Ops[r.spilled:], r.spilled)
+	return h, nil
 }

@@ -26,27 +26,15 @@ func New(cfg Config) (*Workload, error) {
 	if err := d.validate(); err != nil {
 		return nil, err
 	}
-	w := &Workload{cfg: d, rec: recorder{opsMax: d.OpsMax}, arrivalsNs: ArrivalTimesNs(d.Seed, d.Arrivals, d.StopNs)}
-	w.rec.ops = make([]properties.HistoryOp, 0, expectedOps(&d))
+	w := &Workload{cfg: d, rec: recorder{opsMax: d.OpsMax, spill: historySpill{dir: d.SpillDir}},
+		arrivalsNs: ArrivalTimesNs(d.Seed, d.Arrivals, d.StopNs)}
+	w.rec.blockOps = min(d.HeldOps, historyBlockOpsMax)
+	w.rec.heldBlocksMax = d.HeldOps / w.rec.blockOps
 	for i := 0; i < d.Clients; i++ {
 		w.procs = append(w.procs, &proc{w: w, index: i, tenant: d.Tenants[i%len(d.Tenants)],
 			tails: map[felix.Scope]uint64{}, cursors: map[felix.Scope]uint64{}})
 	}
 	return w, nil
-}
-
-// expectedOpsMax bounds the history's up-front allocation.
-const expectedOpsMax = 1 << 16
-
-// expectedOps guesses how many operations a run records (invocations at
-// the mean gap, plus the acks that follow fetches) so the history is
-// allocated once in the common case; it only sizes a buffer.
-func expectedOps(c *Config) int {
-	if c.StopNs <= 0 {
-		return 0
-	}
-	n := c.StopNs / c.OpGapMeanNs * int64(c.Clients) * 5 / 4
-	return int(min(n, int64(c.OpsMax), expectedOpsMax))
 }
 
 // Config returns the workload's config with defaults filled in.
@@ -63,11 +51,16 @@ func (w *Workload) Specs() []sim.NodeSpec {
 	return out
 }
 
-// History returns a copy of the history so far; calls still open are pending.
-func (w *Workload) History() *properties.History { return w.rec.history() }
+// History returns a copy of the history so far, what was streamed to disk
+// read back; calls still open are pending. It fails only when the spill
+// file could not be written or read (the error names it).
+func (w *Workload) History() (*properties.History, error) { return w.rec.history() }
 
 // OpsRecorded counts the operations the history holds so far.
-func (w *Workload) OpsRecorded() int { return len(w.rec.ops) }
+func (w *Workload) OpsRecorded() int { return w.rec.recorded() }
+
+// Close releases the history's spill file; the workload must not run on.
+func (w *Workload) Close() error { return w.rec.spill.close() }
 
 // Open is the number of operations invoked and not yet completed.
 func (w *Workload) Open() int {

@@ -17,13 +17,24 @@ const secondNs = 1_000_000_000
 // link (zero: clean network), then lets every call complete.
 func runWorkload(t *testing.T, seed uint64, durNs int64, link sim.LinkConfig) (*Workload, *cluster.Cluster) {
 	t.Helper()
-	w, err := New(Config{Brokers: 3, FirstSimID: 3, Shards: 4, StopNs: durNs})
+	return runWorkloadWith(t, seed, durNs, link, Config{}, false)
+}
+
+// runWorkloadWith is runWorkload with cfg's history settings (HeldOps,
+// SpillDir) and, when bind is set, the cluster's delivery tally bound.
+func runWorkloadWith(t *testing.T, seed uint64, durNs int64, link sim.LinkConfig, cfg Config, bind bool) (*Workload, *cluster.Cluster) {
+	t.Helper()
+	w, err := New(Config{Brokers: 3, FirstSimID: 3, Shards: 4, StopNs: durNs, HeldOps: cfg.HeldOps, SpillDir: cfg.SpillDir})
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { w.Close() })
 	c, err := cluster.New(cluster.Config{Seed: seed, Extra: w.Specs(), Link: link})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if bind {
+		w.BindDeliveries(c.RequestDeliveries())
 	}
 	c.World.RunFor(durNs)
 	if err := c.World.RunUntil(func() (bool, string) { return w.Open() == 0, "workload calls open" }, 10*secondNs); err != nil {
@@ -59,7 +70,7 @@ func TestConfigRefusals(t *testing.T) {
 func TestWorkloadCleanRun(t *testing.T) {
 	w, c := runWorkload(t, 3, 3*secondNs, sim.LinkConfig{})
 	defer c.Close()
-	h := w.History()
+	h := mustHistory(t, w)
 	kinds := map[properties.HistoryKind]int{}
 	scopes := map[string]map[string]bool{} // namespace/stream/shard -> tenants
 	for _, op := range h.Ops {
@@ -185,7 +196,7 @@ func TestWorkloadRetriesRecordedHonestly(t *testing.T) {
 // returns how many payloads landed twice.
 func checkRetries(t *testing.T, w *Workload, landed map[string]int) int {
 	t.Helper()
-	h := w.History()
+	h := mustHistory(t, w)
 	byID := map[uint64]*properties.HistoryOp{}
 	retried := map[string]bool{}
 	retries, unknown := 0, 0
@@ -239,7 +250,7 @@ func TestWorkloadDeterministic(t *testing.T) {
 		w, c := runWorkload(t, 11, 2*secondNs, sim.LinkConfig{LatencyMinNs: 1e6, LatencyMaxNs: 5e6, LossPpm: 50_000, DuplicatePpm: 50_000})
 		c.Close()
 		var buf bytes.Buffer
-		if err := properties.EncodeHistory(&buf, w.History()); err != nil {
+		if err := properties.EncodeHistory(&buf, mustHistory(t, w)); err != nil {
 			t.Fatal(err)
 		}
 		return buf.String()
@@ -248,4 +259,14 @@ func TestWorkloadDeterministic(t *testing.T) {
 	if b := enc(); a != b {
 		t.Fatalf("same seed, different histories (%d vs %d bytes)", len(a), len(b))
 	}
+}
+
+// mustHistory is w's history, failing t when it cannot be read back.
+func mustHistory(t *testing.T, w *Workload) *properties.History {
+	t.Helper()
+	h, err := w.History()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
 }

@@ -1,0 +1,170 @@
+package workload
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/felixsim/felixsim/properties"
+	"github.com/felixsim/felixsim/sim"
+)
+
+// lossyLink loses, duplicates and delays messages, so writes time out,
+// retry and land twice: every request record the history keeps.
+var lossyLink = sim.LinkConfig{LatencyMinNs: 1e6, LatencyMaxNs: 5e6, LossPpm: 50_000, DuplicatePpm: 50_000}
+
+// encoded is h in the history encoding.
+func encoded(t *testing.T, h *properties.History) string {
+	t.Helper()
+	var b bytes.Buffer
+	if err := properties.EncodeHistory(&b, h); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+// TestSpilledHistoryEqualsHeld: a history streamed to disk a block at a
+// time reads back byte for byte equal to the same run's history held
+// whole, requests and their delivered copies included, and it really
+// was streamed (most of it sat on disk).
+func TestSpilledHistoryEqualsHeld(t *testing.T) {
+	for _, seed := range []uint64{11, 12} {
+		held, c := runWorkloadWith(t, seed, 8*secondNs, lossyLink, Config{HeldOps: 1 << 20}, true)
+		if held.rec.spilled != 0 {
+			t.Fatalf("seed %d: the held run spilled %d ops", seed, held.rec.spilled)
+		}
+		want := encoded(t, mustHistory(t, held))
+		c.Close()
+		spilled, c := runWorkloadWith(t, seed, 8*secondNs, lossyLink, Config{HeldOps: spillTestHeldOps}, true)
+		n := spilled.OpsRecorded()
+		if spilled.rec.spilled < n/2 || n < 3*spillTestHeldOps {
+			t.Fatalf("seed %d: %d of %d ops spilled, want most of at least %d", seed, spilled.rec.spilled, n, 3*spillTestHeldOps)
+		}
+		b := mustHistory(t, spilled)
+		copies := 0
+		for i := range b.Ops {
+			for _, q := range b.Ops[i].Requests {
+				copies += int(q.Delivered)
+			}
+		}
+		if copies == 0 {
+			t.Fatalf("seed %d: no delivered request copies recorded: the comparison would not see them", seed)
+		}
+		if got := encoded(t, b); got != want {
+			t.Fatalf("seed %d: spilled history differs from the held one (%d vs %d bytes)", seed, len(got), len(want))
+		}
+		// Read twice: the file stays whole and open for more.
+		if again := encoded(t, mustHistory(t, spilled)); again != want {
+			t.Fatalf("seed %d: a second read of the spilled history differs", seed)
+		}
+		c.Close()
+	}
+}
+
+// TestSpillLeavesNoFile: the scratch file is unlinked as soon as it is
+// made, so the directory stays empty during the run and after it.
+func TestSpillLeavesNoFile(t *testing.T) {
+	dir := t.TempDir()
+	w, c := runWorkloadWith(t, 13, 6*secondNs, sim.LinkConfig{}, Config{HeldOps: spillTestHeldOps, SpillDir: dir}, false)
+	defer c.Close()
+	if w.rec.spilled == 0 {
+		t.Fatal("nothing spilled: the test proves nothing")
+	}
+	if es, _ := os.ReadDir(dir); len(es) != 0 {
+		t.Fatalf("spill dir holds %d entries during the run", len(es))
+	}
+	mustHistory(t, w)
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if es, _ := os.ReadDir(dir); len(es) != 0 {
+		t.Fatalf("spill dir holds %d entries after close", len(es))
+	}
+}
+
+// TestSpillFailureIsNoHistory: a spill directory that does not exist, or
+// a spill file broken behind the recorder's back, gives an error naming
+// the cause and never a history short of what was recorded.
+func TestSpillFailureIsNoHistory(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "gone")
+	w, c := runWorkloadWith(t, 13, 6*secondNs, sim.LinkConfig{}, Config{HeldOps: spillTestHeldOps, SpillDir: missing}, false)
+	c.Close()
+	if _, err := w.History(); err == nil || !strings.Contains(err.Error(), "gone") {
+		t.Fatalf("missing spill dir: history error %v, want one naming the directory", err)
+	}
+	if w.OpsRecorded() < 2*spillTestHeldOps {
+		t.Fatalf("only %d ops recorded: the spill was never tried", w.OpsRecorded())
+	}
+
+	w, c = runWorkloadWith(t, 13, 6*secondNs, sim.LinkConfig{}, Config{HeldOps: spillTestHeldOps}, false)
+	c.Close()
+	if err := w.rec.spill.w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	// A line appended behind the recorder's back.
+	if _, err := w.rec.spill.f.Write([]byte("{\"id\": 99999999, \"kind\": \"bogus\"}\n")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.History(); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("line %d", w.rec.spilled+1)) {
+		t.Fatalf("broken spill file: history error %v, want one naming line %d", err, w.rec.spilled+1)
+	}
+	w, c = runWorkloadWith(t, 13, 6*secondNs, sim.LinkConfig{}, Config{HeldOps: spillTestHeldOps}, false)
+	c.Close()
+	w.rec.spill.w.Flush()
+	size, _ := w.rec.spill.f.Size()
+	if err := w.rec.spill.f.Truncate(size - 10); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.History(); err == nil {
+		t.Fatal("a spill file cut short read back without an error")
+	}
+}
+
+// TestHeldOpsRefused: a history held in no memory at all is refused.
+func TestHeldOpsRefused(t *testing.T) {
+	if _, err := New(Config{Brokers: 3, FirstSimID: 3, Shards: 4, HeldOps: -1}); err == nil || !strings.Contains(err.Error(), "held ops -1") {
+		t.Fatalf("held ops -1: %v", err)
+	}
+}
+
+// spillTestHeldOps is the tests' held history: blocks of 64, one held.
+const spillTestHeldOps = 64
+
+// TestSpillWaitsForTheEvent: a block goes to disk only once every
+// operation in it completed before the invoking event, so the op a
+// completion returns can still be filled in during its own event; a
+// pending operation holds its block (and every later one) in memory.
+func TestSpillWaitsForTheEvent(t *testing.T) {
+	r := &recorder{opsMax: 1 << 20, blockOps: 2, heldBlocksMax: 1, spill: historySpill{dir: t.TempDir()}}
+	defer r.spill.close()
+	read := properties.HistoryOp{Kind: properties.HistoryStateGet}
+	for i := 0; i < 4; i++ { // two full blocks at 10 ns
+		r.invoke(read, 10)
+	}
+	r.complete(0, 20, properties.OutcomeOK, "")
+	r.complete(1, 30, properties.OutcomeOK, "")
+	r.invoke(read, 30) // op 1 completed in this event: nothing goes
+	if r.spilled != 0 {
+		t.Fatalf("spilled %d ops, one of them completed in the invoking event", r.spilled)
+	}
+	op := r.op(1)
+	op.Found = true // the completing event fills in its answer
+	r.invoke(read, 31)
+	if r.spilled != 2 {
+		t.Fatalf("spilled %d ops, want the first block of 2", r.spilled)
+	}
+	r.invoke(read, 40) // ops 2 and 3 still open: their block stays
+	if r.spilled != 2 {
+		t.Fatalf("spilled %d ops past an open call", r.spilled)
+	}
+	h, err := r.history()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(h.Ops) != 7 || !h.Ops[1].Found || h.Ops[2].Outcome != properties.OutcomePending {
+		t.Fatalf("history read back wrong: %d ops, op 2 found %t, op 3 %s", len(h.Ops), h.Ops[1].Found, h.Ops[2].Outcome)
+	}
+}
