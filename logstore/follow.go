@@ -23,17 +23,22 @@ type DurableSource interface {
 // the two. The followed store replays with no planted defect: it is the
 // reading a correct store makes of those bytes.
 //
-// A Follower reads each byte once while the file only grows; a file that
-// no longer extends what it read (rewritten, or cut by a crash) is read
-// again from its start.
+// A Follower reads each byte once while the file only grows, and keeps
+// only the bytes past its last whole transaction (and the last few it
+// read, to tell the file still extends them); a file that no longer
+// extends what it read (rewritten, or cut by a crash) is read again from
+// its start.
 type Follower struct {
 	name string
 	s    *Store
-	// buf holds the file's bytes read so far; committed is the offset
-	// just past the last transaction replayed.
+	// buf holds the file's bytes from byte base up to the end read so
+	// far; committed is the file offset just past the last transaction
+	// replayed.
 	//
-	// Invariant: committed <= len(buf).
+	// Invariant: base <= committed <= base+len(buf), or committed == 0
+	// (nothing replayed yet) with base == 0.
 	buf       []byte
+	base      int
 	committed int
 }
 
@@ -52,7 +57,7 @@ func NewFollower(dir string) *Follower {
 // start (after a rewrite, or a reopen that truncated a torn tail).
 func (f *Follower) Reset() {
 	f.s = &Store{name: f.name, groups: map[uint64]*group{}, tab: newTables()}
-	f.buf, f.committed = f.buf[:0], 0
+	f.buf, f.base, f.committed = f.buf[:0], 0, 0
 }
 
 // Store is what the durable bytes read so far hold: every transaction
@@ -89,16 +94,43 @@ func (f *Follower) Follow(src DurableSource) error {
 		}
 		f.committed = len(headerFrame())
 	}
-	end, _, err := f.s.replayFrom(f.buf, f.committed)
+	end, _, err := f.s.replayFrom(f.buf, f.base, f.committed-f.base)
 	if err == nil && f.s.sealMissing != nil {
-		err = f.s.corrupt(end, "the durable bytes end between a commit marker's two copies")
+		err = f.s.corrupt(f.base+end, "the durable bytes end between a commit marker's two copies")
 	}
 	if err != nil {
 		f.Reset()
 		return err
 	}
-	f.committed = end
+	f.committed = f.base + end
+	f.dropReplayed()
 	return nil
+}
+
+// followKeepBytesMin is how many replayed bytes a follower lets pile up
+// before it drops them: dropping copies the tail, so it waits for a few
+// transactions' worth.
+const followKeepBytesMin = 64 << 10
+
+// dropReplayed forgets the bytes before the last whole transaction that
+// the extends check does not need, moving the rest to a buffer of their
+// size when the old one is much larger (so a file's bytes are not held
+// twice: the decoded store holds what they said).
+func (f *Follower) dropReplayed() {
+	keep := min(f.committed, f.base+len(f.buf)-followMarkerBytes) - f.base
+	if keep < followKeepBytesMin {
+		return
+	}
+	tail := f.buf[keep:]
+	if cap(f.buf) > 4*len(tail)+followKeepBytesMin {
+		f.buf = append(make([]byte, 0, len(tail)+followKeepBytesMin), tail...)
+	} else {
+		f.buf = f.buf[:copy(f.buf, tail)]
+	}
+	f.base += keep
+	if invariantsOn && (f.base > f.committed || f.committed > f.base+len(f.buf)) {
+		panic(fmt.Sprintf("logstore: follower of %s keeps bytes [%d, %d) but replayed up to %d", f.name, f.base, f.base+len(f.buf), f.committed))
+	}
 }
 
 // followMarkerBytes is how much of the file's end a follower checks again
@@ -111,25 +143,26 @@ const followMarkerBytes = 2 * commitFrameBytes
 // with the bytes read so far, judged by its length and its last
 // followMarkerBytes.
 func (f *Follower) extends(src DurableSource, size int64) bool {
-	if size < int64(len(f.buf)) {
+	if size < int64(f.base+len(f.buf)) {
 		return false
 	}
 	from := max(0, len(f.buf)-followMarkerBytes)
 	tail := make([]byte, len(f.buf)-from)
-	n, _, err := src.DurableReadAt(f.name, tail, int64(from))
+	n, _, err := src.DurableReadAt(f.name, tail, int64(f.base+from))
 	return err == nil && bytes.Equal(tail[:n], f.buf[from:])
 }
 
-// readTo appends the durable bytes from len(f.buf) up to size.
+// readTo appends the durable bytes from the end read so far up to size.
 func (f *Follower) readTo(src DurableSource, size int64) error {
 	have := len(f.buf)
-	if size <= int64(have) {
+	end := f.base + have
+	if size <= int64(end) {
 		return nil
 	}
-	f.buf = slices.Grow(f.buf, int(size)-have)[:size]
-	n, _, err := src.DurableReadAt(f.name, f.buf[have:], int64(have))
+	f.buf = slices.Grow(f.buf, int(size)-end)[:have+int(size)-end]
+	n, _, err := src.DurableReadAt(f.name, f.buf[have:], int64(end))
 	if err != nil {
-		return fmt.Errorf("logstore: follow %s at byte %d: %w", f.name, have, err)
+		return fmt.Errorf("logstore: follow %s at byte %d: %w", f.name, end, err)
 	}
 	f.buf = f.buf[:have+n]
 	return nil

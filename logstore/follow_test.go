@@ -71,3 +71,58 @@ func TestFollowerRefusesDamage(t *testing.T) {
 		t.Fatal("a follower that met damage kept what it read")
 	}
 }
+
+// TestFollowerKeepsOnlyItsTail: a follower of a long file drops the bytes
+// it replayed (it holds far less than the file), still holds what the
+// store holds after every follow, and names damage past the dropped bytes
+// at the same file offset as a follower that read the file whole.
+func TestFollowerKeepsOnlyItsTail(t *testing.T) {
+	fs := vfs.NewMem()
+	s := openMem(t, fs)
+	f := NewFollower("node1")
+	name := "node1/" + FileName
+	for off := uint64(1); off <= 1200; off++ {
+		mustCommit(t, s, fullBatch(scopeOf("t", uint32(off%3)), 1, off))
+		if off%10 != 0 {
+			continue
+		}
+		if err := f.Follow(fs); err != nil {
+			t.Fatalf("after commit %d: %v", off, err)
+		}
+		if off%200 == 0 {
+			if got, want := dump(f.Store()), dump(s); got != want {
+				t.Fatalf("after commit %d the follower holds\n%s\nthe store\n%s", off, got, want)
+			}
+		}
+	}
+	size := fileSize(t, fs, name)
+	if size < 4*followKeepBytesMin {
+		t.Fatalf("file of %d bytes: too short to show dropping", size)
+	}
+	if f.base < int(size)/2 || cap(f.buf) > int(size)/4 {
+		t.Fatalf("file of %d bytes: the follower keeps bytes from %d in a buffer of %d", size, f.base, cap(f.buf))
+	}
+	// Damage the first of ten more transactions, past every dropped byte.
+	at := size + 12
+	for off := uint64(1201); off <= 1210; off++ {
+		mustCommit(t, s, fullBatch(scopeOf("t", uint32(off%3)), 1, off))
+	}
+	if err := fs.CorruptByte(name, at, 0x10); err != nil {
+		t.Fatal(err)
+	}
+	err := f.Follow(fs)
+	whole := NewFollower("node1").Follow(fs)
+	if !errors.Is(err, ErrCorrupt) || !errors.Is(whole, ErrCorrupt) || err.Error() != whole.Error() {
+		t.Fatalf("damage at byte %d: the trimmed follower says %v, a whole read says %v", at, err, whole)
+	}
+}
+
+// fileSize is the durable size of name in fs.
+func fileSize(t *testing.T, fs *vfs.Mem, name string) int64 {
+	t.Helper()
+	_, size, err := fs.DurableReadAt(name, nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return size
+}

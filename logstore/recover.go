@@ -66,12 +66,14 @@ func (s *Store) replay(buf []byte) (end, tornAt int, err error) {
 	if !hasHeader(buf) {
 		return 0, -1, s.corrupt(0, "file header is not a felixsim logstore version %d header", fileVersion)
 	}
-	return s.replayFrom(buf, len(headerFrame()))
+	return s.replayFrom(buf, 0, len(headerFrame()))
 }
 
 // replayFrom is replay from off, the end of a transaction (or of the
-// header) whose predecessors s has installed.
-func (s *Store) replayFrom(buf []byte, off int) (end, tornAt int, err error) {
+// header) whose predecessors s has installed. buf holds the file's bytes
+// from byte base on (a follower keeps only its tail): off and the offsets
+// returned index buf, the errors name offsets in the file.
+func (s *Store) replayFrom(buf []byte, base, off int) (end, tornAt int, err error) {
 	committed := off
 	var frames []rawFrame
 	var rows Batch // the row slices every transaction's decoding reuses
@@ -79,13 +81,13 @@ func (s *Store) replayFrom(buf []byte, off int) (end, tornAt int, err error) {
 		kind, p, next, err := parseFrame(buf, off)
 		if err != nil {
 			if c := commitAfter(buf, off); c >= 0 {
-				return 0, -1, s.corrupt(off, "%v, and a committed transaction follows at byte %d", err, c)
+				return 0, -1, s.corrupt(base+off, "%v, and a committed transaction follows at byte %d", err, base+c)
 			}
 			return committed, off, nil // torn tail
 		}
 		switch kind {
 		case kindCommit:
-			if err := s.replayTxn(buf, committed, off, frames, p, &rows); err != nil {
+			if err := s.replayTxn(buf, base, committed, off, frames, p, &rows); err != nil {
 				return 0, -1, err
 			}
 			copyEnd := next + (next - off)
@@ -96,14 +98,14 @@ func (s *Store) replayFrom(buf []byte, off int) (end, tornAt int, err error) {
 			// The marker's copy is missing or damaged: the last transaction
 			// torn between its copies, or corruption if any commit follows.
 			if c := commitAfter(buf, next-1); c >= 0 {
-				return 0, -1, s.corrupt(next, "the commit marker at byte %d lacks its intact copy, and a committed transaction follows at byte %d", off, c)
+				return 0, -1, s.corrupt(base+next, "the commit marker at byte %d lacks its intact copy, and a committed transaction follows at byte %d", base+off, base+c)
 			}
 			s.sealMissing = append([]byte(nil), buf[off:next]...)
 			return next, -1, nil
 		case kindHeader:
-			return 0, -1, s.corrupt(off, "a second file header")
+			return 0, -1, s.corrupt(base+off, "a second file header")
 		default:
-			frames = append(frames, rawFrame{kind: kind, off: off, payload: p})
+			frames = append(frames, rawFrame{kind: kind, off: base + off, payload: p})
 		}
 		off = next
 	}
@@ -114,23 +116,23 @@ func (s *Store) replayFrom(buf []byte, off int) (end, tornAt int, err error) {
 // applies them. The decoded rows go into rows's slices, which it leaves
 // holding the largest seen for the next transaction: install copies rows by
 // value and keeps no slice of them.
-func (s *Store) replayTxn(buf []byte, start, markerOff int, frames []rawFrame, marker []byte, rows *Batch) error {
+func (s *Store) replayTxn(buf []byte, base, start, markerOff int, frames []rawFrame, marker []byte, rows *Batch) error {
 	m, err := parseCommit(marker)
 	if err != nil {
-		return s.corrupt(markerOff, "%v", err)
+		return s.corrupt(base+markerOff, "%v", err)
 	}
 	if m.seq != s.seq+1 {
-		return s.corrupt(markerOff, "transaction %d follows transaction %d", m.seq, s.seq)
+		return s.corrupt(base+markerOff, "transaction %d follows transaction %d", m.seq, s.seq)
 	}
 	if int(m.frameCount) != len(frames) {
-		return s.corrupt(markerOff, "commit marker counts %d frames, the transaction has %d", m.frameCount, len(frames))
+		return s.corrupt(base+markerOff, "commit marker counts %d frames, the transaction has %d", m.frameCount, len(frames))
 	}
 	if got := crc32Of(buf[start:markerOff]); got != m.txnCRC {
-		return s.corrupt(markerOff, "transaction checksum %08x, the marker says %08x", got, m.txnCRC)
+		return s.corrupt(base+markerOff, "transaction checksum %08x, the marker says %08x", got, m.txnCRC)
 	}
 	b, err := decodeTxn(frames, rows)
 	if err != nil {
-		return s.corrupt(start, "transaction %d: %v", m.seq, err)
+		return s.corrupt(base+start, "transaction %d: %v", m.seq, err)
 	}
 	if invariantsOn {
 		checkDecodesAsFresh(frames, &b)
@@ -138,7 +140,7 @@ func (s *Store) replayTxn(buf []byte, start, markerOff int, frames []rawFrame, m
 	keepLargerRows(rows, &b)
 	groups, err := s.plan(&b)
 	if err != nil {
-		return s.corrupt(start, "transaction %d contradicts the ones before it: %v", m.seq, err)
+		return s.corrupt(base+start, "transaction %d contradicts the ones before it: %v", m.seq, err)
 	}
 	s.install(&b, groups)
 	s.seq = m.seq
