@@ -50,16 +50,18 @@ var commands = []command{
 }
 
 // memoryLimitDefault is the soft memory limit felixsim runs with unless
-// GOMEMLIMIT is set: GOGC 400 lets the heap grow to five times what is
-// live, and a run's live heap grows with its length (about 0.8 MB per
-// simulated second of the default run, docs/performance.md "Memory"), so
-// a 600 s run would grow past 4 GB and an hour-long one far beyond. Under
-// the limit the collector works harder instead (it costs CPU only near it).
+// GOMEMLIMIT is set: a backstop under the headroom cap (gcheadroom.go)
+// for a run whose live heap itself grows past it (the live heap grows
+// with a run's length, about 0.5 MB per simulated second of the default
+// run, docs/performance.md "Memory"). Under the limit the collector works
+// harder instead (it costs CPU only near it).
 const memoryLimitDefault = 4 << 30
 
 func main() {
+	// GOGC set by the user is taken as it is: no headroom cap either.
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(gcPercentDefault)
+		startGCHeadroom()
 	}
 	if os.Getenv("GOMEMLIMIT") == "" {
 		debug.SetMemoryLimit(memoryLimitDefault)
