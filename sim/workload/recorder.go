@@ -22,8 +22,9 @@ import (
 type recorder struct {
 	blocks   [][]properties.HistoryOp
 	blockOps int
-	// spilled counts the operations streamed to the spill file.
-	spilled       int
+	// spilled counts the operations streamed to the spill file, held
+	// those in blocks.
+	spilled, held int
 	heldBlocksMax int
 	spill         historySpill
 	opsMax        int
@@ -44,13 +45,7 @@ const historyBlockOpsMax = 1024
 const HeldOpsDefault = 8 * historyBlockOpsMax
 
 // recorded counts the operations recorded so far.
-func (r *recorder) recorded() int {
-	n := r.spilled
-	for _, b := range r.blocks {
-		n += len(b)
-	}
-	return n
-}
+func (r *recorder) recorded() int { return r.spilled + r.held }
 
 // invoke records a new operation invoked at nowNs and returns its index,
 // or -1 when the history is full (the caller must not make the call).
@@ -71,6 +66,7 @@ func (r *recorder) invoke(op properties.HistoryOp, nowNs int64) int {
 	}
 	last := len(r.blocks) - 1
 	r.blocks[last] = append(r.blocks[last], op)
+	r.held++
 	return n
 }
 
@@ -91,6 +87,7 @@ func (r *recorder) spillDone(nowNs int64) {
 		}
 		r.writes.forget(r.spilled, len(b))
 		r.spilled += len(b)
+		r.held -= len(b)
 		r.blocks[0] = nil
 		r.blocks = r.blocks[1:]
 	}
@@ -131,6 +128,9 @@ func (r *recorder) history() (*properties.History, error) {
 	h.Ops = append(h.Ops, ops...)
 	for _, b := range r.blocks {
 		h.Ops = append(h.Ops, b...)
+	}
+	if len(h.Ops) != r.recorded() {
+		panic(fmt.Sprintf("workload: history of %d ops, %d recorded (%d spilled, %d held)", len(h.Ops), r.recorded(), r.spilled, r.held))
 	}
 	r.writes.attach(h.Ops[r.spilled:], r.spilled)
 	return h, nil
