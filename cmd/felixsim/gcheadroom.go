@@ -41,8 +41,8 @@ func startGCHeadroomAt(headroomBytes int64) {
 	percent := gcPercentDefault
 	var arm func()
 	arm = func() {
-		sentinel := new([16]byte)
-		runtime.SetFinalizer(sentinel, func(*[16]byte) {
+		sentinel := new(gcSentinel)
+		runtime.SetFinalizer(sentinel, func(*gcSentinel) {
 			metrics.Read(sample)
 			if sample[0].Value.Kind() == metrics.KindUint64 {
 				if p := gcPercentFor(int64(sample[0].Value.Uint64()), headroomBytes); p != percent {
@@ -55,3 +55,8 @@ func startGCHeadroomAt(headroomBytes int64) {
 	}
 	arm()
 }
+
+// gcSentinel is the object whose finalizer runs after each collection. It
+// holds a pointer so the runtime never packs it with other small objects
+// (the tiny allocator's objects may never be finalized).
+type gcSentinel struct{ _ *int }
