@@ -117,7 +117,7 @@ func writeUsage(w io.Writer) {
 	fmt.Fprintln(w, "")
 	fmt.Fprintln(w, "Run 'felixsim help <command>' (or 'felixsim <command> --help') for a command's flags and examples;")
 	fmt.Fprintln(w, "'felixsim --version' prints this binary's revision.")
-	fmt.Fprintln(w, "Exit codes: 0 pass, 1 a safety invariant violated, 2 bad usage, 3 no verdict (a crash or an unfinished exploration),")
+	fmt.Fprintln(w, "Exit codes: 0 pass, 1 a safety invariant violated, 2 bad usage, 3 no verdict (a crash, an unfinished exploration, a lost history),")
 	fmt.Fprintln(w, "4 only liveness invariants violated, 5 a re-run of a saved plan did not reproduce its trace hash.")
 	fmt.Fprintln(w, "'felixsim run --list-invariants' lists every invariant and its family.")
 }

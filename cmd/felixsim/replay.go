@@ -22,7 +22,7 @@ var replayHelp = help{
 		{cmd: "felixsim replay --plan seed3/plan.txt --trace seed3/trace.ndjson", does: "a plan file, and a trace to name a divergence by", exit: exitSafety},
 	},
 	exits: "as `felixsim run` for a run that reproduced (or had nothing to compare): 0 pass, 1 safety, 3 the simulated\n" +
-		"system panicked, 4 only liveness; 2 bad usage or an unreadable plan or trace; 5 the trace diverged",
+		"system panicked or the history could not be kept, 4 only liveness; 2 bad usage or an unreadable plan or trace; 5 the trace diverged",
 	positional: true,
 }
 

@@ -105,7 +105,7 @@ var runHelp = help{
 		{cmd: "felixsim run --list-invariants", does: "every invariant, its family and its statement", exit: exitPass},
 		{cmd: "felixsim run --list-faults", does: "every fault kind a plan may hold", exit: exitPass},
 	},
-	exits: "0 every check held, 1 a safety invariant failed (liveness ones may have failed too), 2 bad usage,\n3 no verdict: the simulated system panicked, or --check-determinism found the two runs differ, 4 only liveness invariants failed,\n5 with --plan: the run did not reproduce the trace hash the plan records\n('felixsim run --list-invariants' lists every invariant and its family)",
+	exits: "0 every check held, 1 a safety invariant failed (liveness ones may have failed too), 2 bad usage,\n3 no verdict: the simulated system panicked, --check-determinism found the two runs differ, or the history could not be kept\n(it goes to a scratch file in $TMPDIR past 8,192 operations), 4 only liveness invariants failed,\n5 with --plan: the run did not reproduce the trace hash the plan records\n('felixsim run --list-invariants' lists every invariant and its family)",
 }
 
 // runArgs is what `felixsim run`'s flags ask for.
