@@ -43,6 +43,11 @@ func TestSpilledHistoryEqualsHeld(t *testing.T) {
 		if spilled.rec.spilled < n/2 || n < 3*spillTestHeldOps {
 			t.Fatalf("seed %d: %d of %d ops spilled, want most of at least %d", seed, spilled.rec.spilled, n, 3*spillTestHeldOps)
 		}
+		// The held ops: the cap, the block being filled, and the block an
+		// open call or this event's completion kept back.
+		if spilled.rec.held > spillTestHeldOps+2*spilled.rec.blockOps {
+			t.Fatalf("seed %d: %d ops held in memory, the cap is %d", seed, spilled.rec.held, spillTestHeldOps)
+		}
 		b := mustHistory(t, spilled)
 		copies := 0
 		for i := range b.Ops {
