@@ -119,13 +119,12 @@ func (r *recorder) complete(i int, nowNs int64, outcome properties.HistoryOutcom
 // read back from disk; calls still open show as pending. It fails only
 // when the spill file could not be written or read back.
 func (r *recorder) history() (*properties.History, error) {
-	ops, err := r.spill.read()
+	ops, err := r.spill.read(r.recorded())
 	if err != nil {
 		return nil, err
 	}
 	r.writes.countDelivered(ops)
-	h := &properties.History{Ops: make([]properties.HistoryOp, 0, r.recorded())}
-	h.Ops = append(h.Ops, ops...)
+	h := &properties.History{Ops: ops}
 	for _, b := range r.blocks {
 		h.Ops = append(h.Ops, b...)
 	}

@@ -66,13 +66,14 @@ func (s *historySpill) write(ops []properties.HistoryOp) error {
 }
 
 // read returns every spilled operation in id order, reading the file from
-// its start; the file stays open for more.
-func (s *historySpill) read() ([]properties.HistoryOp, error) {
+// its start, in a slice with room for capOps (the whole history, so the
+// held operations append without a copy); the file stays open for more.
+func (s *historySpill) read(capOps int) ([]properties.HistoryOp, error) {
 	if s.err != nil {
 		return nil, s.err
 	}
 	if s.f == nil {
-		return nil, nil
+		return make([]properties.HistoryOp, 0, capOps), nil
 	}
 	if err := s.w.Flush(); err != nil {
 		s.err = fmt.Errorf("history spill: write %s: %w", s.f.Name(), err)
@@ -82,7 +83,7 @@ func (s *historySpill) read() ([]properties.HistoryOp, error) {
 	if err != nil {
 		return nil, fmt.Errorf("history spill: %s: %w", s.f.Name(), err)
 	}
-	ops := make([]properties.HistoryOp, 0, s.n)
+	ops := make([]properties.HistoryOp, 0, max(s.n, capOps))
 	sc := bufio.NewScanner(io.NewSectionReader(s.f, 0, size))
 	sc.Buffer(make([]byte, 0, 64<<10), properties.HistoryLineLenMax)
 	for sc.Scan() {

@@ -214,7 +214,7 @@ func FuzzSpillRead(f *testing.F) {
 			t.Fatal(err)
 		}
 		s.n = n
-		ops, err := s.read()
+		ops, err := s.read(0)
 		if err != nil {
 			return
 		}
