@@ -2,6 +2,7 @@ package timeline
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/felixsim/felixsim/sim"
@@ -194,21 +195,9 @@ func undoneAt(faults []appliedFault, i int, healNs int64) (endNs int64, exact bo
 			return g.atNs, true
 		case g.f.Kind.Shape() == sim.ShapeClear:
 			exact = false
-		case shape == sim.ShapeSetting && g.f.Kind == f.Kind && sameNodes(g.f.Nodes(), f.Nodes()):
+		case shape == sim.ShapeSetting && g.f.Kind == f.Kind && slices.Equal(g.f.Nodes(), f.Nodes()):
 			return g.atNs, exact
 		}
 	}
 	return max(healNs, at), exact
-}
-
-func sameNodes(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }

@@ -196,19 +196,7 @@ func stackFaults(bars []Bar, first int) int {
 			rows = max(rows, b.Row+1)
 			continue
 		}
-		r := 0
-		for r < len(free) && free[r] > b.FromNs {
-			r++
-		}
-		if r == len(free) {
-			if r < FaultRowsMax {
-				free = append(free, 0)
-			} else {
-				r = FaultRowsMax - 1
-			}
-		}
-		free[r] = max(free[r], b.ToNs, b.FromNs+1)
-		b.Row = first + r
+		b.Row = first + packRow(&free, b.FromNs, b.ToNs, FaultRowsMax)
 		rows = max(rows, b.Row+1)
 	}
 	return rows

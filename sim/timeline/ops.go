@@ -238,20 +238,29 @@ func violatingOps(vs []runner.Violation) map[uint64]string {
 func stackOps(ops []Op, rowsMax int) int {
 	var free []int64 // free[r]: the end of the last operation on row r
 	for i := range ops {
-		o := &ops[i]
-		r := 0
-		for r < len(free) && free[r] > o.FromNs {
-			r++
-		}
-		if r == len(free) {
-			if r < rowsMax {
-				free = append(free, 0)
-			} else {
-				r = rowsMax - 1
-			}
-		}
-		free[r] = max(free[r], o.ToNs, o.FromNs+1)
-		o.Row = r
+		ops[i].Row = packRow(&free, ops[i].FromNs, ops[i].ToNs, rowsMax)
 	}
 	return max(len(free), 1)
+}
+
+// packRow is one step of greedy interval packing: the first of the rows
+// (*free holds each one's end) free at fromNs, a new one while fewer than
+// rowsMax exist, else the last; that row then ends at toNs (at least
+// fromNs+1, so an instant still takes its place).
+func packRow(free *[]int64, fromNs, toNs int64, rowsMax int) int {
+	f := *free
+	r := 0
+	for r < len(f) && f[r] > fromNs {
+		r++
+	}
+	if r == len(f) {
+		if r < rowsMax {
+			f = append(f, 0)
+		} else {
+			r = rowsMax - 1
+		}
+	}
+	f[r] = max(f[r], toNs, fromNs+1)
+	*free = f
+	return r
 }

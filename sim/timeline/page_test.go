@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -103,22 +104,10 @@ func TestEncodingRoundTrip(t *testing.T) {
 			}
 		}
 		back, err := decodeBins(encodeBins(counts), len(counts))
-		if err != nil || !equalInts(back, counts) {
+		if err != nil || !slices.Equal(back, counts) {
 			t.Fatalf("bins %v read back as %v (%v)", counts, back, err)
 		}
 	})
-}
-
-func equalInts(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // TestDecodeRefusesBadInput: a cut number, a foreign character, a bin past
