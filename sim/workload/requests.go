@@ -60,14 +60,8 @@ func (s *sentWrites) call(i int) attempts {
 // onwards) with their delivered copies; a write one of whose requests
 // the tally cannot count is left without.
 func (s *sentWrites) attach(ops []properties.HistoryOp, from int) {
-	if s.deliveries == nil {
-		return
-	}
-	for k := range ops {
-		if pd := s.call(from + k); pd != nil {
-			ops[k].Requests = properties.HistoryRequestsOf(HistoryRequestsSent(pd.Attempts()), s.copiesFrom(ops[k].Client))
-		}
-	}
+	s.attachSent(ops, from)
+	s.countDelivered(ops)
 }
 
 // attachSent sets the Requests of every sent write of ops (op index from
