@@ -113,9 +113,7 @@ func (c *Client) Tick(nowNs int64) {
 		op := cl.req.Body.Kind()
 		ce := &CallError{Op: op, Scope: cl.req.Scope, Node: cl.node, Unknown: isWrite(op), Cause: ErrTimeout,
 			Detail: fmt.Sprintf("no answer by %d ns (deadline %d ns)", nowNs, cl.deadlineNs)}
-		if c.cfg.Defects.TimeoutAsFailure && isWrite(op) {
-			ce.Unknown, ce.Cause, ce.Detail = false, nil, "deadline exceeded: "+ce.Detail // planted bug
-		}
+		c.timeoutAsFailure(op, ce)
 		cl.finish(cl, nil, ce)
 	}
 }

@@ -54,10 +54,7 @@ func (c *Client) writeScope(tenant, namespace, stream string, entityKey []byte) 
 	if !ok {
 		return s, commitErr(UnknownStream, "the topology has no stream %s/%s", namespace, stream)
 	}
-	s.Shard = ShardOf(entityKey, n)
-	if c.cfg.Defects.WrongRouteHash {
-		s.Shard = shardOfFNV1(entityKey, n)
-	}
+	s.Shard = c.routeShard(entityKey, n)
 	return s, nil
 }
 

@@ -65,7 +65,7 @@ func nextGroup(g *group, w *GroupWrite, d Defects) (group, error) {
 	if err := n.append(w.Group, w.Entries); err != nil {
 		return group{}, err
 	}
-	if d&DefectKeepStaleSuffix != 0 && w.Snapshot == nil {
+	if d.keepsStaleSuffix() && w.Snapshot == nil {
 		n.ents = keepStaleSuffix(g.ents, n.ents)
 	}
 	if w.HardState != nil {

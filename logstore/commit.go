@@ -106,17 +106,13 @@ func checkDecodesAsInstalled(raftFrame []byte, tableFrames [tableCount][]byte, o
 // Each table frame is its own write, so a process dying between two of them
 // leaves real partial bytes in the file for recovery to discard.
 func (s *Store) writeTxn(raftFrame []byte, tableFrames [tableCount][]byte) error {
-	if s.defects&DefectHookBeforeTxn != 0 {
-		for i := 0; i <= len(tableFrames); i++ {
-			crashHook(i)
-		}
-	}
+	s.defects.hookBeforeTxn(len(tableFrames))
 	t := txnWriter{s: s}
 	t.write(raftFrame)
 	s.hook(0)
 	for i, f := range tableFrames {
 		t.write(f)
-		if s.defects&DefectSplitTables != 0 {
+		if s.defects.splitTables() {
 			t.commit()
 		}
 		s.hook(i + 1)
@@ -125,9 +121,10 @@ func (s *Store) writeTxn(raftFrame []byte, tableFrames [tableCount][]byte) error
 	return t.err
 }
 
-// hook is the crash failpoint inside the transaction.
+// hook is the crash failpoint inside the transaction (DefectHookBeforeTxn
+// evaluates it before instead: hookBeforeTxn).
 func (s *Store) hook(writes int) {
-	if s.defects&DefectHookBeforeTxn == 0 {
+	if !s.defects.hooksBeforeTxn() {
 		crashHook(writes)
 	}
 }
@@ -166,7 +163,7 @@ func (t *txnWriter) commit() {
 	if t.err != nil {
 		return
 	}
-	if s.defects&DefectSkipFsync == 0 {
+	if !s.defects.skipsFsync() {
 		if err := s.f.Sync(); err != nil {
 			t.err = fmt.Errorf("fsync %s: %w; whether transaction %d is durable is unknown", s.name, err, s.seq+1)
 			return

@@ -56,8 +56,9 @@
 // lookup, 10-55 ns on the shared 2-core development machine
 // (BenchmarkFailpointDisarmed), six checks per Commit; nothing is compiled
 // differently for tests. Options.Defects plants known bugs (a split
-// transaction, a hook before the transaction, no fsync) so that tests and
-// the simulator can show their checkers catch them.
+// transaction, a hook before the transaction, no fsync, a stale suffix
+// kept) so that tests and the simulator can show their checkers catch
+// them; defects.go is the one file that reads them.
 //
 // A Follower (follow.go) reads a store file's durable bytes, as a crash
 // would leave them (DurableSource: vfs.Mem's DurableReadAt), and replays

@@ -112,7 +112,7 @@ func (s *Store) writeRewrite(name string) (vfs.File, uint64, int64, error) {
 	if _, err := f.Write(buf); err != nil {
 		return f, 0, 0, err
 	}
-	if s.defects&DefectSkipFsync == 0 {
+	if !s.defects.skipsFsync() {
 		if err := f.Sync(); err != nil {
 			return f, 0, 0, err
 		}

@@ -105,7 +105,7 @@ func (n *Node) applyEntry(b *logstore.Batch, g *raftGroup, e *raftpb.Entry, touc
 	}
 	body := n.applyCommand(b, g, &c, touched)
 	n.trace.apply(g, e, body)
-	if c.kind == cmdFetch || c.kind == cmdAck && !n.cfg.Defects.AckNotPersisted {
+	if c.kind == cmdFetch || c.kind == cmdAck && !n.ackNotPersisted() {
 		*groupsTouched = append(*groupsTouched, groupTouch{tenant: c.scope.Tenant, name: c.group})
 	}
 	if c.proposer != n.cfg.ID {
@@ -200,22 +200,14 @@ func (n *Node) applyWrite(b *logstore.Batch, g *raftGroup, s *statemachine.Shard
 	if rec.IsCommit() && g.features.AtomicCommitFinalized && n.partialCommit() {
 		rec.Ops = nil // planted bug: an old version drops what it does not know
 	}
-	var res statemachine.Result
-	var err error
 	first := s.FirstOffset()
-	if n.cfg.Defects.PartialApply {
-		res, err = s.ApplyEventFirst(&rec, g.features)
-	} else {
-		res, err = s.Apply(&rec, g.features)
-	}
+	res, err := n.applyRecord(s, &rec, g.features)
 	if err != nil {
 		return errorAnswer(err)
 	}
 	switch res.Outcome {
 	case statemachine.OutcomeWritten:
-		if n.cfg.Defects.PartialApply {
-			n.late = append(n.late, lateState{shard: s, ops: rec.Ops, offset: res.Offset})
-		}
+		n.holdStateBack(s, rec.Ops, res.Offset)
 		n.observeApplied(c.scope, res.Offset, &rec, s)
 		if s.FirstOffset() > first {
 			n.observeDropped(c.scope, res.Offset+1, s.FirstOffset(), true)
@@ -232,12 +224,12 @@ func (n *Node) applyWrite(b *logstore.Batch, g *raftGroup, s *statemachine.Shard
 // applyMeta applies a metadata command; a broker too old for a feature
 // the group finalizes fail-stops (a restart then refuses to start it).
 func (n *Node) applyMeta(c *command) wire.AnswerBody {
-	if err := n.meta.apply(c, members(n.raftGroups[0].confState), n.cfg.Defects.EarlyFinalize); err != nil {
+	if err := n.meta.apply(c, members(n.raftGroups[0].confState), n.versionsUnchecked()); err != nil {
 		return &wire.Error{Code: wire.CodeAdminRefused, Message: truncate(err.Error())}
 	}
 	n.incarnationsDue = n.incarnationsDue || c.kind == cmdStreamAdmin
-	if c.kind == cmdFinalize && !n.cfg.Defects.EarlyFinalize {
-		if err := checkVersionRuns(n.cfg.ID, n.softwareVersion(), n.meta.Finalized); err != nil {
+	if c.kind == cmdFinalize {
+		if err := n.checkVersions(n.meta.Finalized); err != nil {
 			n.fail(err)
 		}
 	}

@@ -61,13 +61,10 @@ func (n *Node) serveEphemeral(client uint64, req *wire.Request, g *raftGroup) wi
 	if g.ephemeral == nil {
 		g.ephemeral = map[string]*ephemeralScope{}
 	}
-	key := req.Scope.Tenant
-	if n.cfg.Defects.EphemeralUnscoped {
-		key = ""
-	}
+	key := n.ephemeralKey(req.Scope.Tenant)
 	es := g.ephemeral[key]
 	if es == nil {
-		es = &ephemeralScope{keepQueue: n.cfg.Defects.EphemeralReadKeepsQueue}
+		es = n.newEphemeralScope()
 		g.ephemeral[key] = es
 	}
 	es.expire(n.ticks)
@@ -78,9 +75,8 @@ func (n *Node) serveEphemeral(client uint64, req *wire.Request, g *raftGroup) wi
 	case *wire.SubscribeRead:
 		return es.read(client, n.ticks, int(body.MaxEntries))
 	}
-	if rec := wire.RecordOf(req.Body); rec != nil && n.cfg.Defects.EphemeralCommitToSubscribers {
-		es.publish(*rec)
-		return &wire.Acked{}
+	if a := n.commitToSubscribers(es, req); a != nil {
+		return a
 	}
 	return &wire.Error{Code: wire.CodeEphemeralStream, Message: truncate(fmt.Sprintf(
 		"%s refused on ephemeral stream %s/%s: it has no log to hold it; nothing was written", kindName(req.Body), g.spec.Namespace, g.spec.Stream))}
@@ -110,9 +106,7 @@ func (es *ephemeralScope) read(client, nowTick uint64, entriesMax int) wire.Answ
 		s.lastReadTick = nowTick
 		k := min(entriesMax, len(s.queue))
 		out := append([]felix.Entry(nil), s.queue[:k]...)
-		if !es.keepQueue {
-			s.queue = s.queue[k:]
-		}
+		es.drain(s, k)
 		return &wire.Entries{Entries: out}
 	}
 	if len(es.subs) >= EphemeralSubscribersMax {

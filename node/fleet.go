@@ -139,7 +139,7 @@ func (n *Node) tickFleet() {
 // broker too old for the feature fail-stops rather than apply commits it
 // cannot apply whole (the EarlyFinalize defect applies on).
 func (n *Node) applyFeature(g *raftGroup, c *command) {
-	if err := checkVersionRuns(n.cfg.ID, n.softwareVersion(), []string{c.feature}); err != nil && !n.cfg.Defects.EarlyFinalize {
+	if err := n.checkVersions([]string{c.feature}); err != nil {
 		n.fail(fmt.Errorf("group %d applies the %s marker: %w", g.id, c.feature, err))
 		return
 	}
@@ -197,11 +197,4 @@ func snapshotFeatures(data []byte) (finalized bool, err error) {
 		return false, fmt.Errorf("snapshot features byte %#x names unknown features", f)
 	}
 	return data[1]&featureAtomicCommitFlag != 0, nil
-}
-
-// partialCommit is the EarlyFinalize defect on a broker older than
-// AtomicCommitVersionMin: it applies a commit record the way an old
-// version would, as its event alone, dropping the state operations.
-func (n *Node) partialCommit() bool {
-	return n.cfg.Defects.EarlyFinalize && n.softwareVersion() < AtomicCommitVersionMin
 }

@@ -153,25 +153,10 @@ func (n *Node) caughtUp(g *raftGroup, id uint64) bool {
 			match, active = pr.Match, pr.RecentActive
 		}
 	})
-	if n.cfg.Defects.PromoteBeforeCaughtUp {
-		return active || match > 0
+	if caught, planted := n.promoteBeforeCaughtUp(match, active); planted {
+		return caught
 	}
 	return match > 0 && match >= g.rn.BasicStatus().GetCommit()
-}
-
-// learnerLagging reports whether a learner of g (this node leading it)
-// has not caught up (caughtUp): what the WritesWaitForLearner defect holds
-// writes back for.
-func (n *Node) learnerLagging(g *raftGroup) bool {
-	if !g.isLeader {
-		return false
-	}
-	for _, id := range g.confState.GetLearners() {
-		if !n.caughtUp(g, id) {
-			return true
-		}
-	}
-	return false
 }
 
 func sameSet(a, b []uint64) bool {

@@ -148,7 +148,7 @@ func (n *Node) recover() error {
 	if err != nil {
 		return err
 	}
-	if err := checkVersionRuns(n.cfg.ID, n.softwareVersion(), n.meta.Finalized); err != nil && !n.cfg.Defects.EarlyFinalize {
+	if err := n.checkVersions(n.meta.Finalized); err != nil {
 		return fmt.Errorf("node %d refuses to start: %w", n.cfg.ID, err)
 	}
 	n.topo = newTopology(n.meta.Streams)
@@ -243,7 +243,7 @@ func (n *Node) foldMetaTo(snap *raftpb.Snapshot, to uint64) (applied uint64, cs 
 		if err != nil {
 			continue // every replica skips it at apply too
 		}
-		_ = n.meta.apply(&c, members(cs), n.cfg.Defects.EarlyFinalize) // a refusal changes nothing
+		_ = n.meta.apply(&c, members(cs), n.versionsUnchecked()) // a refusal changes nothing
 	}
 	return applied, cs, confIndex, nil
 }
@@ -381,9 +381,7 @@ func (n *Node) Tick() {
 		g.rn.Tick()
 	}
 	timeoutTicks := uint64((n.cfg.PendingTimeoutNs + n.cfg.TickNs - 1) / n.cfg.TickNs)
-	if n.cfg.Defects.ReproposePending {
-		n.reproposePending()
-	}
+	n.reproposePending()
 	n.writes.expire(n.ticks, timeoutTicks)
 	n.reads.expire(n.ticks, timeoutTicks)
 	n.tickFleet()

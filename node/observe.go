@@ -234,45 +234,6 @@ func (n *Node) observeDropped(scope felix.Scope, atNext, below uint64, withWrite
 	n.cfg.Observer.Dropped(&DroppedPrefix{Node: n.cfg.ID, Scope: scope, AtNext: atNext, Below: below, WithWrite: withWrite})
 }
 
-// storeDefects are the planted store bugs the node's defects select.
-func (d *Defects) storeDefects() logstore.Defects {
-	var out logstore.Defects
-	if d.NoFsync {
-		out |= logstore.DefectSkipFsync
-	}
-	if d.KeepStaleSuffix {
-		out |= logstore.DefectKeepStaleSuffix
-	}
-	return out
-}
-
-// persistedHardState is the hard state the node hands its store: raft's,
-// or, under the VoteNotPersisted defect, a copy without the vote.
-func (d *Defects) persistedHardState(hs *raftpb.HardState) *raftpb.HardState {
-	if !d.VoteNotPersisted || hs.GetVote() == 0 {
-		return hs
-	}
-	return &raftpb.HardState{Term: new(hs.GetTerm()), Commit: new(hs.GetCommit())}
-}
-
-// lateState is a record's state operations the PartialApply defect
-// holds back until the next round.
-type lateState struct {
-	shard  *statemachine.Shard
-	ops    []felix.StateOp
-	offset uint64
-}
-
-// applyLate is the PartialApply defect's second step: apply the state
-// operations held back in the previous round, in order.
-func (n *Node) applyLate() {
-	for i := range n.late {
-		n.late[i].shard.ApplyStateLater(n.late[i].ops, n.late[i].offset)
-	}
-	clear(n.late)
-	n.late = n.late[:0]
-}
-
 // observeRound shows the observer a round just made durable: the ids of
 // the groups that had a Ready in it.
 func (n *Node) observeRound(rds []groupReady) {

@@ -17,20 +17,6 @@ import (
 // rows at the same log position. A scope's rows are always the offsets
 // [outbox start, next offset): writes add at the tail, trims drop a prefix.
 
-// unscopedOutboxTenant is the one tenant the UnscopedOutbox defect files
-// every outbox row under, so that rows are keyed by (stream shard, offset)
-// alone and tenants reusing an offset overwrite each other.
-const unscopedOutboxTenant = "unscoped-outbox"
-
-// outboxKey is the scope the outbox rows of scope are filed under: scope
-// itself (the UnscopedOutbox defect drops the tenant).
-func (n *Node) outboxKey(scope felix.Scope) felix.Scope {
-	if n.cfg.Defects.UnscopedOutbox {
-		scope.Tenant = unscopedOutboxTenant
-	}
-	return scope
-}
-
 // outboxIntent is the outbox row a written record adds: its event.
 func outboxIntent(rec *felix.Record) *logstore.Intent {
 	return &logstore.Intent{Event: rec.Event, Data: rec.Payload}
@@ -84,41 +70,4 @@ func (n *Node) recoverOutboxStart(g *raftGroup, tenant string, s *statemachine.S
 		g.outboxStart = map[string]uint64{}
 	}
 	g.outboxStart[tenant] = start
-}
-
-// isUnscopedOutboxKey reports whether sc is the UnscopedOutbox defect's
-// key, which has outbox rows and nothing else.
-func (n *Node) isUnscopedOutboxKey(sc felix.Scope) bool {
-	return n.cfg.Defects.UnscopedOutbox && sc.Tenant == unscopedOutboxTenant
-}
-
-// trimmedEnd is the end of the outbox rows a trim of [start, end) deletes:
-// end, or, under the OutboxTrimOneShort defect, one short of it (memory
-// moves the start to end all the same).
-func (n *Node) trimmedEnd(start, end uint64) uint64 {
-	if n.cfg.Defects.OutboxTrimOneShort && end > start {
-		return end - 1
-	}
-	return end
-}
-
-// retainDropsOutbox is the RetainDropsOutbox defect (a no-op otherwise):
-// with the records a retention step just dropped from tenant's scope s in
-// g, it deletes their outbox rows, delivered or not, and moves the outbox
-// start to the new window start.
-func (n *Node) retainDropsOutbox(b *logstore.Batch, g *raftGroup, tenant string, s *statemachine.Shard) {
-	if !n.cfg.Defects.RetainDropsOutbox {
-		return
-	}
-	start, end := g.outboxStart[tenant], s.FirstOffset()
-	key := n.outboxKey(g.scopeOf(tenant))
-	for o := start; o < end; o++ {
-		b.Outbox = append(b.Outbox, logstore.OutboxRow{Kind: logstore.WriteDelete, Scope: key, Offset: o})
-	}
-	if end > start {
-		if g.outboxStart == nil {
-			g.outboxStart = map[string]uint64{}
-		}
-		g.outboxStart[tenant] = end
-	}
 }

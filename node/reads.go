@@ -16,9 +16,7 @@ func (n *Node) startRead(client uint64, req *wire.Request, g *raftGroup, body *w
 	}
 	n.seq++
 	r := &pendingRead{seq: n.seq, client: client, reqID: req.ID, group: g.id, tenant: req.Scope.Tenant, key: body.Key, arrivedTick: n.ticks}
-	if n.cfg.Defects.StateReadValueAtArrival {
-		r.atArrival = n.stateValue(g, r.tenant, r.key) // planted bug: the value before the barrier
-	}
+	r.atArrival = n.valueAtArrival(g, r.tenant, r.key)
 	n.reads.add(r)
 	g.rn.ReadIndex(n.reads.readContext(n.seq))
 }

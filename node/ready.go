@@ -139,19 +139,10 @@ func (n *Node) round() bool {
 }
 
 // commit makes the round's batch durable in one store commit (in two
-// under the PositionApartFromState defect).
+// under the PositionApartFromState defect: commitApart).
 func (n *Node) commit(b *logstore.Batch) error {
-	if n.cfg.Defects.PositionApartFromState {
-		first := &logstore.Batch{Groups: b.Groups, Positions: b.Positions}
-		second := &logstore.Batch{Log: b.Log, State: b.State, Outbox: b.Outbox, ConsumerGroups: b.ConsumerGroups}
-		for _, part := range []*logstore.Batch{first, second} {
-			if !part.Empty() {
-				if err := n.store.Commit(part); err != nil {
-					return err
-				}
-			}
-		}
-		return nil
+	if planted, err := n.commitApart(b); planted {
+		return err
 	}
 	if b.Empty() {
 		return nil

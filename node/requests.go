@@ -22,10 +22,7 @@ func (n *Node) HandleRequest(client uint64, req *wire.Request) {
 		n.answer(client, req.ID, errBody)
 		return
 	}
-	if sg, ok := req.Body.(*wire.StateGet); ok && n.cfg.Defects.StateReadWithoutReadIndex {
-		v := n.stateValue(g, req.Scope.Tenant, sg.Key) // planted bug
-		n.trace.stateRead(g, req.Scope.Tenant, sg.Key, v)
-		n.answer(client, req.ID, v)
+	if n.servedStaleRead(client, req, g) {
 		return
 	}
 	if !g.isLeader {
@@ -169,60 +166,14 @@ func (n *Node) refuseWrite(g *raftGroup, body wire.RequestBody) wire.AnswerBody 
 	return nil
 }
 
-// proposeWrite proposes a record write (with the planted defects that
-// change how, when they are on).
+// proposeWrite proposes a record write (plantedWrite: the planted defects
+// that change how, when they are on).
 func (n *Node) proposeWrite(client uint64, req *wire.Request, g *raftGroup, rec felix.Record) {
-	d := &n.cfg.Defects
-	if d.CommitIfCheckedAtProposal && rec.Conditional {
-		tail := uint64(0)
-		if s := g.lookup(req.Scope.Tenant); s != nil {
-			tail = s.NextOffset()
-		}
-		if rec.ExpectedOffset != tail {
-			n.answer(client, req.ID, &wire.Refused{Tail: tail})
-			return
-		}
-		rec.Conditional, rec.ExpectedOffset = false, 0
-	}
-	if d.CommitAsTwoRecords && len(rec.Ops) > 0 {
-		event := felix.Record{Event: rec.Event, Payload: rec.Payload, Conditional: rec.Conditional, ExpectedOffset: rec.ExpectedOffset}
-		n.proposeSilently(g, &command{kind: cmdWrite, scope: req.Scope, record: event})
-		rec = felix.Record{Event: rec.Event, Ops: rec.Ops}
-	}
-	if d.AckBeforeQuorum && !rec.Conditional {
-		n.proposeAndAckEarly(client, req, g, rec)
-		return
-	}
-	if d.WritesWaitForLearner && n.learnerLagging(g) {
-		n.answer(client, req.ID, &wire.Error{Code: wire.CodeUnavailable, Message: fmt.Sprintf("group %d holds writes while a learner catches up", g.id)})
+	rec, answered := n.plantedWrite(client, req, g, rec)
+	if answered {
 		return
 	}
 	n.propose(client, req.ID, g, &command{kind: cmdWrite, scope: req.Scope, record: rec}, req)
-}
-
-// proposeSilently proposes c with no client to answer (planted defects only).
-func (n *Node) proposeSilently(g *raftGroup, c *command) {
-	n.seq++
-	c.proposer, c.incarnation, c.seq = n.cfg.ID, n.writes.incarnation, n.seq
-	if data, err := encodeCommand(c); err == nil {
-		_ = n.raftPropose(g, data)
-	}
-}
-
-// proposeAndAckEarly is the AckBeforeQuorum defect: propose, then answer
-// at once with the offset this leader predicts for the record.
-func (n *Node) proposeAndAckEarly(client uint64, req *wire.Request, g *raftGroup, rec felix.Record) {
-	next := uint64(0)
-	if s := g.lookup(req.Scope.Tenant); s != nil {
-		next = s.NextOffset()
-	}
-	if g.early == nil {
-		g.early = map[string]uint64{}
-	}
-	off := max(next, g.early[req.Scope.Tenant])
-	g.early[req.Scope.Tenant] = off + 1
-	n.proposeSilently(g, &command{kind: cmdWrite, scope: req.Scope, record: rec})
-	n.answer(client, req.ID, &wire.Written{Offset: off})
 }
 
 // propose proposes c for the client's request reqID, or answers
@@ -246,10 +197,8 @@ func (n *Node) propose(client, reqID uint64, g *raftGroup, c *command, req *wire
 		return
 	}
 	n.trace.request(g, client, req, c, data)
-	w := &pendingWrite{seq: n.seq, client: client, reqID: reqID, group: g.id, arrivedTick: n.ticks, write: c.kind == cmdWrite}
-	if n.cfg.Defects.ReproposePending && c.kind == cmdWrite {
-		w.again = &reproposal{data: data}
-	}
+	w := &pendingWrite{seq: n.seq, client: client, reqID: reqID, group: g.id, arrivedTick: n.ticks, write: c.kind == cmdWrite,
+		again: n.reproposalOf(c, data)}
 	n.writes.add(w)
 }
 
@@ -267,19 +216,4 @@ func (n *Node) subscribeRead(g *raftGroup, tenant string, b *wire.SubscribeRead)
 		return errorAnswer(err)
 	}
 	return &wire.Entries{Entries: es}
-}
-
-// dropWrites is the NotLeaderAfterPropose defect: a node that stops
-// leading g answers every record write it proposed there and has not
-// applied with NotLeader. A correct node leaves them pending: their proposals
-// may yet commit under the new leader (and apply here, unanswered once
-// the client has given up), so only the client's timeout may end them,
-// as unknown.
-func (n *Node) dropWrites(g *raftGroup) {
-	if !n.cfg.Defects.NotLeaderAfterPropose {
-		return
-	}
-	for _, w := range n.writes.takeGroupWrites(g.id) {
-		n.answer(w.client, w.reqID, &wire.Error{Code: wire.CodeNotLeader, Message: fmt.Sprintf("node %d lost the lead of group %d", n.cfg.ID, g.id), LeaderHint: g.lead})
-	}
 }

@@ -142,16 +142,6 @@ func (n *Node) proposeInternal(g *raftGroup, c *command) {
 	n.trace.operator(g, c, data)
 }
 
-// retainLimit is the furthest a retention step may drop in s: the lowest
-// committed position of its consumer groups (its tail when it has none).
-// Under the RetainIgnoresGroups defect it is the tail.
-func (n *Node) retainLimit(s *statemachine.Shard) uint64 {
-	if n.cfg.Defects.RetainIgnoresGroups {
-		return s.NextOffset()
-	}
-	return s.GroupsCommittedMin()
-}
-
 // applyRetain applies a retain command: drop the scope's records below
 // the offset, never past a consumer group's committed position, at this
 // log position on every replica.

@@ -79,7 +79,7 @@ func (s *groupStorage) Snapshot() (*raftpb.Snapshot, error) {
 	s.n.stats.SnapshotsBuilt++
 	data := encodeMetadata(s.n.meta)
 	if s.g.id != MetaGroup {
-		data = encodeGroupSnapshot(s.g, s.n.heldOutbox, s.n.cfg.Defects.SnapshotWithoutGroups)
+		data = encodeGroupSnapshot(s.g, s.n.heldOutbox, s.n.snapshotWithoutGroups())
 	}
 	return &raftpb.Snapshot{
 		Data: data,

@@ -179,7 +179,7 @@ func (n *Node) applyIncarnation(b *logstore.Batch, g *raftGroup, c *command, tou
 	for _, t := range g.tenants {
 		s := g.scopes[t]
 		tail := s.NextOffset()
-		if !n.cfg.Defects.RecreateKeepsState {
+		if !n.recreateKeepsState() {
 			n.emptyScope(b, g, t, s)
 			touched.add(t)
 		}
@@ -194,7 +194,7 @@ func (n *Node) emptyScope(b *logstore.Batch, g *raftGroup, tenant string, s *sta
 	if err := s.DropBefore(s.NextOffset()); err != nil {
 		panic(fmt.Sprintf("node %d: group %d: emptying scope %s at its tail %d: %v", n.cfg.ID, g.id, g.scopeOf(tenant), s.NextOffset(), err))
 	}
-	if n.cfg.Defects.RecreateStrandsGroups {
+	if n.recreateStrandsGroups() {
 		return // nor does the outbox move: the defect forgets the scope's other tables too
 	}
 	for _, st := range s.RestartGroups() {

@@ -34,7 +34,8 @@ func addRunFlags(fs *flag.FlagSet, b *bounds) *runFlags {
 			"sim fault kinds (operator: every operator action; felixsim run --list-faults lists them)"),
 		steer: fs.String("steer", faultplan.SteerNone, "the steering arm the plan is drawn with (felixsim sweep --steer picks one per seed): "+
 			strings.Join(faultplan.SteerArmNames(), ", ")),
-		defects:   fs.String("defects", "none", "planted broker bugs to switch on: none, or a comma-separated list of "+runner.DefectNames()),
+		defects: fs.String("defects", "none", "planted broker bugs to switch on: none, or a comma-separated list of these, each with the file that holds its switch:\n"+
+			strings.TrimSuffix(runner.DefectTable(), "\n")),
 		clients:   b.Int("clients", runner.ClientsDefault, runner.ClientsMin, runner.ClientsMax, "workload clients (tenants alternate)"),
 		gap:       b.Duration("fault-gap", time.Duration(runner.FaultGapMeanNsDefault), time.Nanosecond, durationMax, "mean simulated time between drawn faults"),
 		liveness:  b.Duration("liveness-budget", time.Duration(runner.LivenessBudgetNsDefault), time.Nanosecond, durationMax, "simulated time after heal for every shard to elect a leader and take a commit"),

@@ -7,47 +7,61 @@ import (
 	"github.com/felixsim/felixsim/node"
 )
 
-// defectNames maps the CLI's names of planted broker bugs to their switch
-// and, for a bug the default fault kinds cannot show (it needs operator
-// actions, which "all" leaves out), the fault kinds that can (DefectFaults).
+// The files that hold the planted bugs' switches: each package reads its
+// defects in one file (DefectTable; TestDefectTableNamesTheSwitchFiles).
+const (
+	nodeDefectsFile     = "node/defects.go"
+	logstoreDefectsFile = "logstore/defects.go"
+	clientDefectsFile   = "client/defects.go"
+	clusterDefectsFile  = "sim/cluster/replace.go"
+)
+
+// defectNames maps the CLI's names of planted broker bugs to their switch,
+// the file that holds the switch and, for a bug the default fault kinds
+// cannot show (it needs operator actions, which "all" leaves out), the
+// fault kinds that can (DefectFaults).
 var defectNames = []struct {
 	name   string
 	set    func(d *node.Defects) *bool
 	faults string
+	// file holds the switch (module-relative); gate is the identifier the
+	// switch tests there when it is not the node.Defects field's name (the
+	// store's bits).
+	file, gate string
 }{
-	{"stale-read", func(d *node.Defects) *bool { return &d.StateReadWithoutReadIndex }, ""},
-	{"ack-before-quorum", func(d *node.Defects) *bool { return &d.AckBeforeQuorum }, ""},
-	{"commit-if-at-proposal", func(d *node.Defects) *bool { return &d.CommitIfCheckedAtProposal }, ""},
-	{"commit-as-two-records", func(d *node.Defects) *bool { return &d.CommitAsTwoRecords }, ""},
-	{"position-apart-from-state", func(d *node.Defects) *bool { return &d.PositionApartFromState }, ""},
-	{"partial-apply", func(d *node.Defects) *bool { return &d.PartialApply }, ""},
-	{"no-fsync", func(d *node.Defects) *bool { return &d.NoFsync }, ""},
-	{"keep-stale-suffix", func(d *node.Defects) *bool { return &d.KeepStaleSuffix }, ""},
-	{"vote-not-persisted", func(d *node.Defects) *bool { return &d.VoteNotPersisted }, ""},
-	{"ack-not-persisted", func(d *node.Defects) *bool { return &d.AckNotPersisted }, ""},
-	{"redeliver-acked", func(d *node.Defects) *bool { return &d.RedeliverAcked }, ""},
-	{"lease-by-local-clock", func(d *node.Defects) *bool { return &d.LeaseByLocalClock }, ""},
-	{"ack-drops-older-leases", func(d *node.Defects) *bool { return &d.AckDropsOlderLeases }, ""},
-	{"wrong-route-hash", func(d *node.Defects) *bool { return &d.WrongRouteHash }, ""},
-	{"unscoped-outbox", func(d *node.Defects) *bool { return &d.UnscopedOutbox }, ""},
-	{"rejoin-old-identity", func(d *node.Defects) *bool { return &d.RejoinOldIdentity }, ""},
-	{"recreate-keeps-state", func(d *node.Defects) *bool { return &d.RecreateKeepsState }, "streamcreate,kill"},
-	{"early-finalize", func(d *node.Defects) *bool { return &d.EarlyFinalize }, "upgrade,finalize,kill"},
-	{"snapshot-without-groups", func(d *node.Defects) *bool { return &d.SnapshotWithoutGroups }, ""},
-	{"repropose-pending", func(d *node.Defects) *bool { return &d.ReproposePending }, ""},
-	{"not-leader-after-propose", func(d *node.Defects) *bool { return &d.NotLeaderAfterPropose }, ""},
-	{"timeout-as-failure", func(d *node.Defects) *bool { return &d.TimeoutAsFailure }, ""},
-	{"read-value-at-arrival", func(d *node.Defects) *bool { return &d.StateReadValueAtArrival }, ""},
-	{"install-keeps-old-groups", func(d *node.Defects) *bool { return &d.InstallKeepsOldGroups }, ""},
-	{"outbox-trim-one-short", func(d *node.Defects) *bool { return &d.OutboxTrimOneShort }, ""},
-	{"retain-ignores-groups", func(d *node.Defects) *bool { return &d.RetainIgnoresGroups }, ""},
-	{"retain-drops-outbox", func(d *node.Defects) *bool { return &d.RetainDropsOutbox }, ""},
-	{"promote-before-caught-up", func(d *node.Defects) *bool { return &d.PromoteBeforeCaughtUp }, ""},
-	{"writes-wait-for-learner", func(d *node.Defects) *bool { return &d.WritesWaitForLearner }, ""},
-	{"ephemeral-read-keeps-queue", func(d *node.Defects) *bool { return &d.EphemeralReadKeepsQueue }, ""},
-	{"ephemeral-commit-to-subscribers", func(d *node.Defects) *bool { return &d.EphemeralCommitToSubscribers }, ""},
-	{"ephemeral-unscoped", func(d *node.Defects) *bool { return &d.EphemeralUnscoped }, ""},
-	{"recreate-strands-groups", func(d *node.Defects) *bool { return &d.RecreateStrandsGroups }, "streamcreate,kill"},
+	{"stale-read", func(d *node.Defects) *bool { return &d.StateReadWithoutReadIndex }, "", nodeDefectsFile, ""},
+	{"ack-before-quorum", func(d *node.Defects) *bool { return &d.AckBeforeQuorum }, "", nodeDefectsFile, ""},
+	{"commit-if-at-proposal", func(d *node.Defects) *bool { return &d.CommitIfCheckedAtProposal }, "", nodeDefectsFile, ""},
+	{"commit-as-two-records", func(d *node.Defects) *bool { return &d.CommitAsTwoRecords }, "", nodeDefectsFile, ""},
+	{"position-apart-from-state", func(d *node.Defects) *bool { return &d.PositionApartFromState }, "", nodeDefectsFile, ""},
+	{"partial-apply", func(d *node.Defects) *bool { return &d.PartialApply }, "", nodeDefectsFile, ""},
+	{"no-fsync", func(d *node.Defects) *bool { return &d.NoFsync }, "", logstoreDefectsFile, "DefectSkipFsync"},
+	{"keep-stale-suffix", func(d *node.Defects) *bool { return &d.KeepStaleSuffix }, "", logstoreDefectsFile, "DefectKeepStaleSuffix"},
+	{"vote-not-persisted", func(d *node.Defects) *bool { return &d.VoteNotPersisted }, "", nodeDefectsFile, ""},
+	{"ack-not-persisted", func(d *node.Defects) *bool { return &d.AckNotPersisted }, "", nodeDefectsFile, ""},
+	{"redeliver-acked", func(d *node.Defects) *bool { return &d.RedeliverAcked }, "", nodeDefectsFile, ""},
+	{"lease-by-local-clock", func(d *node.Defects) *bool { return &d.LeaseByLocalClock }, "", nodeDefectsFile, ""},
+	{"ack-drops-older-leases", func(d *node.Defects) *bool { return &d.AckDropsOlderLeases }, "", nodeDefectsFile, ""},
+	{"wrong-route-hash", func(d *node.Defects) *bool { return &d.WrongRouteHash }, "", clientDefectsFile, ""},
+	{"unscoped-outbox", func(d *node.Defects) *bool { return &d.UnscopedOutbox }, "", nodeDefectsFile, ""},
+	{"rejoin-old-identity", func(d *node.Defects) *bool { return &d.RejoinOldIdentity }, "", clusterDefectsFile, ""},
+	{"recreate-keeps-state", func(d *node.Defects) *bool { return &d.RecreateKeepsState }, "streamcreate,kill", nodeDefectsFile, ""},
+	{"early-finalize", func(d *node.Defects) *bool { return &d.EarlyFinalize }, "upgrade,finalize,kill", nodeDefectsFile, ""},
+	{"snapshot-without-groups", func(d *node.Defects) *bool { return &d.SnapshotWithoutGroups }, "", nodeDefectsFile, ""},
+	{"repropose-pending", func(d *node.Defects) *bool { return &d.ReproposePending }, "", nodeDefectsFile, ""},
+	{"not-leader-after-propose", func(d *node.Defects) *bool { return &d.NotLeaderAfterPropose }, "", nodeDefectsFile, ""},
+	{"timeout-as-failure", func(d *node.Defects) *bool { return &d.TimeoutAsFailure }, "", clientDefectsFile, ""},
+	{"read-value-at-arrival", func(d *node.Defects) *bool { return &d.StateReadValueAtArrival }, "", nodeDefectsFile, ""},
+	{"install-keeps-old-groups", func(d *node.Defects) *bool { return &d.InstallKeepsOldGroups }, "", nodeDefectsFile, ""},
+	{"outbox-trim-one-short", func(d *node.Defects) *bool { return &d.OutboxTrimOneShort }, "", nodeDefectsFile, ""},
+	{"retain-ignores-groups", func(d *node.Defects) *bool { return &d.RetainIgnoresGroups }, "", nodeDefectsFile, ""},
+	{"retain-drops-outbox", func(d *node.Defects) *bool { return &d.RetainDropsOutbox }, "", nodeDefectsFile, ""},
+	{"promote-before-caught-up", func(d *node.Defects) *bool { return &d.PromoteBeforeCaughtUp }, "", nodeDefectsFile, ""},
+	{"writes-wait-for-learner", func(d *node.Defects) *bool { return &d.WritesWaitForLearner }, "", nodeDefectsFile, ""},
+	{"ephemeral-read-keeps-queue", func(d *node.Defects) *bool { return &d.EphemeralReadKeepsQueue }, "", nodeDefectsFile, ""},
+	{"ephemeral-commit-to-subscribers", func(d *node.Defects) *bool { return &d.EphemeralCommitToSubscribers }, "", nodeDefectsFile, ""},
+	{"ephemeral-unscoped", func(d *node.Defects) *bool { return &d.EphemeralUnscoped }, "", nodeDefectsFile, ""},
+	{"recreate-strands-groups", func(d *node.Defects) *bool { return &d.RecreateStrandsGroups }, "streamcreate,kill", nodeDefectsFile, ""},
 }
 
 // ParseDefects reads a comma-separated list of planted-bug names ("none"
@@ -85,6 +99,16 @@ func DefectFaults(name string) (string, error) {
 		}
 	}
 	return "", fmt.Errorf("defect %q refused: known defects are %s", name, DefectNames())
+}
+
+// DefectTable lists the planted bugs one a line, each with the file that
+// holds its switch: "name (file)".
+func DefectTable() string {
+	var b strings.Builder
+	for _, dn := range defectNames {
+		fmt.Fprintf(&b, "%s (%s)\n", dn.name, dn.file)
+	}
+	return b.String()
 }
 
 // DefectNames lists the planted bugs by name, comma-separated.

@@ -77,6 +77,37 @@ func ParseDefects(s string) (Defects, error) {
 	return d, nil
 }
 
+// The switches: each planted bug is read through one of these, called at
+// the step of the store it changes; nothing else in logstore tests a
+// Defects bit.
+
+// hookBeforeTxn is DefectHookBeforeTxn: the crash failpoint evaluated for
+// every write of a transaction of tables table frames before any is
+// written (a no-op otherwise).
+func (d Defects) hookBeforeTxn(tables int) {
+	if !d.hooksBeforeTxn() {
+		return
+	}
+	for i := 0; i <= tables; i++ {
+		crashHook(i)
+	}
+}
+
+// hooksBeforeTxn reports DefectHookBeforeTxn: the crash failpoint moves
+// from inside the transaction to before it.
+func (d Defects) hooksBeforeTxn() bool { return d&DefectHookBeforeTxn != 0 }
+
+// splitTables reports DefectSplitTables: each table frame is committed as
+// its own transaction.
+func (d Defects) splitTables() bool { return d&DefectSplitTables != 0 }
+
+// skipsFsync reports DefectSkipFsync: the store never fsyncs its file.
+func (d Defects) skipsFsync() bool { return d&DefectSkipFsync != 0 }
+
+// keepsStaleSuffix reports DefectKeepStaleSuffix: an append keeps a
+// conflicting suffix's old entries beyond its own end (keepStaleSuffix).
+func (d Defects) keepsStaleSuffix() bool { return d&DefectKeepStaleSuffix != 0 }
+
 // keepStaleSuffix is DefectKeepStaleSuffix: after an append left next
 // shorter than old (a conflicting suffix replaced by fewer entries), the
 // old entries beyond next's end are kept. Both slices start at the same

@@ -1,5 +1,11 @@
 package client
 
+// This file holds the client library's planted defects (Defects) and
+// their switches: each is read through a hook called at the step of a
+// call it changes; nothing else in client reads a Defects field.
+
+import "github.com/felixsim/felixsim/wire"
+
 // Defects are planted client-library bugs, each the shape of a real
 // mistake, all off by default, so a simulation can show its checks catch
 // them.
@@ -27,4 +33,23 @@ func shardOfFNV1(entityKey []byte, shardCount uint32) uint32 {
 		h ^= uint64(b)
 	}
 	return uint32(h % uint64(shardCount))
+}
+
+// routeShard is the shard of n that entityKey routes to: ShardOf, or
+// shardOfFNV1 under the WrongRouteHash defect.
+func (c *Client) routeShard(entityKey []byte, n uint32) uint32 {
+	shard := ShardOf(entityKey, n)
+	if c.cfg.Defects.WrongRouteHash {
+		shard = shardOfFNV1(entityKey, n)
+	}
+	return shard
+}
+
+// timeoutAsFailure is the TimeoutAsFailure defect (a no-op otherwise): a
+// write of kind op that missed its deadline ends as a plain failure, not
+// an unknown outcome.
+func (c *Client) timeoutAsFailure(op wire.RequestKind, ce *CallError) {
+	if c.cfg.Defects.TimeoutAsFailure && isWrite(op) {
+		ce.Unknown, ce.Cause, ce.Detail = false, nil, "deadline exceeded: "+ce.Detail // planted bug
+	}
 }
