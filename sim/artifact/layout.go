@@ -12,14 +12,30 @@ import (
 	"github.com/felixsim/felixsim/sim/timeline"
 )
 
-// The files of an artifact directory.
+// The files of an artifact directory. The event trace is events.ndjson:
+// the brokers' abstract (model) trace, which `felixsim run --trace-out
+// FILE` exports, is another format, and an artifact never holds it.
 const (
 	PlanFile     = "plan.txt"
 	HistoryFile  = "history.jsonl"
 	ReportFile   = "report.json"
-	TraceFile    = "trace.ndjson"
+	EventsFile   = "events.ndjson"
 	TimelineFile = "timeline.html"
+	// EventsFileV1 is where an artifact written before the rename kept its
+	// event trace; replay reads it when EventsFile is missing.
+	EventsFileV1 = "trace.ndjson"
 )
+
+// The files `felixsim shrink` adds to the shrunk run's artifact.
+const (
+	OriginalPlanFile  = "original-plan.txt"
+	ShrinkListingFile = "shrink.txt"
+)
+
+// Files are every file name a felixsim command writes into an artifact
+// directory (the older event trace's name among them, so a forced write
+// over an old artifact checks it too).
+var Files = []string{PlanFile, HistoryFile, ReportFile, EventsFile, TimelineFile, EventsFileV1, OriginalPlanFile, ShrinkListingFile}
 
 // Recording returns o set to keep what an artifact holds: the history,
 // the trace and the leadership terms. None of them changes the run.
@@ -81,7 +97,7 @@ func Write(dir string, res *runner.Result, revision string) error {
 		{PlanFile, func(w io.Writer) error { return WritePlan(w, res.Plan, metaOf(res, revision)) }},
 		{HistoryFile, func(w io.Writer) error { return properties.EncodeHistory(w, res.History) }},
 		{ReportFile, func(w io.Writer) error { return WriteReport(w, res, revision, dir) }},
-		{TraceFile, func(w io.Writer) error {
+		{EventsFile, func(w io.Writer) error {
 			return WriteTrace(w, res.Trace, res.TraceHash, res.Events, res.TraceTruncated)
 		}},
 		{TimelineFile, func(w io.Writer) error { return timeline.Write(w, res) }},

@@ -3,7 +3,6 @@ package artifact
 import (
 	"fmt"
 	"io"
-	"os"
 	"runtime/debug"
 	"strconv"
 	"strings"
@@ -206,9 +205,9 @@ func (m Meta) value(key string) string {
 // ReadPlan reads a plan file: the plan (sim.ParsePlan) and its meta lines.
 // Every refusal names the file and, where there is one, the line.
 func ReadPlan(path string) (*sim.Plan, Meta, error) {
-	text, err := os.ReadFile(path)
+	text, err := ReadInput(path, "plan", PlanBytesMax)
 	if err != nil {
-		return nil, Meta{}, fmt.Errorf("plan %w", err)
+		return nil, Meta{}, err
 	}
 	p, m, err := ParsePlanFile(string(text))
 	if err != nil {

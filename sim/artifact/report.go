@@ -6,14 +6,18 @@ import (
 	"io"
 
 	"github.com/felixsim/felixsim/sim/runner"
+	"github.com/felixsim/felixsim/sim/verdict"
 )
 
 // Report is report.json: the run's verdict, its violations with the
 // operations that show them, and how to reproduce it.
 type Report struct {
-	Format     string             `json:"format"`
-	Seed       uint64             `json:"seed"`
-	Verdict    string             `json:"verdict"` // PASS, FAIL or CRASH
+	Format string `json:"format"`
+	Seed   uint64 `json:"seed"`
+	// Verdict is the run's by the one rule (package verdict): safety,
+	// liveness, no verdict or pass; ExitCode is `felixsim run`'s for it.
+	Verdict    verdict.Verdict    `json:"verdict"`
+	ExitCode   int                `json:"exit_code"`
 	TraceHash  string             `json:"trace_hash"`
 	Revision   string             `json:"felixsim_revision"`
 	Violations []runner.Violation `json:"violations"`
@@ -26,19 +30,10 @@ type Report struct {
 	Replay string `json:"replay"`
 }
 
-// reportFormat names report.json's format.
-const reportFormat = "felixsim-report v1"
-
-// Verdict is PASS, FAIL, or CRASH (the simulated system panicked).
-func Verdict(res *runner.Result) string {
-	switch {
-	case res.Crashed():
-		return "CRASH"
-	case !res.OK():
-		return "FAIL"
-	}
-	return "PASS"
-}
+// reportFormat names report.json's format. v2: the verdict is the one
+// rule's (a safety violation decides over a crash) in lower case, with
+// its exit code; v1 said PASS, FAIL or CRASH, a crash deciding.
+const reportFormat = "felixsim-report v2"
 
 // WriteReport writes res as report.json for the artifact in dir.
 func WriteReport(w io.Writer, res *runner.Result, revision, dir string) error {
@@ -47,10 +42,10 @@ func WriteReport(w io.Writer, res *runner.Result, revision, dir string) error {
 		vs = []runner.Violation{}
 	}
 	o := res.Ops
-	r := Report{Format: reportFormat, Seed: res.Seed, Verdict: Verdict(res), TraceHash: fmt.Sprintf("%016x", res.TraceHash),
+	r := Report{Format: reportFormat, Seed: res.Seed, Verdict: res.Verdict(), ExitCode: res.Verdict().ExitCode(), TraceHash: fmt.Sprintf("%016x", res.TraceHash),
 		Revision: revision, Violations: vs, Events: res.Events, SimSeconds: float64(res.SimNs) / 1e9, Faults: len(res.Plan.Faults),
 		Ops:       map[string]int{"total": o.Total, "ok": o.OK, "refused": o.Refused, "failed": o.Failed, "unknown": o.Unknown, "pending": o.Pending},
-		Reproduce: res.ReproduceCommand(), Replay: "felixsim replay " + dir}
+		Reproduce: res.ReproduceCommand(), Replay: "felixsim replay " + runner.ShellQuote(dir)}
 	b, err := json.MarshalIndent(r, "", "  ")
 	if err != nil {
 		return err

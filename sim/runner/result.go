@@ -9,6 +9,7 @@ import (
 	"github.com/felixsim/felixsim/properties"
 	"github.com/felixsim/felixsim/sim"
 	"github.com/felixsim/felixsim/sim/cluster"
+	"github.com/felixsim/felixsim/sim/verdict"
 )
 
 // Violation is one property that failed, and how. Invariant is always a
@@ -132,8 +133,9 @@ type PromotionCounts struct {
 	Judged, Unjudged, Failed int
 }
 
-// Decisive is a failed run's deciding invariant: the first violation of
-// the family that decides its verdict ("" for a pass).
+// Decisive is the invariant that decides a run's verdict: the first
+// violation of the family its verdict stands for (a safety one for a
+// safety failure, even if a crash came first); "" for a pass.
 func (r *Result) Decisive() properties.InvariantName {
 	fam, failed := r.Worst()
 	if !failed {
@@ -160,36 +162,33 @@ func (r *Result) Crashed() bool {
 	return false
 }
 
-// Worst returns the family that decides a failed run's verdict, and false
-// when every check held: Crash (no verdict) before Safety before Liveness,
-// so a run that broke both a safety and a liveness invariant is a safety
-// failure. Every Violation names a registered invariant (newViolation); a
-// Result built with any other name panics here.
-func (r *Result) Worst() (properties.Family, bool) {
-	var safety, liveness, crash bool
-	for _, v := range r.Violations {
-		inv, err := properties.LookupInvariant(v.Invariant)
-		if err != nil {
-			panic(fmt.Sprintf("runner: result's violation refused: %v", err))
-		}
-		switch inv.Family {
-		case properties.FamilySafety:
-			safety = true
-		case properties.FamilyLiveness:
-			liveness = true
-		case properties.FamilyCrash:
-			crash = true
-		default:
-			panic(fmt.Sprintf("runner: invariant %s has family %s", string(inv.Name), inv.Family))
-		}
+// Verdict is the run's verdict by the one rule (package verdict): safety
+// if it violated a safety invariant, whatever came after; else liveness;
+// else no verdict if the simulated system panicked; else pass. Every
+// Violation names a registered invariant (newViolation); a Result built
+// with any other name panics here.
+func (r *Result) Verdict() verdict.Verdict {
+	names := make([]properties.InvariantName, len(r.Violations))
+	for i, v := range r.Violations {
+		names[i] = v.Invariant
 	}
-	switch {
-	case crash:
-		return properties.FamilyCrash, true
-	case safety:
+	v, err := verdict.OfInvariants(names)
+	if err != nil {
+		panic(fmt.Sprintf("runner: result's violation refused: %v", err))
+	}
+	return v
+}
+
+// Worst returns the family that decides a failed run's verdict, and false
+// when every check held: Safety before Liveness before Crash (Verdict).
+func (r *Result) Worst() (properties.Family, bool) {
+	switch r.Verdict() {
+	case verdict.Safety:
 		return properties.FamilySafety, true
-	case liveness:
+	case verdict.Liveness:
 		return properties.FamilyLiveness, true
+	case verdict.NoVerdict:
+		return properties.FamilyCrash, true
 	}
 	return 0, false
 }
@@ -232,17 +231,17 @@ func (r *Result) ReproduceCommand() string {
 	switch {
 	case o.Plan == nil:
 	case o.ArtifactDir != "":
-		return "felixsim replay " + shellQuote(o.ArtifactDir)
+		return "felixsim replay " + ShellQuote(o.ArtifactDir)
 	case o.PlanPath != "":
-		cmd += " --plan " + shellQuote(o.PlanPath)
+		cmd += " --plan " + ShellQuote(o.PlanPath)
 	default:
 		cmd += " # this run replayed a plan given in code, not the seed's: save it with `felixsim run --out DIR` to replay it"
 	}
 	return cmd
 }
 
-// shellQuote quotes a path for a paste-ready command line when it needs it.
-func shellQuote(s string) string {
+// ShellQuote quotes a path for a paste-ready command line when it needs it.
+func ShellQuote(s string) string {
 	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./+:=@,") == "" {
 		return s
 	}
@@ -271,15 +270,8 @@ const unjudgedLinesMax = 3
 // run names every violation, its seed and the command that reproduces it.
 func (r *Result) Summary() string {
 	var b strings.Builder
-	verdict := "PASS"
-	if fam, failed := r.Worst(); failed {
-		verdict = "FAIL"
-		if fam == properties.FamilyCrash {
-			verdict = "NO VERDICT"
-		}
-	}
 	fmt.Fprintf(&b, "%s seed %d: %d brokers, %d stream(s) x %d shards, %.1f simulated s, %d events\n",
-		verdict, r.Seed, r.Options.Brokers, r.Options.Streams, r.Options.Shards, float64(r.SimNs)/1e9, r.Events)
+		r.Verdict().Headline(), r.Seed, r.Options.Brokers, r.Options.Streams, r.Options.Shards, float64(r.SimNs)/1e9, r.Events)
 	fmt.Fprintf(&b, "faults: %d drawn from %s: %s\n", len(r.Plan.Faults), r.Options.Faults, faultTally(r.Plan))
 	fmt.Fprintf(&b, "ops: %d total, %d ok, %d refused, %d failed, %d unknown, %d pending; %d retries; %d broker fail-stops\n",
 		r.Ops.Total, r.Ops.OK, r.Ops.Refused, r.Ops.Failed, r.Ops.Unknown, r.Ops.Pending, r.Retries, r.BrokerFailures)

@@ -49,9 +49,9 @@ func writePage(w *bufio.Writer, m *Model, line string) error {
 		return fmt.Errorf("timeline: page data refused: %w", err)
 	}
 	fmt.Fprintf(w, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>%s — %s</title>\n<style>%s</style></head>\n<body>\n",
-		esc(m.Title), esc(m.Verdict), pageCSS)
+		esc(m.Title), esc(m.Verdict.Headline()), pageCSS)
 	fmt.Fprintf(w, "<header><h1>%s: <span class=\"verdict %s\">%s</span></h1><span class=\"summary\" title=\"%s; %s\">%s; %s</span></header>\n",
-		esc(m.Title), strings.ToLower(esc(m.Verdict)), esc(m.Verdict), esc(line), esc(opsNote(m)), esc(line), esc(opsNote(m)))
+		esc(m.Title), strings.ReplaceAll(m.Verdict.String(), " ", "-"), esc(m.Verdict.Headline()), esc(line), esc(opsNote(m)), esc(line), esc(opsNote(m)))
 	w.WriteString("<main>\n<div id=\"plot-panel\">\n")
 	w.WriteString(toolbarHTML)
 	w.WriteString("<div id=\"plot\" tabindex=\"0\" aria-label=\"timeline plot\"><svg id=\"plot-svg\" xmlns=\"http://www.w3.org/2000/svg\"></svg></div>\n")
