@@ -30,22 +30,49 @@ var ErrTooLarge = errors.New("larger than its cap")
 // ErrTooLarge, to read past maxBytes, so a file that grows while it is
 // read is refused too.
 func OpenInput(path, what string, maxBytes int64) (io.ReadCloser, error) {
+	// Stat before opening: opening a named pipe would wait for a writer.
+	if err := checkInput(os.Stat(path)); err != nil {
+		return nil, inputError(path, what, maxBytes, err)
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("%s %w", what, err)
 	}
-	fi, err := f.Stat()
-	if err == nil && !fi.Mode().IsRegular() {
-		err = fmt.Errorf("%s %s refused: not a regular file (%s)", what, path, fileKind(fi.Mode()))
-	}
-	if err == nil && fi.Size() > maxBytes {
-		err = fmt.Errorf("%s %s refused: %d bytes, %w of %d bytes", what, path, fi.Size(), ErrTooLarge, maxBytes)
-	}
-	if err != nil {
+	if err := checkInput(f.Stat()); err != nil { // it may have changed between
 		f.Close()
-		return nil, err
+		return nil, inputError(path, what, maxBytes, err)
+	}
+	fi, _ := f.Stat()
+	if fi.Size() > maxBytes {
+		f.Close()
+		return nil, fmt.Errorf("%s %s refused: %d bytes, %w of %d bytes", what, path, fi.Size(), ErrTooLarge, maxBytes)
 	}
 	return &cappedFile{f: f, path: path, what: what, left: maxBytes, max: maxBytes}, nil
+}
+
+// errNotRegular carries a non-regular file's kind.
+type errNotRegular struct{ kind string }
+
+func (e errNotRegular) Error() string { return "not a regular file (" + e.kind + ")" }
+
+// checkInput refuses a stat result that is an error or not a regular file.
+func checkInput(fi os.FileInfo, err error) error {
+	if err != nil {
+		return err
+	}
+	if !fi.Mode().IsRegular() {
+		return errNotRegular{fileKind(fi.Mode())}
+	}
+	return nil
+}
+
+// inputError names the input and why it was refused.
+func inputError(path, what string, maxBytes int64, err error) error {
+	var nr errNotRegular
+	if errors.As(err, &nr) {
+		return fmt.Errorf("%s %s refused: %v", what, path, nr)
+	}
+	return fmt.Errorf("%s %w", what, err)
 }
 
 // ReadInput reads the file at path whole, as OpenInput allows it.

@@ -66,9 +66,18 @@ func Prepare(dir string) error {
 
 // CheckWritable proves path can be written before a run starts: it opens
 // it for writing without truncating it, and removes it again if it did
-// not exist before.
+// not exist before. A path that exists and is not a regular file (a
+// device such as /dev/stdout or /dev/full, a named pipe) is not probed:
+// opening a pipe would wait for its reader; a write that fails later is
+// reported after the verdict.
 func CheckWritable(path string) error {
-	_, statErr := os.Stat(path)
+	fi, statErr := os.Stat(path)
+	if statErr == nil && !fi.Mode().IsRegular() {
+		if fi.IsDir() {
+			return fmt.Errorf("%s refused: it is a directory", path)
+		}
+		return nil
+	}
 	existed := statErr == nil
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
 	if err != nil {

@@ -1,0 +1,102 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// The bullets of issue 32, run as written (in a fresh felixsim process,
+// from a scratch directory), each with the answer or the refusal it must
+// give.
+
+// TestNoFsyncSeed1IsASafetyFailure: three safety violations, then raft's
+// panic: the run exits 1, FAIL (safety), and still names the crash; the
+// sweep of the same seed agrees.
+func TestNoFsyncSeed1IsASafetyFailure(t *testing.T) {
+	dir := t.TempDir()
+	code, out := shell(t, dir, "felixsim run --seed 1 --duration 10s --defects no-fsync")
+	if code != 1 || !strings.HasPrefix(out, "FAIL (safety) seed 1") || !strings.Contains(out, "violation Crash") {
+		t.Fatalf("run: exit %d:\n%s", code, out)
+	}
+	code, out = shell(t, dir, "felixsim sweep --seeds 1..1 --duration 10s --defects no-fsync")
+	if code != 1 || !regexp.MustCompile(`(?m)^1 +\S+ +safety +felixsim run --seed 1 `).MatchString(out) {
+		t.Fatalf("sweep: exit %d:\n%s", code, out)
+	}
+}
+
+// TestFailedWriteKeepsTheVerdict: an output that cannot be written
+// (/dev/full) no longer loses the verdict: the summary comes first, then
+// a line naming the file; a passing run exits 3 (no verdict without the
+// output asked for), a failing one keeps its code.
+func TestFailedWriteKeepsTheVerdict(t *testing.T) {
+	if _, err := os.Stat("/dev/full"); err != nil {
+		t.Skip("no /dev/full")
+	}
+	dir := t.TempDir()
+	for _, c := range []struct {
+		line, file string
+		code       int
+	}{
+		{"felixsim run --seed 1 --duration 2s --history /dev/full", "--history /dev/full", 3},
+		{"felixsim run --seed 1 --duration 2s --trace-out /dev/full", "--trace-out /dev/full", 3},
+		{"felixsim run --seed 1 --duration 10s --defects no-fsync --history /dev/full", "--history /dev/full", 1},
+	} {
+		code, out := shell(t, dir, c.line+" 2>err.txt")
+		errText, _ := os.ReadFile(filepath.Join(dir, "err.txt"))
+		if code != c.code || !strings.Contains(out, "trace hash ") || !strings.Contains(string(errText), c.file+" not written") {
+			t.Errorf("%s: exit %d, want %d:\n%s%s", c.line, code, c.code, out, errText)
+		}
+	}
+}
+
+// TestNothingOverwritten: a saved run is never replaced without --force,
+// shrink never writes over its input, and the event trace never over the
+// model trace asked for; the event-trace reader given a model trace says
+// what it was given.
+func TestNothingOverwritten(t *testing.T) {
+	dir := t.TempDir()
+	if code, out := shell(t, dir, "felixsim run --seed 3 --duration 8s --defects ack-before-quorum --out D"); code != 1 {
+		t.Fatalf("the saved run: exit %d:\n%s", code, out)
+	}
+	plan, _ := os.ReadFile(filepath.Join(dir, "D", "plan.txt"))
+	for _, c := range []struct{ line, why string }{
+		{"felixsim run --seed 4 --duration 2s --out D", "not empty"},
+		{"felixsim shrink D --out D", "an input is never overwritten"},
+		{"felixsim shrink --plan D/plan.txt --out D --force", "an input is never overwritten"},
+		{"felixsim run --seed 2 --duration 2s --out d --trace-out d/trace.ndjson", "lies in the --out directory"},
+		{"felixsim scenario from D --out D/plan.txt", "an input is never overwritten"},
+	} {
+		code, out := shell(t, dir, c.line)
+		if code != 2 || !strings.Contains(out, c.why) || !strings.Contains(out, "felixsim") || strings.Count(out, "\n") != 1 {
+			t.Errorf("%s: exit %d, want 2 saying %q:\n%s", c.line, code, c.why, out)
+		}
+	}
+	if now, _ := os.ReadFile(filepath.Join(dir, "D", "plan.txt")); string(now) != string(plan) {
+		t.Fatalf("the saved plan changed")
+	}
+	if _, err := os.Stat(filepath.Join(dir, "d")); err == nil {
+		t.Errorf("a refused run made its --out directory")
+	}
+	if code, out := shell(t, dir, "felixsim run --seed 4 --duration 2s --out D --force"); code != 0 || !strings.Contains(out, "artifacts: D") {
+		t.Errorf("--force: exit %d:\n%s", code, out)
+	}
+	shell(t, dir, "felixsim run --seed 2 --duration 2s --trace-out model.ndjson")
+	code, out := shell(t, dir, "felixsim replay --plan D/plan.txt --trace model.ndjson")
+	if code != 2 || !strings.Contains(out, "model.ndjson") || !strings.Contains(out, "this is a model trace") {
+		t.Errorf("replay given a model trace: exit %d:\n%s", code, out)
+	}
+}
+
+// TestDevicesAreNotPlans: a device is refused as an input at once,
+// before a byte of it is read (it used to grow to a gigabyte).
+func TestDevicesAreNotPlans(t *testing.T) {
+	for _, line := range []string{"felixsim run --plan /dev/urandom", "felixsim replay --plan /dev/zero"} {
+		code, out := shell(t, t.TempDir(), line)
+		if code != 2 || !strings.Contains(out, "not a regular file") {
+			t.Errorf("%s: exit %d:\n%s", line, code, out)
+		}
+	}
+}
