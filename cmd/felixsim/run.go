@@ -25,8 +25,11 @@ type runJSON struct {
 	Seed       uint64             `json:"seed"`
 	TraceHash  string             `json:"trace_hash"`
 	Violations []runner.Violation `json:"violations"`
-	Ops        runOpsJSON         `json:"ops"`
-	Retries    int                `json:"retries"`
+	// FirstFindings names each violated invariant once with its earliest
+	// finding (the summary's lines, report.json's, the timeline's).
+	FirstFindings []runner.FirstFinding `json:"first_findings"`
+	Ops           runOpsJSON            `json:"ops"`
+	Retries       int                   `json:"retries"`
 	// OpSlots is, per workload client, how many operations it drew (a
 	// plan's ops lines number them; `felixsim shrink` reads this).
 	OpSlots []int `json:"op_slots"`
@@ -363,6 +366,9 @@ func runJSONOf(res *runner.Result, wall time.Duration) runJSON {
 	out.ExitCode = out.Verdict.ExitCode()
 	if out.Violations == nil {
 		out.Violations = []runner.Violation{}
+	}
+	if out.FirstFindings = runner.FirstFindings(res.Violations); out.FirstFindings == nil {
+		out.FirstFindings = []runner.FirstFinding{}
 	}
 	if out.OpSlots = res.OpSlots; out.OpSlots == nil {
 		out.OpSlots = []int{}

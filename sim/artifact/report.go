@@ -1,6 +1,7 @@
 package artifact
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -21,18 +22,25 @@ type Report struct {
 	TraceHash  string             `json:"trace_hash"`
 	Revision   string             `json:"felixsim_revision"`
 	Violations []runner.Violation `json:"violations"`
-	Ops        map[string]int     `json:"ops"`
-	Events     uint64             `json:"events"`
-	SimSeconds float64            `json:"sim_seconds"`
-	Faults     int                `json:"faults"`
-	Reproduce  string             `json:"reproduce"`
+	// FirstFindings names each violated invariant once with its earliest
+	// finding: its time, operations and scope (runner.FirstFindings).
+	FirstFindings []runner.FirstFinding `json:"first_findings"`
+	Ops           map[string]int        `json:"ops"`
+	Events        uint64                `json:"events"`
+	SimSeconds    float64               `json:"sim_seconds"`
+	Faults        int                   `json:"faults"`
+	Reproduce     string                `json:"reproduce"`
 	// Replay re-runs this artifact and checks its hash.
 	Replay string `json:"replay"`
 }
 
-// reportFormat names report.json's format. v2: the verdict is the one
-// rule's (a safety violation decides over a crash) in lower case, with
-// its exit code; v1 said PASS, FAIL or CRASH, a crash deciding.
+// reportFormat names report.json's format, on its first line. v2: the
+// verdict is the one rule's (a safety violation decides over a crash) in
+// lower case, with its exit code; each violation carries its earliest
+// finding (first, findings, scope, evidence and time are that finding's),
+// and first_findings names each invariant once. v1 said PASS, FAIL or
+// CRASH, a crash deciding, and dated a violation by the operations its
+// whole message named.
 const reportFormat = "felixsim-report v2"
 
 // WriteReport writes res as report.json for the artifact in dir.
@@ -41,15 +49,21 @@ func WriteReport(w io.Writer, res *runner.Result, revision, dir string) error {
 	if vs == nil {
 		vs = []runner.Violation{}
 	}
+	firsts := runner.FirstFindings(vs)
+	if firsts == nil {
+		firsts = []runner.FirstFinding{}
+	}
 	o := res.Ops
 	r := Report{Format: reportFormat, Seed: res.Seed, Verdict: res.Verdict(), ExitCode: res.Verdict().ExitCode(), TraceHash: fmt.Sprintf("%016x", res.TraceHash),
-		Revision: revision, Violations: vs, Events: res.Events, SimSeconds: float64(res.SimNs) / 1e9, Faults: len(res.Plan.Faults),
+		Revision: revision, Violations: vs, FirstFindings: firsts, Events: res.Events, SimSeconds: float64(res.SimNs) / 1e9, Faults: len(res.Plan.Faults),
 		Ops:       map[string]int{"total": o.Total, "ok": o.OK, "refused": o.Refused, "failed": o.Failed, "unknown": o.Unknown, "pending": o.Pending},
 		Reproduce: res.ReproduceCommand(), Replay: "felixsim replay " + runner.ShellQuote(dir)}
 	b, err := json.MarshalIndent(r, "", "  ")
 	if err != nil {
 		return err
 	}
+	// The format on the first line: `{"format": "felixsim-report v2",`.
+	b = append([]byte("{"), bytes.TrimPrefix(b, []byte("{\n  "))...)
 	_, err = w.Write(append(b, '\n'))
 	return err
 }

@@ -16,16 +16,30 @@ import (
 // registered name (run.violate refuses any other).
 type Violation struct {
 	Invariant properties.InvariantName `json:"invariant"`
-	Message   string                   `json:"message"`
-	// Evidence are the first operations (at most EvidenceMax) the message
-	// names, as the history holds them: the ones that show it best.
+	// Message is the check's whole message: its first findings, and how
+	// many more.
+	Message string `json:"message"`
+	// First is the violation's earliest finding (the one whose operations
+	// all happened first), as its check words it; Findings counts all
+	// its findings, First among them.
+	First    string `json:"first"`
+	Findings int    `json:"findings"`
+	// Evidence are the operations First names (at most EvidenceMax), as
+	// the history holds them, and Scope the scope it concerns ("" when it
+	// names none).
 	Evidence []Evidence `json:"evidence,omitempty"`
-	// AtNs is the simulated time the violation shows at, and When how that
-	// time was found: WhenDuring (the run saw it then), WhenOperations (its
+	Scope    string     `json:"scope,omitempty"`
+	// AtNs is the simulated time First shows at, and When how that time
+	// was found: WhenDuring (the run saw it then), WhenOperations (its
 	// operations had all been invoked or answered by then) or WhenEnd (the
 	// checks after quiesce found it, with no operation to date it).
 	AtNs int64  `json:"at_ns"`
 	When string `json:"when"`
+	// texts are the findings the check made, in its order (at most
+	// properties.FindingsKeptMax), and count how many it made in all:
+	// settleFirsts picks First among texts.
+	texts []string
+	count int
 }
 
 // How a violation's time was found (Violation.When).
@@ -294,7 +308,7 @@ func (r *Result) Summary() string {
 		if rp.Corrupt {
 			how = "corrupt store"
 		}
-		fmt.Fprintf(&b, "replaced broker %d by %d at %d ns (%s), membership done at %d ns\n", rp.Old, rp.New, rp.AtNs, how, rp.DoneNs)
+		fmt.Fprintf(&b, "replaced broker %d by %d at %.3f s (%s), membership done at %s\n", rp.Old, rp.New, float64(rp.AtNs)/1e9, how, doneAt(rp.DoneNs))
 	}
 	if n := len(r.StreamChanges); n > 0 {
 		done := 0
@@ -304,11 +318,11 @@ func (r *Result) Summary() string {
 			}
 		}
 		last := r.StreamChanges[n-1]
-		fmt.Fprintf(&b, "stream %s/%s: %d deletes and creates listed, %d done; the last a delete=%v at %d ns, done at %d ns (generation %d)\n",
-			Namespace, AdminStream, n, done, last.Deleted, last.AtNs, last.DoneNs, last.Generation)
+		fmt.Fprintf(&b, "stream %s/%s: %d deletes and creates listed, %d done; the last a delete=%v at %.3f s, done at %s (generation %d)\n",
+			Namespace, AdminStream, n, done, last.Deleted, float64(last.AtNs)/1e9, doneAt(last.DoneNs), last.Generation)
 		if at := r.StreamChangesUnlistedFromNs; at != 0 {
-			fmt.Fprintf(&b, "  the list stops at %d: the changes asked from %d ns on are not listed, and %s judges no op answered after that\n",
-				n, at, properties.InvariantIncarnationsApart)
+			fmt.Fprintf(&b, "  the list stops at %d: the changes asked from %.3f s on are not listed, and %s judges no op answered after that\n",
+				n, float64(at)/1e9, properties.InvariantIncarnationsApart)
 		}
 	}
 	writeViolations(&b, r.Violations)
@@ -317,7 +331,27 @@ func (r *Result) Summary() string {
 		fmt.Fprintf(&b, "reproduce: %s\n", r.ReproduceCommand())
 	}
 	fmt.Fprintf(&b, "trace hash %016x\n", r.TraceHash)
-	return b.String()
+	return cutLines(b.String())
+}
+
+// doneAt is when a change was done, in seconds, or that it was not.
+func doneAt(ns int64) string {
+	if ns == 0 {
+		return "never"
+	}
+	return fmt.Sprintf("%.3f s", float64(ns)/1e9)
+}
+
+// cutLines cuts every line of a summary to SummaryLineLenMax bytes but
+// the reproduce line, a command that must paste whole.
+func cutLines(s string) string {
+	lines := strings.SplitAfter(s, "\n")
+	for i, l := range lines {
+		if body := strings.TrimSuffix(l, "\n"); len(body) > SummaryLineLenMax && !strings.HasPrefix(body, "reproduce: ") {
+			lines[i] = oneLine(body, SummaryLineLenMax) + "\n"
+		}
+	}
+	return strings.Join(lines, "")
 }
 
 // faultTally counts a plan's faults by kind, in kind order ("none" if empty).

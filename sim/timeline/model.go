@@ -72,7 +72,7 @@ func Build(res *runner.Result) *Model {
 	}
 	m.Lanes = lanes
 	addOps(m, res.History, res.Violations, ExactOpsMax)
-	m.Findings = findings(res.Violations, res.History, nb)
+	m.Findings = findings(res.Violations, nb)
 	m.Notes = notes(res, nb, unplaced, over, faultsOver)
 	return m
 }

@@ -103,7 +103,8 @@ func writeFindings(w *bufio.Writer, m *Model) {
 	w.WriteString("<ol>\n")
 	for i, f := range m.Findings {
 		fmt.Fprintf(w, "<li class=\"finding\" data-finding=\"%d\" data-at-ns=\"%d\"><h3><a href=\"#finding-%d\" class=\"finding-link\">%s</a></h3><p class=\"when\">%s</p>\n",
-			i, f.AtNs, i, esc(f.Invariant), esc(f.When()))
+			i, f.AtNs, i, esc(f.Invariant), esc(f.WhenText()))
+		fmt.Fprintf(w, "<p class=\"first\">%s</p>\n", esc(f.firstLine()))
 		if len(f.Evidence) > 0 {
 			w.WriteString("<ul class=\"ops\">\n")
 			for _, e := range f.Evidence {
@@ -112,13 +113,9 @@ func writeFindings(w *bufio.Writer, m *Model) {
 			w.WriteString("</ul>\n")
 		}
 		if len(f.Brokers) > 0 {
-			fmt.Fprintf(w, "<p class=\"brokers\">its message names %s</p>\n", esc(strings.Join(f.Brokers, ", ")))
+			fmt.Fprintf(w, "<p class=\"brokers\">its finding names %s</p>\n", esc(strings.Join(f.Brokers, ", ")))
 		}
-		more := ""
-		if f.Violations > 1 {
-			more = fmt.Sprintf(" (first of %d)", f.Violations)
-		}
-		fmt.Fprintf(w, "<details><summary>message%s</summary><p class=\"msg\">%s</p></details></li>\n", more, esc(f.Message))
+		fmt.Fprintf(w, "<details><summary>the check's message</summary><p class=\"msg\">%s</p></details></li>\n", esc(f.Message))
 	}
 	w.WriteString("</ol></section>\n")
 }
