@@ -100,3 +100,23 @@ func TestDevicesAreNotPlans(t *testing.T) {
 		}
 	}
 }
+
+// TestScenarioRewriteSaysUnchanged: --rewrite says "unchanged" for a file
+// whose output did not change and leaves it alone; "rewrote" for one
+// whose expected output was wrong.
+func TestScenarioRewriteSaysUnchanged(t *testing.T) {
+	dir := t.TempDir()
+	src, err := os.ReadFile(filepath.Join("..", "..", "testdata", "scenarios", "order-42.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, "a.txt"), src, 0o644)
+	os.WriteFile(filepath.Join(dir, "b.txt"), []byte(strings.Replace(string(src), "----\nok", "----\nwrong", 1)), 0o644)
+	code, out := shell(t, dir, "felixsim scenario --rewrite a.txt b.txt")
+	if code != 0 || out != "unchanged a.txt\nrewrote b.txt\n" {
+		t.Fatalf("exit %d:\n%s", code, out)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "b.txt")); string(b) != string(src) {
+		t.Fatalf("the rewritten file is not the checked-in one")
+	}
+}

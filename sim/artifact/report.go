@@ -67,3 +67,37 @@ func WriteReport(w io.Writer, res *runner.Result, revision, dir string) error {
 	_, err = w.Write(append(b, '\n'))
 	return err
 }
+
+// ReportBytesMax caps a report.json a reader accepts.
+const ReportBytesMax = 64 << 20
+
+// ReadReport reads a report.json written by WriteReport, strictly: its
+// format (v2; report.json v1 is not read), no unknown field, nothing after
+// the object, and a verdict whose exit code is the one it states.
+func ReadReport(path string) (*Report, error) {
+	b, err := ReadInput(path, "report", ReportBytesMax)
+	if err != nil {
+		return nil, err
+	}
+	r, err := ParseReport(b)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return r, nil
+}
+
+// ParseReport is ReadReport of a report's bytes.
+func ParseReport(b []byte) (*Report, error) {
+	first, _, _ := bytes.Cut(b, []byte("\n"))
+	if !bytes.Contains(first, []byte(`"format": "`+reportFormat+`"`)) {
+		return nil, fmt.Errorf("report refused: line 1 is %.60q, want the format %q on it", first, reportFormat)
+	}
+	var r Report
+	if err := strictJSON(b, &r); err != nil {
+		return nil, fmt.Errorf("report refused: %w", err)
+	}
+	if !r.Verdict.Valid() || r.Verdict.ExitCode() != r.ExitCode {
+		return nil, fmt.Errorf("report refused: verdict %q with exit code %d", r.Verdict, r.ExitCode)
+	}
+	return &r, nil
+}
