@@ -120,3 +120,38 @@ func TestScenarioRewriteSaysUnchanged(t *testing.T) {
 		t.Fatalf("the rewritten file is not the checked-in one")
 	}
 }
+
+// TestSmallerItems: the issue's smaller bullets, each as written.
+func TestSmallerItems(t *testing.T) {
+	dir := t.TempDir()
+	if code, out := shell(t, dir, "felixsim help help"); code != 0 || !strings.Contains(out, "commands:") {
+		t.Errorf("help help: exit %d:\n%s", code, out)
+	}
+	if _, out := shell(t, dir, "felixsim help run"); !strings.Contains(out, "  -out DIR\n") || strings.Contains(out, "-out felixsim") {
+		t.Errorf("help run names -out's argument wrongly:\n%s", out)
+	}
+	for _, c := range []struct{ cmd, rng, refused string }{
+		{"sweep", "(1..256)", "felixsim sweep --seeds 1..2 --jobs 257"},
+		{"shrink", "(1..64)", "felixsim shrink --seed 1 --out x --jobs 65"},
+	} {
+		_, out := shell(t, dir, "felixsim help "+c.cmd)
+		if !regexp.MustCompile(`(?m)^  -jobs int\n.*` + regexp.QuoteMeta(c.rng)).MatchString(out) {
+			t.Errorf("help %s does not give --jobs %s:\n%s", c.cmd, c.rng, out)
+		}
+		if code, out := shell(t, dir, c.refused); code != 2 || !strings.Contains(out, "--jobs") {
+			t.Errorf("%s: exit %d:\n%s", c.refused, code, out)
+		}
+	}
+	code, out := shell(t, dir, "felixsim run --seed 1 --duration 300ms --out 'a b'")
+	if code != 0 || !strings.Contains(out, "`felixsim replay 'a b'` re-runs it") {
+		t.Errorf("a directory with a space: exit %d:\n%s", code, out)
+	}
+	src, _ := os.ReadFile(filepath.Join("..", "..", "sim", "artifact", "testdata", "versions", "plan-v2.txt"))
+	os.WriteFile(filepath.Join(dir, "old-plan.txt"), src, 0o644)
+	// The v2 plan records no defect and 100 ms of operations that judge
+	// nothing: no verdict, and no hash to compare.
+	code, out = shell(t, dir, "felixsim run --plan old-plan.txt")
+	if code != 3 || !strings.Contains(out, "old-plan.txt records no trace hash: nothing was compared") {
+		t.Errorf("a plan without its trace hash: exit %d:\n%s", code, out)
+	}
+}

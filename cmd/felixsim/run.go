@@ -148,10 +148,10 @@ func parseRunArgs(args []string, stdout, stderr io.Writer) (ra runArgs, code int
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	b := newBounds(fs)
 	rf := addRunFlags(fs, b)
-	planFile := fs.String("plan", "", "run this saved plan file (felixsim run --out DIR's DIR/plan.txt) instead of drawing one from the seed: it records the whole run, so other flags may only repeat what it says; the run must reproduce its trace hash")
-	fs.StringVar(&ra.historyFile, "history", "", "write the workload's history (every operation, JSON lines) to this file")
-	fs.StringVar(&ra.outDir, "out", "", "write the run's artifact directory here: plan (with revision and expected hash), history, report.json, trace.ndjson, timeline.html; `felixsim replay DIR` re-runs it")
-	fs.StringVar(&ra.traceOut, "trace-out", "", "write the brokers' abstract trace (modeltrace steps, JSON lines) to this file")
+	planFile := fs.String("plan", "", "run this saved plan `FILE` (felixsim run --out DIR's DIR/plan.txt) instead of drawing one from the seed: it records the whole run, so other flags may only repeat what it says; the run must reproduce its trace hash")
+	fs.StringVar(&ra.historyFile, "history", "", "write the workload's history (every operation, JSON lines after a felixsim-history v2 line) to `FILE`")
+	fs.StringVar(&ra.outDir, "out", "", "write the run's artifact directory `DIR`: plan.txt (with revision and expected hash), history.jsonl, report.json, events.ndjson (the event trace), timeline.html; felixsim replay DIR re-runs it. A DIR that exists and holds files is refused unless --force")
+	fs.StringVar(&ra.traceOut, "trace-out", "", "write the brokers' abstract (model) trace (modeltrace steps, JSON lines; felixsim check-trace reads it) to `FILE`, outside any --out directory")
 	validateTrace := fs.Bool("validate-trace", true, "validate the brokers' abstract trace against the model FelixAtomicCommit (a rejection is "+string(tla.TraceNotInModel)+")")
 	fs.BoolVar(&ra.asJSON, "json", false, "print one JSON object instead of the summary")
 	fs.BoolVar(&ra.listInvariants, "list-invariants", false, "print every invariant the run checks, its family and what it states, then exit")
@@ -238,6 +238,9 @@ func runCommand(args []string, stdout, stderr io.Writer) int {
 	ra.report(res, wall, v, diverged, unwritten, stdout)
 	for _, u := range unwritten {
 		fmt.Fprintf(stderr, "felixsim run: %v; %s\n", u, unwrittenNote(res.Verdict(), v))
+	}
+	if ra.opts.PlanPath != "" && !ra.planMeta.HasTraceHash {
+		fmt.Fprintf(stderr, "felixsim run: %s records no trace hash: nothing was compared (this run is not checked to be the saved one)\n", ra.opts.PlanPath)
 	}
 	if diverged != nil {
 		fmt.Fprintf(stderr, "felixsim run: DIVERGED: %v; `felixsim replay --plan %s --trace TRACE` names the first diverging event (exit %d)\n",

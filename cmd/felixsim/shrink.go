@@ -42,7 +42,7 @@ func shrinkCommand(args []string, stdout, stderr io.Writer) int {
 	rf := addRunFlags(fs, b)
 	planFile := fs.String("plan", "", "the failing run's plan file instead of a seed (it records the whole run: other run flags may only repeat it)")
 	invariant := fs.String("invariant", "", "the invariant the shrunk run must still violate (default: the failing run's decisive one)")
-	outDir := fs.String("out", "", "directory for the shrunk run, saved as `felixsim run --out` saves one (felixsim replay DIR re-runs it), with original-plan.txt and the listing shrink.txt")
+	outDir := fs.String("out", "", "the `DIR` the shrunk run is saved to, as felixsim run --out saves one (felixsim replay DIR re-runs it), with original-plan.txt and the listing shrink.txt; a DIR that exists and holds files is refused unless --force, and it may not hold the run given")
 	jobs := b.Int("jobs", 2, 1, shrink.JobsMax, "candidate runs at once, each in its own process (the result does not depend on it)")
 	force := fs.Bool("force", false, "write into an --out directory that exists and holds files (its artifact files are replaced)")
 	budget := b.Duration("budget", shrink.BudgetDefault, time.Second, durationMax, "wall time for the whole shrink, the final re-run included")

@@ -1,11 +1,13 @@
 package runner
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/felixsim/felixsim/felix"
 	"github.com/felixsim/felixsim/properties"
+	"github.com/felixsim/felixsim/sim"
 )
 
 // TestEvidenceOf: a history check's message yields the operations it
@@ -127,5 +129,29 @@ func TestSettleFirsts(t *testing.T) {
 	}
 	if strings.Join(order, ",") != "D,A,B,C" {
 		t.Errorf("first findings in order %v, want earliest first: D,A,B,C", order)
+	}
+}
+
+// TestSummaryTimesInSeconds: a replaced broker's and a stream change's
+// times are in seconds (the issue's "at 29477048462 ns"), and no line of
+// the summary but the reproduce command runs past SummaryLineLenMax.
+func TestSummaryTimesInSeconds(t *testing.T) {
+	r := &Result{Options: Options{Brokers: 3, Streams: 1, Shards: 4, Faults: FaultSet{}}, Plan: &sim.Plan{},
+		Replaced:      []Replacement{{Old: 3, New: 10, AtNs: 29477048462, DoneNs: 31000000000}},
+		StreamChanges: []StreamChange{{Deleted: true, AtNs: 5e9, DoneNs: 0, Generation: 2}},
+		Violations:    []Violation{{Invariant: "LinearizableWrite", First: strings.Repeat("long ", 100), Findings: 1, AtNs: 1e9, When: WhenOperations}}}
+	s := r.Summary()
+	for _, want := range []string{"replaced broker 3 by 10 at 29.477 s (disk replaced), membership done at 31.000 s", "the last a delete=true at 5.000 s, not done (generation 2)"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("summary lacks %q:\n%s", want, s)
+		}
+	}
+	for _, line := range strings.Split(s, "\n") {
+		if len(line) > SummaryLineLenMax && !strings.HasPrefix(line, "reproduce: ") {
+			t.Errorf("a line of %d bytes: %s", len(line), line)
+		}
+		if regexp.MustCompile(`\d{7,} ns`).MatchString(line) {
+			t.Errorf("a time in raw nanoseconds: %s", line)
+		}
 	}
 }

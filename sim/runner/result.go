@@ -308,7 +308,7 @@ func (r *Result) Summary() string {
 		if rp.Corrupt {
 			how = "corrupt store"
 		}
-		fmt.Fprintf(&b, "replaced broker %d by %d at %.3f s (%s), membership done at %s\n", rp.Old, rp.New, float64(rp.AtNs)/1e9, how, doneAt(rp.DoneNs))
+		fmt.Fprintf(&b, "replaced broker %d by %d at %.3f s (%s), membership %s\n", rp.Old, rp.New, float64(rp.AtNs)/1e9, how, doneAt(rp.DoneNs))
 	}
 	if n := len(r.StreamChanges); n > 0 {
 		done := 0
@@ -318,7 +318,7 @@ func (r *Result) Summary() string {
 			}
 		}
 		last := r.StreamChanges[n-1]
-		fmt.Fprintf(&b, "stream %s/%s: %d deletes and creates listed, %d done; the last a delete=%v at %.3f s, done at %s (generation %d)\n",
+		fmt.Fprintf(&b, "stream %s/%s: %d deletes and creates listed, %d done; the last a delete=%v at %.3f s, %s (generation %d)\n",
 			Namespace, AdminStream, n, done, last.Deleted, float64(last.AtNs)/1e9, doneAt(last.DoneNs), last.Generation)
 		if at := r.StreamChangesUnlistedFromNs; at != 0 {
 			fmt.Fprintf(&b, "  the list stops at %d: the changes asked from %.3f s on are not listed, and %s judges no op answered after that\n",
@@ -334,12 +334,12 @@ func (r *Result) Summary() string {
 	return cutLines(b.String())
 }
 
-// doneAt is when a change was done, in seconds, or that it was not.
+// doneAt says when a change was done, in seconds, or that it was not.
 func doneAt(ns int64) string {
 	if ns == 0 {
-		return "never"
+		return "not done"
 	}
-	return fmt.Sprintf("%.3f s", float64(ns)/1e9)
+	return fmt.Sprintf("done at %.3f s", float64(ns)/1e9)
 }
 
 // cutLines cuts every line of a summary to SummaryLineLenMax bytes but

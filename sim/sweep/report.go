@@ -288,7 +288,7 @@ func (r *Report) Headline() string {
 		}
 		cpu += ")"
 	}
-	return fmt.Sprintf("sweep seeds %s shard %s (%s): %s: %d seeds run, %d of them twice, %d failing, %.1f s%s%s",
+	return fmt.Sprintf("sweep seeds %s shard %s (%s), verdict %s: %d seeds run, %d of them twice, %d failing, %.1f s%s%s",
 		r.Seeds, r.Shard, state, r.Verdict(), r.SeedsRun, r.SeedsRepeated, len(r.Failures), r.Seconds, rate, cpu)
 }
 
