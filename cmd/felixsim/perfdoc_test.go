@@ -187,8 +187,9 @@ func TestPerformanceDocTables(t *testing.T) {
 }
 
 // isRevision reports whether s is a commit of this repository; without
-// git or the repository at hand (a source tarball), whether it looks like
-// one (a digit and a letter: a short hash, not a word or a number).
+// its history at hand (a source tarball, a shallow clone), whether it
+// looks like one (a digit and a letter: a short hash, not a word or a
+// number).
 func isRevision(t *testing.T, s string, known map[string]bool) bool {
 	if gitMissing() {
 		return strings.ContainsAny(s, "0123456789") && strings.ContainsAny(s, "abcdef")
@@ -210,7 +211,9 @@ func isCommit(t *testing.T, rev string, known map[string]bool) bool {
 	return ok
 }
 
-// gitMissing reports whether git or the repository is not at hand.
+// gitMissing reports whether git or the repository's history is not at
+// hand (a source tarball, a shallow clone).
 var gitMissing = sync.OnceValue(func() bool {
-	return exec.Command("git", "rev-parse", "--git-dir").Run() != nil
+	out, err := exec.Command("git", "rev-parse", "--is-shallow-repository").Output()
+	return err != nil || strings.TrimSpace(string(out)) != "false"
 })
