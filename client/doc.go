@@ -15,5 +15,5 @@
 // answer, which guarantees nothing was written.
 //
 // client imports felix and wire; it must not import statemachine, node,
-// sim, logstore or properties.
+// anything under sim/, logstore or properties.
 package client

@@ -98,8 +98,8 @@ const (
 	// by request id (a payload could not tell it from its original's).
 	RetryOwnLanding Point = "answers.retry.own_landing"
 	// TargetedSnapshotInstalled and the four after it: a targeted fault
-	// (sim's fault table: restartafter, crashafter) struck a broker right
-	// after it reached the moment its name ends in (simapi.Moment).
+	// (sim/faultplan's fault table: restartafter, crashafter) struck a broker right
+	// after it reached the moment its name ends in (moment.Moment).
 	// TargetedCompacted is not Sometimes: a 10 s run compacts only when a
 	// retention step drops a prefix; TestTargetedWindowsBounded requires
 	// all five over its own sweep.
@@ -204,7 +204,7 @@ var declarations = []Declaration{
 func FaultFired(kind string) Point { return Point(fmt.Sprintf("fault.%s.fired", kind)) }
 
 // Targeted names the point counting targeted faults that struck a broker
-// right after it reached the named moment (simapi.Moment's spelling).
+// right after it reached the named moment (moment.Moment's spelling).
 func Targeted(moment string) Point { return Point("targeted." + moment) }
 
 // FaultEffect names the point counting faults of the named kind that had

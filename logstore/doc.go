@@ -78,6 +78,6 @@
 // Log rows hold records in the canonical wire record codec.
 //
 // logstore imports felix (the record vocabulary), wire (the record codec)
-// and vfs; it must not import statemachine, node, sim, client, properties
-// or tla.
+// and vfs; it must not import statemachine, node, anything under sim/,
+// client, properties or tla.
 package logstore

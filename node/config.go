@@ -3,11 +3,12 @@ package node
 import (
 	"errors"
 	"fmt"
-	"github.com/felixsim/felixsim/modeltrace"
 	"sort"
 
+	"github.com/felixsim/felixsim/modeltrace"
+	"github.com/felixsim/felixsim/moment"
+
 	"github.com/felixsim/felixsim/felix"
-	"github.com/felixsim/felixsim/sim/simapi"
 	"github.com/felixsim/felixsim/statemachine"
 	"github.com/felixsim/felixsim/vfs"
 )
@@ -301,7 +302,7 @@ type Config struct {
 	// store commit that made it durable has returned. It must not call
 	// back into the node; it may end the node's process there (a
 	// simulated kill that unwinds the call).
-	OnMoment func(m simapi.Moment)
+	OnMoment func(m moment.Moment)
 }
 
 // Path names a rare path of the node, for a host's coverage counts; the

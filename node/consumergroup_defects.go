@@ -3,7 +3,7 @@ package node
 import (
 	"github.com/felixsim/felixsim/felix"
 	"github.com/felixsim/felixsim/logstore"
-	"github.com/felixsim/felixsim/sim/simapi"
+	"github.com/felixsim/felixsim/moment"
 	"github.com/felixsim/felixsim/statemachine"
 )
 
@@ -30,7 +30,7 @@ func (n *Node) ack(s *statemachine.Shard, cmd statemachine.GroupAck) error {
 		err = s.Ack(cmd)
 	}
 	if err == nil {
-		n.reached.add(simapi.MomentGroupAckDurable)
+		n.reached.add(moment.GroupAckDurable)
 	}
 	return err
 }

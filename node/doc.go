@@ -145,7 +145,9 @@
 // kill the node right there (a targeted fault).
 //
 // node imports raft, felix, logstore, statemachine, wire, vfs, modeltrace
-// (the abstract trace it emits when Config.Trace is set) and sim/simapi
-// (the moments it reports, nothing else of the world). It must not
-// import sim, client, properties, tla or cmd.
+// (the abstract trace it emits when Config.Trace is set) and moment (the
+// moments it reports, a leaf beside felix). It imports nothing under sim/:
+// the broker depends on nothing of its simulator (its host implements
+// Host and calls OnMoment; sim/detcheck's layers table forbids the
+// import). It must not import client, properties, tla or cmd either.
 package node

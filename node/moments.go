@@ -5,7 +5,7 @@ import (
 	"go.etcd.io/raft/v3/raftpb"
 
 	"github.com/felixsim/felixsim/logstore"
-	"github.com/felixsim/felixsim/sim/simapi"
+	"github.com/felixsim/felixsim/moment"
 )
 
 // Moments: points of a node's work that matter for crash recovery, each
@@ -22,7 +22,7 @@ import (
 //   - MomentPendingHeld when it appended entries while the node holds
 //     client proposals it has not answered, and MomentPendingHeldYoung
 //     too when this incarnation has made at most
-//     simapi.YoungProposalsMax proposals (a restart right there leaves
+//     moment.YoungProposalsMax proposals (a restart right there leaves
 //     proposals in the log whose sequence numbers the next incarnation
 //     hands out again: PathSeqOfEarlierIncarnation).
 //
@@ -31,9 +31,9 @@ import (
 // momentSet is the moments one round reached.
 type momentSet uint32
 
-func (s *momentSet) add(m simapi.Moment) { *s |= 1 << uint(m) }
+func (s *momentSet) add(m moment.Moment) { *s |= 1 << uint(m) }
 
-func (s momentSet) has(m simapi.Moment) bool { return s&(1<<uint(m)) != 0 }
+func (s momentSet) has(m moment.Moment) bool { return s&(1<<uint(m)) != 0 }
 
 // noteRoundMoments adds the moments the round's Readies and batch show;
 // retention and acks note theirs as they apply.
@@ -42,24 +42,24 @@ func (n *Node) noteRoundMoments(rds []groupReady, b *logstore.Batch) {
 	for i := range rds {
 		gr := &rds[i]
 		if !raft.IsEmptySnap(gr.rd.Snapshot) {
-			n.reached.add(simapi.MomentSnapshotInstalled)
+			n.reached.add(moment.SnapshotInstalled)
 		}
 		appended = appended || len(gr.rd.Entries) > 0
 		for _, e := range gr.rd.Entries {
 			if e.GetType() != raftpb.EntryType_EntryNormal && e.GetIndex() > gr.g.applied {
-				n.reached.add(simapi.MomentMembershipInFlight)
+				n.reached.add(moment.MembershipInFlight)
 			}
 		}
 	}
 	for i := range b.Groups {
 		if b.Groups[i].Compact != nil {
-			n.reached.add(simapi.MomentCompacted)
+			n.reached.add(moment.Compacted)
 		}
 	}
 	if appended && n.writes.len() > 0 {
-		n.reached.add(simapi.MomentPendingHeld)
-		if n.seq <= simapi.YoungProposalsMax {
-			n.reached.add(simapi.MomentPendingHeldYoung)
+		n.reached.add(moment.PendingHeld)
+		if n.seq <= moment.YoungProposalsMax {
+			n.reached.add(moment.PendingHeldYoung)
 		}
 	}
 }
@@ -72,7 +72,7 @@ func (n *Node) reportMoments() {
 	if n.cfg.OnMoment == nil || reached == 0 {
 		return
 	}
-	for _, m := range simapi.Moments() {
+	for _, m := range moment.All() {
 		if reached.has(m) {
 			n.cfg.OnMoment(m)
 		}

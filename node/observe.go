@@ -9,7 +9,7 @@ import (
 
 	"github.com/felixsim/felixsim/felix"
 	"github.com/felixsim/felixsim/logstore"
-	"github.com/felixsim/felixsim/sim/simapi"
+	"github.com/felixsim/felixsim/moment"
 	"github.com/felixsim/felixsim/statemachine"
 )
 
@@ -227,7 +227,7 @@ func (n *Node) observeApplied(scope felix.Scope, offset uint64, rec *felix.Recor
 // observeDropped tells the observer that retention moved scope's window
 // to start at below when its next offset was atNext.
 func (n *Node) observeDropped(scope felix.Scope, atNext, below uint64, withWrite bool) {
-	n.reached.add(simapi.MomentCompacted)
+	n.reached.add(moment.Compacted)
 	if n.cfg.Observer == nil {
 		return
 	}
@@ -281,6 +281,6 @@ func (n *Node) observeRound(rds []groupReady) {
 	for i := range rds {
 		r.Groups = append(r.Groups, rds[i].g.id)
 	}
-	r.Rare = n.reached.has(simapi.MomentSnapshotInstalled) || n.reached.has(simapi.MomentCompacted) || n.reached.has(simapi.MomentMembershipInFlight)
+	r.Rare = n.reached.has(moment.SnapshotInstalled) || n.reached.has(moment.Compacted) || n.reached.has(moment.MembershipInFlight)
 	n.cfg.Observer.RoundDurable(n, r)
 }

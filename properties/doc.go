@@ -1,7 +1,7 @@
 // Package properties holds felixsim's invariants, written once as pure
 // functions over plain data and checked everywhere: on the TLA+ mirror's
 // model states (package tla), on cluster snapshots and on client histories
-// (package sim). Each check returns nil when the property holds and
+// (the simulator, under sim/). Each check returns nil when the property holds and
 // otherwise an error that names the property and the values that break it.
 //
 // A replica's shard log has one form here (view.go): ReplicaView, one

@@ -21,8 +21,9 @@
 #   wire      wire (encoding and decoding of records and messages)
 #   workload  sim/workload and client
 #   relay     sim/relay
-#   world     sim, sim/cluster, sim/prng, sim/simapi (events, network,
-#             disk, faults, the brokers' processes)
+#   world     sim/world, sim/faultplan, sim/cluster, sim/prng, sim/simapi,
+#             moment (events, network, disk, faults, the brokers'
+#             processes)
 #   runner    the rest of sim/runner (building and driving the run)
 #   other     the rest (felix, coverage, the runtime outside GC, the test
 #             harness)
@@ -71,7 +72,7 @@ RULES = [
     ("broker",   lambda f, path: pkg(f, "node", "statemachine")),
     ("workload", lambda f, path: pkg(f, "sim/workload", "client")),
     ("relay",    lambda f, path: pkg(f, "sim/relay")),
-    ("world",    lambda f, path: pkg(f, "sim", "sim/cluster", "sim/prng", "sim/simapi")),
+    ("world",    lambda f, path: pkg(f, "sim/world", "sim/faultplan", "sim/cluster", "sim/prng", "sim/simapi", "moment")),
     ("runner",   lambda f, path: pkg(f, "sim/runner")),
 ]
 GC = ("runtime.gcBgMarkWorker", "runtime.bgsweep", "runtime.bgscavenge", "runtime.gcAssistAlloc", "runtime.GC", "runtime.gcStart")

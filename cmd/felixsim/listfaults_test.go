@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/felixsim/felixsim/sim"
+	"github.com/felixsim/felixsim/sim/faultplan"
 )
 
 // TestRunListFaults: `felixsim run --list-faults` prints the fault table,
@@ -16,7 +16,7 @@ func TestRunListFaults(t *testing.T) {
 		t.Fatalf("exit %d, stderr %s", code, errOut.String())
 	}
 	text := out.String()
-	for _, k := range sim.AllFaultKinds() {
+	for _, k := range faultplan.AllFaultKinds() {
 		if !strings.Contains(text, "\n"+k.String()+" ") && !strings.HasPrefix(text, k.String()+" ") {
 			t.Errorf("--list-faults lacks kind %s:\n%s", k, text)
 		}

@@ -11,8 +11,8 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/felixsim/felixsim/sim"
 	"github.com/felixsim/felixsim/sim/runner"
+	"github.com/felixsim/felixsim/sim/world"
 )
 
 var perfWork = flag.Bool("perf-work", false, "print docs/performance.md's table of the default run's work per simulated second (make perf-work)")
@@ -103,7 +103,7 @@ func processRange(r *runner.Result, prefix string) string {
 	for _, name := range names {
 		if strings.HasPrefix(name, prefix) {
 			c := r.EventsByProcess[name]
-			dl, tm = append(dl, float64(c[sim.EvDeliver])/secs), append(tm, float64(c[sim.EvTimer])/secs)
+			dl, tm = append(dl, float64(c[world.EvDeliver])/secs), append(tm, float64(c[world.EvTimer])/secs)
 		}
 	}
 	if len(dl) == 0 {

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/felixsim/felixsim/sim"
+	"github.com/felixsim/felixsim/sim/faultplan"
 	"github.com/felixsim/felixsim/sim/runner"
 	"pgregory.net/rapid"
 )
@@ -85,7 +85,7 @@ func drawRunOptions(t *rapid.T) runner.Options {
 	o.LivenessBudgetNs = rapid.Int64Range(1_000, 30_000).Draw(t, "liveness") * 1_000_000
 	o.QuiesceBudgetNs = rapid.Int64Range(1_000, 20_000).Draw(t, "quiesce") * 1_000_000
 	var kinds []string
-	for _, k := range sim.AllFaultKinds() {
+	for _, k := range faultplan.AllFaultKinds() {
 		if rapid.Bool().Draw(t, "kind "+k.String()) {
 			kinds = append(kinds, k.String())
 		}

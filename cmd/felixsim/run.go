@@ -12,8 +12,8 @@ import (
 
 	"github.com/felixsim/felixsim/modeltrace"
 	"github.com/felixsim/felixsim/properties"
-	"github.com/felixsim/felixsim/sim"
 	"github.com/felixsim/felixsim/sim/artifact"
+	"github.com/felixsim/felixsim/sim/faultplan"
 	"github.com/felixsim/felixsim/sim/runner"
 	"github.com/felixsim/felixsim/sim/verdict"
 	"github.com/felixsim/felixsim/tla"
@@ -200,7 +200,7 @@ func runCommand(args []string, stdout, stderr io.Writer) int {
 		writeInvariants(stdout)
 		return exitPass
 	case ra.listFaults:
-		fmt.Fprint(stdout, sim.FaultTable())
+		fmt.Fprint(stdout, faultplan.FaultTable())
 		return exitPass
 	case ra.checkDet:
 		return checkDeterminism(ra.opts, ra.asJSON, stdout, stderr)

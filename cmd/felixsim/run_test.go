@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/felixsim/felixsim/properties"
-	"github.com/felixsim/felixsim/sim"
+	"github.com/felixsim/felixsim/sim/faultplan"
 )
 
 // TestRunCommandJSON: --json prints exactly one JSON object with the
@@ -77,11 +77,11 @@ func TestRunCommandSummaryAndViolation(t *testing.T) {
 // 3 s while its clock jumps back 4 s; the network heals at 8 s.
 func writeStaleLeaderPlan(t *testing.T, b int) string {
 	t.Helper()
-	p := &sim.Plan{Seed: 11, Nodes: 9, DurationNs: 10e9, Faults: []sim.FaultEvent{
-		{AtNs: 3e9, Kind: sim.FaultClockJump, Node: b, JumpNs: -4e9},
-		{AtNs: 3e9, Kind: sim.FaultPartition, Node: b, Peer: (b + 1) % 3},
-		{AtNs: 3e9, Kind: sim.FaultPartition, Node: b, Peer: (b + 2) % 3},
-		{AtNs: 8e9, Kind: sim.FaultHealNet},
+	p := &faultplan.Plan{Seed: 11, Nodes: 9, DurationNs: 10e9, Faults: []faultplan.FaultEvent{
+		{AtNs: 3e9, Kind: faultplan.FaultClockJump, Node: b, JumpNs: -4e9},
+		{AtNs: 3e9, Kind: faultplan.FaultPartition, Node: b, Peer: (b + 1) % 3},
+		{AtNs: 3e9, Kind: faultplan.FaultPartition, Node: b, Peer: (b + 2) % 3},
+		{AtNs: 8e9, Kind: faultplan.FaultHealNet},
 	}}
 	path := filepath.Join(t.TempDir(), "stale.plan")
 	if err := os.WriteFile(path, []byte(p.String()), 0o644); err != nil {

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/felixsim/felixsim/sim"
+	"github.com/felixsim/felixsim/sim/faultplan"
 	"github.com/felixsim/felixsim/sim/runner"
 )
 
@@ -32,8 +32,8 @@ func addRunFlags(fs *flag.FlagSet, b *bounds) *runFlags {
 		duration: b.Duration("duration", time.Duration(runner.DurationNsDefault), time.Nanosecond, durationMax, "simulated fault phase (workload and faults), e.g. 60s"),
 		faults: fs.String("faults", "all", "fault kinds: all (every fault kind), all,operator (operator actions too), none, or a comma-separated list of "+
 			"sim fault kinds (operator: every operator action; felixsim run --list-faults lists them)"),
-		steer: fs.String("steer", sim.SteerNone, "the steering arm the plan is drawn with (felixsim sweep --steer picks one per seed): "+
-			strings.Join(sim.SteerArmNames(), ", ")),
+		steer: fs.String("steer", faultplan.SteerNone, "the steering arm the plan is drawn with (felixsim sweep --steer picks one per seed): "+
+			strings.Join(faultplan.SteerArmNames(), ", ")),
 		defects:   fs.String("defects", "none", "planted broker bugs to switch on: none, or a comma-separated list of "+runner.DefectNames()),
 		clients:   b.Int("clients", runner.ClientsDefault, runner.ClientsMin, runner.ClientsMax, "workload clients (tenants alternate)"),
 		gap:       b.Duration("fault-gap", time.Duration(runner.FaultGapMeanNsDefault), time.Nanosecond, durationMax, "mean simulated time between drawn faults"),
@@ -58,12 +58,12 @@ func (rf *runFlags) options() (runner.Options, error) {
 	if err != nil {
 		return runner.Options{}, fmt.Errorf("--defects: %w", err)
 	}
-	arm, err := sim.SteerArmNamed(*rf.steer)
+	arm, err := faultplan.SteerArmNamed(*rf.steer)
 	if err != nil {
 		return runner.Options{}, fmt.Errorf("--steer: %w", err)
 	}
-	if arm.Name == sim.SteerNone {
-		arm = sim.SteerArm{} // the zero arm: how every unsteered run draws its plan
+	if arm.Name == faultplan.SteerNone {
+		arm = faultplan.SteerArm{} // the zero arm: how every unsteered run draws its plan
 	}
 	if *rf.streams**rf.shards > runner.ShardGroupsMax {
 		return runner.Options{}, fmt.Errorf("--streams %d x --shards %d refused: a broker hosts at most %d shard groups", *rf.streams, *rf.shards, runner.ShardGroupsMax)

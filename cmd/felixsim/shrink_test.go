@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/felixsim/felixsim/sim"
+	"github.com/felixsim/felixsim/sim/faultplan"
 )
 
 // TestShrinkBadUsageIsOneLine: shrink's refusals are one line pointing to
@@ -63,7 +63,7 @@ func TestShrinkCommand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := sim.ParsePlan(string(text)); err != nil || !strings.Contains(string(text), "# defects: commit-as-two-records") {
+	if _, err := faultplan.ParsePlan(string(text)); err != nil || !strings.Contains(string(text), "# defects: commit-as-two-records") {
 		t.Fatalf("plan.txt does not parse or lacks its defects line: %v\n%s", err, text)
 	}
 	for _, f := range []string{originalPlanFile, shrinkListingFile, "timeline.html", "events.ndjson"} {

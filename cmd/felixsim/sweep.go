@@ -15,8 +15,8 @@ import (
 	"github.com/schollz/progressbar/v3"
 	"golang.org/x/term"
 
-	"github.com/felixsim/felixsim/sim"
 	"github.com/felixsim/felixsim/sim/artifact"
+	"github.com/felixsim/felixsim/sim/faultplan"
 	"github.com/felixsim/felixsim/sim/runner"
 	"github.com/felixsim/felixsim/sim/sweep"
 	"github.com/felixsim/felixsim/sim/verdict"
@@ -87,7 +87,7 @@ func parseSweepArgs(args []string, stdout, stderr io.Writer) (sa sweepArgs, code
 	}
 	opts.Jobs, opts.Duration, opts.RepeatFraction, opts.SeedTimeout, opts.OutDir = *jobs, *duration, *repeat, *seedTimeout, sa.outDir
 	if opts.Steer = *steer; opts.Steer {
-		opts.SteerArms = sim.SteerArmNames()
+		opts.SteerArms = faultplan.SteerArmNames()
 	}
 	if err := opts.Validate(); err != nil {
 		return sa, usageError(stderr, "sweep", err), true

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/felixsim/felixsim/sim"
 	"github.com/felixsim/felixsim/sim/runner"
+	"github.com/felixsim/felixsim/sim/world"
 )
 
 // FuzzParsePlanFile: any input is parsed or refused, never a panic; an
@@ -97,9 +97,9 @@ func assertNoPrefixAccepted(t *testing.T, text string) {
 // accepted trace written back reads back equal. Seeds are in
 // testdata/fuzz/FuzzParseTrace.
 func FuzzParseTrace(f *testing.F) {
-	events := []sim.TraceEvent{{AtNs: 0, Kind: sim.EvBoot, Node: 0, Peer: -1}, {AtNs: 5, Kind: sim.EvDeliver, Node: 1, Peer: 0, Detail: 1 << 63}}
+	events := []world.TraceEvent{{AtNs: 0, Kind: world.EvBoot, Node: 0, Peer: -1}, {AtNs: 5, Kind: world.EvDeliver, Node: 1, Peer: 0, Detail: 1 << 63}}
 	var b bytes.Buffer
-	if err := WriteTrace(&b, events, sim.TraceHashOf(events), 2, false); err != nil {
+	if err := WriteTrace(&b, events, world.TraceHashOf(events), 2, false); err != nil {
 		f.Fatal(err)
 	}
 	f.Add(b.String())

@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"github.com/felixsim/felixsim/properties"
-	"github.com/felixsim/felixsim/sim"
+	"github.com/felixsim/felixsim/sim/faultplan"
 	"github.com/felixsim/felixsim/sim/runner"
 	"github.com/felixsim/felixsim/sim/workload"
 )
@@ -41,7 +41,7 @@ func LoadRun(planPath string, given runner.Options, set func(flag string) bool) 
 // broker count, with no --nodes given, gets the brokers its nodes leave
 // after the run's other nodes (clients, the liveness probe, the outbox
 // relay: runner.WorldNodes says).
-func OptionsFor(p *sim.Plan, m Meta, given runner.Options, set func(flag string) bool) (runner.Options, error) {
+func OptionsFor(p *faultplan.Plan, m Meta, given runner.Options, set func(flag string) bool) (runner.Options, error) {
 	o, err := m.recorded(given)
 	if err != nil {
 		return runner.Options{}, err

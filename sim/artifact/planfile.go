@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/felixsim/felixsim/sim"
+	"github.com/felixsim/felixsim/sim/faultplan"
 	"github.com/felixsim/felixsim/sim/runner"
 )
 
@@ -15,10 +15,10 @@ import (
 // description (every option that decides the run's outcome, see
 // runner.Options.Settings, that the plan's own lines do not hold), the
 // felixsim revision that drew it and the trace hash it produced. They are
-// `# key: value` lines that sim.ParsePlan skips as comments, so the plan
+// `# key: value` lines that faultplan.ParsePlan skips as comments, so the plan
 // stays a plan any felixsim reads.
 //
-// A file written now has header sim.PlanHeaderRun (v3) and must carry
+// A file written now has header faultplan.PlanHeaderRun (v3) and must carry
 // every key but the trace hash (a plan never run, such as a shrink
 // candidate, has none), and an end line that counts its faults and its
 // lines. An older file (v1 or v2) loads with what it has: zero fields
@@ -125,7 +125,7 @@ func MetaOf(o runner.Options, revision string) Meta {
 // the lines before it) so that a file cut short or missing a line is
 // refused even where what is left would parse. m must be a whole run
 // description (MetaOf); WritePlan refuses one that is not.
-func WritePlan(w io.Writer, p *sim.Plan, m Meta) error {
+func WritePlan(w io.Writer, p *faultplan.Plan, m Meta) error {
 	text := p.String()
 	_, body, ok := strings.Cut(text, "\n")
 	if !ok {
@@ -135,7 +135,7 @@ func WritePlan(w io.Writer, p *sim.Plan, m Meta) error {
 		return fmt.Errorf("artifact: plan not written: %w", err)
 	}
 	var b strings.Builder
-	b.WriteString(sim.PlanHeaderRun + "\n")
+	b.WriteString(faultplan.PlanHeaderRun + "\n")
 	for _, key := range metaRequired {
 		fmt.Fprintf(&b, "# %s: %s\n", key, m.value(key))
 		if key == metaRevision && m.HasTraceHash {
@@ -202,9 +202,9 @@ func (m Meta) value(key string) string {
 	panic(fmt.Sprintf("artifact: meta key %q unknown", key))
 }
 
-// ReadPlan reads a plan file: the plan (sim.ParsePlan) and its meta lines.
+// ReadPlan reads a plan file: the plan (faultplan.ParsePlan) and its meta lines.
 // Every refusal names the file and, where there is one, the line.
-func ReadPlan(path string) (*sim.Plan, Meta, error) {
+func ReadPlan(path string) (*faultplan.Plan, Meta, error) {
 	text, err := ReadInput(path, "plan", PlanBytesMax)
 	if err != nil {
 		return nil, Meta{}, err
@@ -220,8 +220,8 @@ func ReadPlan(path string) (*sim.Plan, Meta, error) {
 // A v3 file (WritePlan's) must carry every run-description key and end
 // with its end line, whose fault and line counts must match; an older
 // file that carries a revision line must end with its end line too.
-func ParsePlanFile(text string) (*sim.Plan, Meta, error) {
-	p, err := sim.ParsePlan(text)
+func ParsePlanFile(text string) (*faultplan.Plan, Meta, error) {
+	p, err := faultplan.ParsePlan(text)
 	if err != nil {
 		return nil, Meta{}, err
 	}
@@ -245,7 +245,7 @@ func ParsePlanFile(text string) (*sim.Plan, Meta, error) {
 		}
 	}
 	if len(missing) > 0 {
-		return nil, Meta{}, fmt.Errorf("plan refused: a %s file must describe its whole run; it has no %q line", sim.PlanHeaderRun, strings.Join(missing, "\", \""))
+		return nil, Meta{}, fmt.Errorf("plan refused: a %s file must describe its whole run; it has no %q line", faultplan.PlanHeaderRun, strings.Join(missing, "\", \""))
 	}
 	return p, m, nil
 }
@@ -268,7 +268,7 @@ func (e endLine) check(text string, format, faults int) error {
 	case format < 3:
 		return nil
 	case e.lines < 0:
-		return fmt.Errorf("plan line %d refused: a %s end line must count the lines before it (\"# end: N faults, M lines\")", e.line, sim.PlanHeaderRun)
+		return fmt.Errorf("plan line %d refused: a %s end line must count the lines before it (\"# end: N faults, M lines\")", e.line, faultplan.PlanHeaderRun)
 	case e.lines != e.line-1:
 		return fmt.Errorf("plan line %d refused: the end line counts %d lines before it, the file has %d (a line is missing or added)", e.line, e.lines, e.line-1)
 	case e.line >= len(strings.Split(text, "\n")):
@@ -288,7 +288,7 @@ func parseMeta(text string) (m Meta, end endLine, seen map[string]bool, err erro
 			return m, end, seen, fmt.Errorf("plan line %d refused: after the end line (line %d)", i+1, end.line)
 		}
 		if m.Format == 0 && line != "" && !strings.HasPrefix(line, "#") {
-			m.Format = formatOf(line) // sim.ParsePlan already refused any other header
+			m.Format = formatOf(line) // faultplan.ParsePlan already refused any other header
 			// An older plan's run validated its trace (`felixsim run`'s
 			// default); a v3 file says.
 			m.ValidateTrace = m.Format < 3
@@ -325,7 +325,7 @@ func parseMeta(text string) (m Meta, end endLine, seen map[string]bool, err erro
 // formatOf is a plan header's format version.
 func formatOf(header string) int {
 	switch header {
-	case sim.PlanHeaderRun:
+	case faultplan.PlanHeaderRun:
 		return 3
 	case "felixsim-plan v1":
 		return 1

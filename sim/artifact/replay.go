@@ -8,9 +8,9 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/felixsim/felixsim/sim"
 	"github.com/felixsim/felixsim/sim/runner"
 	"github.com/felixsim/felixsim/sim/verdict"
+	"github.com/felixsim/felixsim/sim/world"
 )
 
 // ReplayOptions say what to replay and what to capture on the way.
@@ -35,7 +35,7 @@ type Replayed struct {
 	Reproduced bool
 	// Divergence is the first event that differs from the saved trace,
 	// when the hash differs and a trace was saved.
-	Divergence *sim.Divergence
+	Divergence *world.Divergence
 	// Note explains what could not be compared, if anything.
 	Note string
 }
@@ -67,7 +67,7 @@ func Replay(ro ReplayOptions) (*Replayed, error) {
 		out.Note = "no saved trace to name the first diverging event"
 		return out, nil
 	}
-	d := sim.FirstDivergence(saved.Events, res.Trace)
+	d := world.FirstDivergence(saved.Events, res.Trace)
 	out.Divergence = &d
 	if d.IdenticalTrace {
 		out.Note = fmt.Sprintf("the saved trace (hash %016x) matches this run event for event: the plan's expected hash %016x was altered", saved.Hash, meta.TraceHash)
@@ -157,7 +157,7 @@ func (r *Replayed) String() string {
 }
 
 // divergenceText names the first differing event, saved vs replayed.
-func divergenceText(d sim.Divergence) string {
+func divergenceText(d world.Divergence) string {
 	switch {
 	case d.MissingA:
 		return fmt.Sprintf("first diverging event %d: the saved trace ended (%d events); the replay has %s", d.Index, d.LenA, d.B)

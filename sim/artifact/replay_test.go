@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/felixsim/felixsim/node"
-	"github.com/felixsim/felixsim/sim"
 	"github.com/felixsim/felixsim/sim/runner"
+	"github.com/felixsim/felixsim/sim/world"
 )
 
 // save runs opts with recording on and writes the artifact into a fresh
@@ -72,7 +72,7 @@ func TestReplayTamperedPlanDiverges(t *testing.T) {
 	target := orig.Plan.Faults[k]
 	want, seen := -1, 0
 	for i, e := range orig.Trace {
-		if e.Kind == sim.EvFault {
+		if e.Kind == world.EvFault {
 			if seen == k {
 				want = i
 				break
@@ -106,7 +106,7 @@ func TestReplayTamperedPlanDiverges(t *testing.T) {
 		t.Fatal(err)
 	}
 	d := rep.Divergence
-	if rep.Reproduced || d == nil || d.Index != want || d.A.Kind != sim.EvFault || d.A.AtNs != target.AtNs || d.B == d.A {
+	if rep.Reproduced || d == nil || d.Index != want || d.A.Kind != world.EvFault || d.A.AtNs != target.AtNs || d.B == d.A {
 		t.Fatalf("want divergence at event %d (fault at %d ns); got %s\n%v", want, target.AtNs, rep, d)
 	}
 	if s := rep.String(); !strings.Contains(s, fmt.Sprintf("first diverging event %d", want)) || !strings.Contains(s, "DIVERGED") {

@@ -8,7 +8,7 @@ import (
 	"io"
 	"strconv"
 
-	"github.com/felixsim/felixsim/sim"
+	"github.com/felixsim/felixsim/sim/world"
 )
 
 // traceFormat names the trace file's format in its header line.
@@ -18,7 +18,7 @@ const traceFormat = "felixsim-trace v1"
 const TraceLineLenMax = 1 << 12
 
 // TraceEventsMax caps the events a trace file may hold.
-const TraceEventsMax = sim.TraceEventsMaxDefault
+const TraceEventsMax = world.TraceEventsMaxDefault
 
 // traceHeader is the trace file's first line.
 type traceHeader struct {
@@ -43,14 +43,14 @@ type traceLine struct {
 
 // Trace is a trace file's content.
 type Trace struct {
-	Events    []sim.TraceEvent
+	Events    []world.TraceEvent
 	Hash      uint64
 	Executed  uint64
 	Truncated bool
 }
 
 // WriteTrace writes a header line and one JSON object per event.
-func WriteTrace(w io.Writer, events []sim.TraceEvent, hash, executed uint64, truncated bool) error {
+func WriteTrace(w io.Writer, events []world.TraceEvent, hash, executed uint64, truncated bool) error {
 	bw := bufio.NewWriter(w)
 	h, _ := json.Marshal(traceHeader{Format: traceFormat, Events: executed, TraceHash: fmt.Sprintf("%016x", hash), Truncated: truncated})
 	bw.Write(h)
@@ -135,27 +135,27 @@ func parseTraceHeader(b []byte) (*Trace, error) {
 	return &Trace{Hash: hash, Executed: h.Events, Truncated: h.Truncated}, nil
 }
 
-func parseTraceLine(b []byte, i int, prev []sim.TraceEvent) (sim.TraceEvent, error) {
+func parseTraceLine(b []byte, i int, prev []world.TraceEvent) (world.TraceEvent, error) {
 	var l traceLine
 	if err := strictJSON(b, &l); err != nil {
-		return sim.TraceEvent{}, err
+		return world.TraceEvent{}, err
 	}
-	kind, err := sim.ParseEventKind(l.Kind)
+	kind, err := world.ParseEventKind(l.Kind)
 	if err != nil {
-		return sim.TraceEvent{}, err
+		return world.TraceEvent{}, err
 	}
 	detail, err := strconv.ParseUint(l.Detail, 16, 64)
 	switch {
 	case err != nil || len(l.Detail) != 16:
-		return sim.TraceEvent{}, fmt.Errorf("detail %q: want 16 hex digits", l.Detail)
+		return world.TraceEvent{}, fmt.Errorf("detail %q: want 16 hex digits", l.Detail)
 	case l.I != i:
-		return sim.TraceEvent{}, fmt.Errorf("event index %d, want %d", l.I, i)
+		return world.TraceEvent{}, fmt.Errorf("event index %d, want %d", l.I, i)
 	case l.AtNs < 0 || (i > 0 && l.AtNs < prev[i-1].AtNs):
-		return sim.TraceEvent{}, fmt.Errorf("event %d at %d ns: negative or before the previous event", i, l.AtNs)
-	case l.Node < -1 || l.Node >= sim.NodesMax || l.Peer < -1 || l.Peer >= sim.NodesMax:
-		return sim.TraceEvent{}, fmt.Errorf("event %d node %d peer %d: outside [-1, %d)", i, l.Node, l.Peer, sim.NodesMax)
+		return world.TraceEvent{}, fmt.Errorf("event %d at %d ns: negative or before the previous event", i, l.AtNs)
+	case l.Node < -1 || l.Node >= world.NodesMax || l.Peer < -1 || l.Peer >= world.NodesMax:
+		return world.TraceEvent{}, fmt.Errorf("event %d node %d peer %d: outside [-1, %d)", i, l.Node, l.Peer, world.NodesMax)
 	}
-	return sim.TraceEvent{AtNs: l.AtNs, Kind: kind, Node: l.Node, Peer: l.Peer, Detail: detail}, nil
+	return world.TraceEvent{AtNs: l.AtNs, Kind: kind, Node: l.Node, Peer: l.Peer, Detail: detail}, nil
 }
 
 // checkComplete refuses a trace that holds fewer events than its header
@@ -171,7 +171,7 @@ func (t *Trace) checkComplete(lines int) error {
 	if n != t.Executed {
 		return fmt.Errorf("trace refused: truncated after line %d: %d events of the %d its header declares", lines, n, t.Executed)
 	}
-	if got := sim.TraceHashOf(t.Events); got != t.Hash {
+	if got := world.TraceHashOf(t.Events); got != t.Hash {
 		return fmt.Errorf("trace refused: corrupt: its %d events hash to %016x, its header says %016x", n, got, t.Hash)
 	}
 	return nil

@@ -129,7 +129,7 @@ func (b *broker) checkFailed() bool {
 // service manager would, instead of replaying its store five times a
 // second). The crash keeps a sector prefix of the unsynced tail that stops
 // short of the failed transaction's commit marker
-// (sim.World.KillTearingUnsynced): a store that failed a write or fsync
+// (world.World.KillTearingUnsynced): a store that failed a write or fsync
 // holds one, and the next boot's recovery must cut it.
 func (b *broker) restartLater() {
 	w, id := b.c.World, b.id

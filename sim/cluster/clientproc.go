@@ -4,8 +4,8 @@ import (
 	"fmt"
 
 	"github.com/felixsim/felixsim/client"
-	"github.com/felixsim/felixsim/sim"
 	"github.com/felixsim/felixsim/sim/simapi"
+	"github.com/felixsim/felixsim/sim/world"
 	"github.com/felixsim/felixsim/wire"
 )
 
@@ -25,9 +25,9 @@ type ClientProc struct {
 
 // NewClientProc returns a client process and the world slot hosting it
 // (put it in Config.Extra). Its client is built at boot from cfg.
-func NewClientProc(name string, cfg client.Config, tickNs int64) (*ClientProc, sim.NodeSpec) {
+func NewClientProc(name string, cfg client.Config, tickNs int64) (*ClientProc, world.NodeSpec) {
 	p := &ClientProc{cfg: cfg, tickNs: tickNs}
-	return p, sim.NodeSpec{Name: name, New: func() simapi.Process { return p }, FaultExempt: true}
+	return p, world.NodeSpec{Name: name, New: func() simapi.Process { return p }, FaultExempt: true}
 }
 
 // ClientConfig is a client config that knows this cluster's brokers and

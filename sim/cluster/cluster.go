@@ -4,14 +4,14 @@ import (
 	"fmt"
 
 	"github.com/felixsim/felixsim/node"
-	"github.com/felixsim/felixsim/sim"
 	"github.com/felixsim/felixsim/sim/simapi"
+	"github.com/felixsim/felixsim/sim/world"
 )
 
-// Cluster is N brokers wired into a sim.World, plus any extra processes.
+// Cluster is N brokers wired into a world.World, plus any extra processes.
 type Cluster struct {
 	// World is the simulated world; drive it with RunFor, RunUntil, faults.
-	World *sim.World
+	World *world.World
 	cfg   Config
 	peers []uint64
 	// brokers[i] is broker i's current incarnation (nil before first boot).
@@ -116,13 +116,13 @@ func New(cfg Config) (*Cluster, error) {
 		c.versions = append(c.versions, v)
 	}
 	c.leads = newLeaderships(c.Groups())
-	var specs []sim.NodeSpec
+	var specs []world.NodeSpec
 	for i := 0; i < d.Brokers; i++ {
 		id := i
-		specs = append(specs, sim.NodeSpec{Name: fmt.Sprintf("broker-%d", RaftID(i)), New: func() simapi.Process { return &broker{c: c, id: id} }})
+		specs = append(specs, world.NodeSpec{Name: fmt.Sprintf("broker-%d", RaftID(i)), New: func() simapi.Process { return &broker{c: c, id: id} }})
 	}
 	specs = append(specs, d.Extra...)
-	w, err := sim.New(sim.Config{Seed: d.Seed, Nodes: specs, Link: d.Link, RecordTrace: d.RecordTrace, ResolveRole: c.resolveRole, Operator: c, Coverage: d.Counts})
+	w, err := world.New(world.Config{Seed: d.Seed, Nodes: specs, Link: d.Link, RecordTrace: d.RecordTrace, ResolveRole: c.resolveRole, Operator: c, Coverage: d.Counts})
 	if err != nil {
 		return nil, err
 	}

@@ -2,11 +2,12 @@ package cluster
 
 import (
 	"fmt"
+
 	"github.com/felixsim/felixsim/modeltrace"
+	"github.com/felixsim/felixsim/sim/world"
 
 	"github.com/felixsim/felixsim/coverage"
 	"github.com/felixsim/felixsim/node"
-	"github.com/felixsim/felixsim/sim"
 	"github.com/felixsim/felixsim/statemachine"
 )
 
@@ -40,7 +41,7 @@ type Config struct {
 	Brokers int
 	// Extra are further processes (workload clients, probes) at sim ids
 	// Brokers, Brokers+1, …; a broker answers a request to the sender's sim id.
-	Extra []sim.NodeSpec
+	Extra []world.NodeSpec
 	// Streams is the bootstrap topology.
 	Streams []node.StreamSpec
 	// AdminNamespace and AdminStream name the stream of Streams that a
@@ -57,7 +58,7 @@ type Config struct {
 	NotFinalized bool
 	// Link is every link's baseline behaviour (latency, loss, duplication,
 	// reordering); zero means 1-2 ms latency and no faults.
-	Link sim.LinkConfig
+	Link world.LinkConfig
 	// TickNs, ElectionTicks and HeartbeatTicks configure every broker's raft.
 	TickNs         int64
 	ElectionTicks  int
@@ -153,8 +154,8 @@ func (c *Config) withDefaults() Config {
 	if d.Streams == nil {
 		d.Streams = DefaultStreams(4)
 	}
-	if d.Link == (sim.LinkConfig{}) {
-		d.Link = sim.LinkConfig{LatencyMinNs: 1_000_000, LatencyMaxNs: 2_000_000}
+	if d.Link == (world.LinkConfig{}) {
+		d.Link = world.LinkConfig{LatencyMinNs: 1_000_000, LatencyMaxNs: 2_000_000}
 	}
 	return d
 }
@@ -166,8 +167,8 @@ func (c *Config) validate() error {
 	if len(c.Versions) > c.Brokers {
 		return fmt.Errorf("cluster: %d broker versions for %d brokers refused", len(c.Versions), c.Brokers)
 	}
-	if c.Brokers+len(c.Extra) > sim.NodesMax {
-		return fmt.Errorf("cluster: %d brokers and %d extra processes exceed the world's %d nodes", c.Brokers, len(c.Extra), sim.NodesMax)
+	if c.Brokers+len(c.Extra) > world.NodesMax {
+		return fmt.Errorf("cluster: %d brokers and %d extra processes exceed the world's %d nodes", c.Brokers, len(c.Extra), world.NodesMax)
 	}
 	return nil
 }

@@ -5,7 +5,7 @@ import (
 
 	"github.com/felixsim/felixsim/coverage"
 	"github.com/felixsim/felixsim/felix"
-	"github.com/felixsim/felixsim/sim"
+	"github.com/felixsim/felixsim/sim/world"
 	"github.com/felixsim/felixsim/wire"
 )
 
@@ -14,7 +14,7 @@ func countedCluster(t *testing.T, seed uint64) (*Cluster, *Probe, *coverage.Coun
 	t.Helper()
 	counts := coverage.New()
 	p, spec := NewProbe("probe")
-	c, err := New(Config{Seed: seed, Extra: []sim.NodeSpec{spec}, Counts: counts})
+	c, err := New(Config{Seed: seed, Extra: []world.NodeSpec{spec}, Counts: counts})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,9 +80,9 @@ func TestDeposedLeaderRequestsCounted(t *testing.T) {
 // counted as partial. With the bytes lost there is nothing to cut.
 func TestCrashInsideCommitRecoveryCounted(t *testing.T) {
 	for _, tc := range []struct {
-		model   sim.CrashModel
+		model   world.CrashModel
 		partial uint64
-	}{{sim.CrashKept, 1}, {sim.CrashLost, 0}} {
+	}{{world.CrashKept, 1}, {world.CrashLost, 0}} {
 		t.Run(tc.model.String(), func(t *testing.T) {
 			c, p, counts := countedCluster(t, 6)
 			sc := acmeScope(1)

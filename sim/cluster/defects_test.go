@@ -6,7 +6,7 @@ import (
 
 	"github.com/felixsim/felixsim/felix"
 	"github.com/felixsim/felixsim/node"
-	"github.com/felixsim/felixsim/sim"
+	"github.com/felixsim/felixsim/sim/world"
 	"github.com/felixsim/felixsim/wire"
 )
 
@@ -28,7 +28,7 @@ func readAfterAck(ans wire.AnswerBody, ackOffset uint64) error {
 // through the leader, then reads from the partitioned follower directly.
 func staleReadScenario(t *testing.T, defects node.Defects) error {
 	p, spec := NewProbe("probe")
-	c, err := New(Config{Seed: 31, Extra: []sim.NodeSpec{spec}, Defects: defects})
+	c, err := New(Config{Seed: 31, Extra: []world.NodeSpec{spec}, Defects: defects})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,7 +91,7 @@ func conditionalLanded(expected uint64, ans wire.AnswerBody) error {
 // leader at once and checks both answers.
 func racingCommitIfs(t *testing.T, defects node.Defects) error {
 	p, spec := NewProbe("probe")
-	c, err := New(Config{Seed: 41, Extra: []sim.NodeSpec{spec}, Defects: defects})
+	c, err := New(Config{Seed: 41, Extra: []world.NodeSpec{spec}, Defects: defects})
 	if err != nil {
 		t.Fatal(err)
 	}

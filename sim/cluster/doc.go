@@ -1,4 +1,4 @@
-// Package cluster wires N Felix brokers (node.Node) into a sim.World as
+// Package cluster wires N Felix brokers (node.Node) into a world.World as
 // processes, so one seed drives real broker code through a deterministic,
 // faulty world. It is the API the workload, the properties checks and
 // `felixsim run` build on.
@@ -76,7 +76,8 @@
 // node.Defects switch caught. BenchmarkDefaultRun reports simulated
 // seconds per wall and per CPU second.
 //
-// cluster imports sim, node, client, wire, statemachine and modeltrace (the
+// cluster imports sim/world, sim/simapi, node, client, wire, statemachine
+// and modeltrace (the
 // brokers' trace sink, Config.Trace); it must not
 // import cmd or properties (they build on it).
 package cluster

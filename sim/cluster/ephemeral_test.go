@@ -5,7 +5,7 @@ import (
 
 	"github.com/felixsim/felixsim/felix"
 	"github.com/felixsim/felixsim/node"
-	"github.com/felixsim/felixsim/sim"
+	"github.com/felixsim/felixsim/sim/world"
 	"github.com/felixsim/felixsim/statemachine"
 	"github.com/felixsim/felixsim/wire"
 )
@@ -24,7 +24,7 @@ func TestEphemeralStream(t *testing.T) {
 	writer, ws := NewProbe("writer")
 	live, ls := NewProbe("live")
 	late, lt := NewProbe("late")
-	c, err := New(Config{Seed: 5, Streams: ephemeralStreams(), Extra: []sim.NodeSpec{ws, ls, lt}})
+	c, err := New(Config{Seed: 5, Streams: ephemeralStreams(), Extra: []world.NodeSpec{ws, ls, lt}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,7 +9,7 @@ import (
 
 	"github.com/felixsim/felixsim/felix"
 	"github.com/felixsim/felixsim/node"
-	"github.com/felixsim/felixsim/sim"
+	"github.com/felixsim/felixsim/sim/world"
 	"github.com/felixsim/felixsim/wire"
 )
 
@@ -23,7 +23,7 @@ import (
 func newFleetCluster(t *testing.T, seed uint64, defects node.Defects) (*Cluster, *Probe) {
 	t.Helper()
 	p, spec := NewProbe("probe")
-	c, err := New(Config{Seed: seed, Extra: []sim.NodeSpec{spec}, BootstrapVersion: 1, NotFinalized: true, Defects: defects})
+	c, err := New(Config{Seed: seed, Extra: []world.NodeSpec{spec}, BootstrapVersion: 1, NotFinalized: true, Defects: defects})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,7 +170,7 @@ func TestRollingUpgradeThenFinalize(t *testing.T) {
 	if _, ok := call(t, c, p, &wire.Request{Scope: sc, Body: &wire.Publish{Record: pub}}).(*wire.Written); !ok {
 		t.Fatal("publish before finalization was not written")
 	}
-	c.World.SetLinks(func(l *sim.LinkConfig) { l.LossPpm = 50_000 })
+	c.World.SetLinks(func(l *world.LinkConfig) { l.LossPpm = 50_000 })
 	upgrade(t, c, 1, 2)
 	upgrade(t, c, 2, 2)
 	refused, ok := finalize(t, c, p).(*wire.Error)
@@ -183,7 +183,7 @@ func TestRollingUpgradeThenFinalize(t *testing.T) {
 	if a, ok := finalize(t, c, p).(*wire.Acked); !ok {
 		t.Fatalf("finalize after the upgrade: %v", a)
 	}
-	c.World.SetLinks(func(l *sim.LinkConfig) { l.LossPpm = 0 })
+	c.World.SetLinks(func(l *world.LinkConfig) { l.LossPpm = 0 })
 	if err := noCommitRecords(c.Snapshot()); err != nil {
 		t.Fatalf("a commit refused before finalization left a trace: %v", err)
 	}
@@ -270,7 +270,7 @@ func TestEarlyFinalizeDefectIsCaught(t *testing.T) {
 // replica would refuse at apply the commits the others write.
 func TestFinalizedFeatureSurvivesCompaction(t *testing.T) {
 	p, spec := NewProbe("probe")
-	c, err := New(Config{Seed: 13, Extra: []sim.NodeSpec{spec}, NotFinalized: true, CompactEntriesMin: 8, CompactKeepEntries: 4})
+	c, err := New(Config{Seed: 13, Extra: []world.NodeSpec{spec}, NotFinalized: true, CompactEntriesMin: 8, CompactKeepEntries: 4})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,7 +5,7 @@ import (
 	"github.com/felixsim/felixsim/node"
 )
 
-// A rolling upgrade as a plan's operator actions (sim.FleetOperator): an
+// A rolling upgrade as a plan's operator actions (world.FleetOperator): an
 // upgrade fault restarts one broker at UpgradeVersion, a finalize fault
 // asks the metadata group to finalize atomic_commit, which it refuses
 // while a broker reports an older version; the operator asks again every
@@ -41,7 +41,7 @@ type pendingUpgrade struct {
 // more are carried out but their effect is not counted.
 const pendingUpgradesMax = 64
 
-// UpgradeBroker implements sim.FleetOperator: broker slot simID restarts
+// UpgradeBroker implements world.FleetOperator: broker slot simID restarts
 // at UpgradeVersion after downNs unless it runs it already.
 func (c *Cluster) UpgradeBroker(simID int, downNs int64, effect func()) {
 	if simID < 0 || simID >= c.cfg.Brokers || c.versions[simID] >= UpgradeVersion {
@@ -55,7 +55,7 @@ func (c *Cluster) UpgradeBroker(simID int, downNs int64, effect func()) {
 	c.armFleet()
 }
 
-// Finalize implements sim.FleetOperator.
+// Finalize implements world.FleetOperator.
 func (c *Cluster) Finalize(effect func()) {
 	c.fleet.finalizing = true
 	if len(c.fleet.finalizeEffects) < pendingUpgradesMax {

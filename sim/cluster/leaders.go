@@ -25,10 +25,10 @@ func (c *Cluster) Leader(group uint64) (uint64, bool) {
 }
 
 // RoleLeader is the plan role a fault names to hit whoever leads when it
-// fires (see sim.FaultEvent.Role).
+// fires (see faultplan.FaultEvent.Role).
 const RoleLeader = "leader"
 
-// resolveRole is the world's sim.Config.ResolveRole: RoleLeader names the
+// resolveRole is the world's world.Config.ResolveRole: RoleLeader names the
 // running leader of the lowest-numbered shard group that has one, else the
 // metadata group's leader, so a fault aimed at it forces a failover of a
 // shard the workload writes to.
@@ -48,7 +48,7 @@ func (c *Cluster) resolveRole(role string) (simID int, ok bool) {
 }
 
 // AllLed reports whether every group has a running leader; pending names
-// the groups without one (for sim.World.RunUntil).
+// the groups without one (for world.World.RunUntil).
 func (c *Cluster) AllLed() (done bool, pending string) {
 	var missing []string
 	for g := uint64(1); g <= uint64(c.Groups()); g++ {

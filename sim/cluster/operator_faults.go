@@ -16,7 +16,7 @@ import (
 // lost broker would leave no quorum possible.
 const VotersMin = 2
 
-// SetVoter implements sim.Operator: broker slot simID's current identity
+// SetVoter implements world.Operator: broker slot simID's current identity
 // becomes a learner in every group (voter false) or a voter again once
 // caught up (true). A demotion that would leave fewer than VotersMin
 // voters changes nothing; it reports whether the target changed.
@@ -41,7 +41,7 @@ func (c *Cluster) SetVoter(simID int, voter bool) bool {
 	return true
 }
 
-// Retain implements sim.Operator: every stream shard group's leader
+// Retain implements world.Operator: every stream shard group's leader
 // proposes dropping all but the newest keepRecords records of each scope
 // (node.ProposeRetain). It reports whether any leader proposed a drop.
 func (c *Cluster) Retain(keepRecords int64) bool {

@@ -4,8 +4,8 @@ import (
 	"fmt"
 
 	"github.com/felixsim/felixsim/node"
-	"github.com/felixsim/felixsim/sim"
 	"github.com/felixsim/felixsim/sim/simapi"
+	"github.com/felixsim/felixsim/sim/world"
 	"github.com/felixsim/felixsim/wire"
 )
 
@@ -26,9 +26,9 @@ const ProbeAnswersMax = 1 << 16
 
 // NewProbe returns a probe and the world slot that hosts it (put it in
 // Config.Extra).
-func NewProbe(name string) (*Probe, sim.NodeSpec) {
+func NewProbe(name string) (*Probe, world.NodeSpec) {
 	p := &Probe{answers: map[uint64]*wire.Answer{}}
-	return p, sim.NodeSpec{Name: name, New: func() simapi.Process { return p }, FaultExempt: true}
+	return p, world.NodeSpec{Name: name, New: func() simapi.Process { return p }, FaultExempt: true}
 }
 
 // Boot keeps the env.

@@ -71,7 +71,7 @@ func (c *Cluster) MembershipSettled() (done bool, pending string) {
 	return false, "membership change pending: " + c.operatorLast
 }
 
-// DiskReplaced implements sim.Operator: broker slot simID's disk was just
+// DiskReplaced implements world.Operator: broker slot simID's disk was just
 // replaced. The slot boots next under a new identity that joins every
 // group, and the operator starts moving the groups to it. Under the
 // RejoinOldIdentity defect the operator forgets to: the slot boots under

@@ -4,7 +4,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/felixsim/felixsim/sim"
+	"github.com/felixsim/felixsim/sim/world"
 )
 
 // waitReplaced runs until the operator reports the membership settled and
@@ -51,7 +51,7 @@ func checkFullStrength(t *testing.T, c *Cluster, want []uint64) {
 // from its own store.
 func TestDiskReplacedBrokerRejoins(t *testing.T) {
 	p, spec := NewProbe("probe")
-	c, err := New(Config{Seed: 41, Extra: []sim.NodeSpec{spec}, Streams: retentionStreams(1<<10, 0), CompactEntriesMin: 8, CompactKeepEntries: 4})
+	c, err := New(Config{Seed: 41, Extra: []world.NodeSpec{spec}, Streams: retentionStreams(1<<10, 0), CompactEntriesMin: 8, CompactKeepEntries: 4})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/felixsim/felixsim/node"
-	"github.com/felixsim/felixsim/sim"
+	"github.com/felixsim/felixsim/sim/world"
 	"github.com/felixsim/felixsim/statemachine"
 )
 
@@ -20,7 +20,7 @@ func retentionStreams(lenMax int, ageNs int64) []node.StreamSpec {
 func newRetentionCluster(t *testing.T, seed uint64, streams []node.StreamSpec) (*Cluster, *Probe) {
 	t.Helper()
 	p, spec := NewProbe("probe")
-	c, err := New(Config{Seed: seed, Extra: []sim.NodeSpec{spec}, Streams: streams})
+	c, err := New(Config{Seed: seed, Extra: []world.NodeSpec{spec}, Streams: streams})
 	if err != nil {
 		t.Fatal(err)
 	}

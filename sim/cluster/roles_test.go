@@ -3,7 +3,7 @@ package cluster
 import (
 	"testing"
 
-	"github.com/felixsim/felixsim/sim"
+	"github.com/felixsim/felixsim/sim/faultplan"
 )
 
 // TestLeaderRoleFaultHitsTheLeader aims a kill at the plan role "leader":
@@ -26,9 +26,9 @@ func TestLeaderRoleFaultHitsTheLeader(t *testing.T) {
 		// make the kill hit the leader.
 		other := (SimID(lead) + 1) % c.Brokers()
 		at := c.World.NowNs() + 1_000_000
-		plan := &sim.Plan{Seed: seed, Nodes: c.Brokers() + 1, DurationNs: at + secondNs,
-			Faults: []sim.FaultEvent{{AtNs: at, Kind: sim.FaultKill, Node: other, Role: RoleLeader}}}
-		if err := c.World.ApplyPlan(plan); err != nil {
+		plan := &faultplan.Plan{Seed: seed, Nodes: c.Brokers() + 1, DurationNs: at + secondNs,
+			Faults: []faultplan.FaultEvent{{AtNs: at, Kind: faultplan.FaultKill, Node: other, Role: RoleLeader}}}
+		if err := faultplan.ApplyPlan(c.World, plan); err != nil {
 			t.Fatalf("seed %d: %v", seed, err)
 		}
 		c.World.RunFor(2_000_000)

@@ -3,9 +3,8 @@ package cluster
 import (
 	"testing"
 
-	"github.com/felixsim/felixsim/sim"
-
 	"github.com/felixsim/felixsim/felix"
+	"github.com/felixsim/felixsim/sim/world"
 	"github.com/felixsim/felixsim/wire"
 )
 
@@ -16,7 +15,7 @@ const secondNs = 1_000_000_000
 func newTestCluster(t *testing.T, seed uint64) (*Cluster, *Probe) {
 	t.Helper()
 	p, spec := NewProbe("probe")
-	c, err := New(Config{Seed: seed, Extra: []sim.NodeSpec{spec}})
+	c, err := New(Config{Seed: seed, Extra: []world.NodeSpec{spec}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/felixsim/felixsim/client"
-	"github.com/felixsim/felixsim/sim"
+	"github.com/felixsim/felixsim/sim/world"
 )
 
 // newClientCluster builds a 3-broker cluster with n client processes and
@@ -13,7 +13,7 @@ import (
 func newClientCluster(t *testing.T, seed uint64, n int) (*Cluster, []*ClientProc) {
 	t.Helper()
 	var procs []*ClientProc
-	var specs []sim.NodeSpec
+	var specs []world.NodeSpec
 	for i := 0; i < n; i++ {
 		p, spec := NewClientProc("client", client.Config{}, 10_000_000)
 		procs = append(procs, p)

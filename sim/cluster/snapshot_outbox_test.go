@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/felixsim/felixsim/sim"
+	"github.com/felixsim/felixsim/sim/world"
 	"github.com/felixsim/felixsim/wire"
 )
 
@@ -19,7 +19,7 @@ import (
 // with the retained log.
 func TestRetentionKeepsUndeliveredOutbox(t *testing.T) {
 	p, spec := NewProbe("probe")
-	c, err := New(Config{Seed: 33, Extra: []sim.NodeSpec{spec}, Streams: retentionStreams(16, 0), CompactEntriesMin: 8, CompactKeepEntries: 4})
+	c, err := New(Config{Seed: 33, Extra: []world.NodeSpec{spec}, Streams: retentionStreams(16, 0), CompactEntriesMin: 8, CompactKeepEntries: 4})
 	if err != nil {
 		t.Fatal(err)
 	}

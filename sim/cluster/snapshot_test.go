@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/felixsim/felixsim/node"
-	"github.com/felixsim/felixsim/sim"
+	"github.com/felixsim/felixsim/sim/world"
 	"github.com/felixsim/felixsim/wire"
 )
 
@@ -18,7 +18,7 @@ import (
 // rebuilds the installed state from the store alone.
 func TestFollowerCatchesUpBySnapshot(t *testing.T) {
 	p, spec := NewProbe("probe")
-	c, err := New(Config{Seed: 31, Extra: []sim.NodeSpec{spec}, Streams: retentionStreams(16, 0), CompactEntriesMin: 8, CompactKeepEntries: 4})
+	c, err := New(Config{Seed: 31, Extra: []world.NodeSpec{spec}, Streams: retentionStreams(16, 0), CompactEntriesMin: 8, CompactKeepEntries: 4})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +90,7 @@ func checkRetainedEqual(t *testing.T, c *Cluster, group, a, b uint64) {
 // leader's outbox start and no row the leader trimmed.
 func TestSnapshotCarriesOutboxStart(t *testing.T) {
 	p, spec := NewProbe("probe")
-	c, err := New(Config{Seed: 31, Extra: []sim.NodeSpec{spec}, CompactEntriesMin: 8, CompactKeepEntries: 4})
+	c, err := New(Config{Seed: 31, Extra: []world.NodeSpec{spec}, CompactEntriesMin: 8, CompactKeepEntries: 4})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,8 +8,9 @@ import (
 	"github.com/felixsim/felixsim/node"
 
 	"github.com/felixsim/felixsim/felix"
-	"github.com/felixsim/felixsim/sim"
+	"github.com/felixsim/felixsim/sim/faultplan"
 	"github.com/felixsim/felixsim/sim/simapi"
+	"github.com/felixsim/felixsim/sim/world"
 	"github.com/felixsim/felixsim/statemachine"
 	"github.com/felixsim/felixsim/wire"
 )
@@ -168,29 +169,29 @@ type soakResult struct {
 // commit every 5 ms, then heal, wait for leaders, quiesce, and check that
 // every acknowledged commit is on every broker with event and state at
 // its offset, and that all replicas of every scope are identical.
-func soak(seed uint64, durNs int64, kinds []sim.FaultKind) soakResult {
+func soak(seed uint64, durNs int64, kinds []faultplan.FaultKind) soakResult {
 	return soakWith(seed, durNs, kinds, node.Defects{})
 }
 
 // soakWith is soak with planted broker defects.
-func soakWith(seed uint64, durNs int64, kinds []sim.FaultKind, defects node.Defects) soakResult {
+func soakWith(seed uint64, durNs int64, kinds []faultplan.FaultKind, defects node.Defects) soakResult {
 	return soakConfig(seed, durNs, kinds, Config{Defects: defects})
 }
 
 // soakConfig is soak on a cluster built from base (Seed and Extra are set here).
-func soakConfig(seed uint64, durNs int64, kinds []sim.FaultKind, base Config) soakResult {
+func soakConfig(seed uint64, durNs int64, kinds []faultplan.FaultKind, base Config) soakResult {
 	l := &loader{shards: 4, hint: make([]uint64, 4), sent: map[uint64]int{}, reads: map[uint64]acked{}, groups: newGroupLoad(), acks: map[felix.Scope][]acked{}, intervalNs: 5_000_000, stopNs: durNs}
-	spec := sim.NodeSpec{Name: "loader", New: func() simapi.Process { return l }, FaultExempt: true}
-	base.Seed, base.Extra = seed, []sim.NodeSpec{spec}
+	spec := world.NodeSpec{Name: "loader", New: func() simapi.Process { return l }, FaultExempt: true}
+	base.Seed, base.Extra = seed, []world.NodeSpec{spec}
 	c, err := New(base)
 	if err != nil {
 		return soakResult{err: err}
 	}
 	defer c.Close()
 	l.c = c
-	plan, err := sim.Generate(sim.Knobs{Seed: seed, Nodes: c.Brokers() + 1, ExemptMask: 1 << c.Brokers(), DurationNs: durNs, FaultGapMeanNs: durNs / 20, Kinds: kinds, Swarm: true})
+	plan, err := faultplan.Generate(faultplan.Knobs{Seed: seed, Nodes: c.Brokers() + 1, ExemptMask: 1 << c.Brokers(), DurationNs: durNs, FaultGapMeanNs: durNs / 20, Kinds: kinds, Swarm: true})
 	if err == nil {
-		err = c.World.ApplyPlan(plan)
+		err = faultplan.ApplyPlan(c.World, plan)
 	}
 	if err != nil {
 		return soakResult{err: err}
@@ -360,10 +361,10 @@ var (
 // be re-seeded from their peers (no snapshot transfer), so the broker
 // would stay down and the run could not heal. Corruption detection itself
 // is logstore's (its recovery fuzz tests).
-var soakKinds = func() []sim.FaultKind {
-	var ks []sim.FaultKind
-	for k := sim.FaultPartition; k <= sim.FaultDiskLatency; k++ {
-		if k != sim.FaultCorrupt {
+var soakKinds = func() []faultplan.FaultKind {
+	var ks []faultplan.FaultKind
+	for k := faultplan.FaultPartition; k <= faultplan.FaultDiskLatency; k++ {
+		if k != faultplan.FaultCorrupt {
 			ks = append(ks, k)
 		}
 	}

@@ -8,7 +8,7 @@ import (
 
 	"github.com/felixsim/felixsim/felix"
 	"github.com/felixsim/felixsim/node"
-	"github.com/felixsim/felixsim/sim"
+	"github.com/felixsim/felixsim/sim/world"
 	"github.com/felixsim/felixsim/wire"
 )
 
@@ -38,7 +38,7 @@ func storeLoad(t *testing.T, durNs, sampleEveryNs, restartEveryNs int64) []store
 	p, spec := NewProbe("probe")
 	streams := retentionStreams(256, 0)
 	streams[0].Shards = 2
-	c, err := New(Config{Seed: 41, Extra: []sim.NodeSpec{spec}, Streams: streams})
+	c, err := New(Config{Seed: 41, Extra: []world.NodeSpec{spec}, Streams: streams})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,7 +7,7 @@ import (
 	"github.com/felixsim/felixsim/node"
 )
 
-// Stream administration as a plan's operator actions (sim.StreamOperator):
+// Stream administration as a plan's operator actions (world.StreamOperator):
 // a streamdelete or streamcreate fault sets the administered stream's
 // wanted state, and the operator steps towards it every OperatorStepNs.
 // The operator judges the stream's state by the most advanced incarnation
@@ -77,7 +77,7 @@ func (c *Cluster) StreamChangesUnlistedFromNs() (int64, bool) {
 	return c.stream.unlistedFromNs, c.stream.unlistedFromNs != 0
 }
 
-// StreamAdmin implements sim.StreamOperator on Config.AdminStream (a
+// StreamAdmin implements world.StreamOperator on Config.AdminStream (a
 // cluster without one ignores it).
 func (c *Cluster) StreamAdmin(deleted bool, effect func()) {
 	if c.cfg.AdminStream == "" {

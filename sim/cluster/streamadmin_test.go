@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/felixsim/felixsim/node"
-	"github.com/felixsim/felixsim/sim"
+	"github.com/felixsim/felixsim/sim/world"
 	"github.com/felixsim/felixsim/wire"
 )
 
@@ -66,7 +66,7 @@ func leakAfterRecreate(ans wire.AnswerBody, old map[string]uint64) error {
 // read of the new generation saw that the old generation wrote.
 func deleteRecreateScenario(t *testing.T, defects node.Defects) error {
 	p, spec := NewProbe("probe")
-	c, err := New(Config{Seed: 23, Extra: []sim.NodeSpec{spec}, Defects: defects})
+	c, err := New(Config{Seed: 23, Extra: []world.NodeSpec{spec}, Defects: defects})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,7 +135,7 @@ func TestRecreateKeepsStateDefectIsCaught(t *testing.T) {
 // generation and none holds the old generation's records.
 func TestIncarnationSurvivesRestartAndCompaction(t *testing.T) {
 	p, spec := NewProbe("probe")
-	c, err := New(Config{Seed: 29, Extra: []sim.NodeSpec{spec}, CompactEntriesMin: 8, CompactKeepEntries: 4})
+	c, err := New(Config{Seed: 29, Extra: []world.NodeSpec{spec}, CompactEntriesMin: 8, CompactKeepEntries: 4})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,7 +12,8 @@
 //     package missing from the table is itself a finding.
 //   - Determinism (check.go, maprange.go), on every package the table marks
 //     as simulated (statemachine, wire, client, logstore, node, properties,
-//     tla, sim and its subpackages but detcheck): wall-clock reads, global
+//     tla, moment, the packages under sim/ but detcheck, shrink, sweep and
+//     artifact): wall-clock reads, global
 //     math/rand, crypto/rand, hash/maphash, OS access, goroutines, channels
 //     and select, and ranges over maps whose order could reach behaviour.
 //

@@ -65,7 +65,7 @@ import (
 	"math/rand" // want:import
 	//det:ok the marker silences a forbidden standard import
 	"time"
-	"example.com/fx/sim/simapi"
+	"example.com/fx/sim/simapi" // want:layer
 	"example.com/fx/node" // want:layer
 	//det:ok a marker cannot move a layer
 	"example.com/fx/logstore" // want:layer
@@ -92,15 +92,16 @@ func helper() { go sim.Run(); _ = time.Now() }
 
 import (
 	"example.com/fx/logstore"
+	"example.com/fx/moment"
 	"example.com/fx/sim" // want:layer
-	"example.com/fx/sim/simapi"
-	"example.com/fx/sim/prng"
+	"example.com/fx/sim/simapi" // want:layer
+	"example.com/fx/sim/prng" // want:layer
 	"go.etcd.io/raft/v3/raftpb"
 	"github.com/pingcap/failpoint" // want:layer
 	"time"
 )
 
-var _, _, _, _, _, _ = logstore.X, sim.X, simapi.X, prng.X, raftpb.X, failpoint.X
+var _, _, _, _, _, _, _ = logstore.X, moment.X, sim.X, simapi.X, prng.X, raftpb.X, failpoint.X
 
 func wait(ch chan int) { // want:chan
 	time.Sleep(1) // want:time
@@ -138,15 +139,31 @@ import (
 
 var _, _, _, _ = properties.X, statemachine.X, unsafe.Sizeof(0), sync.Mutex{}
 `,
-	"sim/world.go": `package sim
+	"sim/world/world.go": `package world
 
 import (
 	cryptorand "crypto/rand" //det:ok the seeded swap of crypto/rand.Reader
 	"example.com/fx/node" // want:layer
+	"example.com/fx/sim/faultplan" // want:layer
 	"example.com/fx/sim/prng"
 )
 
-var _, _, _ = cryptorand.Reader, node.X, prng.X
+var _, _, _, _ = cryptorand.Reader, node.X, faultplan.X, prng.X
+`,
+	"sim/faultplan/plan.go": `package faultplan
+
+import (
+	"example.com/fx/sim/world"
+	"example.com/fx/sim/cluster" // want:layer
+)
+
+var _, _ = world.X, cluster.X
+`,
+	"sim/simapi/simapi.go": `package simapi
+
+import "example.com/fx/moment"
+
+var _ = moment.X
 `,
 	"sim/prng/prng.go": `package prng
 

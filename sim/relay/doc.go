@@ -16,7 +16,7 @@
 // trimmed entry was always delivered first.
 //
 // relay imports felix, client, wire, properties (the delivery's form),
-// vfs, sim, sim/simapi and sim/cluster (the brokers' message types); it
+// vfs, sim/world, sim/simapi and sim/cluster (the brokers' message types); it
 // reads no wall clock, starts no goroutines and never lets map order reach
 // behaviour.
 package relay

@@ -6,9 +6,9 @@ import (
 
 	"github.com/felixsim/felixsim/client"
 	"github.com/felixsim/felixsim/felix"
-	"github.com/felixsim/felixsim/sim"
 	"github.com/felixsim/felixsim/sim/cluster"
 	"github.com/felixsim/felixsim/sim/simapi"
+	"github.com/felixsim/felixsim/sim/world"
 	"github.com/felixsim/felixsim/wire"
 )
 
@@ -63,7 +63,7 @@ type Stats struct {
 // New returns a relay and the world slot that hosts it (put it in
 // cluster.Config.Extra). The slot is not fault exempt: plan faults may
 // kill, pause or partition the relay and fail its disk.
-func New(cfg Config) (*Relay, sim.NodeSpec, error) {
+func New(cfg Config) (*Relay, world.NodeSpec, error) {
 	if cfg.PollNs == 0 {
 		cfg.PollNs = PollNsDefault
 	}
@@ -74,12 +74,12 @@ func New(cfg Config) (*Relay, sim.NodeSpec, error) {
 		cfg.Client.CallTimeoutNs = CallTimeoutNsDefault
 	}
 	if err := cfg.validate(); err != nil {
-		return nil, sim.NodeSpec{}, err
+		return nil, world.NodeSpec{}, err
 	}
 	cfg.Client.PendingMax = 2 * len(cfg.Scopes) // a read and a trim per scope at most
 	cfg.Scopes = slices.Clone(cfg.Scopes)
 	r := &Relay{cfg: cfg, sink: &Sink{}}
-	return r, sim.NodeSpec{Name: "relay", New: func() simapi.Process { return &incarnation{r: r} }}, nil
+	return r, world.NodeSpec{Name: "relay", New: func() simapi.Process { return &incarnation{r: r} }}, nil
 }
 
 func (c *Config) validate() error {

@@ -10,7 +10,7 @@ import (
 
 	"github.com/felixsim/felixsim/modeltrace"
 	"github.com/felixsim/felixsim/properties"
-	"github.com/felixsim/felixsim/sim"
+	"github.com/felixsim/felixsim/sim/world"
 	"github.com/felixsim/felixsim/tla"
 )
 
@@ -28,7 +28,7 @@ func BenchmarkDefaultRun(b *testing.B) {
 	var simNs, wallNs int64
 	var ops int
 	var storeBytes uint64
-	var kinds sim.EventKindCounts
+	var kinds world.EventKindCounts
 	cpu0 := cpuNs(b)
 	for i := 0; i < b.N; i++ {
 		start := time.Now()
@@ -59,8 +59,8 @@ func BenchmarkDefaultRun(b *testing.B) {
 	b.ReportMetric(float64(ops)/float64(b.N), "ops/run")
 	b.ReportMetric(float64(ops)/simS, "ops/sim-s")
 	b.ReportMetric(float64(events)/simS, "events/sim-s")
-	b.ReportMetric(float64(kinds[sim.EvDeliver])/simS, "delivers/sim-s")
-	b.ReportMetric(float64(kinds[sim.EvTimer])/simS, "timers/sim-s")
+	b.ReportMetric(float64(kinds[world.EvDeliver])/simS, "delivers/sim-s")
+	b.ReportMetric(float64(kinds[world.EvTimer])/simS, "timers/sim-s")
 	b.ReportMetric(float64(storeBytes)/simS, "store-B/sim-s")
 }
 

@@ -264,13 +264,13 @@ func (cp *changeProbe) takeStale() {
 // majorityConnected reports whether group is majority-connected now:
 // majorityHeld over the running brokers, the voter sets every broker up
 // holds for the group and the world's links at their baseline (not cut,
-// no link fault on; sim.World.LinkAtBaseline), provided the client reaches
+// no link fault on; world.World.LinkAtBaseline), provided the client reaches
 // every running broker (one it does not reach may lead the group, its
 // writes out of the client's reach). A broker runs when it is up (not
 // paused), not fail-stopped, and its clock is not set back (a clock moved
 // back holds the timers the broker armed, its ticks and group-commit
 // window among them, until it reads what it read before: a broker that
-// processes nothing; sim.World.ClockSetBack).
+// processes nothing; world.World.ClockSetBack).
 func (cp *changeProbe) majorityConnected(group uint64) bool {
 	c := cp.c
 	cp.voterSets = cp.voterSets[:0]

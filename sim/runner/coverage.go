@@ -6,7 +6,7 @@ import (
 	"github.com/felixsim/felixsim/coverage"
 	"github.com/felixsim/felixsim/felix"
 	"github.com/felixsim/felixsim/properties"
-	"github.com/felixsim/felixsim/sim"
+	"github.com/felixsim/felixsim/sim/faultplan"
 	"github.com/felixsim/felixsim/sim/relay"
 )
 
@@ -63,7 +63,7 @@ func countLandedTwice(c *coverage.Counts, h *properties.History, ref *properties
 // effect points of each kind in faults. A sweep reports each with its
 // total, zero included, so that one never reached shows as never hit.
 func CoverageDeclared(faults FaultSet) []coverage.Declaration {
-	return append(coverage.Declared(), sim.FaultCoverage(faults.Kinds())...)
+	return append(coverage.Declared(), faultplan.FaultCoverage(faults.Kinds())...)
 }
 
 // countRelay counts the outbox relay's work over the run: what its sink

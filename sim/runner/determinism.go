@@ -3,7 +3,7 @@ package runner
 import (
 	"fmt"
 
-	"github.com/felixsim/felixsim/sim"
+	"github.com/felixsim/felixsim/sim/world"
 )
 
 // DeterminismCheck is the outcome of running one seed twice in one process:
@@ -13,7 +13,7 @@ type DeterminismCheck struct {
 	// First and Second are the two runs' results, each with its trace.
 	First, Second *Result
 	// Divergence locates the first differing event; set only on a mismatch.
-	Divergence *sim.Divergence
+	Divergence *world.Divergence
 }
 
 // Deterministic reports whether both runs hashed the same.
@@ -65,7 +65,7 @@ func checkDeterminism(opts Options, runFn func(Options) (*Result, error)) (*Dete
 	}
 	c := &DeterminismCheck{First: a, Second: b}
 	if !c.Deterministic() {
-		d := sim.FirstDivergence(a.Trace, b.Trace)
+		d := world.FirstDivergence(a.Trace, b.Trace)
 		c.Divergence = &d
 	}
 	return c, nil

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/felixsim/felixsim/sim"
+	"github.com/felixsim/felixsim/sim/world"
 )
 
 // TestCheckDeterminismRealSeedPasses: a real seed, every fault kind, runs
@@ -79,7 +79,7 @@ func TestCheckDeterminismCatchesPlantedLeak(t *testing.T) {
 		t.Fatalf("planted leak not caught: %s", c)
 	}
 	d := c.Divergence
-	if d.IdenticalTrace || d.Index == 0 || d.B.Kind != sim.EvCall || d.B.AtNs != plantedAtNs || d.B.Detail != plantedDetail {
+	if d.IdenticalTrace || d.Index == 0 || d.B.Kind != world.EvCall || d.B.AtNs != plantedAtNs || d.B.Detail != plantedDetail {
 		t.Fatalf("divergence not at the planted event (t=%d detail=%x): %s", int64(plantedAtNs), plantedDetail, d)
 	}
 	if d.A.AtNs < plantedAtNs {

@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/felixsim/felixsim/coverage"
-	"github.com/felixsim/felixsim/sim"
+	"github.com/felixsim/felixsim/sim/faultplan"
 )
 
 // effectRunNs and effectSeedsMax bound TestEveryFaultKindHasAnEffect: a
@@ -23,7 +23,7 @@ const (
 // with no faults in more than its fault events: its operation counts
 // differ, or its event count differs by more than the faults it fired.
 func TestEveryFaultKindHasAnEffect(t *testing.T) {
-	for _, k := range sim.AllFaultKinds() {
+	for _, k := range faultplan.AllFaultKinds() {
 		t.Run(k.String(), func(t *testing.T) {
 			var why string
 			for s := uint64(1); s <= effectSeedsMax; s++ {
@@ -38,7 +38,7 @@ func TestEveryFaultKindHasAnEffect(t *testing.T) {
 
 // kindEffectOn runs seed with only kind k and with no faults; it returns
 // "" when k showed an effect, else why not.
-func kindEffectOn(t *testing.T, k sim.FaultKind, seed uint64) string {
+func kindEffectOn(t *testing.T, k faultplan.FaultKind, seed uint64) string {
 	t.Helper()
 	only, err := ParseFaults(k.String())
 	if err != nil {

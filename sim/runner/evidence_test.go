@@ -7,7 +7,7 @@ import (
 
 	"github.com/felixsim/felixsim/felix"
 	"github.com/felixsim/felixsim/properties"
-	"github.com/felixsim/felixsim/sim"
+	"github.com/felixsim/felixsim/sim/faultplan"
 )
 
 // TestEvidenceOf: a history check's message yields the operations it
@@ -136,7 +136,7 @@ func TestSettleFirsts(t *testing.T) {
 // times are in seconds (the "at 29477048462 ns"), and no line of
 // the summary but the reproduce command runs past SummaryLineLenMax.
 func TestSummaryTimesInSeconds(t *testing.T) {
-	r := &Result{Options: Options{Brokers: 3, Streams: 1, Shards: 4, Faults: FaultSet{}}, Plan: &sim.Plan{},
+	r := &Result{Options: Options{Brokers: 3, Streams: 1, Shards: 4, Faults: FaultSet{}}, Plan: &faultplan.Plan{},
 		Replaced:      []Replacement{{Old: 3, New: 10, AtNs: 29477048462, DoneNs: 31000000000}},
 		StreamChanges: []StreamChange{{Deleted: true, AtNs: 5e9, DoneNs: 0, Generation: 2}},
 		Violations:    []Violation{{Invariant: "LinearizableWrite", First: strings.Repeat("long ", 100), Findings: 1, AtNs: 1e9, When: WhenOperations}}}

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/felixsim/felixsim/properties"
-	"github.com/felixsim/felixsim/sim"
+	"github.com/felixsim/felixsim/sim/faultplan"
 	"github.com/felixsim/felixsim/sim/workload"
 )
 
@@ -55,9 +55,9 @@ func TestPlanOpsKeepTheSlotsAsDrawn(t *testing.T) {
 		for i := range all {
 			all[i] = i
 		}
-		everything.Ops = append(everything.Ops, sim.ClientOps{Client: c, Keep: sim.OpRangesOf(all)})
+		everything.Ops = append(everything.Ops, faultplan.ClientOps{Client: c, Keep: faultplan.OpRangesOf(all)})
 		if ks, ok := keep[c]; ok {
-			restricted.Ops = append(restricted.Ops, sim.ClientOps{Client: c, Keep: sim.OpRangesOf(ks)})
+			restricted.Ops = append(restricted.Ops, faultplan.ClientOps{Client: c, Keep: faultplan.OpRangesOf(ks)})
 		}
 	}
 	same := runPlan(t, &everything)
@@ -88,9 +88,9 @@ func TestPlanOpsKeepTheSlotsAsDrawn(t *testing.T) {
 	}
 }
 
-func runPlan(t *testing.T, p *sim.Plan) *Result {
+func runPlan(t *testing.T, p *faultplan.Plan) *Result {
 	t.Helper()
-	q, err := sim.ParsePlan(p.String())
+	q, err := faultplan.ParsePlan(p.String())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,8 +108,8 @@ func runPlan(t *testing.T, p *sim.Plan) *Result {
 // TestPlanOpsForAMissingClientRefused: an ops line for a client the
 // workload lacks is refused with the reason, before anything runs.
 func TestPlanOpsForAMissingClientRefused(t *testing.T) {
-	p := &sim.Plan{Seed: 1, Nodes: WorldNodes(Options{Clients: 4}), DurationNs: 1e9, Workload: []sim.Param{{Name: workload.ParamClients, Value: 4}},
-		Ops: []sim.ClientOps{{Client: 5}}}
+	p := &faultplan.Plan{Seed: 1, Nodes: WorldNodes(Options{Clients: 4}), DurationNs: 1e9, Workload: []faultplan.Param{{Name: workload.ParamClients, Value: 4}},
+		Ops: []faultplan.ClientOps{{Client: 5}}}
 	o, err := Options{}.WithPlan(p)
 	if err == nil {
 		_, err = Run(o)
@@ -123,7 +123,7 @@ func TestPlanOpsForAMissingClientRefused(t *testing.T) {
 // operation invokes and completes nearly every later operation of every
 // client at the very same simulated times as the full run, faults and
 // all: the random draws of the network, the disks, raft's jitter and the
-// clients are keyed (sim/instantdraws.go, sim/workload/draws.go), so the
+// clients are keyed (sim/world/instantdraws.go, sim/workload/draws.go), so the
 // removed operation takes only its own messages with it. This is what
 // lets `felixsim shrink` drop operations and keep the failure's timing.
 // With one sequential stream per component (main before the keyed
@@ -154,7 +154,7 @@ func TestRemovingAnOperationKeepsTheOthersTiming(t *testing.T) {
 				keep = append(keep, s)
 			}
 		}
-		without.Ops = append(without.Ops, sim.ClientOps{Client: c, Keep: sim.OpRangesOf(keep)})
+		without.Ops = append(without.Ops, faultplan.ClientOps{Client: c, Keep: faultplan.OpRangesOf(keep)})
 	}
 	got := runPlan(t, &without)
 	type times struct{ invokeNs, completeNs int64 }

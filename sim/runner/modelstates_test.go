@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/felixsim/felixsim/sim"
+	"github.com/felixsim/felixsim/sim/faultplan"
 	"github.com/felixsim/felixsim/tla"
 )
 
@@ -13,7 +13,7 @@ var (
 	coverageSeeds      = flag.Int("coverage-seeds", 0, "TestModelStateCoverage: how many seeds (1..N); 0 skips it")
 	coverageDurationNs = flag.Duration("coverage-duration", 20*time.Second, "TestModelStateCoverage: simulated fault phase per seed")
 	coverageSpreadNs   = flag.Duration("coverage-spread", 0, "TestModelStateCoverage: the clients' start spread (Options.ClientStartSpreadNs)")
-	coverageSteer      = flag.String("coverage-steer", sim.SteerNone, "TestModelStateCoverage: the steering arm every seed's plan is drawn with (felixsim run --steer)")
+	coverageSteer      = flag.String("coverage-steer", faultplan.SteerNone, "TestModelStateCoverage: the steering arm every seed's plan is drawn with (felixsim run --steer)")
 )
 
 // TestModelStateCoverage measures, over seeds 1..N with every healable
@@ -27,7 +27,7 @@ func TestModelStateCoverage(t *testing.T) {
 		t.Skip("TestModelStateCoverage runs only with -coverage-seeds=N")
 	}
 	dur := coverageDurationNs.Nanoseconds()
-	arm, err := sim.SteerArmNamed(*coverageSteer)
+	arm, err := faultplan.SteerArmNamed(*coverageSteer)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,11 +64,11 @@ func TestSteeringArmsVisitMoreModelStates(t *testing.T) {
 	if testing.Short() {
 		t.Skip("four 10 s runs")
 	}
-	arrivals, err := sim.SteerArmNamed("arrivals")
+	arrivals, err := faultplan.SteerArmNamed("arrivals")
 	if err != nil {
 		t.Fatal(err)
 	}
-	union := func(arm sim.SteerArm) (map[tla.ProjectedState]bool, *Result) {
+	union := func(arm faultplan.SteerArm) (map[tla.ProjectedState]bool, *Result) {
 		set := map[tla.ProjectedState]bool{}
 		var last *Result
 		for s := uint64(1); s <= 2; s++ {
@@ -83,7 +83,7 @@ func TestSteeringArmsVisitMoreModelStates(t *testing.T) {
 		}
 		return set, last
 	}
-	plain, _ := union(sim.SteerArm{})
+	plain, _ := union(faultplan.SteerArm{})
 	steered, res := union(arrivals)
 	t.Logf("seeds 1..2 of 10 s: %d projected states unsteered, %d with arrivals", len(plain), len(steered))
 	if 10*len(steered) < 13*len(plain) {
@@ -93,7 +93,7 @@ func TestSteeringArmsVisitMoreModelStates(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	o.Steer = sim.SteerArm{}
+	o.Steer = faultplan.SteerArm{}
 	again, err := Run(o)
 	if err != nil || again.TraceHash != res.TraceHash {
 		t.Fatalf("the steered plan replayed without its arm: %v, hash %016x, the run's %016x", err, again.TraceHash, res.TraceHash)

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/felixsim/felixsim/sim"
+	"github.com/felixsim/felixsim/sim/world"
 )
 
 // TestObserverKeepsHash: watching leadership, recording the trace and
@@ -27,7 +27,7 @@ func TestObserverKeepsHash(t *testing.T) {
 	if a.TraceHash != b.TraceHash || a.Ops != b.Ops || len(a.Violations) != len(b.Violations) {
 		t.Fatalf("observing changed the run: %016x %+v vs %016x %+v", a.TraceHash, a.Ops, b.TraceHash, b.Ops)
 	}
-	if got := sim.TraceHashOf(b.Trace); got != b.TraceHash || uint64(len(b.Trace)) != b.Events || b.TraceTruncated {
+	if got := world.TraceHashOf(b.Trace); got != b.TraceHash || uint64(len(b.Trace)) != b.Events || b.TraceTruncated {
 		t.Fatalf("recorded trace: %d events hash %016x; run: %d events hash %016x", len(b.Trace), got, b.Events, b.TraceHash)
 	}
 	led := map[uint64]bool{}

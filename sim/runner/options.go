@@ -2,13 +2,14 @@ package runner
 
 import (
 	"fmt"
-	"github.com/felixsim/felixsim/modeltrace"
 	"slices"
 	"sort"
 	"strings"
 
+	"github.com/felixsim/felixsim/modeltrace"
+	"github.com/felixsim/felixsim/sim/faultplan"
+
 	"github.com/felixsim/felixsim/node"
-	"github.com/felixsim/felixsim/sim"
 )
 
 // Defaults of an Options field left zero.
@@ -62,10 +63,10 @@ type Options struct {
 	// ClientStartSpreadNs spreads the clients' first invocations over the
 	// fault phase (workload.Config.StartSpreadNs); 0 starts them at once.
 	ClientStartSpreadNs int64
-	// Steer is the steering arm the run's plan is drawn with (sim.SteerArm,
-	// set by --steer); the zero value, like sim.SteerNone, draws it as
+	// Steer is the steering arm the run's plan is drawn with (faultplan.SteerArm,
+	// set by --steer); the zero value, like faultplan.SteerNone, draws it as
 	// always. A given plan records what the arm decided.
-	Steer sim.SteerArm
+	Steer faultplan.SteerArm
 	// LivenessBudgetNs bounds the simulated time from heal until every
 	// shard has a leader and has accepted a commit.
 	LivenessBudgetNs int64
@@ -89,14 +90,14 @@ type Options struct {
 	// out is counted unknown.
 	LinearizableStepsMax int
 	// RecordTrace keeps every executed event in Result.Trace (up to
-	// sim.TraceEventsMaxDefault), so two runs can be compared event by
+	// world.TraceEventsMaxDefault), so two runs can be compared event by
 	// event; the trace hash is computed either way.
 	RecordTrace bool
 	// Plan, when set, replaces the plan drawn from the seed (a saved plan
 	// replayed, or a scenario written by hand); its node count must be the
 	// world's (brokers + clients + the liveness probe + the outbox relay)
 	// and its faults may target brokers and the relay only.
-	Plan *sim.Plan
+	Plan *faultplan.Plan
 	// PlanPath is the plan file Plan was read from (`felixsim run --plan`);
 	// the reproduce line names it.
 	PlanPath string
@@ -132,11 +133,11 @@ type Options struct {
 // FaultSet is the fault kinds a run may draw; build it with ParseFaults.
 type FaultSet struct {
 	set   bool
-	kinds []sim.FaultKind
+	kinds []faultplan.FaultKind
 }
 
 // AllFaults is every fault kind sim knows, disk corruption included, and
-// no operator action (sim.FaultKind.Operator: those are asked for by
+// no operator action (faultplan.FaultKind.Operator: those are asked for by
 // name, or all at once with "operator"; a run that draws them gets an
 // administered stream and the probe's traffic on it, which reshuffles
 // the whole run). A drawn plan corrupts the disks of a minority of
@@ -149,9 +150,9 @@ func AllFaults() FaultSet { return FaultSet{set: true, kinds: kindsWhere(false)}
 func OperatorActions() FaultSet { return FaultSet{set: true, kinds: kindsWhere(true)} }
 
 // kindsWhere lists the kinds whose Operator() is operator, in order.
-func kindsWhere(operator bool) []sim.FaultKind {
-	var out []sim.FaultKind
-	for _, k := range sim.AllFaultKinds() {
+func kindsWhere(operator bool) []faultplan.FaultKind {
+	var out []faultplan.FaultKind
+	for _, k := range faultplan.AllFaultKinds() {
 		if k.Operator() == operator {
 			out = append(out, k)
 		}
@@ -171,22 +172,22 @@ func ParseFaults(s string) (FaultSet, error) {
 	case "all":
 		return AllFaults(), nil
 	case "all,operator":
-		return FaultSet{set: true, kinds: sim.AllFaultKinds()}, nil
+		return FaultSet{set: true, kinds: faultplan.AllFaultKinds()}, nil
 	case "none":
 		return NoFaults(), nil
 	case "":
 		return FaultSet{}, fmt.Errorf("fault list refused: empty (use all, none or kind,kind,…)")
 	}
-	seen := map[sim.FaultKind]bool{}
-	var ks []sim.FaultKind
+	seen := map[faultplan.FaultKind]bool{}
+	var ks []faultplan.FaultKind
 	for _, name := range strings.Split(s, ",") {
 		group := map[string]FaultSet{"operator": OperatorActions()}[strings.TrimSpace(name)]
 		if !group.set {
-			k, err := sim.ParseFaultKind(strings.TrimSpace(name))
+			k, err := faultplan.ParseFaultKind(strings.TrimSpace(name))
 			if err != nil {
 				return FaultSet{}, fmt.Errorf("fault list %q refused: %w", s, err)
 			}
-			group.kinds = []sim.FaultKind{k}
+			group.kinds = []faultplan.FaultKind{k}
 		}
 		for _, k := range group.kinds {
 			if !seen[k] {
@@ -200,11 +201,11 @@ func ParseFaults(s string) (FaultSet, error) {
 }
 
 // Kinds lists the selected kinds in order (all healable kinds when unset).
-func (f FaultSet) Kinds() []sim.FaultKind {
+func (f FaultSet) Kinds() []faultplan.FaultKind {
 	if !f.set {
 		return AllFaults().kinds
 	}
-	return append([]sim.FaultKind(nil), f.kinds...)
+	return append([]faultplan.FaultKind(nil), f.kinds...)
 }
 
 // String renders the set as ParseFaults reads it.
@@ -216,7 +217,7 @@ func (f FaultSet) String() string {
 	for _, named := range []struct {
 		name string
 		set  FaultSet
-	}{{"all", AllFaults()}, {"operator", OperatorActions()}, {"all,operator", FaultSet{set: true, kinds: sim.AllFaultKinds()}}} {
+	}{{"all", AllFaults()}, {"operator", OperatorActions()}, {"all,operator", FaultSet{set: true, kinds: faultplan.AllFaultKinds()}}} {
 		if slices.Equal(ks, named.set.kinds) {
 			return named.name
 		}

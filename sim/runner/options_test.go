@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/felixsim/felixsim/node"
-	"github.com/felixsim/felixsim/sim"
+	"github.com/felixsim/felixsim/sim/faultplan"
 )
 
 // TestParseFaultsRoundTrip: every accepted fault selection renders back to
@@ -28,7 +28,7 @@ func TestParseFaultsRoundTrip(t *testing.T) {
 		t.Fatalf("none has kinds %v", f.Kinds())
 	}
 	all, _ := ParseFaults("all")
-	if len(all.Kinds())+len(OperatorActions().Kinds()) != len(sim.AllFaultKinds()) || (FaultSet{}).String() != "all" {
+	if len(all.Kinds())+len(OperatorActions().Kinds()) != len(faultplan.AllFaultKinds()) || (FaultSet{}).String() != "all" {
 		t.Fatalf("all = %v; zero set = %q", all.Kinds(), FaultSet{}.String())
 	}
 	for _, bad := range []string{"", "kil", "kill,,pause", "all,kill"} {
@@ -61,7 +61,7 @@ func TestOptionsRefused(t *testing.T) {
 		"negative duration":   {DurationNs: -1},
 		"negative budget":     {LivenessBudgetNs: -5},
 		"one client":          {Clients: 1},
-		"plan for wrong size": {Plan: &sim.Plan{Seed: 1, Nodes: 2}},
+		"plan for wrong size": {Plan: &faultplan.Plan{Seed: 1, Nodes: 2}},
 	}
 	for name, o := range bad {
 		if _, err := Run(o); err == nil {
@@ -164,7 +164,7 @@ func TestDrawnPlansAimAtTheLeader(t *testing.T) {
 				continue
 			}
 			roles++
-			if f.Kind == sim.FaultCorrupt {
+			if f.Kind == faultplan.FaultCorrupt {
 				t.Fatalf("seed %d: corruption aimed by role: %s", seed, f)
 			}
 		}

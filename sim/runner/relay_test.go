@@ -4,8 +4,8 @@ import (
 	"sort"
 	"testing"
 
-	"github.com/felixsim/felixsim/sim"
 	"github.com/felixsim/felixsim/sim/cluster"
+	"github.com/felixsim/felixsim/sim/faultplan"
 )
 
 // relayCrashPlan kills the relay (the world's last node) every 700 ms
@@ -13,15 +13,15 @@ import (
 // partitions it from broker 1 for a while: the seeds' crash windows
 // (after delivering, before persisting; while down) come up again and
 // again.
-func relayCrashPlan(o Options) *sim.Plan {
+func relayCrashPlan(o Options) *faultplan.Plan {
 	relayNode := WorldNodes(o) - 1
-	p := &sim.Plan{Seed: o.Seed, Nodes: WorldNodes(o), DurationNs: o.DurationNs}
+	p := &faultplan.Plan{Seed: o.Seed, Nodes: WorldNodes(o), DurationNs: o.DurationNs}
 	for i, at := 0, int64(1e9); at < 9e9; i, at = i+1, at+7e8 {
-		p.Faults = append(p.Faults, sim.FaultEvent{AtNs: at, Kind: sim.FaultKill, Node: relayNode, Torn: i%2 == 1, DurNs: 2e8 + int64(i%3)*1e8})
+		p.Faults = append(p.Faults, faultplan.FaultEvent{AtNs: at, Kind: faultplan.FaultKill, Node: relayNode, Torn: i%2 == 1, DurNs: 2e8 + int64(i%3)*1e8})
 	}
 	p.Faults = append(p.Faults,
-		sim.FaultEvent{AtNs: 4e9, Kind: sim.FaultPartition, Node: relayNode, Peer: 0},
-		sim.FaultEvent{AtNs: 6e9, Kind: sim.FaultHealNet})
+		faultplan.FaultEvent{AtNs: 4e9, Kind: faultplan.FaultPartition, Node: relayNode, Peer: 0},
+		faultplan.FaultEvent{AtNs: 6e9, Kind: faultplan.FaultHealNet})
 	sort.SliceStable(p.Faults, func(i, j int) bool { return p.Faults[i].AtNs < p.Faults[j].AtNs })
 	return p
 }

@@ -3,7 +3,7 @@ package runner
 import (
 	"testing"
 
-	"github.com/felixsim/felixsim/sim"
+	"github.com/felixsim/felixsim/sim/faultplan"
 	"github.com/felixsim/felixsim/sim/workload"
 )
 
@@ -18,7 +18,7 @@ func TestPlanReplay(t *testing.T) {
 	if len(a.Plan.Faults) == 0 || len(a.Plan.Workload) == 0 {
 		t.Fatalf("plan lacks faults or workload params:\n%s", a.Plan)
 	}
-	p, err := sim.ParsePlan(a.Plan.String())
+	p, err := faultplan.ParsePlan(a.Plan.String())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,7 +34,7 @@ func TestPlanReplay(t *testing.T) {
 		t.Fatalf("replay differs: %016x vs %016x, %+v vs %+v\n%s", b.TraceHash, a.TraceHash, b.Ops, a.Ops, b.Summary())
 	}
 
-	p6 := &sim.Plan{Seed: 2, Nodes: 3 + 6 + 2, DurationNs: 2e9, Workload: []sim.Param{{Name: workload.ParamClients, Value: 6}}}
+	p6 := &faultplan.Plan{Seed: 2, Nodes: 3 + 6 + 2, DurationNs: 2e9, Workload: []faultplan.Param{{Name: workload.ParamClients, Value: 6}}}
 	o6, err := Options{}.WithPlan(p6)
 	if err != nil {
 		t.Fatal(err)
@@ -46,7 +46,7 @@ func TestPlanReplay(t *testing.T) {
 	if err != nil || !r6.OK() {
 		t.Fatalf("6-client plan: %v %v", err, r6.Violations)
 	}
-	if _, err := (Options{}).WithPlan(&sim.Plan{Seed: 2, Nodes: 8, Workload: []sim.Param{{Name: workload.ParamClients, Value: 6}}}); err == nil {
+	if _, err := (Options{}).WithPlan(&faultplan.Plan{Seed: 2, Nodes: 8, Workload: []faultplan.Param{{Name: workload.ParamClients, Value: 6}}}); err == nil {
 		t.Fatal("plan whose node count disagrees with its clients accepted")
 	}
 }

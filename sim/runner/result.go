@@ -2,14 +2,16 @@ package runner
 
 import (
 	"fmt"
-	"github.com/felixsim/felixsim/tla"
 	"strings"
+
+	"github.com/felixsim/felixsim/tla"
 
 	"github.com/felixsim/felixsim/coverage"
 	"github.com/felixsim/felixsim/properties"
-	"github.com/felixsim/felixsim/sim"
 	"github.com/felixsim/felixsim/sim/cluster"
+	"github.com/felixsim/felixsim/sim/faultplan"
 	"github.com/felixsim/felixsim/sim/verdict"
+	"github.com/felixsim/felixsim/sim/world"
 )
 
 // Violation is one property that failed, and how. Invariant is always a
@@ -65,7 +67,7 @@ type Result struct {
 	// Retries counts writes re-sent after an unknown outcome.
 	Retries int
 	// OpSlots is, per workload client, how many operations it drew (its
-	// slots, see sim.ClientOps); OpsSkipped how many of them the plan's
+	// slots, see faultplan.ClientOps); OpsSkipped how many of them the plan's
 	// ops lines skipped.
 	OpSlots    []int
 	OpsSkipped int
@@ -76,8 +78,8 @@ type Result struct {
 	// EventsByKind counts them by kind, and EventsByProcess by the process
 	// (node name; "harness" for calls, faults and heal) and kind: what the
 	// run's cost is made of.
-	EventsByKind    sim.EventKindCounts
-	EventsByProcess map[string]sim.EventKindCounts
+	EventsByKind    world.EventKindCounts
+	EventsByProcess map[string]world.EventKindCounts
 	// StoreWrittenBytes is what the brokers wrote to their disks over the
 	// run (every Write, store rewrites included, across restarts).
 	StoreWrittenBytes uint64
@@ -85,7 +87,7 @@ type Result struct {
 	// simulated second (density.go).
 	Density Density
 	// Plan is the fault plan drawn from the seed.
-	Plan *sim.Plan
+	Plan *faultplan.Plan
 	// BrokerFailures counts brokers' fail-stops and failed boots.
 	BrokerFailures int
 	// Replaced are the brokers that lost their store (a replaced disk, or
@@ -117,7 +119,7 @@ type Result struct {
 	History *properties.History
 	// Trace is every executed event when Options.RecordTrace (cut at the
 	// world's cap, then TraceTruncated is set).
-	Trace          []sim.TraceEvent
+	Trace          []world.TraceEvent
 	TraceTruncated bool
 	// Leadership is every broker's leadership terms when Options.Observe.
 	Leadership          []LeaderSpan
@@ -236,7 +238,7 @@ func (r *Result) ReproduceCommand() string {
 	if names := o.defectList(); names != "" {
 		cmd += " --defects " + names
 	}
-	if o.Steer.Name != "" && o.Steer.Name != sim.SteerNone {
+	if o.Steer.Name != "" && o.Steer.Name != faultplan.SteerNone {
 		cmd += " --steer " + o.Steer.Name
 	}
 	if !o.ValidateTrace {
@@ -355,13 +357,13 @@ func cutLines(s string) string {
 }
 
 // faultTally counts a plan's faults by kind, in kind order ("none" if empty).
-func faultTally(p *sim.Plan) string {
-	counts := map[sim.FaultKind]int{}
+func faultTally(p *faultplan.Plan) string {
+	counts := map[faultplan.FaultKind]int{}
 	for _, f := range p.Faults {
 		counts[f.Kind]++
 	}
 	var parts []string
-	for _, k := range sim.AllFaultKinds() {
+	for _, k := range faultplan.AllFaultKinds() {
 		if n := counts[k]; n > 0 {
 			parts = append(parts, fmt.Sprintf("%s x%d", k, n))
 		}

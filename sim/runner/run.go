@@ -10,10 +10,11 @@ import (
 	"github.com/felixsim/felixsim/felix"
 	"github.com/felixsim/felixsim/node"
 	"github.com/felixsim/felixsim/properties"
-	"github.com/felixsim/felixsim/sim"
 	"github.com/felixsim/felixsim/sim/cluster"
+	"github.com/felixsim/felixsim/sim/faultplan"
 	"github.com/felixsim/felixsim/sim/relay"
 	"github.com/felixsim/felixsim/sim/workload"
+	"github.com/felixsim/felixsim/sim/world"
 )
 
 // StickyClientsDrawn is how many workload clients keep their broker after a
@@ -43,7 +44,7 @@ type run struct {
 	wl    *workload.Workload
 	probe *cluster.Probe
 	relay *relay.Relay
-	plan  *sim.Plan
+	plan  *faultplan.Plan
 	res   *Result
 	// hist is the workload's history as the checks read it (nil before).
 	hist *properties.History
@@ -201,7 +202,7 @@ func workloadConfig(o *Options) (workload.Config, error) {
 // WithPlan returns o set to replay plan p: the plan's seed, duration and
 // workload shape (its client count among them); a plan for another world
 // size is refused.
-func (o Options) WithPlan(p *sim.Plan) (Options, error) {
+func (o Options) WithPlan(p *faultplan.Plan) (Options, error) {
 	if err := p.Validate(); err != nil {
 		return Options{}, err
 	}
@@ -297,7 +298,7 @@ func (r *run) build() error {
 	r.trace.nowNs = c.World.NowNs
 	wl.BindDeliveries(c.RequestDeliveries())
 	r.c, r.wl, r.probe, r.relay = c, wl, probe, rl
-	if err := c.World.ApplyPlan(plan); err != nil {
+	if err := faultplan.ApplyPlan(c.World, plan); err != nil {
 		c.Close()
 		return err
 	}
@@ -312,7 +313,7 @@ func (r *run) build() error {
 // and marked, so one runaway list cannot drown the report.
 const ViolationMessageLenMax = 2000
 
-// A drawn plan's progress windows (see sim.Knobs.ProgressEveryNs): every
+// A drawn plan's progress windows (see faultplan.Knobs.ProgressEveryNs): every
 // 10 s of faults, a calm fault undoes every transient one and 2 s pass
 // without a new fault, so that faults cannot pile up into a run too
 // vacuous to check (see VacuousReason).
@@ -322,16 +323,16 @@ const (
 )
 
 // drawPlan draws the seed's fault plan. Damage that outlives the heal
-// (disk corruption; see sim.FaultKind.Lasting) stays on a minority of
+// (disk corruption; see faultplan.FaultKind.Lasting) stays on a minority of
 // brokers, (brokers-1)/2 at most: more would be a correct cluster losing
 // its quorum for good, which says nothing about the system. A broker whose
 // store is corrupt is replaced (a new identity on a new disk, through a
 // membership change), and a minority lost at once is within what the
 // cluster must survive.
-func (r *run) drawPlan(nodes int, exempt uint64, params []sim.Param) (*sim.Plan, error) {
+func (r *run) drawPlan(nodes int, exempt uint64, params []faultplan.Param) (*faultplan.Plan, error) {
 	o := &r.opts
 	lastingMax := (o.Brokers - 1) / 2
-	var kinds []sim.FaultKind
+	var kinds []faultplan.FaultKind
 	for _, k := range o.Faults.Kinds() {
 		if !k.Lasting() || lastingMax > 0 {
 			kinds = append(kinds, k)
@@ -341,7 +342,7 @@ func (r *run) drawPlan(nodes int, exempt uint64, params []sim.Param) (*sim.Plan,
 	if len(kinds) == 0 {
 		gap = 0
 	}
-	return sim.Generate(sim.Knobs{Seed: o.Seed, Nodes: nodes, ExemptMask: exempt, DurationNs: o.DurationNs,
+	return faultplan.Generate(faultplan.Knobs{Seed: o.Seed, Nodes: nodes, ExemptMask: exempt, DurationNs: o.DurationNs,
 		FaultGapMeanNs: gap / max(o.Steer.FaultsPerGap, 1), Kinds: kinds, Swarm: true, Workload: params,
 		Roles: []string{cluster.RoleLeader}, LastingNodesMax: lastingMax,
 		ProgressEveryNs: ProgressEveryNs, ProgressWindowNs: ProgressWindowNs,
@@ -351,7 +352,7 @@ func (r *run) drawPlan(nodes int, exempt uint64, params []sim.Param) (*sim.Plan,
 }
 
 // anchorRole is the role a steering arm's anchored faults aim at.
-func anchorRole(a sim.SteerArm) string {
+func anchorRole(a faultplan.SteerArm) string {
 	if a.AimLeader {
 		return cluster.RoleLeader
 	}
@@ -360,7 +361,7 @@ func anchorRole(a sim.SteerArm) string {
 
 // RelayKillGapFaults is how many mean fault gaps lie between two kills of
 // the outbox relay (the world's last node) on average: the plan kills it
-// apart from the drawn faults (sim.Knobs.SideNodes) whenever the run's
+// apart from the drawn faults (faultplan.Knobs.SideNodes) whenever the run's
 // fault kinds include kill, so its crash windows (delivered but not yet
 // persisted, position lost) come up in every sweep.
 const RelayKillGapFaults = 4
@@ -422,7 +423,7 @@ func (r *run) finish() {
 	r.res.SimNs = r.c.World.NowNs()
 	r.res.Events = r.c.World.EventsExecuted()
 	r.res.EventsByKind = r.c.World.EventsByKind()
-	r.res.EventsByProcess = map[string]sim.EventKindCounts{"harness": r.c.World.NodeEventsByKind(-1)}
+	r.res.EventsByProcess = map[string]world.EventKindCounts{"harness": r.c.World.NodeEventsByKind(-1)}
 	for id := 0; id < r.c.World.Nodes(); id++ {
 		r.res.EventsByProcess[r.c.World.NodeName(id)] = r.c.World.NodeEventsByKind(id)
 	}

@@ -11,7 +11,7 @@ import (
 	"github.com/felixsim/felixsim/wire"
 )
 
-// A run whose plan administers a stream (sim.Plan.AdministersStream) gets
+// A run whose plan administers a stream (faultplan.Plan.AdministersStream) gets
 // one more stream, AdminStream, that the plan's streamdelete and
 // streamcreate faults delete and create again (see cluster.StreamAdmin).
 // The workload does not touch it: its history checks assume streams that

@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/felixsim/felixsim/coverage"
-	"github.com/felixsim/felixsim/sim"
+	"github.com/felixsim/felixsim/sim/faultplan"
 )
 
 // operatorSweepFaults is the fault mix of the operator actions' bounded
@@ -80,7 +80,7 @@ func TestStreamChangesPastTheListCap(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a 20 s run")
 	}
-	arm, err := sim.SteerArmNamed("net-storm")
+	arm, err := faultplan.SteerArmNamed("net-storm")
 	if err != nil {
 		t.Fatal(err)
 	}

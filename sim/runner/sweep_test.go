@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/felixsim/felixsim/coverage"
-	"github.com/felixsim/felixsim/sim"
+	"github.com/felixsim/felixsim/sim/faultplan"
 	"github.com/felixsim/felixsim/tla"
 )
 
@@ -158,7 +158,7 @@ func TestSometimesCheckHasTeeth(t *testing.T) {
 	for _, d := range coverage.Declared() {
 		full.Add(d.Point)
 	}
-	for _, k := range sim.AllFaultKinds() {
+	for _, k := range faultplan.AllFaultKinds() {
 		full.Add(coverage.FaultFired(k.String()))
 		full.Add(coverage.FaultEffect(k.String()))
 	}

@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/felixsim/felixsim/coverage"
-	"github.com/felixsim/felixsim/sim"
+	"github.com/felixsim/felixsim/sim/faultplan"
 )
 
 // targetedSweepFaults is the fault mix under which every targeted window
@@ -59,7 +59,7 @@ func TestAllHoldsTheTargetedKinds(t *testing.T) {
 			t.Fatalf("operator holds targeted kind %s", k)
 		}
 	}
-	if _, err := sim.ParseFaultKind("restartafter"); err != nil {
+	if _, err := faultplan.ParseFaultKind("restartafter"); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -69,7 +69,7 @@ func TestAllHoldsTheTargetedKinds(t *testing.T) {
 // `felixsim sweep --seeds 1..200 --duration 20s --faults all,operator
 // --json` (the point's total) and a per-seed `felixsim run --json` over
 // seeds 1..500, of which only 184 reaches it: a quick restart
-// (sim.QuickRestartMaxNs) of a young incarnation holding proposals, which
+// (faultplan.QuickRestartMaxNs) of a young incarnation holding proposals, which
 // leads again and takes a client's write before its earlier
 // incarnation's entries commit.
 var earlierIncarnationSeeds = []uint64{184}

@@ -6,18 +6,18 @@ import (
 
 	"github.com/felixsim/felixsim/node"
 	"github.com/felixsim/felixsim/properties"
-	"github.com/felixsim/felixsim/sim"
+	"github.com/felixsim/felixsim/sim/faultplan"
 )
 
 // staleLeaderPlan cuts broker b from both peers at 3 s while its clock
 // jumps back 4 s (so its ticks stall and CheckQuorum cannot depose it for
 // a while), then heals the network at 8 s. Clients can still reach b.
-func staleLeaderPlan(o Options, b int) *sim.Plan {
-	return &sim.Plan{Seed: o.Seed, Nodes: WorldNodes(o), DurationNs: o.DurationNs, Faults: []sim.FaultEvent{
-		{AtNs: 3e9, Kind: sim.FaultClockJump, Node: b, JumpNs: -4e9},
-		{AtNs: 3e9, Kind: sim.FaultPartition, Node: b, Peer: (b + 1) % 3},
-		{AtNs: 3e9, Kind: sim.FaultPartition, Node: b, Peer: (b + 2) % 3},
-		{AtNs: 8e9, Kind: sim.FaultHealNet},
+func staleLeaderPlan(o Options, b int) *faultplan.Plan {
+	return &faultplan.Plan{Seed: o.Seed, Nodes: WorldNodes(o), DurationNs: o.DurationNs, Faults: []faultplan.FaultEvent{
+		{AtNs: 3e9, Kind: faultplan.FaultClockJump, Node: b, JumpNs: -4e9},
+		{AtNs: 3e9, Kind: faultplan.FaultPartition, Node: b, Peer: (b + 1) % 3},
+		{AtNs: 3e9, Kind: faultplan.FaultPartition, Node: b, Peer: (b + 2) % 3},
+		{AtNs: 8e9, Kind: faultplan.FaultHealNet},
 	}}
 }
 
@@ -71,9 +71,9 @@ func TestStaleReadDefectCaught(t *testing.T) {
 func TestLivenessViolationReported(t *testing.T) {
 	corrupt := func(nodes ...int) *Result {
 		o := Options{Seed: 3, DurationNs: 4e9, LivenessBudgetNs: 3e9, QuiesceBudgetNs: 1e9}
-		p := &sim.Plan{Seed: 3, Nodes: WorldNodes(o), DurationNs: o.DurationNs}
+		p := &faultplan.Plan{Seed: 3, Nodes: WorldNodes(o), DurationNs: o.DurationNs}
 		for _, n := range nodes {
-			p.Faults = append(p.Faults, sim.FaultEvent{AtNs: 2e9, Kind: sim.FaultCorrupt, Node: n}, sim.FaultEvent{AtNs: 2e9, Kind: sim.FaultKill, Node: n})
+			p.Faults = append(p.Faults, faultplan.FaultEvent{AtNs: 2e9, Kind: faultplan.FaultCorrupt, Node: n}, faultplan.FaultEvent{AtNs: 2e9, Kind: faultplan.FaultKill, Node: n})
 		}
 		o.Plan = p
 		res, err := Run(o)

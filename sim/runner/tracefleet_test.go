@@ -6,8 +6,8 @@ import (
 
 	"github.com/felixsim/felixsim/felix"
 	"github.com/felixsim/felixsim/node"
-	"github.com/felixsim/felixsim/sim"
 	"github.com/felixsim/felixsim/sim/cluster"
+	"github.com/felixsim/felixsim/sim/world"
 	"github.com/felixsim/felixsim/tla"
 	"github.com/felixsim/felixsim/wire"
 )
@@ -23,7 +23,7 @@ func TestTraceOfMidRunFinalizeIsValid(t *testing.T) {
 	p, spec := cluster.NewProbe("probe")
 	streams := cluster.DefaultStreams(1)
 	streams[0].RetainedAgeMaxNs = 2_000_000_000
-	c, err := cluster.New(cluster.Config{Seed: 5, Extra: []sim.NodeSpec{spec}, NotFinalized: true, Streams: streams, Trace: v})
+	c, err := cluster.New(cluster.Config{Seed: 5, Extra: []world.NodeSpec{spec}, NotFinalized: true, Streams: streams, Trace: v})
 	if err != nil {
 		t.Fatal(err)
 	}

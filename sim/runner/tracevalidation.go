@@ -3,7 +3,7 @@ package runner
 import (
 	"github.com/felixsim/felixsim/coverage"
 	"github.com/felixsim/felixsim/modeltrace"
-	"github.com/felixsim/felixsim/sim"
+	"github.com/felixsim/felixsim/sim/faultplan"
 	"github.com/felixsim/felixsim/tla"
 )
 
@@ -47,7 +47,7 @@ func (t *traceSinks) Step(s *modeltrace.Step) {
 // or whose plan holds a lasting fault (a membership change, a replaced
 // disk, a corrupt store the operator replaces: each moves a broker through
 // a membership change).
-func (r *run) traceSink(plan *sim.Plan) modeltrace.Sink {
+func (r *run) traceSink(plan *faultplan.Plan) modeltrace.Sink {
 	o := &r.opts
 	r.trace = &traceSinks{export: o.TraceExport, ledger: NewLedgerSink(), rejectedNs: -1}
 	if o.ValidateTrace || o.TraceExport != nil || mayChangeMembership(plan) {
@@ -60,9 +60,9 @@ func (r *run) traceSink(plan *sim.Plan) modeltrace.Sink {
 }
 
 // mayChangeMembership reports whether plan holds a lasting fault
-// (sim.FaultKind.Lasting: the kinds whose damage a broker leaves through
+// (faultplan.FaultKind.Lasting: the kinds whose damage a broker leaves through
 // a membership change, or that change it outright).
-func mayChangeMembership(plan *sim.Plan) bool {
+func mayChangeMembership(plan *faultplan.Plan) bool {
 	for _, f := range plan.Faults {
 		if f.Kind.Lasting() {
 			return true

@@ -4,8 +4,9 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/felixsim/felixsim/sim"
 	"github.com/felixsim/felixsim/sim/cluster"
+	"github.com/felixsim/felixsim/sim/faultplan"
+	"github.com/felixsim/felixsim/sim/world"
 )
 
 // brokerArg resolves the single broker a fault command names.
@@ -55,14 +56,14 @@ const DiskOpsMax = 1 << 20
 // cmdCrash: crash N at op K [--model lost|torn|kept] arms broker N to die
 // before its K-th disk operation from now (1: the next) that changes the
 // disk: a write, truncate, create, remove, rename or directory sync, never
-// a file sync (sim.World.CrashAtDiskOp says why). The crash lands inside
+// a file sync (world.World.CrashAtDiskOp says why). The crash lands inside
 // whatever the broker is doing, a store commit half written; the disk
 // keeps the unsynced bytes as the model says (default lost). The broker
 // stays down until restart or heal; arming again replaces the crash.
 func (r *Runner) cmdCrash(a *args) (string, error) {
-	model := sim.CrashLost
+	model := world.CrashLost
 	if s, ok := a.flag("model"); ok {
-		m, err := sim.ParseCrashModel(s)
+		m, err := world.ParseCrashModel(s)
 		if err != nil {
 			return "", err
 		}
@@ -315,11 +316,11 @@ func (r *Runner) cmdFault(a *args) (string, error) {
 		return "", err
 	}
 	now := c.World.NowNs()
-	f, err := sim.ParseFault(fmt.Sprintf("at_ns=%d %s", now, strings.Join(p, " ")))
+	f, err := faultplan.ParseFault(fmt.Sprintf("at_ns=%d %s", now, strings.Join(p, " ")))
 	if err != nil {
 		return "", err
 	}
-	if err := c.World.ApplyFault(f); err != nil {
+	if err := faultplan.ApplyFault(c.World, f); err != nil {
 		return "", err
 	}
 	c.World.RunFor(0)

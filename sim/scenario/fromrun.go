@@ -11,8 +11,8 @@ import (
 
 	"github.com/felixsim/felixsim/felix"
 	"github.com/felixsim/felixsim/properties"
-	"github.com/felixsim/felixsim/sim"
 	"github.com/felixsim/felixsim/sim/cluster"
+	"github.com/felixsim/felixsim/sim/faultplan"
 	"github.com/felixsim/felixsim/sim/runner"
 )
 
@@ -119,7 +119,7 @@ type runEvent struct {
 	rank int
 	op   int // index into the history, or -1
 	// fault is the plan fault (rank 1).
-	fault sim.FaultEvent
+	fault faultplan.FaultEvent
 }
 
 // timeline writes the run's operations and faults in time order.
@@ -211,7 +211,7 @@ func durationWord(ns int64) string {
 
 // fault writes a plan fault with its nodes renumbered to the scenario's
 // world, or as a comment when it strikes a node a scenario does not run.
-func (w *fromRun) fault(f sim.FaultEvent) {
+func (w *fromRun) fault(f faultplan.FaultEvent) {
 	o := w.res.Options
 	moved, ok := f.Renumbered(func(id int) (int, bool) {
 		switch {

@@ -6,7 +6,7 @@ import (
 
 	"github.com/felixsim/felixsim/node"
 	"github.com/felixsim/felixsim/properties"
-	"github.com/felixsim/felixsim/sim"
+	"github.com/felixsim/felixsim/sim/faultplan"
 	"github.com/felixsim/felixsim/sim/runner"
 )
 
@@ -53,7 +53,7 @@ func TestFromRunReproducesTheRunsFailure(t *testing.T) {
 // fault command.
 func TestFromRunRefusesWhatAScenarioCannotSay(t *testing.T) {
 	base := func() *runner.Result {
-		return &runner.Result{Options: runner.Options{Seed: 1, Brokers: 3, Clients: 2, DurationNs: 1_000_000}, Plan: &sim.Plan{},
+		return &runner.Result{Options: runner.Options{Seed: 1, Brokers: 3, Clients: 2, DurationNs: 1_000_000}, Plan: &faultplan.Plan{},
 			History: &properties.History{}}
 	}
 	res := base()
@@ -62,7 +62,7 @@ func TestFromRunRefusesWhatAScenarioCannotSay(t *testing.T) {
 		t.Fatalf("FromRun = %v, want a refusal naming op 7 and the quote", err)
 	}
 	res = base()
-	res.Plan.Faults = []sim.FaultEvent{{AtNs: 5, Kind: sim.FaultKill, Node: 4, DurNs: 1}, {AtNs: 6, Kind: sim.FaultKill, Node: 5, DurNs: 1}}
+	res.Plan.Faults = []faultplan.FaultEvent{{AtNs: 5, Kind: faultplan.FaultKill, Node: 4, DurNs: 1}, {AtNs: 6, Kind: faultplan.FaultKill, Node: 5, DurNs: 1}}
 	f, err := FromRun(res)
 	if err != nil {
 		t.Fatal(err)

@@ -2,16 +2,17 @@ package scenario
 
 import (
 	"fmt"
-	"github.com/felixsim/felixsim/modeltrace"
 	"strconv"
 	"strings"
+
+	"github.com/felixsim/felixsim/modeltrace"
 
 	"github.com/felixsim/felixsim/client"
 	"github.com/felixsim/felixsim/node"
 	"github.com/felixsim/felixsim/properties"
-	"github.com/felixsim/felixsim/sim"
 	"github.com/felixsim/felixsim/sim/cluster"
 	"github.com/felixsim/felixsim/sim/runner"
+	"github.com/felixsim/felixsim/sim/world"
 )
 
 // Options change how a scenario runs without editing it.
@@ -228,7 +229,7 @@ func (r *Runner) cluster() (*cluster.Cluster, error) {
 		cfg.Defects = node.Defects{}
 	}
 	probe, spec := cluster.NewProbe("operator")
-	cfg.Extra = []sim.NodeSpec{spec}
+	cfg.Extra = []world.NodeSpec{spec}
 	procs := map[string]*cluster.ClientProc{}
 	ccfg := client.Config{CallTimeoutNs: r.callTimeoutNs, NotLeaderRedirectsMax: 3,
 		Defects: client.Defects{WrongRouteHash: cfg.Defects.WrongRouteHash, TimeoutAsFailure: cfg.Defects.TimeoutAsFailure}}

@@ -4,7 +4,7 @@
 // that still violates the same invariant: a shorter fault phase, fewer
 // faults (ddmin over the plan's faults), fewer workload operations (ddmin
 // over every client's operation slots, carried in the plan's ops lines),
-// gentler faults (sim.FaultEvent.Smaller), in rounds until a round
+// gentler faults (faultplan.FaultEvent.Smaller), in rounds until a round
 // changes nothing. The violation's evidence (the operations its message
 // names, with their client, scope and times) steers the cheapest big
 // steps first: the fault phase cut just past those operations, and the
@@ -26,7 +26,8 @@
 // the invariant with the trace hash its candidate run had.
 //
 // shrink is outside the simulated path (goroutines, the wall clock,
-// os/exec, temporary files). It imports sim, sim/runner, sim/workload
-// (parameter names), sim/artifact, sim/sweep (worker stderr) and properties; no simulated package may import it
+// os/exec, temporary files). It imports sim/faultplan, sim/runner, sim/workload
+// (parameter names), sim/artifact, sim/sweep (worker stderr), sim/verdict
+// (a worker's exit code) and properties; no simulated package may import it
 // (sim/detcheck/layers.go).
 package shrink

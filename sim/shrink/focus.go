@@ -1,6 +1,6 @@
 package shrink
 
-import "github.com/felixsim/felixsim/sim"
+import "github.com/felixsim/felixsim/sim/faultplan"
 
 // shrinkFocus tries, before any ddmin over operations, to keep only the
 // operations the violation points at: the best run's finding of the
@@ -29,7 +29,7 @@ func (s *shrinker) shrinkFocus() error {
 	onScope := func(o opSlot) bool { return scopes[s.scopeOf(o)] }
 	ofClient := func(o opSlot) bool { return clients[o.client] }
 	both := pick(func(o opSlot) bool { return ofClient(o) && onScope(o) })
-	var plans []*sim.Plan
+	var plans []*faultplan.Plan
 	for i, keep := range [][]opSlot{both, pick(onScope), pick(ofClient)} {
 		// both is a subset of the other two: one as long is the same set.
 		// The empty set is the operations phase's first candidate.

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"sort"
 
-	"github.com/felixsim/felixsim/sim"
+	"github.com/felixsim/felixsim/sim/faultplan"
 )
 
 // keptSlots is every slot the best run drew and its plan keeps, in
@@ -30,7 +30,7 @@ func (s *shrinker) keptSlots() []opSlot {
 
 // withSlots is base keeping only the slots in keep, for every client of
 // the best run (a slot past the ones that run drew is not kept either).
-func (s *shrinker) withSlots(base *sim.Plan, keep []opSlot) *sim.Plan {
+func (s *shrinker) withSlots(base *faultplan.Plan, keep []opSlot) *faultplan.Plan {
 	perClient := make([][]int, len(s.bestOut.opSlots))
 	for _, o := range keep {
 		perClient[o.client] = append(perClient[o.client], o.slot)
@@ -38,7 +38,7 @@ func (s *shrinker) withSlots(base *sim.Plan, keep []opSlot) *sim.Plan {
 	q := *base
 	q.Ops = nil
 	for c := range perClient {
-		q.Ops = append(q.Ops, sim.ClientOps{Client: c, Keep: sim.OpRangesOf(perClient[c])})
+		q.Ops = append(q.Ops, faultplan.ClientOps{Client: c, Keep: faultplan.OpRangesOf(perClient[c])})
 	}
 	return &q
 }
@@ -48,7 +48,7 @@ func (s *shrinker) shrinkNoOps() error {
 	if len(s.keptSlots()) == 0 {
 		return nil
 	}
-	_, err := s.firstFailing([]*sim.Plan{s.withSlots(s.best, nil)})
+	_, err := s.firstFailing([]*faultplan.Plan{s.withSlots(s.best, nil)})
 	return err
 }
 
@@ -68,7 +68,7 @@ func (s *shrinker) shrinkOps() error {
 		return nil
 	}
 	_, err := DDMin(len(all), func(cands [][]int) (int, error) {
-		plans := make([]*sim.Plan, len(cands))
+		plans := make([]*faultplan.Plan, len(cands))
 		for i, c := range cands {
 			keep := make([]opSlot, len(c))
 			for j, k := range c {
@@ -106,7 +106,7 @@ func (s *shrinker) shrinkOpGroups(key func(opSlot) string) error {
 	}
 	sort.Strings(keys)
 	_, err := DDMin(len(keys), func(cands [][]int) (int, error) {
-		plans := make([]*sim.Plan, len(cands))
+		plans := make([]*faultplan.Plan, len(cands))
 		for i, c := range cands {
 			var keep []opSlot
 			for _, g := range c {

@@ -1,13 +1,13 @@
 package shrink
 
 import (
-	"github.com/felixsim/felixsim/sim"
+	"github.com/felixsim/felixsim/sim/faultplan"
 	"github.com/felixsim/felixsim/sim/workload"
 )
 
 // withDuration is p with its fault phase cut to d: the faults at or after
 // d are dropped (they would never strike).
-func withDuration(p *sim.Plan, d int64) *sim.Plan {
+func withDuration(p *faultplan.Plan, d int64) *faultplan.Plan {
 	q := *p
 	q.DurationNs, q.Faults = d, nil
 	for _, f := range p.Faults {
@@ -80,8 +80,8 @@ func (s *shrinker) shrinkDuration() error {
 	return nil
 }
 
-func (s *shrinker) durationPlans(ds []int64) []*sim.Plan {
-	var out []*sim.Plan
+func (s *shrinker) durationPlans(ds []int64) []*faultplan.Plan {
+	var out []*faultplan.Plan
 	for _, d := range ds {
 		out = append(out, withDuration(s.best, d))
 	}
@@ -98,7 +98,7 @@ func (s *shrinker) shrinkFaults() error {
 	if len(base.Faults) == 0 {
 		return nil
 	}
-	withFaults := func(idx []int) *sim.Plan {
+	withFaults := func(idx []int) *faultplan.Plan {
 		q := *base
 		q.Faults = nil
 		for _, i := range idx {
@@ -106,11 +106,11 @@ func (s *shrinker) shrinkFaults() error {
 		}
 		return &q
 	}
-	if k, err := s.firstFailing([]*sim.Plan{withFaults(nil)}); k >= 0 || err != nil {
+	if k, err := s.firstFailing([]*faultplan.Plan{withFaults(nil)}); k >= 0 || err != nil {
 		return err
 	}
 	_, err := DDMin(len(base.Faults), func(cands [][]int) (int, error) {
-		plans := make([]*sim.Plan, len(cands))
+		plans := make([]*faultplan.Plan, len(cands))
 		for i, c := range cands {
 			plans[i] = withFaults(c)
 		}
@@ -119,7 +119,7 @@ func (s *shrinker) shrinkFaults() error {
 	return err
 }
 
-// shrinkMagnitudes makes each remaining fault gentler (sim.FaultEvent.
+// shrinkMagnitudes makes each remaining fault gentler (faultplan.FaultEvent.
 // Smaller: durations, latencies, jumps, chances, drifts to their floor or
 // halved) while the run still fails, and turns off re-sending writes
 // whose outcome was unknown.
@@ -127,10 +127,10 @@ func (s *shrinker) shrinkMagnitudes() error {
 	for i := 0; i < len(s.best.Faults); i++ {
 		for {
 			base := s.best
-			var plans []*sim.Plan
+			var plans []*faultplan.Plan
 			for _, g := range base.Faults[i].Smaller() {
 				q := *base
-				q.Faults = append([]sim.FaultEvent(nil), base.Faults...)
+				q.Faults = append([]faultplan.FaultEvent(nil), base.Faults...)
 				q.Faults[i] = g
 				plans = append(plans, &q)
 			}
@@ -154,7 +154,7 @@ func (s *shrinker) shrinkMagnitudes() error {
 		}
 		q.Workload = append(q.Workload, p)
 	}
-	_, err := s.firstFailing([]*sim.Plan{&q})
+	_, err := s.firstFailing([]*faultplan.Plan{&q})
 	return err
 }
 
@@ -167,7 +167,7 @@ func (s *shrinker) shrinkEarlier() error {
 	if len(base.Faults) == 0 || base.Faults[0].AtNs < DurationNsMin {
 		return nil
 	}
-	var plans []*sim.Plan
+	var plans []*faultplan.Plan
 	for _, div := range []int64{1, 2, 4} {
 		plans = append(plans, shifted(base, base.Faults, roundMs(base.Faults[0].AtNs/div)))
 	}
@@ -189,7 +189,7 @@ func (s *shrinker) shrinkLatest() error {
 	if n < LatestFaultsMin {
 		return nil
 	}
-	var plans []*sim.Plan
+	var plans []*faultplan.Plan
 	for _, keep := range []int{n / 8, n / 4, n / 2} {
 		kept := base.Faults[n-keep:]
 		plans = append(plans, shifted(base, kept, kept[0].AtNs/1_000_000*1_000_000))
@@ -200,7 +200,7 @@ func (s *shrinker) shrinkLatest() error {
 
 // shifted is base with only faults, each moved shiftNs earlier, and the
 // fault phase shortened by as much.
-func shifted(base *sim.Plan, faults []sim.FaultEvent, shiftNs int64) *sim.Plan {
+func shifted(base *faultplan.Plan, faults []faultplan.FaultEvent, shiftNs int64) *faultplan.Plan {
 	q := *base
 	q.DurationNs = base.DurationNs - shiftNs
 	q.Faults = nil

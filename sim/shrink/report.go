@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/felixsim/felixsim/properties"
-	"github.com/felixsim/felixsim/sim"
+	"github.com/felixsim/felixsim/sim/faultplan"
 	"github.com/felixsim/felixsim/sim/sweep"
 )
 
@@ -69,7 +69,7 @@ func secondsText(ns int64) string { return fmt.Sprintf("%.3f s", float64(ns)/1e9
 // client and slot (the plan's ops lines number them), re-sent writes and
 // group acks marked as what they follow from, and the runner's own
 // operations (clients past the workload's, the group drain) as such.
-func writeOps(w io.Writer, p *sim.Plan, h *properties.History, clients int) {
+func writeOps(w io.Writer, p *faultplan.Plan, h *properties.History, clients int) {
 	fmt.Fprintf(w, "operations (%d, as the re-run invoked them):\n", len(h.Ops))
 	slots := historySlots(h, p, clients)
 	for i, op := range h.Ops {

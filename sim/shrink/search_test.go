@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/felixsim/felixsim/properties"
-	"github.com/felixsim/felixsim/sim"
+	"github.com/felixsim/felixsim/sim/faultplan"
 	"github.com/felixsim/felixsim/sim/runner"
 )
 
@@ -38,7 +38,7 @@ func fakeInvokeNs(o opSlot) int64 { return int64(o.slot)*fakeGapNs + int64(o.cli
 func fakeScope(o opSlot) string { return fmt.Sprintf("s%d", (3*o.slot+o.client)%8) }
 
 // judge is the run of p.
-func (w *fakeWorld) judge(p *sim.Plan) *outcome {
+func (w *fakeWorld) judge(p *faultplan.Plan) *outcome {
 	out := &outcome{faults: len(p.Faults), opSlots: make([]int, fakeClients)}
 	for c := range out.opSlots {
 		for k := 0; fakeInvokeNs(opSlot{c, k}) < p.DurationNs; k++ {
@@ -74,16 +74,16 @@ func (w *fakeWorld) judge(p *sim.Plan) *outcome {
 // jobs candidates at a time.
 func fakeShrinker(t *testing.T, w *fakeWorld, jobs int) *shrinker {
 	t.Helper()
-	p := &sim.Plan{Seed: 1, Nodes: 3, DurationNs: fakeLongNs}
+	p := &faultplan.Plan{Seed: 1, Nodes: 3, DurationNs: fakeLongNs}
 	for i := int64(1); i <= 8; i++ {
-		p.Faults = append(p.Faults, sim.FaultEvent{AtNs: i * 5_000_000_000, Kind: sim.FaultCalm})
+		p.Faults = append(p.Faults, faultplan.FaultEvent{AtNs: i * 5_000_000_000, Kind: faultplan.FaultCalm})
 	}
 	if err := p.Validate(); err != nil {
 		t.Fatal(err)
 	}
 	s := &shrinker{opts: Options{Jobs: jobs, CandidatesMax: 10_000, Budget: time.Hour}, target: fakeTarget,
 		start: time.Now(), deadline: time.Now().Add(time.Hour), seen: map[string]*outcome{}, scopes: map[opSlot]string{}}
-	s.runPlan = func(_ context.Context, _ string, q *sim.Plan) (*outcome, error) { return w.judge(q), nil }
+	s.runPlan = func(_ context.Context, _ string, q *faultplan.Plan) (*outcome, error) { return w.judge(q), nil }
 	s.best, s.bestOut = p, w.judge(p)
 	s.smallest, s.smallestOut = s.best, s.bestOut
 	for c, n := range s.bestOut.opSlots {
@@ -98,7 +98,7 @@ func fakeShrinker(t *testing.T, w *fakeWorld, jobs int) *shrinker {
 }
 
 // keptOf lists the slots p keeps among the ones out drew.
-func keptOf(p *sim.Plan, out *outcome) []opSlot {
+func keptOf(p *faultplan.Plan, out *outcome) []opSlot {
 	var kept []opSlot
 	for c, n := range out.opSlots {
 		for k := 0; k < n; k++ {
@@ -255,15 +255,15 @@ func TestSearchReachesTheCulpritsInFewCandidates(t *testing.T) {
 // the first fault keeps every fault, after the three candidates.
 func TestLatestKeepsTheLastFaultsMovedEarlier(t *testing.T) {
 	for _, needFirst := range []bool{false, true} {
-		p := &sim.Plan{Seed: 1, Nodes: 3, DurationNs: fakeLongNs}
+		p := &faultplan.Plan{Seed: 1, Nodes: 3, DurationNs: fakeLongNs}
 		for i := int64(0); i < 16; i++ {
-			f := sim.FaultEvent{AtNs: 1_500_000_000 + i*3_500_000_000, Kind: sim.FaultCalm}
+			f := faultplan.FaultEvent{AtNs: 1_500_000_000 + i*3_500_000_000, Kind: faultplan.FaultCalm}
 			if i == 0 || i == 14 {
-				f = sim.FaultEvent{AtNs: f.AtNs, Kind: sim.FaultLoss, ChancePpm: 1000 + i}
+				f = faultplan.FaultEvent{AtNs: f.AtNs, Kind: faultplan.FaultLoss, ChancePpm: 1000 + i}
 			}
 			p.Faults = append(p.Faults, f)
 		}
-		fails := func(q *sim.Plan) bool {
+		fails := func(q *faultplan.Plan) bool {
 			var first, late bool
 			for _, f := range q.Faults {
 				first = first || f.ChancePpm == 1000
@@ -272,7 +272,7 @@ func TestLatestKeepsTheLastFaultsMovedEarlier(t *testing.T) {
 			return late && (first || !needFirst)
 		}
 		s := fakeShrinker(t, &fakeWorld{read: fakeRead, faultNs: 10e9}, 2)
-		s.runPlan = func(_ context.Context, _ string, q *sim.Plan) (*outcome, error) {
+		s.runPlan = func(_ context.Context, _ string, q *faultplan.Plan) (*outcome, error) {
 			out := &outcome{faults: len(q.Faults), traceHash: q.String()}
 			if fails(q) {
 				out.invariants = []properties.InvariantName{fakeTarget}

@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/felixsim/felixsim/properties"
-	"github.com/felixsim/felixsim/sim"
 	"github.com/felixsim/felixsim/sim/artifact"
+	"github.com/felixsim/felixsim/sim/faultplan"
 	"github.com/felixsim/felixsim/sim/runner"
 )
 
@@ -106,8 +106,8 @@ type Result struct {
 	Invariant properties.InvariantName
 	// Original is the failing run as given; Plan its shrunk plan.
 	Original     Size
-	OriginalPlan *sim.Plan
-	Plan         *sim.Plan
+	OriginalPlan *faultplan.Plan
+	Plan         *faultplan.Plan
 	Shrunk       Size
 	Candidates   int
 	Rounds       int
@@ -148,11 +148,11 @@ type shrinker struct {
 	dir      string
 	start    time.Time
 	deadline time.Time
-	best     *sim.Plan
+	best     *faultplan.Plan
 	bestOut  *outcome
 	// smallest is the failing plan with the smallest run so far (see
 	// noteSmallest); it is what Shrink returns.
-	smallest    *sim.Plan
+	smallest    *faultplan.Plan
 	smallestOut *outcome
 	// scopes is the scope each slot of the failing run addressed (its
 	// history, see slotScopes): what the focus and group phases go by.
@@ -164,7 +164,7 @@ type shrinker struct {
 	phases     []PhaseStat
 	// runPlan runs one candidate (runWorker; a test's fake judges plans
 	// without processes); name names its plan file.
-	runPlan func(ctx context.Context, name string, p *sim.Plan) (*outcome, error)
+	runPlan func(ctx context.Context, name string, p *faultplan.Plan) (*outcome, error)
 }
 
 // Shrink runs the failing run, then searches for a smaller plan that still
@@ -240,7 +240,7 @@ func newShrinker(o Options) (*shrinker, *Result, error) {
 	s := &shrinker{opts: o, run: run, target: target, dir: dir, start: start, deadline: start.Add(o.Budget),
 		best: base.Plan, bestOut: baseOut, smallest: base.Plan, smallestOut: baseOut, seen: map[string]*outcome{base.Plan.String(): baseOut},
 		scopes: slotScopes(base.History, base.Plan, len(base.OpSlots))}
-	s.runPlan = func(ctx context.Context, name string, p *sim.Plan) (*outcome, error) {
+	s.runPlan = func(ctx context.Context, name string, p *faultplan.Plan) (*outcome, error) {
 		return runWorker(ctx, o.Binary, dir, name, &s.run, p)
 	}
 	res := &Result{Invariant: target, Original: sizeOf(base.Plan, baseOut), OriginalPlan: base.Plan}
@@ -254,7 +254,7 @@ func orNone(inv properties.InvariantName) string {
 	return string(inv)
 }
 
-func sizeOf(p *sim.Plan, o *outcome) Size {
+func sizeOf(p *faultplan.Plan, o *outcome) Size {
 	return Size{Faults: len(p.Faults), Ops: o.ops, DurationNs: p.DurationNs}
 }
 
@@ -298,7 +298,7 @@ func (s *shrinker) timed(name string, fn func() error) error {
 // firstFailing runs candidate plans (Jobs at a time, in order) and returns
 // the index of the first that violates the target, which becomes the best
 // plan; -1 when none does. Plans already run are not run again.
-func (s *shrinker) firstFailing(plans []*sim.Plan) (int, error) {
+func (s *shrinker) firstFailing(plans []*faultplan.Plan) (int, error) {
 	for lo := 0; lo < len(plans); lo += s.opts.Jobs {
 		hi := min(lo+s.opts.Jobs, len(plans))
 		outs, err := s.runBatch(plans[lo:hi])
@@ -323,7 +323,7 @@ func (s *shrinker) firstFailing(plans []*sim.Plan) (int, error) {
 // elements, and removing a fault can let the workload invoke more
 // operations; the result is the smallest failing run seen, so it is never
 // larger than the original.
-func (s *shrinker) noteSmallest(p *sim.Plan, o *outcome) {
+func (s *shrinker) noteSmallest(p *faultplan.Plan, o *outcome) {
 	if s.smallest == nil || sizeOf(p, o).Total() < sizeOf(s.smallest, s.smallestOut).Total() {
 		s.smallest, s.smallestOut = p, o
 	}
@@ -331,7 +331,7 @@ func (s *shrinker) noteSmallest(p *sim.Plan, o *outcome) {
 
 // runBatch runs plans at once, each in its own worker, and returns their
 // outcomes in order.
-func (s *shrinker) runBatch(plans []*sim.Plan) ([]*outcome, error) {
+func (s *shrinker) runBatch(plans []*faultplan.Plan) ([]*outcome, error) {
 	outs := make([]*outcome, len(plans))
 	errs := make([]error, len(plans))
 	texts := make([]string, len(plans))
@@ -352,7 +352,7 @@ func (s *shrinker) runBatch(plans []*sim.Plan) ([]*outcome, error) {
 		}
 		s.candidates++
 		wg.Add(1)
-		go func(i int, p *sim.Plan, name string) {
+		go func(i int, p *faultplan.Plan, name string) {
 			defer wg.Done()
 			outs[i], errs[i] = s.runPlan(ctx, name, p)
 		}(i, p, fmt.Sprintf("candidate-%d.plan", s.candidates))
@@ -422,7 +422,7 @@ func (s *shrinker) verify(res *Result) {
 }
 
 // describeRun names a run for messages: its seed, or its plan.
-func describeRun(o runner.Options, p *sim.Plan) string {
+func describeRun(o runner.Options, p *faultplan.Plan) string {
 	if o.Plan != nil {
 		return fmt.Sprintf("the plan for seed %d", p.Seed)
 	}

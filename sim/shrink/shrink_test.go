@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/felixsim/felixsim/properties"
-	"github.com/felixsim/felixsim/sim"
+	"github.com/felixsim/felixsim/sim/faultplan"
 	"github.com/felixsim/felixsim/sim/runner"
 )
 
@@ -62,7 +62,7 @@ func defectRun(t *testing.T, seed uint64, durationNs int64, defect string) runne
 
 // replayInWorker runs a plan file the way a user would, in a fresh
 // process, and returns the invariants it reports violated.
-func replayInWorker(t *testing.T, o runner.Options, p *sim.Plan) []properties.InvariantName {
+func replayInWorker(t *testing.T, o runner.Options, p *faultplan.Plan) []properties.InvariantName {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "plan.txt")
 	if err := os.WriteFile(path, []byte(p.String()), 0o644); err != nil {
@@ -98,7 +98,7 @@ func TestShrinkPlantedDefect(t *testing.T) {
 		if res.Shrunk.Total()*5 > res.Original.Total() || res.Shrunk.Ops == 0 {
 			t.Fatalf("shrunk %+v from %+v: want at least 5x fewer faults plus operations, and some operation left", res.Shrunk, res.Original)
 		}
-		q, err := sim.ParsePlan(res.Plan.String())
+		q, err := faultplan.ParsePlan(res.Plan.String())
 		if err != nil || q.String() != res.Plan.String() {
 			t.Fatalf("shrunk plan does not round-trip: %v\n%s", err, res.Plan)
 		}

@@ -2,7 +2,7 @@ package shrink
 
 import (
 	"github.com/felixsim/felixsim/properties"
-	"github.com/felixsim/felixsim/sim"
+	"github.com/felixsim/felixsim/sim/faultplan"
 )
 
 // opSlot is one client's operation slot.
@@ -15,7 +15,7 @@ const noSlot = -1
 // historySlots is, for each of h's operations in order, the slot its
 // client drew it in, or noSlot. A client's drawn operations enter the
 // history in slot order, skipping the slots plan p does not keep.
-func historySlots(h *properties.History, p *sim.Plan, clients int) []int {
+func historySlots(h *properties.History, p *faultplan.Plan, clients int) []int {
 	out := make([]int, len(h.Ops))
 	next := make([]int, clients) // per client: the slot after its last drawn one
 	for i := range h.Ops {
@@ -38,7 +38,7 @@ func historySlots(h *properties.History, p *sim.Plan, clients int) []int {
 // (sim/workload/draws.go), so a slot mostly asks for the same scope in
 // every candidate; the search only uses this to choose candidates, and
 // judges each by running it.
-func slotScopes(h *properties.History, p *sim.Plan, clients int) map[opSlot]string {
+func slotScopes(h *properties.History, p *faultplan.Plan, clients int) map[opSlot]string {
 	out := map[opSlot]string{}
 	if h == nil {
 		return out

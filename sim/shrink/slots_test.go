@@ -5,7 +5,7 @@ import (
 
 	"github.com/felixsim/felixsim/felix"
 	"github.com/felixsim/felixsim/properties"
-	"github.com/felixsim/felixsim/sim"
+	"github.com/felixsim/felixsim/sim/faultplan"
 	"github.com/felixsim/felixsim/sim/verdict"
 )
 
@@ -25,7 +25,7 @@ func TestHistorySlotsSkipWhatNoSlotDrew(t *testing.T) {
 		{ID: 6, Client: 2, Kind: properties.HistoryGroupFetch, Scope: a}, // the runner's group drain
 		{ID: 7, Client: 1, Kind: properties.HistoryCommit, Scope: a},
 	}}
-	p := &sim.Plan{Ops: []sim.ClientOps{{Client: 1, Keep: sim.OpRangesOf([]int{3, 7})}}}
+	p := &faultplan.Plan{Ops: []faultplan.ClientOps{{Client: 1, Keep: faultplan.OpRangesOf([]int{3, 7})}}}
 	got := historySlots(h, p, 2)
 	want := []int{0, 3, noSlot, noSlot, 1, noSlot, 7}
 	for i := range want {

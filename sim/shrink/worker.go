@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/felixsim/felixsim/properties"
-	"github.com/felixsim/felixsim/sim"
 	"github.com/felixsim/felixsim/sim/artifact"
+	"github.com/felixsim/felixsim/sim/faultplan"
 	"github.com/felixsim/felixsim/sim/runner"
 	"github.com/felixsim/felixsim/sim/sweep"
 	"github.com/felixsim/felixsim/sim/verdict"
@@ -128,7 +128,7 @@ func workerArgs(planPath string) []string {
 // verdict. name names the plan file in dir. An error means the worker
 // could not be trusted (it refused the plan, or its output breaks the
 // protocol) or ctx ended.
-func runWorker(ctx context.Context, binary, dir, name string, o *runner.Options, p *sim.Plan) (*outcome, error) {
+func runWorker(ctx context.Context, binary, dir, name string, o *runner.Options, p *faultplan.Plan) (*outcome, error) {
 	path := filepath.Join(dir, name)
 	var text bytes.Buffer
 	if err := artifact.WritePlan(&text, p, artifact.MetaOf(*o, artifact.Revision())); err != nil {

@@ -1,9 +1,12 @@
 // Package simapi holds the few small interfaces through which a process
 // (a broker, a workload client, a test protocol) lives in felixsim's
 // deterministic world: the environment it is given (clock, timers, network,
-// filesystem, random stream, the moments it reports: moment.go) and the
-// process shape the world drives.
+// filesystem, random stream, the moments it reports: package moment) and
+// the process shape the world drives.
 //
-// It is a leaf: node and client may import it without importing sim. It must
-// not import sim, node or anything that reads the wall clock.
+// It sits under sim/world: the world's processes (the cluster's broker
+// hosts, workload clients, test protocols) import it without importing the
+// world. It may import sim/prng, vfs and moment; it must not import
+// sim/world, node or anything that reads the wall clock. The broker (node)
+// does not import it: a broker's host adapts it (sim/cluster).
 package simapi

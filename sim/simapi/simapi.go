@@ -1,6 +1,7 @@
 package simapi
 
 import (
+	"github.com/felixsim/felixsim/moment"
 	"github.com/felixsim/felixsim/sim/prng"
 	"github.com/felixsim/felixsim/vfs"
 )
@@ -54,7 +55,7 @@ type Env interface {
 	// A fault waiting for it may kill the process there: the call then
 	// does not return (the process's handler unwinds, as at a crash at a
 	// disk operation), and nothing after it runs.
-	Moment(m Moment)
+	Moment(m moment.Moment)
 }
 
 // Process is a program the world runs. The world makes a fresh Process for

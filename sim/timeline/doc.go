@@ -15,7 +15,7 @@
 // leadership terms grow with the run, up to their caps).
 //
 // Build makes the page's model from a run's Result (pure, tested on its
-// own); Write renders it. timeline imports sim, sim/runner and
-// properties; it must not import cmd. sim/detcheck/layers.go holds the
+// own); Write renders it. timeline imports sim/world, sim/faultplan,
+// sim/runner, sim/verdict and properties; it must not import cmd. sim/detcheck/layers.go holds the
 // table.
 package timeline

@@ -5,8 +5,9 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/felixsim/felixsim/sim"
+	"github.com/felixsim/felixsim/sim/faultplan"
 	"github.com/felixsim/felixsim/sim/runner"
+	"github.com/felixsim/felixsim/sim/world"
 )
 
 // Fault is one fault the run applied, named as the page names it.
@@ -34,7 +35,7 @@ type Fault struct {
 // plan order and traces each once, with the node a role resolved to, or
 // -1 when the role had no holder); faults after heal are not applied.
 type appliedFault struct {
-	f       sim.FaultEvent
+	f       faultplan.FaultEvent
 	index   int // in the plan's faults
 	atNs    int64
 	skipped bool
@@ -45,7 +46,7 @@ type appliedFault struct {
 // and finds the heal. With no trace it takes the plan's times; when the
 // trace was cut at its cap, the plan's later faults follow as planned
 // (those aimed at a role, whose holder is unknown, are left out).
-func appliedFaults(p *sim.Plan, trace []sim.TraceEvent, truncated bool, endNs int64) (faults []appliedFault, healNs int64) {
+func appliedFaults(p *faultplan.Plan, trace []world.TraceEvent, truncated bool, endNs int64) (faults []appliedFault, healNs int64) {
 	healNs = endNs
 	if p == nil {
 		return nil, healNs
@@ -53,9 +54,9 @@ func appliedFaults(p *sim.Plan, trace []sim.TraceEvent, truncated bool, endNs in
 	i := 0
 	for _, e := range trace {
 		switch {
-		case e.Kind == sim.EvHeal && healNs == endNs:
+		case e.Kind == world.EvHeal && healNs == endNs:
 			healNs = e.AtNs
-		case e.Kind == sim.EvFault && i < len(p.Faults):
+		case e.Kind == world.EvFault && i < len(p.Faults):
 			f := p.Faults[i]
 			i++
 			a := appliedFault{f: f, index: i - 1, atNs: e.AtNs, skipped: e.Node < 0 && f.Role != ""}
@@ -80,7 +81,7 @@ func appliedFaults(p *sim.Plan, trace []sim.TraceEvent, truncated bool, endNs in
 }
 
 // addFaults labels the applied faults and draws them by their shape
-// (sim.FaultShape) on the lanes of the nodes they name: spans as bands
+// (faultplan.FaultShape) on the lanes of the nodes they name: spans as bands
 // and moments as marks (a span's down or paused time comes from the
 // trace), cuts and settings as bands until undoneAt; cuts, clears and
 // the faults that name no node (every link's settings, the operator's
@@ -98,7 +99,7 @@ func addFaults(lanes []Lane, nb numbering, res *runner.Result, m *Model) (over i
 		}
 		shape := a.f.Kind.Shape()
 		end, exact := a.atNs, true
-		if shape != sim.ShapeMoment && shape != sim.ShapeClear {
+		if shape != faultplan.ShapeMoment && shape != faultplan.ShapeClear {
 			end, exact = undoneAt(faults, i, healNs)
 		}
 		ft := Fault{Kind: a.f.Kind.String(), AtNs: a.atNs, EndNs: end, Plan: a.f.String(), PlanIndex: a.index + 1, Planned: a.planned}
@@ -114,7 +115,7 @@ func addFaults(lanes []Lane, nb numbering, res *runner.Result, m *Model) (over i
 				on = append(on, l)
 			}
 		}
-		if shape == sim.ShapeCut || shape == sim.ShapeClear || len(a.f.Nodes()) == 0 {
+		if shape == faultplan.ShapeCut || shape == faultplan.ShapeClear || len(a.f.Nodes()) == 0 {
 			on = append(on, nb.networkLane())
 		}
 		for _, l := range on {
@@ -135,15 +136,15 @@ const FaultsMax = 2500
 
 // faultClass styles a fault: net (cuts, link settings, clears), disk,
 // clock, or fault (process spans and moments).
-func faultClass(f sim.FaultEvent) string {
+func faultClass(f faultplan.FaultEvent) string {
 	switch shape := f.Kind.Shape(); {
-	case shape == sim.ShapeCut || shape == sim.ShapeClear:
+	case shape == faultplan.ShapeCut || shape == faultplan.ShapeClear:
 		return "net"
-	case shape == sim.ShapeSetting && len(f.Nodes()) == 0:
+	case shape == faultplan.ShapeSetting && len(f.Nodes()) == 0:
 		return "net"
 	case strings.HasPrefix(f.Kind.String(), "clock"):
 		return "clock"
-	case shape == sim.ShapeSetting:
+	case shape == faultplan.ShapeSetting:
 		return "disk"
 	}
 	return "fault"
@@ -164,7 +165,7 @@ func faultRow(l int, nb numbering, o *runner.Options) int {
 }
 
 // undoneAt is when fault i's condition ends, by what the fault table
-// exports (package sim keeps per-kind logic in its table): a span after
+// exports (package faultplan keeps per-kind logic in its table): a span after
 // dur_ns (a lasting kind, such as a membership change, even past the
 // heal); a cut, or a setting of every link, at the next clearing fault
 // (each restores the links); a setting at the next of its kind on the
@@ -177,25 +178,25 @@ func undoneAt(faults []appliedFault, i int, healNs int64) (endNs int64, exact bo
 	f, at := faults[i].f, faults[i].atNs
 	shape := f.Kind.Shape()
 	switch {
-	case shape == sim.ShapeSpan && f.DurNs > 0 && f.Kind.Lasting():
+	case shape == faultplan.ShapeSpan && f.DurNs > 0 && f.Kind.Lasting():
 		return at + f.DurNs, true
-	case shape == sim.ShapeSpan && f.DurNs > 0:
+	case shape == faultplan.ShapeSpan && f.DurNs > 0:
 		return max(min(at+f.DurNs, healNs), at), true
-	case shape == sim.ShapeSpan:
+	case shape == faultplan.ShapeSpan:
 		return max(healNs, at), false
 	}
-	network := shape == sim.ShapeCut || len(f.Nodes()) == 0
+	network := shape == faultplan.ShapeCut || len(f.Nodes()) == 0
 	exact = true
 	for _, g := range faults[i+1:] {
 		switch {
 		case g.atNs >= healNs:
 			return max(healNs, at), exact
 		case g.skipped:
-		case g.f.Kind.Shape() == sim.ShapeClear && network:
+		case g.f.Kind.Shape() == faultplan.ShapeClear && network:
 			return g.atNs, true
-		case g.f.Kind.Shape() == sim.ShapeClear:
+		case g.f.Kind.Shape() == faultplan.ShapeClear:
 			exact = false
-		case shape == sim.ShapeSetting && g.f.Kind == f.Kind && slices.Equal(g.f.Nodes(), f.Nodes()):
+		case shape == faultplan.ShapeSetting && g.f.Kind == f.Kind && slices.Equal(g.f.Nodes(), f.Nodes()):
 			return g.atNs, exact
 		}
 	}

@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/felixsim/felixsim/sim"
+	"github.com/felixsim/felixsim/sim/faultplan"
 )
 
 // secs renders simulated nanoseconds as seconds with millisecond digits:
@@ -24,7 +24,7 @@ func secs(ns int64) string {
 // (endNs, the same as atNs for a moment; when not exact, the latest it
 // lasted), then its other fields, times in seconds: "kill broker 2 at
 // 12.345 s for 0.814 s (torn writes)".
-func faultLabel(f sim.FaultEvent, atNs, endNs int64, exact bool, nb numbering) string {
+func faultLabel(f faultplan.FaultEvent, atNs, endNs int64, exact bool, nb numbering) string {
 	var b strings.Builder
 	b.WriteString(f.Kind.String())
 	if who := faultTargets(f, nb); who != "" {
@@ -35,7 +35,7 @@ func faultLabel(f sim.FaultEvent, atNs, endNs int64, exact bool, nb numbering) s
 	}
 	b.WriteString(" at " + secs(atNs))
 	switch {
-	case f.Kind.Shape() == sim.ShapeSpan && f.DurNs > 0:
+	case f.Kind.Shape() == faultplan.ShapeSpan && f.DurNs > 0:
 		b.WriteString(" for " + secs(f.DurNs))
 	case endNs > atNs && exact:
 		b.WriteString(" until " + secs(endNs))
@@ -52,7 +52,7 @@ func faultLabel(f sim.FaultEvent, atNs, endNs int64, exact bool, nb numbering) s
 // says what each kind does with them; no kind is named here): "broker 1",
 // "broker 1, peer broker 2", "{broker 3} from the rest", "{broker 3}
 // from the rest, bridged by broker 1".
-func faultTargets(f sim.FaultEvent, nb numbering) string {
+func faultTargets(f faultplan.FaultEvent, nb numbering) string {
 	fields := planFields(f)
 	node, hasNode := fields["node"]
 	peer, hasPeer := fields["peer"]
@@ -85,7 +85,7 @@ func faultTargets(f sim.FaultEvent, nb numbering) string {
 
 // faultExtras are f's fields beyond its nodes and its duration, in the
 // plan's order: nanoseconds as seconds, parts per million as percent.
-func faultExtras(f sim.FaultEvent) []string {
+func faultExtras(f faultplan.FaultEvent) []string {
 	var out []string
 	for _, kv := range planPairs(f) {
 		k, v := kv[0], kv[1]
@@ -122,7 +122,7 @@ func ppm(v int64) string {
 
 // planPairs are f's key=value fields as the plan prints them, after its
 // time and kind.
-func planPairs(f sim.FaultEvent) [][2]string {
+func planPairs(f faultplan.FaultEvent) [][2]string {
 	_, rest, _ := strings.Cut(f.String(), " kind="+f.Kind.String())
 	var out [][2]string
 	for _, tok := range strings.Fields(rest) {
@@ -134,7 +134,7 @@ func planPairs(f sim.FaultEvent) [][2]string {
 }
 
 // planFields are planPairs by key.
-func planFields(f sim.FaultEvent) map[string]string {
+func planFields(f faultplan.FaultEvent) map[string]string {
 	out := map[string]string{}
 	for _, kv := range planPairs(f) {
 		out[kv[0]] = kv[1]

@@ -6,7 +6,8 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/felixsim/felixsim/sim"
+	"github.com/felixsim/felixsim/sim/faultplan"
+	"github.com/felixsim/felixsim/sim/world"
 )
 
 // TestSecs: simulated time reads in seconds with millisecond digits,
@@ -26,24 +27,24 @@ func TestSecs(t *testing.T) {
 func TestFaultLabels(t *testing.T) {
 	nb := numbering{brokers: 3, relay: 8}
 	for _, c := range []struct {
-		f       sim.FaultEvent
+		f       faultplan.FaultEvent
 		at, end int64
 		exact   bool
 		want    string
 	}{
-		{sim.FaultEvent{Kind: sim.FaultKill, Node: 1, DurNs: 800_000_000}, 12_345_000_000, 13_145_000_000, true,
+		{faultplan.FaultEvent{Kind: faultplan.FaultKill, Node: 1, DurNs: 800_000_000}, 12_345_000_000, 13_145_000_000, true,
 			"kill broker 2 at 12.345 s for 0.800 s (unsynced writes lost)"},
-		{sim.FaultEvent{Kind: sim.FaultOneWay, Node: 2, Peer: 0}, s, 3 * s, true, "oneway broker 3, peer broker 1 at 1.000 s until 3.000 s"},
-		{sim.FaultEvent{Kind: sim.FaultSplit, Mask: 0b1_0000_0101}, s, 2 * s, true, "split {broker 1, broker 3, outbox relay} from the rest at 1.000 s until 2.000 s"},
-		{sim.FaultEvent{Kind: sim.FaultBridge, Node: 1, Mask: 0b100}, s, 2 * s, true, "bridge {broker 3} from the rest, bridged by broker 2 at 1.000 s until 2.000 s"},
-		{sim.FaultEvent{Kind: sim.FaultStrand, Node: 0, Role: "leader", JumpNs: -3_456_829_898, DurNs: 4_768_069_906}, 5_250_254_270, 0, true,
+		{faultplan.FaultEvent{Kind: faultplan.FaultOneWay, Node: 2, Peer: 0}, s, 3 * s, true, "oneway broker 3, peer broker 1 at 1.000 s until 3.000 s"},
+		{faultplan.FaultEvent{Kind: faultplan.FaultSplit, Mask: 0b1_0000_0101}, s, 2 * s, true, "split {broker 1, broker 3, outbox relay} from the rest at 1.000 s until 2.000 s"},
+		{faultplan.FaultEvent{Kind: faultplan.FaultBridge, Node: 1, Mask: 0b100}, s, 2 * s, true, "bridge {broker 3} from the rest, bridged by broker 2 at 1.000 s until 2.000 s"},
+		{faultplan.FaultEvent{Kind: faultplan.FaultStrand, Node: 0, Role: "leader", JumpNs: -3_456_829_898, DurNs: 4_768_069_906}, 5_250_254_270, 0, true,
 			"strand broker 1 (the leader) at 5.250 s for 4.768 s (jump -3.456 s)"},
-		{sim.FaultEvent{Kind: sim.FaultLoss, ChancePpm: 147_630}, 7 * s, 10 * s, true, "loss at 7.000 s until 10.000 s (chance 14.763%)"},
-		{sim.FaultEvent{Kind: sim.FaultHealNet}, 3 * s, 3 * s, true, "healnet at 3.000 s"},
-		{sim.FaultEvent{Kind: sim.FaultCrashAt, Node: 2, DiskOps: 20, CrashModel: sim.CrashKept, DurNs: s}, s, 2 * s, true,
+		{faultplan.FaultEvent{Kind: faultplan.FaultLoss, ChancePpm: 147_630}, 7 * s, 10 * s, true, "loss at 7.000 s until 10.000 s (chance 14.763%)"},
+		{faultplan.FaultEvent{Kind: faultplan.FaultHealNet}, 3 * s, 3 * s, true, "healnet at 3.000 s"},
+		{faultplan.FaultEvent{Kind: faultplan.FaultCrashAt, Node: 2, DiskOps: 20, CrashModel: world.CrashKept, DurNs: s}, s, 2 * s, true,
 			"crashat broker 3 at 1.000 s for 1.000 s (disk ops 20, crash model kept)"},
-		{sim.FaultEvent{Kind: sim.FaultClockJump, Node: 4, JumpNs: 300}, s, s, true, "clockjump node 4 at 1.000 s (jump 0.000 s)"},
-		{sim.FaultEvent{Kind: sim.FaultDiskLatency, Node: 0, LatencyMaxNs: 43_503_764}, 9 * s, 60 * s, false,
+		{faultplan.FaultEvent{Kind: faultplan.FaultClockJump, Node: 4, JumpNs: 300}, s, s, true, "clockjump node 4 at 1.000 s (jump 0.000 s)"},
+		{faultplan.FaultEvent{Kind: faultplan.FaultDiskLatency, Node: 0, LatencyMaxNs: 43_503_764}, 9 * s, 60 * s, false,
 			"disklatency broker 1 at 9.000 s until 60.000 s at the latest (latency max 0.043 s)"},
 	} {
 		if got := faultLabel(c.f, c.at, c.end, c.exact, nb); got != c.want {
@@ -133,17 +134,17 @@ func planFieldsOfLine(line string) map[string]string {
 // the heal.
 func TestConditionsEnd(t *testing.T) {
 	plan := []appliedFault{
-		{f: sim.FaultEvent{Kind: sim.FaultLoss, ChancePpm: 1000}, atNs: 1 * s},
-		{f: sim.FaultEvent{Kind: sim.FaultDiskLatency, Node: 1, LatencyMaxNs: 1000}, atNs: 1 * s},
-		{f: sim.FaultEvent{Kind: sim.FaultKill, Node: 0}, atNs: 1 * s},
-		{f: sim.FaultEvent{Kind: sim.FaultKill, Node: 2, DurNs: 5 * s}, atNs: 1 * s},
-		{f: sim.FaultEvent{Kind: sim.FaultMembership, Node: 2, DurNs: 20 * s}, atNs: 1 * s},
-		{f: sim.FaultEvent{Kind: sim.FaultPartition, Node: 0, Peer: 1}, atNs: 1 * s},
-		{f: sim.FaultEvent{Kind: sim.FaultKill, Node: 1, DurNs: 20 * s}, atNs: 1 * s},
-		{f: sim.FaultEvent{Kind: sim.FaultFsyncErr, Node: 1, ChancePpm: 10}, atNs: 1 * s},
-		{f: sim.FaultEvent{Kind: sim.FaultFsyncErr, Node: 1, ChancePpm: 20}, atNs: 1500 * s / 1000},
-		{f: sim.FaultEvent{Kind: sim.FaultHealNet}, atNs: 2 * s},
-		{f: sim.FaultEvent{Kind: sim.FaultRestart, Node: 0}, atNs: 4 * s},
+		{f: faultplan.FaultEvent{Kind: faultplan.FaultLoss, ChancePpm: 1000}, atNs: 1 * s},
+		{f: faultplan.FaultEvent{Kind: faultplan.FaultDiskLatency, Node: 1, LatencyMaxNs: 1000}, atNs: 1 * s},
+		{f: faultplan.FaultEvent{Kind: faultplan.FaultKill, Node: 0}, atNs: 1 * s},
+		{f: faultplan.FaultEvent{Kind: faultplan.FaultKill, Node: 2, DurNs: 5 * s}, atNs: 1 * s},
+		{f: faultplan.FaultEvent{Kind: faultplan.FaultMembership, Node: 2, DurNs: 20 * s}, atNs: 1 * s},
+		{f: faultplan.FaultEvent{Kind: faultplan.FaultPartition, Node: 0, Peer: 1}, atNs: 1 * s},
+		{f: faultplan.FaultEvent{Kind: faultplan.FaultKill, Node: 1, DurNs: 20 * s}, atNs: 1 * s},
+		{f: faultplan.FaultEvent{Kind: faultplan.FaultFsyncErr, Node: 1, ChancePpm: 10}, atNs: 1 * s},
+		{f: faultplan.FaultEvent{Kind: faultplan.FaultFsyncErr, Node: 1, ChancePpm: 20}, atNs: 1500 * s / 1000},
+		{f: faultplan.FaultEvent{Kind: faultplan.FaultHealNet}, atNs: 2 * s},
+		{f: faultplan.FaultEvent{Kind: faultplan.FaultRestart, Node: 0}, atNs: 4 * s},
 	}
 	for i, want := range []struct {
 		endNs int64

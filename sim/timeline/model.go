@@ -3,9 +3,9 @@ package timeline
 import (
 	"fmt"
 
-	"github.com/felixsim/felixsim/sim"
 	"github.com/felixsim/felixsim/sim/runner"
 	"github.com/felixsim/felixsim/sim/verdict"
+	"github.com/felixsim/felixsim/sim/world"
 )
 
 // Bar is one span (or, when Instant, one moment) on a process lane.
@@ -126,7 +126,7 @@ func addLeadership(lanes []Lane, nb numbering, spans []runner.LeaderSpan) (unpla
 
 // addProcessStates draws each broker's (and the relay's) down and paused
 // spans from the trace's boot, kill, pause and resume events (row 0).
-func addProcessStates(lanes []Lane, nb numbering, trace []sim.TraceEvent, endNs int64) {
+func addProcessStates(lanes []Lane, nb numbering, trace []world.TraceEvent, endNs int64) {
 	downSince := make([]int64, len(lanes))
 	pausedSince := make([]int64, len(lanes))
 	for i := range pausedSince {
@@ -144,18 +144,18 @@ func addProcessStates(lanes []Lane, nb numbering, trace []sim.TraceEvent, endNs 
 			continue
 		}
 		switch e.Kind {
-		case sim.EvKill:
+		case world.EvKill:
 			if downSince[b] < 0 {
 				downSince[b] = e.AtNs
 			}
-		case sim.EvBoot:
+		case world.EvBoot:
 			if downSince[b] >= 0 {
 				bar(b, downSince[b], e.AtNs, "down", "down")
 			}
 			downSince[b] = -1
-		case sim.EvPause:
+		case world.EvPause:
 			pausedSince[b] = e.AtNs
-		case sim.EvResume:
+		case world.EvResume:
 			if pausedSince[b] >= 0 {
 				bar(b, pausedSince[b], e.AtNs, "paused", "paused")
 			}

@@ -6,8 +6,9 @@ import (
 
 	"github.com/felixsim/felixsim/felix"
 	"github.com/felixsim/felixsim/properties"
-	"github.com/felixsim/felixsim/sim"
+	"github.com/felixsim/felixsim/sim/faultplan"
 	"github.com/felixsim/felixsim/sim/runner"
+	"github.com/felixsim/felixsim/sim/world"
 )
 
 const s = int64(1e9)
@@ -20,23 +21,23 @@ const s = int64(1e9)
 // group 1 in term 2 from 0.5 s to 6 s. Client 0's op 2 shows a violation
 // found twice; the second violation names op 1 too.
 func handRun() *runner.Result {
-	plan := &sim.Plan{Seed: 9, Nodes: 9, DurationNs: 5 * s, Faults: []sim.FaultEvent{
-		{AtNs: 1 * s, Kind: sim.FaultPartition, Node: 0, Peer: 1},
-		{AtNs: s + s/2, Kind: sim.FaultKill, Node: 8, DurNs: 3 * s / 10},
-		{AtNs: 2 * s, Kind: sim.FaultKill, Node: 1, DurNs: 2 * s, Torn: true},
-		{AtNs: 2*s + s/2, Kind: sim.FaultPause, Role: "leader", DurNs: s},
-		{AtNs: 3 * s, Kind: sim.FaultHealNet},
+	plan := &faultplan.Plan{Seed: 9, Nodes: 9, DurationNs: 5 * s, Faults: []faultplan.FaultEvent{
+		{AtNs: 1 * s, Kind: faultplan.FaultPartition, Node: 0, Peer: 1},
+		{AtNs: s + s/2, Kind: faultplan.FaultKill, Node: 8, DurNs: 3 * s / 10},
+		{AtNs: 2 * s, Kind: faultplan.FaultKill, Node: 1, DurNs: 2 * s, Torn: true},
+		{AtNs: 2*s + s/2, Kind: faultplan.FaultPause, Role: "leader", DurNs: s},
+		{AtNs: 3 * s, Kind: faultplan.FaultHealNet},
 	}}
-	trace := []sim.TraceEvent{
-		{AtNs: 0, Kind: sim.EvBoot, Node: 0, Peer: -1}, {AtNs: 0, Kind: sim.EvBoot, Node: 1, Peer: -1},
-		{AtNs: 1 * s, Kind: sim.EvFault, Node: 0, Peer: 1},
-		{AtNs: s + s/2, Kind: sim.EvFault, Node: 8, Peer: 0}, {AtNs: s + s/2, Kind: sim.EvKill, Node: 8, Peer: -1},
-		{AtNs: s + 8*s/10, Kind: sim.EvBoot, Node: 8, Peer: -1},
-		{AtNs: 2 * s, Kind: sim.EvFault, Node: 1, Peer: 0}, {AtNs: 2 * s, Kind: sim.EvKill, Node: 1, Peer: -1},
-		{AtNs: 2*s + s/2, Kind: sim.EvFault, Node: -1, Peer: 0},
-		{AtNs: 3 * s, Kind: sim.EvFault, Node: 0, Peer: 0},
-		{AtNs: 4 * s, Kind: sim.EvBoot, Node: 1, Peer: -1},
-		{AtNs: 5 * s, Kind: sim.EvHeal, Node: -1, Peer: -1},
+	trace := []world.TraceEvent{
+		{AtNs: 0, Kind: world.EvBoot, Node: 0, Peer: -1}, {AtNs: 0, Kind: world.EvBoot, Node: 1, Peer: -1},
+		{AtNs: 1 * s, Kind: world.EvFault, Node: 0, Peer: 1},
+		{AtNs: s + s/2, Kind: world.EvFault, Node: 8, Peer: 0}, {AtNs: s + s/2, Kind: world.EvKill, Node: 8, Peer: -1},
+		{AtNs: s + 8*s/10, Kind: world.EvBoot, Node: 8, Peer: -1},
+		{AtNs: 2 * s, Kind: world.EvFault, Node: 1, Peer: 0}, {AtNs: 2 * s, Kind: world.EvKill, Node: 1, Peer: -1},
+		{AtNs: 2*s + s/2, Kind: world.EvFault, Node: -1, Peer: 0},
+		{AtNs: 3 * s, Kind: world.EvFault, Node: 0, Peer: 0},
+		{AtNs: 4 * s, Kind: world.EvBoot, Node: 1, Peer: -1},
+		{AtNs: 5 * s, Kind: world.EvHeal, Node: -1, Peer: -1},
 	}
 	scope := felix.Scope{Tenant: "acme", Namespace: "orders", Stream: "order-events", Shard: 0}
 	hist := &properties.History{Ops: []properties.HistoryOp{

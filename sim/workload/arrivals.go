@@ -51,7 +51,7 @@ func arrivalTenant(tenant string, index, j int) string {
 // ArrivalTimesNs are the times of a run's arrivals' first writes: arrival
 // j at a time drawn in the j-th of arrivals equal slices of [0, stopNs),
 // from the run's seed alone, so that the plan generator can aim faults at
-// them (sim.Knobs.AnchorsNs) and a plan's faults never move them.
+// them (faultplan.Knobs.AnchorsNs) and a plan's faults never move them.
 func ArrivalTimesNs(seed uint64, arrivals int, stopNs int64) []int64 {
 	if arrivals <= 0 || stopNs <= 0 {
 		return nil

@@ -5,8 +5,8 @@ import (
 	"slices"
 
 	"github.com/felixsim/felixsim/client"
-	"github.com/felixsim/felixsim/sim"
 	"github.com/felixsim/felixsim/sim/cluster"
+	"github.com/felixsim/felixsim/sim/faultplan"
 )
 
 // Defaults of a Config field left zero.
@@ -114,8 +114,8 @@ type Config struct {
 	// they go on reaching a deposed leader that the others have left.
 	StickyClients int
 	// KeepOps restricts clients to some of their operations (a shrunk
-	// plan's sim.Plan.Ops); nil keeps every operation.
-	KeepOps []sim.ClientOps
+	// plan's faultplan.Plan.Ops); nil keeps every operation.
+	KeepOps []faultplan.ClientOps
 }
 
 // OpsMaxDefault caps a history when Config.OpsMax is 0.

@@ -14,7 +14,8 @@
 // id, broker and answer of every attempt its call made.
 //
 // workload only generates load and records what it saw; checking belongs
-// in properties. It imports client, sim (for node specs), sim/simapi and
+// in properties. It imports client, sim/world (for node specs),
+// sim/faultplan (plan parameters), sim/simapi and
 // sim/prng, sim/cluster (for its message types and id mapping), wire,
 // statemachine, properties and vfs (a long run's history waits in a
 // vfs.Scratch file: recorder.go, spill.go); it

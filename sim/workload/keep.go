@@ -3,11 +3,11 @@ package workload
 import (
 	"fmt"
 
-	"github.com/felixsim/felixsim/sim"
+	"github.com/felixsim/felixsim/sim/faultplan"
 )
 
 // slotState is one client's count of drawn operations (its slots, see
-// sim.ClientOps) and whether the one being drawn is skipped.
+// faultplan.ClientOps) and whether the one being drawn is skipped.
 type slotState struct {
 	// drawn counts the client's slots so far.
 	drawn int
@@ -42,7 +42,7 @@ func (w *Workload) keepsOp(client, slot int) bool {
 }
 
 // validateKeepOps refuses ops restrictions for clients the workload lacks.
-func validateKeepOps(keep []sim.ClientOps, clients int) error {
+func validateKeepOps(keep []faultplan.ClientOps, clients int) error {
 	for _, c := range keep {
 		if c.Client < 0 || c.Client >= clients {
 			return fmt.Errorf("workload: ops for client %d refused: the workload has clients 0..%d", c.Client, clients-1)

@@ -3,7 +3,7 @@ package workload
 import (
 	"fmt"
 
-	"github.com/felixsim/felixsim/sim"
+	"github.com/felixsim/felixsim/sim/faultplan"
 )
 
 // Parameter names under which a plan records the workload's shape.
@@ -45,11 +45,11 @@ func paramFields(c *Config) []struct {
 
 // Params renders the workload's shape (defaults filled in) as plan
 // parameters, sorted by name; WithParams reads them back.
-func (c Config) Params() []sim.Param {
+func (c Config) Params() []faultplan.Param {
 	d := c.withDefaults()
-	var out []sim.Param
+	var out []faultplan.Param
 	for _, f := range paramFields(&d) {
-		out = append(out, sim.Param{Name: f.name, Value: f.get()})
+		out = append(out, faultplan.Param{Name: f.name, Value: f.get()})
 	}
 	return out
 }
@@ -60,7 +60,7 @@ const paramMax = 1 << 40
 
 // WithParams returns c with the named parameters of a plan applied; an
 // unknown name, or a value out of range, is refused.
-func (c Config) WithParams(params []sim.Param) (Config, error) {
+func (c Config) WithParams(params []faultplan.Param) (Config, error) {
 	out := c
 	fields := paramFields(&out)
 	for _, p := range params {

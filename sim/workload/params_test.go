@@ -3,7 +3,7 @@ package workload
 import (
 	"testing"
 
-	"github.com/felixsim/felixsim/sim"
+	"github.com/felixsim/felixsim/sim/faultplan"
 	"pgregory.net/rapid"
 )
 
@@ -19,8 +19,8 @@ func TestParamsRoundTrip(t *testing.T) {
 			CallTimeoutNs:   rapid.Int64Range(1, 1e11).Draw(t, "timeout"),
 			RetryUnknownPct: rapid.IntRange(-1, 100).Draw(t, "retry"),
 			StartSpreadNs:   rapid.Int64Range(0, 1e11).Draw(t, "spread")}
-		plan := &sim.Plan{Seed: 1, Nodes: 3, Workload: c.Params()}
-		back, err := sim.ParsePlan(plan.String())
+		plan := &faultplan.Plan{Seed: 1, Nodes: 3, Workload: c.Params()}
+		back, err := faultplan.ParsePlan(plan.String())
 		if err != nil {
 			t.Fatalf("plan with workload params does not parse: %v\n%s", err, plan.String())
 		}
@@ -42,7 +42,7 @@ func TestParamsRoundTrip(t *testing.T) {
 
 func TestWithParamsRefuses(t *testing.T) {
 	base := Config{Brokers: 3, FirstSimID: 3, Shards: 4}
-	for name, ps := range map[string][]sim.Param{
+	for name, ps := range map[string][]faultplan.Param{
 		"unknown name":    {{Name: "speed", Value: 1}},
 		"negative gap":    {{Name: ParamOpGapMeanNs, Value: -1}},
 		"retry over 100":  {{Name: ParamRetryUnknownPct, Value: 101}},

@@ -9,12 +9,12 @@ import (
 	"testing"
 
 	"github.com/felixsim/felixsim/properties"
-	"github.com/felixsim/felixsim/sim"
+	"github.com/felixsim/felixsim/sim/world"
 )
 
 // lossyLink loses, duplicates and delays messages, so writes time out,
 // retry and land twice: every request record the history keeps.
-var lossyLink = sim.LinkConfig{LatencyMinNs: 1e6, LatencyMaxNs: 5e6, LossPpm: 50_000, DuplicatePpm: 50_000}
+var lossyLink = world.LinkConfig{LatencyMinNs: 1e6, LatencyMaxNs: 5e6, LossPpm: 50_000, DuplicatePpm: 50_000}
 
 // encoded is h in the history encoding.
 func encoded(t *testing.T, h *properties.History) string {
@@ -73,7 +73,7 @@ func TestSpilledHistoryEqualsHeld(t *testing.T) {
 // made, so the directory stays empty during the run and after it.
 func TestSpillLeavesNoFile(t *testing.T) {
 	dir := t.TempDir()
-	w, c := runWorkloadWith(t, 13, 6*secondNs, sim.LinkConfig{}, Config{HeldOps: spillTestHeldOps, SpillDir: dir}, false)
+	w, c := runWorkloadWith(t, 13, 6*secondNs, world.LinkConfig{}, Config{HeldOps: spillTestHeldOps, SpillDir: dir}, false)
 	defer c.Close()
 	if w.rec.spilled == 0 {
 		t.Fatal("nothing spilled: the test proves nothing")
@@ -95,7 +95,7 @@ func TestSpillLeavesNoFile(t *testing.T) {
 // the cause and never a history short of what was recorded.
 func TestSpillFailureIsNoHistory(t *testing.T) {
 	missing := filepath.Join(t.TempDir(), "gone")
-	w, c := runWorkloadWith(t, 13, 6*secondNs, sim.LinkConfig{}, Config{HeldOps: spillTestHeldOps, SpillDir: missing}, false)
+	w, c := runWorkloadWith(t, 13, 6*secondNs, world.LinkConfig{}, Config{HeldOps: spillTestHeldOps, SpillDir: missing}, false)
 	c.Close()
 	if _, err := w.History(); err == nil || !strings.Contains(err.Error(), "gone") {
 		t.Fatalf("missing spill dir: history error %v, want one naming the directory", err)
@@ -104,7 +104,7 @@ func TestSpillFailureIsNoHistory(t *testing.T) {
 		t.Fatalf("only %d ops recorded: the spill was never tried", w.OpsRecorded())
 	}
 
-	w, c = runWorkloadWith(t, 13, 6*secondNs, sim.LinkConfig{}, Config{HeldOps: spillTestHeldOps}, false)
+	w, c = runWorkloadWith(t, 13, 6*secondNs, world.LinkConfig{}, Config{HeldOps: spillTestHeldOps}, false)
 	c.Close()
 	if err := w.rec.spill.w.Flush(); err != nil {
 		t.Fatal(err)
@@ -116,7 +116,7 @@ func TestSpillFailureIsNoHistory(t *testing.T) {
 	if _, err := w.History(); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("line %d", w.rec.spilled+1)) {
 		t.Fatalf("broken spill file: history error %v, want one naming line %d", err, w.rec.spilled+1)
 	}
-	w, c = runWorkloadWith(t, 13, 6*secondNs, sim.LinkConfig{}, Config{HeldOps: spillTestHeldOps}, false)
+	w, c = runWorkloadWith(t, 13, 6*secondNs, world.LinkConfig{}, Config{HeldOps: spillTestHeldOps}, false)
 	c.Close()
 	w.rec.spill.w.Flush()
 	size, _ := w.rec.spill.f.Size()

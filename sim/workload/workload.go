@@ -5,8 +5,8 @@ import (
 
 	"github.com/felixsim/felixsim/felix"
 	"github.com/felixsim/felixsim/properties"
-	"github.com/felixsim/felixsim/sim"
 	"github.com/felixsim/felixsim/sim/simapi"
+	"github.com/felixsim/felixsim/sim/world"
 )
 
 // Workload is a set of simulated Felix clients sharing one history.
@@ -42,11 +42,11 @@ func (w *Workload) Config() Config { return w.cfg }
 
 // Specs are the client processes' world slots, fault-exempt, in sim-id
 // order from Config.FirstSimID.
-func (w *Workload) Specs() []sim.NodeSpec {
-	var out []sim.NodeSpec
+func (w *Workload) Specs() []world.NodeSpec {
+	var out []world.NodeSpec
 	for _, p := range w.procs {
 		p := p
-		out = append(out, sim.NodeSpec{Name: fmt.Sprintf("client-%d-%s", p.index, p.tenant), New: func() simapi.Process { return p }, FaultExempt: true})
+		out = append(out, world.NodeSpec{Name: fmt.Sprintf("client-%d-%s", p.index, p.tenant), New: func() simapi.Process { return p }, FaultExempt: true})
 	}
 	return out
 }
@@ -78,7 +78,7 @@ type Stats struct {
 	// RefusedFull counts invocations not made because the history was full.
 	RefusedFull int
 	// Slots is, per client, how many operations it drew (see
-	// sim.ClientOps: retries and acks are not slots).
+	// faultplan.ClientOps: retries and acks are not slots).
 	Slots []int
 	// Skipped counts the slots drawn but not invoked because
 	// Config.KeepOps skips them.

@@ -7,22 +7,22 @@ import (
 	"testing"
 
 	"github.com/felixsim/felixsim/properties"
-	"github.com/felixsim/felixsim/sim"
 	"github.com/felixsim/felixsim/sim/cluster"
+	"github.com/felixsim/felixsim/sim/world"
 )
 
 const secondNs = 1_000_000_000
 
 // runWorkload runs a default workload against 3 brokers for durNs under
 // link (zero: clean network), then lets every call complete.
-func runWorkload(t *testing.T, seed uint64, durNs int64, link sim.LinkConfig) (*Workload, *cluster.Cluster) {
+func runWorkload(t *testing.T, seed uint64, durNs int64, link world.LinkConfig) (*Workload, *cluster.Cluster) {
 	t.Helper()
 	return runWorkloadWith(t, seed, durNs, link, Config{}, false)
 }
 
 // runWorkloadWith is runWorkload with cfg's history settings (HeldOps,
 // SpillDir) and, when bind is set, the cluster's delivery tally bound.
-func runWorkloadWith(t *testing.T, seed uint64, durNs int64, link sim.LinkConfig, cfg Config, bind bool) (*Workload, *cluster.Cluster) {
+func runWorkloadWith(t *testing.T, seed uint64, durNs int64, link world.LinkConfig, cfg Config, bind bool) (*Workload, *cluster.Cluster) {
 	t.Helper()
 	w, err := New(Config{Brokers: 3, FirstSimID: 3, Shards: 4, StopNs: durNs, HeldOps: cfg.HeldOps, SpillDir: cfg.SpillDir})
 	if err != nil {
@@ -68,7 +68,7 @@ func TestConfigRefusals(t *testing.T) {
 // namespace, stream, shard and keys), every acknowledged write is on every
 // broker at its offset, and the history round-trips through its encoding.
 func TestWorkloadCleanRun(t *testing.T) {
-	w, c := runWorkload(t, 3, 3*secondNs, sim.LinkConfig{})
+	w, c := runWorkload(t, 3, 3*secondNs, world.LinkConfig{})
 	defer c.Close()
 	h := mustHistory(t, w)
 	kinds := map[properties.HistoryKind]int{}
@@ -182,7 +182,7 @@ func sortScopes(s []properties.ReplicaView) {
 func TestWorkloadRetriesRecordedHonestly(t *testing.T) {
 	twiceTotal := 0
 	for _, seed := range []uint64{5, 7, 8} {
-		w, c := runWorkload(t, seed, 4*secondNs, sim.LinkConfig{LatencyMinNs: 1e6, LatencyMaxNs: 2e6, LossPpm: 200_000})
+		w, c := runWorkload(t, seed, 4*secondNs, world.LinkConfig{LatencyMinNs: 1e6, LatencyMaxNs: 2e6, LossPpm: 200_000})
 		landed := payloadCounts(c)
 		c.Close()
 		twiceTotal += checkRetries(t, w, landed)
@@ -247,7 +247,7 @@ func checkRetries(t *testing.T, w *Workload, landed map[string]int) int {
 // for byte.
 func TestWorkloadDeterministic(t *testing.T) {
 	enc := func() string {
-		w, c := runWorkload(t, 11, 2*secondNs, sim.LinkConfig{LatencyMinNs: 1e6, LatencyMaxNs: 5e6, LossPpm: 50_000, DuplicatePpm: 50_000})
+		w, c := runWorkload(t, 11, 2*secondNs, world.LinkConfig{LatencyMinNs: 1e6, LatencyMaxNs: 5e6, LossPpm: 50_000, DuplicatePpm: 50_000})
 		c.Close()
 		var buf bytes.Buffer
 		if err := properties.EncodeHistory(&buf, mustHistory(t, w)); err != nil {
