@@ -155,3 +155,35 @@ func TestSmallerItems(t *testing.T) {
 		t.Errorf("a plan without its trace hash: exit %d:\n%s", code, out)
 	}
 }
+
+// TestPlanLinesRefusedAsTheirFlags: a plan line gets its flag's range and
+// its refusal names the line: the duration that ran until killed,
+// a client count --clients refuses, a fault counted from 1.
+func TestPlanLinesRefusedAsTheirFlags(t *testing.T) {
+	dir := t.TempDir()
+	src, err := os.ReadFile(filepath.Join("..", "..", "sim", "artifact", "testdata", "versions", "plan-v2.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ old, new, want string }{
+		{"duration_ns 100000000", "duration_ns 36000000000000001", "plan line 4: duration_ns 36000000000000001 refused"},
+		{"duration_ns 100000000", "duration_ns 9223372036854775807", "plan line 4: duration_ns 9223372036854775807 refused"},
+		{"param clients 4", "param clients 40", "plan line 7: param clients 40 refused: want 2..16, as --clients"},
+		{"param sticky_clients 1", "param sticky_clients 1\nfault at_ns=1 kind=pause node=1\nfault at_ns=2 kind=kill node=42", "plan line 15: fault 2 of 2: "},
+	} {
+		text := strings.Replace(string(src), c.old, c.new, 1)
+		if text == string(src) {
+			t.Fatalf("%q not in the plan", c.old)
+		}
+		os.WriteFile(filepath.Join(dir, "p.txt"), []byte(text), 0o644)
+		for _, line := range []string{"felixsim run --plan p.txt", "felixsim replay --plan p.txt"} {
+			code, out := shell(t, dir, line)
+			if code != 2 || !strings.Contains(out, c.want) {
+				t.Errorf("%s with %q: exit %d, want 2 saying %q:\n%s", line, c.new, code, c.want, out)
+			}
+		}
+	}
+	if code, out := shell(t, dir, "felixsim run --seed 1 --duration 10001h"); code != 2 || !strings.Contains(out, "--duration 10001h0m0s refused: want 1ns..10000h") {
+		t.Errorf("--duration 10001h: exit %d:\n%s", code, out)
+	}
+}

@@ -225,6 +225,9 @@ func ParsePlanFile(text string) (*faultplan.Plan, Meta, error) {
 	if err != nil {
 		return nil, Meta{}, err
 	}
+	if err := checkParamLines(text); err != nil {
+		return nil, Meta{}, err
+	}
 	m, end, seen, err := parseMeta(text)
 	if err != nil {
 		return nil, Meta{}, err
@@ -400,7 +403,7 @@ func (m *Meta) set(key, val string) error {
 		}
 		m.TraceHash, m.HasTraceHash = h, true
 	case metaBrokers, metaStreams, metaShards:
-		n, err = count(1 << 16)
+		n, err = count(map[string]int64{metaBrokers: runner.BrokersMax, metaStreams: runner.StreamsMax, metaShards: runner.ShardsMax}[key])
 		*map[string]*int{metaBrokers: &m.Brokers, metaStreams: &m.Streams, metaShards: &m.Shards}[key] = int(n)
 	case metaDefects:
 		d, derr := runner.ParseDefects(val)
@@ -415,7 +418,7 @@ func (m *Meta) set(key, val string) error {
 		}
 		m.Faults = f.String()
 	case metaFaultGap, metaLiveness, metaQuiesce, metaChange:
-		n, err = count(1 << 62)
+		n, err = count(runner.DurationNsMax)
 		*map[string]*int64{metaFaultGap: &m.FaultGapNs, metaLiveness: &m.LivenessBudgetNs, metaQuiesce: &m.QuiesceBudgetNs,
 			metaChange: &m.ChangeLivenessBudgetNs}[key] = n
 	case metaValidate:

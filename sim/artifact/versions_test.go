@@ -2,6 +2,7 @@ package artifact
 
 import (
 	"bufio"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -118,4 +119,44 @@ func firstLine(t *testing.T, file string) string {
 	sc := bufio.NewScanner(f)
 	sc.Scan()
 	return sc.Text()
+}
+
+// TestPlanFileLinesRanged: a plan file's param and meta lines get the
+// same range as their flags (or the workload's own), refused naming the
+// line: --clients 2..16, --client-start-spread and the budgets at most
+// 10000 h, the topology within --nodes, --streams and --shards.
+func TestPlanFileLinesRanged(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join(versionsDir, "plan-v3.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	good := string(b)
+	lineOf := func(text, prefix string) int {
+		for i, l := range strings.Split(text, "\n") {
+			if strings.HasPrefix(l, prefix) {
+				return i + 1
+			}
+		}
+		t.Fatalf("no %q line", prefix)
+		return 0
+	}
+	for _, c := range []struct{ old, new, why string }{
+		{"param clients 4", "param clients 17", "param clients 17 refused: want 2..16, as --clients"},
+		{"param start_spread_ns 0", "param start_spread_ns 36000000000000001", "want 0..36000000000000000, as --client-start-spread"},
+		{"param retry_unknown_pct 50", "param retry_unknown_pct 101", "retry chance 101% refused"},
+		{"param arrivals 0", "param bogus 0", `workload param "bogus" refused`},
+		{"# brokers: 3", "# brokers: 99", "brokers \"99\" refused: want a positive count up to"},
+		{"# shards: 4", "# shards: 65", "shards \"65\" refused"},
+		{"# quiesce-budget-ns: 20000000000", "# quiesce-budget-ns: 36000000000000001", "quiesce-budget-ns \"36000000000000001\" refused"},
+	} {
+		text := strings.Replace(good, c.old, c.new, 1)
+		if text == good {
+			t.Fatalf("%q not in the plan", c.old)
+		}
+		_, _, err := ParsePlanFile(text)
+		want := fmt.Sprintf("plan line %d: ", lineOf(text, c.new))
+		if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), c.why) {
+			t.Errorf("%s: %v; want %q and %q", c.new, err, want, c.why)
+		}
+	}
 }
