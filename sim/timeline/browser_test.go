@@ -5,6 +5,7 @@ package timeline
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -63,15 +64,7 @@ func TestTimelineInChromium(t *testing.T) {
 	if err := os.MkdirAll(outDir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	page := filepath.Join(outDir, "timeline.html")
-	f, err := os.Create(page)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := Write(f, res); err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
+	page := savePage(t, res, filepath.Join(outDir, "timeline.html"))
 	fi, err := os.Stat(page)
 	if err != nil {
 		t.Fatal(err)
@@ -113,15 +106,7 @@ func densePage(t *testing.T, outDir string) []byte {
 	if err != nil {
 		t.Fatal(err)
 	}
-	page := filepath.Join(outDir, "timeline-dense.html")
-	f, err := os.Create(page)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := Write(f, res); err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
+	page := savePage(t, res, filepath.Join(outDir, "timeline-dense.html"))
 	b := open(t, page)
 	checkLabelsApart(t, b, "the dense run")
 	shot := b.screenshot(t)
@@ -135,6 +120,19 @@ func densePage(t *testing.T, outDir string) []byte {
 		t.Fatalf("page %s: %d problems:\n%s", page, len(problems), strings.Join(problems, "\n"))
 	}
 	return shot
+}
+
+// savePage writes res's page to path and returns path.
+func savePage(t *testing.T, res *runner.Result, path string) string {
+	t.Helper()
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := errors.Join(Write(f, res), f.Close()); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }
 
 // label is one text of the plot as drawn: its box, its text, the fault
