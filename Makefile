@@ -5,7 +5,7 @@ GO       ?= go
 PKGS     := ./...
 GOFILES   = $(shell git ls-files '*.go' 2>/dev/null || find . -name '*.go')
 
-.PHONY: test lint vet fmt-check install bench bench-compare bench-floor sweep-scale profile-subsystems fuzz sweep detection shrink-bench tlc tlc-trace build timeline-test
+.PHONY: test lint vet fmt-check install bench bench-compare bench-floor sweep-scale profile-subsystems fuzz sweep detection shrink-bench tlc tlc-trace build timeline-test verdict-agreement perf-work
 
 ## test: lint, then every unit, property and bounded simulation test, then
 ## the store and the cluster again with the expensive invariant checks built
@@ -26,6 +26,14 @@ test: lint
 TIMELINE_OUT ?= $(CURDIR)/test-output/timeline
 timeline-test:
 	TIMELINE_OUT=$(TIMELINE_OUT) $(GO) test -count=1 -timeout 5m -tags browser -run TestTimelineInChromium -v ./sim/timeline
+
+## verdict-agreement: issue 32's acceptance in full: for every planted
+## defect, `felixsim run` of each of seeds 1..10 and `felixsim sweep
+## --seeds 1..10` agree on every seed's family, and the sweep exits with
+## the most serious seed's code (10 s runs; make test runs seeds 1..3).
+## About 2 minutes on 2 cores.
+verdict-agreement:
+	$(GO) test -count=1 -timeout 20m ./cmd/felixsim -run TestRunAndSweepAgree -verdict-agreement -v
 
 ## lint: gofmt must have nothing to say and go vet must pass.
 lint: fmt-check vet
@@ -69,8 +77,9 @@ bench-compare:
 ## SEEDS (default 1..6) and the bare raft harness (bench/bareraft) at each
 ## run's density for its simulated seconds, interleaved, ROUNDS rounds
 ## (default 3); prints ms of CPU per simulated second of both and their
-## ratio. OLD=rev adds that revision's felixsim. About a minute on 2 cores.
-## See scripts/bench-floor.sh and docs/performance.md.
+## ratio, then the rows of docs/performance.md's table, each naming its
+## revision. OLD=rev adds that revision's felixsim. About a minute on 2
+## cores. See scripts/bench-floor.sh and docs/performance.md.
 bench-floor:
 	OLD="$(OLD)" scripts/bench-floor.sh
 
@@ -83,10 +92,18 @@ sweep-scale: build
 
 ## profile-subsystems: CPU share of a default run by subsystem (store, raft,
 ## checks, trace, workload, world, wire, relay, GC, ...): BenchmarkDefaultRun
-## under -cpuprofile, pprof's -top grouped by package. See
+## under -cpuprofile, pprof's -top grouped by package, then the rows of
+## docs/performance.md's table with this tree's revision. See
 ## scripts/profile-subsystems.sh.
 profile-subsystems:
 	scripts/profile-subsystems.sh
+
+## perf-work: docs/performance.md's table of the default run's work per
+## simulated second (density, events by process, operations, store bytes)
+## for seeds 1 and 2, as this tree computes it; make test fails when the
+## document's table differs (TestPerfWorkTable). About 10 s.
+perf-work:
+	@$(GO) test -count=1 ./cmd/felixsim -run '^TestPerfWorkTable$$' -perf-work -v | grep '^|'
 
 ## fuzz: each fuzz target for FUZZTIME (default 30s).
 FUZZTIME ?= 30s

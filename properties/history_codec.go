@@ -10,8 +10,16 @@ import (
 	"github.com/felixsim/felixsim/felix"
 )
 
-// historyHeader opens every encoded history; the version changes with the format.
-const historyHeader = "felixsim-history v1"
+// historyHeader opens every encoded history; the version changes whenever
+// a field is added, removed or changes meaning. v2 added each request's
+// broker and answer (requests[].broker, requests[].answer). A v1 history
+// (historyHeaderV1) still reads: its requests have broker 0 and answer
+// unrecorded, unless it was written by a felixsim between that change
+// and the bump, whose v1 files carry them (read as they are).
+const (
+	historyHeader   = "felixsim-history v2"
+	historyHeaderV1 = "felixsim-history v1"
+)
 
 // HistoryLineLenMax caps one encoded operation when parsing; a longer line
 // is refused.
@@ -50,8 +58,8 @@ func ParseHistory(r io.Reader) (*History, error) {
 		}
 		return nil, fmt.Errorf("history parse refused: empty input, want header %q", historyHeader)
 	}
-	if sc.Text() != historyHeader {
-		return nil, fmt.Errorf("history parse refused: line 1 is %.40q, want header %q", sc.Text(), historyHeader)
+	if sc.Text() != historyHeader && sc.Text() != historyHeaderV1 {
+		return nil, fmt.Errorf("history parse refused: line 1 is %.40q, want header %q (or the older %q)", sc.Text(), historyHeader, historyHeaderV1)
 	}
 	h := &History{}
 	for line := 2; sc.Scan(); line++ {

@@ -1,10 +1,8 @@
 package properties
 
 import (
-	"errors"
 	"fmt"
 	"sort"
-	"strings"
 
 	"github.com/felixsim/felixsim/felix"
 )
@@ -87,32 +85,4 @@ func SameRecord(a, b *ViewEntry) (bool, string) {
 		}
 	}
 	return true, ""
-}
-
-// violationsMax caps the violations one checker lists; the rest are counted.
-const violationsMax = 8
-
-// violations collects one checker's findings into one error.
-type violations struct {
-	what  InvariantName
-	msgs  []string
-	count int
-}
-
-func (v *violations) add(format string, args ...any) {
-	v.count++
-	if len(v.msgs) < violationsMax {
-		v.msgs = append(v.msgs, fmt.Sprintf(format, args...))
-	}
-}
-
-func (v *violations) err() error {
-	if v.count == 0 {
-		return nil
-	}
-	s := strings.Join(v.msgs, "; ")
-	if v.count > len(v.msgs) {
-		s += fmt.Sprintf("; and %d more", v.count-len(v.msgs))
-	}
-	return errors.New(string(v.what) + ": " + s)
 }

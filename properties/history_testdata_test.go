@@ -65,8 +65,9 @@ func TestHistoryV1StillDecodes(t *testing.T) {
 	if err := EncodeHistory(&out, h); err != nil {
 		t.Fatal(err)
 	}
-	if !bytes.Equal(out.Bytes(), raw) {
-		t.Fatalf("re-encoding the v1 history changed its bytes (%d bytes, was %d)", out.Len(), len(raw))
+	v2 := bytes.Replace(raw, []byte("felixsim-history v1\n"), []byte("felixsim-history v2\n"), 1)
+	if !bytes.Equal(out.Bytes(), v2) {
+		t.Fatalf("re-encoding the v1 history changed its operations' bytes (%d bytes, was %d), or its header is not v2's", out.Len(), len(raw))
 	}
 }
 

@@ -108,7 +108,7 @@ for r in $(seq 1 "$rounds"); do
   echo "round $r of $rounds done"
 done
 
-python3 - "$out/runs.tsv" "$sides" <<'EOF'
+python3 - "$out/runs.tsv" "$sides" "$("$root"/scripts/doc-rev.sh)" "$rounds" "$seeds" "$old_rev" <<'EOF'
 import sys
 rows = [l.rstrip("\n").split("\t") for l in open(sys.argv[1])]
 sides = sys.argv[2].split()
@@ -120,6 +120,7 @@ for who, seed, rnd, sim, cpu, dens in rows:
     if who.startswith("felixsim-"):
         own_density[who] = own_density.get(who, True) and dens == "True"
 seeds = sorted({s for _, s in tot}, key=int)
+rows = []
 def ms(t): return 1000 * t[1] / t[0]
 print("%-8s %-5s %9s %18s %16s %8s" % ("side", "seed", "sim s", "felixsim ms/sim-s", "bare ms/sim-s", "ratio"))
 for side in sides:
@@ -131,5 +132,10 @@ for side in sides:
         print("%-8s %-5s %9.1f %18.2f %16.2f %7.2fx" % (side, s, f[0], ms(f), ms(b), ms(f) / ms(b)))
     note = "" if own_density["felixsim-" + side] else "  (bare at this tree's density: the revision prints none)"
     print("%-8s %-5s %9.1f %18.2f %16.2f %7.2fx%s" % (side, "all", f_all[0], ms(f_all), ms(b_all), ms(f_all) / ms(b_all), note))
+    rows.append((side, f_all, b_all))
+print("\ndocs/performance.md rows (the revision of each side; %s rounds x seeds %s):" % (sys.argv[4], sys.argv[5]))
+for side, f, b in rows:
+    rev = sys.argv[3] if side == "new" else sys.argv[6] + ", " + sys.argv[3].split(", ")[1]
+    print("| %s (%.0f simulated s) | %.1f | %.2f | %.2fx |" % (rev, f[0], ms(f), ms(b), ms(f) / ms(b)))
 EOF
 echo "ratio = felixsim CPU / bare etcd raft CPU per simulated second (user+system rusage of each process); command: ${OLD:+OLD=$OLD }ROUNDS=$rounds SEEDS=\"$seeds\" make bench-floor"

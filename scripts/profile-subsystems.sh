@@ -52,7 +52,7 @@ if [ -z "$prof" ]; then
 fi
 go tool pprof -traces -lines ${binary:+"$binary"} "$prof" > "$out/traces.txt"
 
-python3 - "$out/traces.txt" "$sim_seconds" <<'EOF'
+python3 - "$out/traces.txt" "$sim_seconds" "$("$root"/scripts/doc-rev.sh)" <<'EOF'
 import re, sys
 
 M = "github.com/felixsim/felixsim/"
@@ -110,5 +110,10 @@ print("%-9s %7s %10s%s" % ("subsystem", "share", "CPU ms", "  ms/sim-s" if sim e
 for k, v in sorted(totals.items(), key=lambda kv: -kv[1]):
     print("%-9s %6.1f%% %10.0f%s" % (k, 100 * v / all_ms, v, "  %9.2f" % (v / sim) if sim else ""))
 print("%-9s %6.1f%% %10.0f%s" % ("all", 100.0, all_ms, "  %9.2f  (%.1f simulated s)" % (all_ms / sim, sim) if sim else ""))
+if sim:
+    print("\ndocs/performance.md rows:")
+    for k, v in sorted(totals.items(), key=lambda kv: -kv[1]):
+        print("| %s | %.1f%% | %.1f | %s |" % (k, 100 * v / all_ms, v / sim, sys.argv[3]))
+    print("| all (%.1f simulated s) | 100%% | %.1f | %s |" % (sim, all_ms / sim, sys.argv[3]))
 EOF
 echo "profile: $prof (go tool pprof -top ${binary:+$binary }$prof for functions)"

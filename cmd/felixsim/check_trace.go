@@ -108,15 +108,19 @@ func noStepsReason(path string, group int64) string {
 	return fmt.Sprintf("%s holds no step", path)
 }
 
+// modelTraceBytesMax caps an exported model trace check-trace reads (a
+// 60 s run's is a few MB).
+const modelTraceBytesMax = 4 << 30
+
 // readTrace reads an exported trace and its broker count: the header's,
 // or for a trace without one (an older felixsim's) the --nodes given.
 func readTrace(path string, nodes int, nodesGiven bool) ([]modeltrace.Step, int, error) {
 	if nodesGiven && (nodes < 1 || nodes > modeltrace.HeaderBrokersMax) {
 		return nil, 0, fmt.Errorf("--nodes %d refused: want 1..%d", nodes, modeltrace.HeaderBrokersMax)
 	}
-	f, err := os.Open(path)
+	f, err := artifact.OpenInput(path, "model trace", modelTraceBytesMax)
 	if err != nil {
-		return nil, 0, fmt.Errorf("trace %w", err)
+		return nil, 0, err
 	}
 	defer f.Close()
 	head, steps, err := modeltrace.ReadTrace(f)

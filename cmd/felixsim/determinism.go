@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/felixsim/felixsim/sim/runner"
+	"github.com/felixsim/felixsim/sim/verdict"
 )
 
 // determinismJSON is what `run --check-determinism --json` adds to the
@@ -26,8 +27,9 @@ type checkJSON struct {
 }
 
 // checkDeterminism is `felixsim run --check-determinism`: the seed twice in
-// this process, the first run's report, then the comparison. A mismatch
-// exits 3 (no verdict can be trusted); otherwise the run's own exit code.
+// this process, the first run's report, then the comparison. Its verdict
+// is the first run's, or no verdict when the runs differ and the first
+// violated nothing (a mismatch cannot hide a safety violation).
 func checkDeterminism(opts runner.Options, asJSON bool, stdout, stderr io.Writer) int {
 	start := time.Now()
 	c, err := runner.CheckDeterminism(opts)
@@ -35,19 +37,21 @@ func checkDeterminism(opts runner.Options, asJSON bool, stdout, stderr io.Writer
 	if err != nil {
 		return runError(stderr, "run", err)
 	}
+	v := c.First.Verdict()
+	if !c.Deterministic() {
+		v = verdict.Worst(v, verdict.NoVerdict)
+	}
 	if asJSON {
 		out := checkJSON{runJSON: runJSONOf(c.First, wall), Determinism: determinismJSON{
 			Deterministic: c.Deterministic(), SecondTraceHash: fmt.Sprintf("%016x", c.Second.TraceHash)}}
 		if !c.Deterministic() {
 			out.Determinism.Divergence = c.String()
 		}
+		out.Verdict, out.ExitCode = v, v.ExitCode()
 		writeJSONLine(stdout, out)
 	} else {
 		fmt.Fprint(stdout, c.First.Summary())
 		fmt.Fprintln(stdout, c.String())
 	}
-	if !c.Deterministic() {
-		return exitIncomplete
-	}
-	return exitCodeOf(c.First)
+	return v.ExitCode()
 }

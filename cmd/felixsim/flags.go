@@ -192,5 +192,6 @@ func shortDuration(d time.Duration) string {
 const jobsMax = 1024
 
 // durationMax caps every duration flag: far beyond any run anyone waits
-// for, far inside the nanosecond arithmetic's int64.
-const durationMax = 10000 * time.Hour
+// for, far inside the nanosecond arithmetic's int64; a plan file's lines
+// have the same cap (runner.DurationNsMax).
+const durationMax = time.Duration(runner.DurationNsMax)

@@ -71,7 +71,8 @@ type jobContainer struct {
 // completion index, each pod a different shard of completions shards (so
 // the pods cover the range once), --jobs the CPUs the pod requests (as the
 // recipe's comment promises), --json written to a file on a mounted
-// volume, and a found failing seed (exit 1) not failing the pod.
+// volume, and a found failing seed (exit 1, or 4 for liveness only) not
+// failing the pod.
 func checkRecipe(yamlText []byte) error {
 	var job indexedJob
 	dec := yaml.NewDecoder(bytes.NewReader(yamlText))
@@ -137,8 +138,8 @@ func intOrMissing(p *int) string {
 // jobs, the report's file and the exit code's handling.
 func checkScript(c jobContainer, completions int) error {
 	lines := scriptLines(c.Args[0])
-	if len(lines) == 0 || lines[len(lines)-1] != `[ "$code" -le 1 ]` {
-		return fmt.Errorf("the script does not end with [ \"$code\" -le 1 ]: a sweep that found failing seeds (exit 1) must not fail the pod")
+	if len(lines) == 0 || lines[len(lines)-1] != `[ "$code" -le 1 ] || [ "$code" -eq 4 ]` {
+		return fmt.Errorf("the script does not end with [ \"$code\" -le 1 ] || [ \"$code\" -eq 4 ]: a sweep that found failing seeds (exit 1, or 4 for liveness only) must not fail the pod")
 	}
 	cpus, err := strconv.Atoi(c.Resources.Requests["cpu"])
 	if err != nil || cpus < 1 {

@@ -7,19 +7,22 @@ import (
 	"runtime/debug"
 
 	"github.com/felixsim/felixsim/sim/artifact"
+	"github.com/felixsim/felixsim/sim/verdict"
 )
 
-// Exit codes shared by every subcommand: a script can tell a safety failure
+// Exit codes shared by every subcommand (package verdict holds them and
+// the one rule that picks a run's): a script can tell a safety failure
 // from a liveness failure, from bad usage and from a run that could not
-// reach a verdict. A failed run's code follows the family of the invariants
-// it broke (properties' registry; felixsim run --list-invariants).
+// reach a verdict. A run's code is its most serious finding: a safety
+// violation decides even when a crash, a timeout or a write error came
+// after it; no verdict only when nothing was violated.
 const (
-	exitPass       = 0 // every check held
-	exitSafety     = 1 // a safety invariant failed (liveness ones may have failed too)
-	exitUsage      = 2 // bad command, flags or options; nothing ran
-	exitIncomplete = 3 // no verdict: the simulated system panicked (the crash family), or an exploration could not finish
-	exitLiveness   = 4 // only liveness invariants failed: after heal the cluster did not make progress within its budget
-	exitDiverged   = 5 // a re-run of a saved plan did not reproduce the trace hash it records
+	exitPass       = verdict.ExitPass      // every check held
+	exitSafety     = verdict.ExitSafety    // a safety invariant failed (whatever else happened)
+	exitUsage      = verdict.ExitUsage     // bad command, flags or input; nothing ran
+	exitIncomplete = verdict.ExitNoVerdict // no verdict, and nothing violated: a crash, an unfinished exploration, an output not written
+	exitLiveness   = verdict.ExitLiveness  // a liveness invariant failed, no safety one
+	exitDiverged   = verdict.ExitDiverged  // a re-run of a saved plan did not reproduce its trace hash, and violated nothing
 )
 
 // command is one subcommand: its name, a one-line summary for the help
@@ -95,8 +98,13 @@ func dispatch(args []string, stdout, stderr io.Writer) int {
 	return exitUsage
 }
 
-// helpFor is `felixsim help CMD [SUBCMD]`: that command's --help.
+// helpFor is `felixsim help CMD [SUBCMD]`: that command's --help
+// (`felixsim help help` is the command list).
 func helpFor(args []string, stdout, stderr io.Writer) int {
+	if args[0] == "help" {
+		writeUsage(stdout)
+		return exitPass
+	}
 	for _, c := range commands {
 		if c.name == args[0] {
 			return c.run(append(append([]string(nil), args[1:]...), "--help"), stdout, stderr)
@@ -117,7 +125,8 @@ func writeUsage(w io.Writer) {
 	fmt.Fprintln(w, "")
 	fmt.Fprintln(w, "Run 'felixsim help <command>' (or 'felixsim <command> --help') for a command's flags and examples;")
 	fmt.Fprintln(w, "'felixsim --version' prints this binary's revision.")
-	fmt.Fprintln(w, "Exit codes: 0 pass, 1 a safety invariant violated, 2 bad usage, 3 no verdict (a crash, an unfinished exploration, a lost history),")
-	fmt.Fprintln(w, "4 only liveness invariants violated, 5 a re-run of a saved plan did not reproduce its trace hash.")
+	fmt.Fprintln(w, "Exit codes, the most serious finding deciding: 1 a safety invariant violated (whatever came after), 4 a liveness one (no safety one),")
+	fmt.Fprintln(w, "5 a re-run of a saved plan did not reproduce its trace hash, 3 no verdict with nothing violated (a crash, an unfinished exploration,")
+	fmt.Fprintln(w, "a lost history, an output not written), 0 pass; 2 bad usage (nothing ran).")
 	fmt.Fprintln(w, "'felixsim run --list-invariants' lists every invariant and its family.")
 }

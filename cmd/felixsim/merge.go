@@ -4,9 +4,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 
+	"github.com/felixsim/felixsim/sim/artifact"
 	"github.com/felixsim/felixsim/sim/sweep"
+	"github.com/felixsim/felixsim/sim/verdict"
 )
 
 // mergeHelp is `felixsim merge --help` besides the flags.
@@ -17,7 +18,7 @@ var mergeHelp = help{
 			cmd: "felixsim merge shard-1.json shard-2.json", does: "the two shards' reports as one", exit: exitPass},
 		{cmd: "felixsim merge --json --junit sweep.xml shard-*.json > sweep.json", does: "as JSON, and JUnit XML for CI", exit: exitPass},
 	},
-	exits:      "0 no seed failed, 1 a seed failed, 2 bad usage or a report refused (the file and line are named),\n3 no verdict: no seed ran in any shard, or an output file could not be written (the report is printed first)",
+	exits:      "as `felixsim sweep`: the most serious of the seeds' verdicts (1 safety, 4 liveness, 3 no verdict), 0 no seed failed;\n3 also when no seed ran in any shard, or an output file could not be written (the report is printed first);\n2 bad usage or a report refused (the file and line are named)",
 	positional: true,
 }
 
@@ -29,6 +30,7 @@ func mergeCommand(args []string, stdout, stderr io.Writer) int {
 	asJSON := fs.Bool("json", false, "print the merged report as one JSON object instead of the table")
 	junit := fs.String("junit", "", "also write the merged report as JUnit XML to this file")
 	outDir := fs.String("out", "", "write report.json and report.xml of the merged report to this directory")
+	force := fs.Bool("force", false, "write into an --out directory that exists and holds files")
 	if code, done := parseFlags(fs, args, mergeHelp, stdout, stderr); done {
 		return code
 	}
@@ -43,7 +45,11 @@ func mergeCommand(args []string, stdout, stderr io.Writer) int {
 		}
 		in = append(in, sweep.NamedReport{Name: path, Report: rep})
 	}
-	if err := checkReportOutputs(*junit, *outDir); err != nil {
+	outs := reportOutputs(*junit, *outDir)
+	for _, path := range fs.Args() {
+		outs.Input("shard report", path)
+	}
+	if err := outs.Check(*force); err != nil {
 		return usageError(stderr, "merge", err)
 	}
 	merged, err := sweep.Merge(in)
@@ -51,15 +57,14 @@ func mergeCommand(args []string, stdout, stderr io.Writer) int {
 		return usageError(stderr, "merge", err)
 	}
 	merged.CountModelStates(reachableCodes())
-	if code := writeReport(merged, *asJSON, *junit, *outDir, stdout, stderr, "merge"); code != exitPass {
-		return code
-	}
-	return reportVerdict(merged, "merge", stderr)
+	v := verdict.Worst(merged.Verdict(), writeReport(merged, *asJSON, *junit, *outDir, stdout, stderr, "merge"))
+	noteVerdict(merged, "merge", v, stderr)
+	return v.ExitCode()
 }
 
 // readReportFile reads one sweep report file strictly.
 func readReportFile(path string) (*sweep.Report, error) {
-	f, err := os.Open(path)
+	f, err := artifact.OpenInput(path, "sweep report", sweep.ReportBytesMax)
 	if err != nil {
 		return nil, err
 	}

@@ -19,10 +19,11 @@ var replayHelp = help{
 		{after: "felixsim run --seed 3 --duration 8s --defects ack-before-quorum --out seed3", cmd: "felixsim replay seed3",
 			does: "the saved failing run again, trace hash checked", exit: exitSafety},
 		{cmd: "felixsim replay seed3 --until 2s --scope acme/orders/order-events/0", does: "the cluster at 2 s, one scope's log", exit: exitSafety},
-		{cmd: "felixsim replay --plan seed3/plan.txt --trace seed3/trace.ndjson", does: "a plan file, and a trace to name a divergence by", exit: exitSafety},
+		{cmd: "felixsim replay --plan seed3/plan.txt --trace seed3/events.ndjson", does: "a plan file, and a trace to name a divergence by", exit: exitSafety},
 	},
-	exits: "as `felixsim run` for a run that reproduced (or had nothing to compare): 0 pass, 1 safety, 3 the simulated\n" +
-		"system panicked or the history could not be kept, 4 only liveness; 2 bad usage or an unreadable plan or trace; 5 the trace diverged",
+	exits: "as `felixsim run`, the most serious finding deciding: 1 safety (even if the trace diverged), 4 liveness (no safety),\n" +
+		"5 the trace diverged and nothing was violated, 3 no verdict (the simulated system panicked, the history could not be kept), 0 pass;\n" +
+		"2 bad usage or an unreadable plan or trace",
 	positional: true,
 }
 
@@ -32,7 +33,7 @@ var replayHelp = help{
 func replayCommand(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("replay", flag.ContinueOnError)
 	planFile := fs.String("plan", "", "replay this plan file instead of an artifact directory")
-	traceFile := fs.String("trace", "", "a saved trace (ndjson) to name the first diverging event by; an artifact directory's own by default")
+	traceFile := fs.String("trace", "", "a saved event trace (an artifact's events.ndjson) to name the first diverging event by; an artifact directory's own by default")
 	b := newBounds(fs)
 	until := b.Duration("until", 0, 0, durationMax, "print the cluster state as it stood at this simulated time (leaders, terms, commit marks, scopes), e.g. 12.5s")
 	scope := fs.String("scope", "", "with --until: list this scope's log and state on every broker (tenant/namespace/stream/shard)")
@@ -58,10 +59,7 @@ func replayCommand(args []string, stdout, stderr io.Writer) int {
 	fmt.Fprint(stdout, rep.Result.Summary())
 	fmt.Fprint(stdout, rep)
 	fmt.Fprintf(stdout, "wall %.1fs\n", time.Since(start).Seconds())
-	if rep.Divergence != nil || (rep.Meta.HasTraceHash && !rep.Reproduced) {
-		return exitDiverged
-	}
-	return exitCodeOf(rep.Result)
+	return rep.Verdict().ExitCode()
 }
 
 // checkReplayArgs refuses a replay with no source, two sources, or flags

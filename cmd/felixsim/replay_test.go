@@ -35,7 +35,10 @@ func TestRunOutThenReplay(t *testing.T) {
 	tampered := string(text[:m[2]]) + strconv.FormatInt(at+1, 10) + string(text[m[3]:])
 	os.WriteFile(plan, []byte(tampered), 0o644)
 	out.Reset()
-	if code := replayCommand([]string{dir}, &out, &errOut); code != exitDiverged || !strings.Contains(out.String(), "first diverging event") {
+	// The diverged run still violates a safety invariant: that decides
+	// (exit 1), and the divergence is named.
+	if code := replayCommand([]string{dir}, &out, &errOut); code != exitSafety || !strings.Contains(out.String(), "replay DIVERGED") ||
+		!strings.Contains(out.String(), "first diverging event") {
 		t.Fatalf("tampered replay exit %d:\n%s", code, out.String())
 	}
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -14,6 +15,7 @@ import (
 	"github.com/felixsim/felixsim/sim/artifact"
 	"github.com/felixsim/felixsim/sim/faultplan"
 	"github.com/felixsim/felixsim/sim/runner"
+	"github.com/felixsim/felixsim/sim/verdict"
 	"github.com/felixsim/felixsim/tla"
 	"golang.org/x/term"
 )
@@ -23,8 +25,11 @@ type runJSON struct {
 	Seed       uint64             `json:"seed"`
 	TraceHash  string             `json:"trace_hash"`
 	Violations []runner.Violation `json:"violations"`
-	Ops        runOpsJSON         `json:"ops"`
-	Retries    int                `json:"retries"`
+	// FirstFindings names each violated invariant once with its earliest
+	// finding (the summary's lines, report.json's, the timeline's).
+	FirstFindings []runner.FirstFinding `json:"first_findings"`
+	Ops           runOpsJSON            `json:"ops"`
+	Retries       int                   `json:"retries"`
 	// OpSlots is, per workload client, how many operations it drew (a
 	// plan's ops lines number them; `felixsim shrink` reads this).
 	OpSlots []int `json:"op_slots"`
@@ -77,6 +82,13 @@ type runJSON struct {
 	// etcd raft (runner.Density): what make bench-floor's bare raft
 	// harness replays.
 	Density runner.Density `json:"density"`
+	// Verdict is the command's verdict by the one rule (package verdict:
+	// the run's findings, a divergence, an output not written), and
+	// ExitCode the code the command exits with.
+	Verdict  verdict.Verdict `json:"verdict"`
+	ExitCode int             `json:"exit_code"`
+	// Unwritten names each output that could not be written, and why.
+	Unwritten []string `json:"unwritten,omitempty"`
 }
 
 type runProgressJSON struct {
@@ -105,7 +117,12 @@ var runHelp = help{
 		{cmd: "felixsim run --list-invariants", does: "every invariant, its family and its statement", exit: exitPass},
 		{cmd: "felixsim run --list-faults", does: "every fault kind a plan may hold", exit: exitPass},
 	},
-	exits: "0 every check held, 1 a safety invariant failed (liveness ones may have failed too), 2 bad usage,\n3 no verdict: the simulated system panicked, --check-determinism found the two runs differ, or the history could not be kept\n(it goes to a scratch file in $TMPDIR past 8,192 operations), 4 only liveness invariants failed,\n5 with --plan: the run did not reproduce the trace hash the plan records\n('felixsim run --list-invariants' lists every invariant and its family)",
+	exits: "the most serious finding decides: 1 a safety invariant failed (whatever came after: a crash, an output not written),\n" +
+		"4 a liveness invariant failed (no safety one), 5 with --plan: the run did not reproduce the trace hash the plan records\n" +
+		"(and violated nothing), 3 no verdict with nothing violated: the simulated system panicked, --check-determinism found the\n" +
+		"two runs differ, the history could not be kept (it goes to a scratch file in $TMPDIR past 8,192 operations), or an output\n" +
+		"(--out, --history, --trace-out) could not be written (the verdict is printed first); 0 every check held; 2 bad usage (nothing ran)\n" +
+		"('felixsim run --list-invariants' lists every invariant and its family)",
 }
 
 // runArgs is what `felixsim run`'s flags ask for.
@@ -121,6 +138,7 @@ type runArgs struct {
 	listInvariants bool
 	listFaults     bool
 	checkDet       bool
+	force          bool
 }
 
 // parseRunArgs reads `felixsim run`'s flags into runner options; done
@@ -130,14 +148,15 @@ func parseRunArgs(args []string, stdout, stderr io.Writer) (ra runArgs, code int
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	b := newBounds(fs)
 	rf := addRunFlags(fs, b)
-	planFile := fs.String("plan", "", "run this saved plan file (felixsim run --out DIR's DIR/plan.txt) instead of drawing one from the seed: it records the whole run, so other flags may only repeat what it says; the run must reproduce its trace hash")
-	fs.StringVar(&ra.historyFile, "history", "", "write the workload's history (every operation, JSON lines) to this file")
-	fs.StringVar(&ra.outDir, "out", "", "write the run's artifact directory here: plan (with revision and expected hash), history, report.json, trace.ndjson, timeline.html; `felixsim replay DIR` re-runs it")
-	fs.StringVar(&ra.traceOut, "trace-out", "", "write the brokers' abstract trace (modeltrace steps, JSON lines) to this file")
+	planFile := fs.String("plan", "", "run this saved plan `FILE` (felixsim run --out DIR's DIR/plan.txt) instead of drawing one from the seed: it records the whole run, so other flags may only repeat what it says; the run must reproduce its trace hash")
+	fs.StringVar(&ra.historyFile, "history", "", "write the workload's history (every operation, JSON lines after a felixsim-history v2 line) to `FILE`")
+	fs.StringVar(&ra.outDir, "out", "", "write the run's artifact directory `DIR`: plan.txt (with revision and expected hash), history.jsonl, report.json, events.ndjson (the event trace), timeline.html; felixsim replay DIR re-runs it. A DIR that exists and holds files is refused unless --force")
+	fs.StringVar(&ra.traceOut, "trace-out", "", "write the brokers' abstract (model) trace (modeltrace steps, JSON lines; felixsim check-trace reads it) to `FILE`, outside any --out directory")
 	validateTrace := fs.Bool("validate-trace", true, "validate the brokers' abstract trace against the model FelixAtomicCommit (a rejection is "+string(tla.TraceNotInModel)+")")
 	fs.BoolVar(&ra.asJSON, "json", false, "print one JSON object instead of the summary")
 	fs.BoolVar(&ra.listInvariants, "list-invariants", false, "print every invariant the run checks, its family and what it states, then exit")
 	fs.BoolVar(&ra.listFaults, "list-faults", false, "print the fault kinds (name, meaning, fields with units, what counts as an effect) and exit")
+	fs.BoolVar(&ra.force, "force", false, "write into an --out directory that exists and holds files (its artifact files are replaced)")
 	fs.BoolVar(&ra.checkDet, "check-determinism", false, "run the seed twice in this process and compare the trace hashes; a mismatch names the first diverging event and exits 3")
 	if code, done := parseFlags(fs, args, runHelp, stdout, stderr); done {
 		return ra, code, true
@@ -159,6 +178,9 @@ func parseRunArgs(args []string, stdout, stderr io.Writer) (ra runArgs, code int
 	}
 	if err == nil {
 		err = opts.Validate()
+	}
+	if err == nil && ra.checkDet && (ra.outDir != "" || ra.historyFile != "" || ra.traceOut != "") {
+		err = fmt.Errorf("--check-determinism refused with --out, --history or --trace-out: it runs twice and writes nothing")
 	}
 	if err != nil {
 		return ra, usageError(stderr, "run", err), true
@@ -183,7 +205,7 @@ func runCommand(args []string, stdout, stderr io.Writer) int {
 	case ra.checkDet:
 		return checkDeterminism(ra.opts, ra.asJSON, stdout, stderr)
 	}
-	if err := checkOutputs(ra.historyFile, ra.outDir); err != nil {
+	if err := ra.outputs().Check(ra.force); err != nil {
 		return usageError(stderr, "run", fmt.Errorf("%w (nothing ran)", err))
 	}
 	opts := ra.opts
@@ -191,17 +213,9 @@ func runCommand(args []string, stdout, stderr io.Writer) int {
 	if ra.outDir != "" {
 		opts = artifact.Recording(opts)
 	}
-	var export *modeltrace.NDJSON
-	if ra.traceOut != "" {
-		f, err := os.Create(ra.traceOut)
-		if err != nil {
-			fmt.Fprintf(stderr, "felixsim run: %v\n", err)
-			return exitUsage
-		}
-		defer f.Close()
-		export = modeltrace.NewNDJSON(f)
-		export.WriteHeader(modeltrace.Header{Brokers: opts.WithDefaults().Brokers})
-		opts.TraceExport = export
+	export, closeExport, err := openTraceExport(ra.traceOut, &opts)
+	if err != nil {
+		return usageError(stderr, "run", fmt.Errorf("%w (nothing ran)", err))
 	}
 	finish := runProgress(&opts, stderr)
 	start := time.Now()
@@ -209,90 +223,125 @@ func runCommand(args []string, stdout, stderr io.Writer) int {
 	wall := time.Since(start)
 	finish()
 	if err != nil {
+		closeExport()
 		return runError(stderr, "run", err)
 	}
+	unwritten := ra.writeOutputs(res, export, closeExport)
+	diverged := ra.planMeta.CheckReproduced(res.TraceHash)
+	v := res.Verdict()
+	if diverged != nil {
+		v = verdict.Worst(v, verdict.Diverged)
+	}
+	if len(unwritten) > 0 {
+		v = verdict.Worst(v, verdict.NoVerdict)
+	}
+	ra.report(res, wall, v, diverged, unwritten, stdout)
+	for _, u := range unwritten {
+		fmt.Fprintf(stderr, "felixsim run: %v; %s\n", u, unwrittenNote(res.Verdict(), v))
+	}
+	if ra.opts.PlanPath != "" && !ra.planMeta.HasTraceHash {
+		fmt.Fprintf(stderr, "felixsim run: %s records no trace hash: nothing was compared (this run is not checked to be the saved one)\n", ra.opts.PlanPath)
+	}
+	if diverged != nil {
+		fmt.Fprintf(stderr, "felixsim run: DIVERGED: %v; `felixsim replay --plan %s --trace TRACE` names the first diverging event (exit %d)\n",
+			diverged, runner.ShellQuote(ra.opts.PlanPath), v.ExitCode())
+	}
+	return v.ExitCode()
+}
+
+// unwrittenNote says what a missing output does to the command's verdict
+// v, given the run's own: a failing run's verdict stands; a passing run
+// has none without the output it was asked for.
+func unwrittenNote(run, v verdict.Verdict) string {
+	if run == verdict.Pass {
+		return fmt.Sprintf("the run passed, but without this output it has no verdict (exit %d)", v.ExitCode())
+	}
+	return fmt.Sprintf("the verdict above stands (exit %d)", v.ExitCode())
+}
+
+// outputs are the files the run reads and writes, checked before it runs.
+func (ra *runArgs) outputs() *artifact.Outputs {
+	var o artifact.Outputs
+	o.File("--history", ra.historyFile)
+	o.File("--trace-out", ra.traceOut)
+	o.Dir("--out", ra.outDir, artifact.Files...)
+	o.Input("--plan", ra.opts.PlanPath)
+	return &o
+}
+
+// openTraceExport creates the --trace-out file (none when path is empty)
+// and sets opts to stream the brokers' abstract trace into it; close
+// closes the file (a no-op without one).
+func openTraceExport(path string, opts *runner.Options) (export *modeltrace.NDJSON, close func() error, err error) {
+	if path == "" {
+		return nil, func() error { return nil }, nil
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, nil, fmt.Errorf("--trace-out %w", err)
+	}
+	export = modeltrace.NewNDJSON(f)
+	export.WriteHeader(modeltrace.Header{Brokers: opts.WithDefaults().Brokers})
+	opts.TraceExport = export
+	return export, f.Close, nil
+}
+
+// writeOutputs saves what the run was asked to keep: the model trace,
+// the history, the artifact directory. It returns one error per output
+// that could not be written, each naming its flag and file; the others
+// are still written.
+func (ra *runArgs) writeOutputs(res *runner.Result, export *modeltrace.NDJSON, closeExport func() error) []error {
+	var out []error
 	if export != nil {
-		if err := export.Flush(); err != nil {
-			fmt.Fprintf(stderr, "felixsim run: trace export: %v\n", err)
-			return exitUsage
+		if err := errors.Join(export.Flush(), closeExport()); err != nil {
+			out = append(out, fmt.Errorf("--trace-out %s not written: %w", ra.traceOut, err))
 		}
 	}
 	if ra.historyFile != "" {
 		if err := writeHistory(ra.historyFile, res.History); err != nil {
-			fmt.Fprintf(stderr, "felixsim run: %v\n", err)
-			return exitUsage
+			out = append(out, fmt.Errorf("--history %s not written: %w", ra.historyFile, err))
 		}
 	}
 	if ra.outDir != "" {
 		if err := artifact.Write(ra.outDir, res, artifact.Revision()); err != nil {
-			fmt.Fprintf(stderr, "felixsim run: %v\n", err)
-			return exitUsage
+			out = append(out, fmt.Errorf("--out %s not written: %w", ra.outDir, err))
 		}
 	}
-	diverged := ra.planMeta.CheckReproduced(res.TraceHash)
+	return out
+}
+
+// report prints the run's verdict: the summary, or one JSON object.
+func (ra *runArgs) report(res *runner.Result, wall time.Duration, v verdict.Verdict, diverged error, unwritten []error, stdout io.Writer) {
 	if ra.asJSON {
 		out := runJSONOf(res, wall)
+		out.Verdict, out.ExitCode = v, v.ExitCode()
 		if ra.planMeta.HasTraceHash {
 			out.PlanTraceHash = fmt.Sprintf("%016x", ra.planMeta.TraceHash)
 			out.Reproduced = diverged == nil
 		}
+		for _, u := range unwritten {
+			out.Unwritten = append(out.Unwritten, u.Error())
+		}
 		writeJSONLine(stdout, out)
-	} else {
-		fmt.Fprint(stdout, res.Summary())
-		if ra.outDir != "" {
-			fmt.Fprintf(stdout, "artifacts: %s (timeline %s; `felixsim replay %s` re-runs it)\n",
-				ra.outDir, filepath.Join(ra.outDir, artifact.TimelineFile), ra.outDir)
-		}
+		return
 	}
-	if diverged != nil {
-		fmt.Fprintf(stderr, "felixsim run: DIVERGED: %v; `felixsim replay --plan %s --trace TRACE` names the first diverging event (exit %d)\n",
-			diverged, ra.opts.PlanPath, exitDiverged)
-		return exitDiverged
+	fmt.Fprint(stdout, res.Summary())
+	if ra.outDir != "" && len(unwritten) == 0 {
+		fmt.Fprintf(stdout, "artifacts: %s (timeline %s; `felixsim replay %s` re-runs it)\n",
+			ra.outDir, filepath.Join(ra.outDir, artifact.TimelineFile), runner.ShellQuote(ra.outDir))
 	}
-	return exitCodeOf(res)
 }
 
-// exitCodeOf maps a run's verdict to its exit code: the family that
-// decides it (runner.Result.Worst) picks the code.
-func exitCodeOf(res *runner.Result) int {
-	fam, failed := res.Worst()
-	switch {
-	case !failed:
-		return exitPass
-	case fam == properties.FamilyCrash:
-		return exitIncomplete
-	case fam == properties.FamilyLiveness:
-		return exitLiveness
-	}
-	return exitSafety
-}
-
-// checkOutputs proves the output paths writable before the run starts.
-func checkOutputs(historyFile, outDir string) error {
-	if historyFile != "" {
-		if err := artifact.CheckWritable(historyFile); err != nil {
-			return fmt.Errorf("--history %w", err)
-		}
-	}
-	if outDir != "" {
-		if err := artifact.Prepare(outDir); err != nil {
-			return fmt.Errorf("--out: %w", err)
-		}
-	}
-	return nil
-}
+// exitCodeOf is a run's exit code: its verdict's (runner.Result.Verdict).
+func exitCodeOf(res *runner.Result) int { return res.Verdict().ExitCode() }
 
 // writeHistory saves a run's history in the properties encoding.
 func writeHistory(path string, h *properties.History) error {
 	f, err := os.Create(path)
 	if err != nil {
-		return fmt.Errorf("--history: %w", err)
+		return err
 	}
-	if err := properties.EncodeHistory(f, h); err != nil {
-		f.Close()
-		return fmt.Errorf("--history %s: %w", path, err)
-	}
-	return f.Close()
+	return errors.Join(properties.EncodeHistory(f, h), f.Close())
 }
 
 // flagSet reports whether the named flag was given on the command line.
@@ -316,8 +365,13 @@ func runJSONOf(res *runner.Result, wall time.Duration) runJSON {
 		out.TraceActions = res.TraceCoverage.Actions
 	}
 	out.Density = res.Density
+	out.Verdict = res.Verdict()
+	out.ExitCode = out.Verdict.ExitCode()
 	if out.Violations == nil {
 		out.Violations = []runner.Violation{}
+	}
+	if out.FirstFindings = runner.FirstFindings(res.Violations); out.FirstFindings == nil {
+		out.FirstFindings = []runner.FirstFinding{}
 	}
 	if out.OpSlots = res.OpSlots; out.OpSlots == nil {
 		out.OpSlots = []int{}

@@ -21,7 +21,7 @@ var scenarioHelp = help{
 		{after: "felixsim shrink --seed 3 --duration 10s --defects commit-as-two-records --out s3", cmd: "felixsim scenario from s3 --out s3.txt",
 			does: "a shrunk failing run as a scenario", exit: exitPass},
 	},
-	exits:      "0 every command printed its expected output, 1 a mismatch (a diff is printed), 2 bad usage or a malformed file (file, line and problem named)",
+	exits:      "0 every command printed its expected output, 1 a mismatch (a diff is printed), 2 bad usage or a malformed file (file, line and problem named),\n3 with --rewrite: a file could not be written",
 	positional: true,
 }
 
@@ -41,8 +41,9 @@ func scenarioCommand(args []string, stdout, stderr io.Writer) int {
 		return usageError(stderr, "scenario", fmt.Errorf("no scenario files given"))
 	}
 	var files []*scenario.File
+	texts := map[string]string{}
 	for _, path := range fs.Args() {
-		text, err := os.ReadFile(path)
+		text, err := artifact.ReadInput(path, "scenario", scenario.FileBytesMax)
 		if err != nil {
 			return usageError(stderr, "scenario", err)
 		}
@@ -50,17 +51,15 @@ func scenarioCommand(args []string, stdout, stderr io.Writer) int {
 		if err != nil {
 			return usageError(stderr, "scenario", err)
 		}
-		files = append(files, f)
+		files, texts[path] = append(files, f), string(text)
 	}
 	code := exitPass
 	for _, f := range files {
 		out := scenario.Run(f, scenario.Options{DefectsOff: *defectsOff})
 		if *rewrite {
-			if err := os.WriteFile(f.Name, []byte(scenario.Format(f, out)), 0o644); err != nil {
-				fmt.Fprintf(stderr, "felixsim scenario: %v\n", err)
-				return exitIncomplete
+			if code := rewriteScenario(f, texts[f.Name], scenario.Format(f, out), stdout, stderr); code != exitPass {
+				return code
 			}
-			fmt.Fprintf(stdout, "rewrote %s\n", f.Name)
 			continue
 		}
 		if d := scenario.Diff(f, out); d != "" {
@@ -71,6 +70,22 @@ func scenarioCommand(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "ok   %s (%d commands)\n", f.Name, len(f.Commands))
 	}
 	return code
+}
+
+// rewriteScenario writes a scenario file's actual output in place when it
+// differs from the file's text, saying "rewrote" or "unchanged"; a file
+// it cannot write is no verdict (exit 3), named.
+func rewriteScenario(f *scenario.File, old, text string, stdout, stderr io.Writer) int {
+	if text == old {
+		fmt.Fprintf(stdout, "unchanged %s\n", f.Name)
+		return exitPass
+	}
+	if err := os.WriteFile(f.Name, []byte(text), 0o644); err != nil {
+		fmt.Fprintf(stderr, "felixsim scenario: %s not written: %v (exit %d)\n", f.Name, err, exitIncomplete)
+		return exitIncomplete
+	}
+	fmt.Fprintf(stdout, "rewrote %s\n", f.Name)
+	return exitPass
 }
 
 // scenarioFromHelp is `felixsim scenario from --help` besides the flags.
@@ -99,14 +114,15 @@ func scenarioFromCommand(args []string, stdout, stderr io.Writer) int {
 	if fs.NArg() != 1 {
 		return usageError(stderr, "scenario from", fmt.Errorf("want one saved run directory or plan file, got %d arguments", fs.NArg()))
 	}
-	if *outPath != "" {
-		if err := artifact.CheckWritable(*outPath); err != nil {
-			return usageError(stderr, "scenario from", fmt.Errorf("--out %w (nothing ran)", err))
-		}
-	}
 	planPath := fs.Arg(0)
 	if fi, err := os.Stat(planPath); err == nil && fi.IsDir() {
 		planPath = filepath.Join(planPath, artifact.PlanFile)
+	}
+	var files artifact.Outputs
+	files.File("--out", *outPath)
+	files.Input("the saved run's plan", planPath)
+	if err := files.Check(false); err != nil {
+		return usageError(stderr, "scenario from", fmt.Errorf("%w (nothing ran)", err))
 	}
 	o, meta, err := artifact.LoadRun(planPath, artifact.CommandDefaults(), artifact.NoFlags)
 	if err != nil {

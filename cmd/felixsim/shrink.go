@@ -42,8 +42,9 @@ func shrinkCommand(args []string, stdout, stderr io.Writer) int {
 	rf := addRunFlags(fs, b)
 	planFile := fs.String("plan", "", "the failing run's plan file instead of a seed (it records the whole run: other run flags may only repeat it)")
 	invariant := fs.String("invariant", "", "the invariant the shrunk run must still violate (default: the failing run's decisive one)")
-	outDir := fs.String("out", "", "directory for the shrunk run, saved as `felixsim run --out` saves one (felixsim replay DIR re-runs it), with original-plan.txt and the listing shrink.txt")
-	jobs := b.Int("jobs", 2, 1, jobsMax, "candidate runs at once, each in its own process (the result does not depend on it)")
+	outDir := fs.String("out", "", "the `DIR` the shrunk run is saved to, as felixsim run --out saves one (felixsim replay DIR re-runs it), with original-plan.txt and the listing shrink.txt; a DIR that exists and holds files is refused unless --force, and it may not hold the run given")
+	jobs := b.Int("jobs", 2, 1, shrink.JobsMax, "candidate runs at once, each in its own process (the result does not depend on it)")
+	force := fs.Bool("force", false, "write into an --out directory that exists and holds files (its artifact files are replaced)")
 	budget := b.Duration("budget", shrink.BudgetDefault, time.Second, durationMax, "wall time for the whole shrink, the final re-run included")
 	candidates := b.Int("candidates", shrink.CandidatesMaxDefault, 1, shrink.CandidatesMaxDefault*100, "most candidate runs")
 	binary := fs.String("binary", "", "the felixsim binary candidates run in (default: this one)")
@@ -63,7 +64,7 @@ func shrinkCommand(args []string, stdout, stderr io.Writer) int {
 		err = opts.Validate()
 	}
 	if err == nil {
-		err = artifact.Prepare(*outDir)
+		err = shrinkOutputs(fs, *planFile, *outDir).Check(*force)
 	}
 	opts.ArtifactDir = *outDir
 	if err != nil {
@@ -77,6 +78,19 @@ func shrinkCommand(args []string, stdout, stderr io.Writer) int {
 		return exitIncomplete
 	}
 	return writeShrink(res, &opts, *outDir, stdout, stderr)
+}
+
+// shrinkOutputs are the shrink's input (the saved run's directory or
+// plan file) and its --out directory, which must be apart: an input is
+// never overwritten.
+func shrinkOutputs(fs *flag.FlagSet, planFile, outDir string) *artifact.Outputs {
+	var o artifact.Outputs
+	o.Dir("--out", outDir, artifact.Files...)
+	o.Input("--plan", planFile)
+	if fs.NArg() == 1 {
+		o.Input("the saved run", fs.Arg(0))
+	}
+	return &o
 }
 
 // shrinkOptions builds the failing run's options from a saved run's
@@ -125,34 +139,37 @@ func savedRun(fs *flag.FlagSet, planFile string, flags runner.Options) (runner.O
 
 // Files shrink adds to the shrunk run's artifact directory.
 const (
-	originalPlanFile  = "original-plan.txt"
-	shrinkListingFile = "shrink.txt"
+	originalPlanFile  = artifact.OriginalPlanFile
+	shrinkListingFile = artifact.ShrinkListingFile
 )
 
-// writeShrink saves the original plan and the listing beside the shrunk
-// run's artifact, prints the listing and the replay command, and returns
-// the exit code.
+// writeShrink prints the listing and the replay command first, then
+// saves the original plan and the listing beside the shrunk run's
+// artifact, and returns the exit code: 0 for a verified shrink whose
+// files were all written, else 3 (each file not written named).
 func writeShrink(res *shrink.Result, opts *shrink.Options, dir string, stdout, stderr io.Writer) int {
 	var listing strings.Builder
 	res.WriteListing(&listing)
 	fmt.Fprintf(&listing, "saved: %s (plan %s, timeline %s)\nreplay: felixsim replay %s\n", dir,
-		filepath.Join(dir, artifact.PlanFile), filepath.Join(dir, artifact.TimelineFile), dir)
+		filepath.Join(dir, artifact.PlanFile), filepath.Join(dir, artifact.TimelineFile), runner.ShellQuote(dir))
+	fmt.Fprint(stdout, listing.String())
+	code := exitPass
+	if !res.Verified() {
+		code = exitIncomplete
+	}
 	var original strings.Builder
-	err := artifact.WritePlan(&original, res.OriginalPlan, artifact.MetaOf(opts.Run, artifact.Revision()))
+	if err := artifact.WritePlan(&original, res.OriginalPlan, artifact.MetaOf(opts.Run, artifact.Revision())); err != nil {
+		fmt.Fprintf(stderr, "felixsim shrink: %s not written: %v (exit %d)\n", originalPlanFile, err, exitIncomplete)
+		return exitIncomplete
+	}
 	for _, f := range []struct{ name, text string }{{originalPlanFile, original.String()}, {shrinkListingFile, listing.String()}} {
-		if err == nil {
-			err = os.WriteFile(filepath.Join(dir, f.name), []byte(f.text), 0o644)
+		path := filepath.Join(dir, f.name)
+		if err := os.WriteFile(path, []byte(f.text), 0o644); err != nil {
+			fmt.Fprintf(stderr, "felixsim shrink: --out %s not written: %v; the listing above stands (exit %d)\n", path, err, exitIncomplete)
+			code = exitIncomplete
 		}
 	}
-	if err != nil {
-		fmt.Fprintf(stderr, "felixsim shrink: --out: %v\n", err)
-		return exitIncomplete
-	}
-	fmt.Fprint(stdout, listing.String())
-	if !res.Verified() {
-		return exitIncomplete
-	}
-	return exitPass
+	return code
 }
 
 // shrinkProgress shows the search on a terminal as one line rewritten in

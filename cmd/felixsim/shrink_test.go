@@ -66,7 +66,7 @@ func TestShrinkCommand(t *testing.T) {
 	if _, err := faultplan.ParsePlan(string(text)); err != nil || !strings.Contains(string(text), "# defects: commit-as-two-records") {
 		t.Fatalf("plan.txt does not parse or lacks its defects line: %v\n%s", err, text)
 	}
-	for _, f := range []string{originalPlanFile, shrinkListingFile, "timeline.html", "trace.ndjson"} {
+	for _, f := range []string{originalPlanFile, shrinkListingFile, "timeline.html", "events.ndjson"} {
 		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
 			t.Fatal(err)
 		}

@@ -19,6 +19,7 @@ import (
 	"github.com/felixsim/felixsim/sim/faultplan"
 	"github.com/felixsim/felixsim/sim/runner"
 	"github.com/felixsim/felixsim/sim/sweep"
+	"github.com/felixsim/felixsim/sim/verdict"
 	"github.com/felixsim/felixsim/tla"
 )
 
@@ -31,8 +32,10 @@ var sweepHelp = help{
 		{cmd: "felixsim sweep --seeds 1..16 --duration 2s --shard 2/8 --json > shard-2.json", does: "one of 8 CI jobs; then felixsim merge shard-*.json", exit: exitPass},
 		{cmd: "felixsim sweep --seeds 1.. --duration 2s --for 5s --out nightly", does: "as many seeds as fit in 5 s (--for 8h overnight)", exit: exitPass},
 	},
-	exits: "0 no seed failed, 1 a seed failed, 2 bad usage (nothing ran), 3 no verdict: the sweep could not finish (a worker broke the protocol,\n" +
-		"or it was interrupted: the report covers the seeds that finished), no seed ran (a shard holding none of the range), or the report could not be saved (it is printed first)",
+	exits: "the most serious of the seeds' verdicts: 1 a seed violated a safety invariant, 4 a liveness one (no seed a safety one),\n" +
+		"3 no verdict and nothing violated: a seed crashed, ran out of time or ran twice differently, the sweep could not finish (a worker broke\n" +
+		"the protocol, or it was interrupted: the report covers the seeds that finished), no seed ran (a shard holding none of the range),\n" +
+		"or the report could not be saved (it is printed first); 0 no seed failed; 2 bad usage (nothing ran)",
 }
 
 // progressLineEvery is how often a sweep whose stderr is not a terminal
@@ -45,6 +48,7 @@ type sweepArgs struct {
 	asJSON bool
 	junit  string
 	outDir string
+	force  bool
 }
 
 // parseSweepArgs reads `felixsim sweep`'s flags into sweep options,
@@ -56,7 +60,7 @@ func parseSweepArgs(args []string, stdout, stderr io.Writer) (sa sweepArgs, code
 	fs := flag.NewFlagSet("sweep", flag.ContinueOnError)
 	b := newBounds(fs)
 	seeds := fs.String("seeds", "", "seeds to run: A..B, or A.. with --for (default 1.. with --for); seeds are 1..2^64-1")
-	jobs := b.Int("jobs", runtime.NumCPU(), 1, jobsMax, "worker processes at once, one seed each")
+	jobs := b.Int("jobs", min(runtime.NumCPU(), sweep.JobsMax), 1, sweep.JobsMax, "worker processes at once, one seed each")
 	defects := fs.String("defects", "none", "planted broker bugs every run gets: none, or a comma-separated list of "+runner.DefectNames())
 	faults := fs.String("faults", "all", "fault kinds every run may draw: all, all,operator, none, or a comma-separated list (felixsim run --list-faults)")
 	duration := b.Duration("duration", time.Duration(runner.DurationNsDefault), time.Nanosecond, durationMax, "each run's simulated fault phase")
@@ -68,6 +72,7 @@ func parseSweepArgs(args []string, stdout, stderr io.Writer) (sa sweepArgs, code
 	fs.StringVar(&sa.junit, "junit", "", "also write the report as JUnit XML to this file (for CI test reports); checked writable before any seed runs")
 	fs.StringVar(&sa.outDir, "out", "", "write report.json, report.xml and each failing seed's run output (seed-N.json) to this directory; checked writable before any seed runs")
 	binary := fs.String("binary", "", "the felixsim binary the workers run (default: this one)")
+	fs.BoolVar(&sa.force, "force", false, "write into an --out directory that exists and holds files")
 	steer := fs.Bool("steer", false, fmt.Sprintf("steer toward unvisited model states: seeds in rounds of %d, each run with a steering arm (felixsim run --steer) drawn by the model states the arms found first so far (docs/sweep.md)", sweep.SteerRoundSeeds))
 	if code, done := parseFlags(fs, args, sweepHelp, stdout, stderr); done {
 		return sa, code, true
@@ -99,7 +104,7 @@ func sweepCommand(args []string, stdout, stderr io.Writer) int {
 		return code
 	}
 	opts := sa.opts
-	if err := checkReportOutputs(sa.junit, sa.outDir); err != nil {
+	if err := reportOutputs(sa.junit, sa.outDir).Check(sa.force); err != nil {
 		return usageError(stderr, "sweep", fmt.Errorf("%w (nothing ran)", err))
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -108,49 +113,34 @@ func sweepCommand(args []string, stdout, stderr io.Writer) int {
 	rep, err := sweep.Run(ctx, opts)
 	finish()
 	if rep == nil {
-		fmt.Fprintf(stderr, "felixsim sweep: %v\n", err)
+		fmt.Fprintf(stderr, "felixsim sweep: %v (exit %d)\n", err, exitIncomplete)
 		return exitIncomplete
 	}
-	code = writeReport(rep, sa.asJSON, sa.junit, sa.outDir, stdout, stderr, "sweep")
-	switch {
-	case err != nil:
-		fmt.Fprintf(stderr, "felixsim sweep: %v after %d seeds\n", err, rep.SeedsRun)
-		return exitIncomplete
-	case code != exitPass:
-		return code
+	v := verdict.Worst(rep.Verdict(), writeReport(rep, sa.asJSON, sa.junit, sa.outDir, stdout, stderr, "sweep"))
+	if err != nil {
+		v = verdict.Worst(v, verdict.NoVerdict)
+		fmt.Fprintf(stderr, "felixsim sweep: %v after %d seeds; the report above covers them (exit %d)\n", err, rep.SeedsRun, v.ExitCode())
 	}
-	return reportVerdict(rep, "sweep", stderr)
+	noteVerdict(rep, "sweep", v, stderr)
+	return v.ExitCode()
 }
 
-// reportVerdict is a finished sweep's (or merge's) exit code: a failure
-// if a seed failed, no verdict if no seed ran (a shard that holds none of
-// the range's seeds judged nothing), else a pass.
-func reportVerdict(rep *sweep.Report, name string, stderr io.Writer) int {
-	switch {
-	case !rep.OK():
-		return exitSafety // a seed failed; each failure names its family
-	case rep.SeedsRun == 0:
-		fmt.Fprintf(stderr, "felixsim %s: no verdict: no seed ran (exit %d)\n", name, exitIncomplete)
-		return exitIncomplete
+// noteVerdict says on stderr why a finished sweep's (or merge's) report
+// has no verdict when no seed ran (a shard that holds none of the range's
+// seeds judged nothing).
+func noteVerdict(rep *sweep.Report, name string, v verdict.Verdict, stderr io.Writer) {
+	if rep.SeedsRun == 0 {
+		fmt.Fprintf(stderr, "felixsim %s: no verdict: no seed ran (exit %d)\n", name, v.ExitCode())
 	}
-	return exitPass
 }
 
-// checkReportOutputs proves a report's output paths writable before any
-// work: the --junit file (created and removed again if it was not there)
-// and the --out directory (made, and a probe file written in it).
-func checkReportOutputs(junit, outDir string) error {
-	if junit != "" {
-		if err := artifact.CheckWritable(junit); err != nil {
-			return fmt.Errorf("--junit %w", err)
-		}
-	}
-	if outDir != "" {
-		if err := artifact.Prepare(outDir); err != nil {
-			return fmt.Errorf("--out: %w", err)
-		}
-	}
-	return nil
+// reportOutputs are a sweep report's output files: the --junit file and
+// the --out directory's report.json, report.xml and seed-N.json files.
+func reportOutputs(junit, outDir string) *artifact.Outputs {
+	var o artifact.Outputs
+	o.File("--junit", junit)
+	o.Dir("--out", outDir, sweep.ReportJSONFile, sweep.ReportXMLFile)
+	return &o
 }
 
 // sweepOptions reads the flags that need parsing; the fault and defect
@@ -262,33 +252,33 @@ type reportFile struct {
 
 // writeReport prints rep (table or JSON) to stdout first, so the results
 // reach the user whatever happens next, then writes the --junit and --out
-// files; it returns exitPass, or exitIncomplete when an output cannot be
+// files; it returns Pass, or NoVerdict when an output could not be
 // written (each failure named on stderr).
-func writeReport(rep *sweep.Report, asJSON bool, junit, outDir string, stdout, stderr io.Writer, name string) int {
-	code := exitPass
+func writeReport(rep *sweep.Report, asJSON bool, junit, outDir string, stdout, stderr io.Writer, name string) verdict.Verdict {
+	v := verdict.Pass
 	write := rep.WriteText
 	if asJSON {
 		write = rep.WriteJSON
 	}
 	if err := write(stdout); err != nil {
-		fmt.Fprintf(stderr, "felixsim %s: %v\n", name, err)
-		code = exitIncomplete
+		fmt.Fprintf(stderr, "felixsim %s: the report was not printed: %v\n", name, err)
+		v = verdict.NoVerdict
 	}
 	files := []reportFile{{junit, rep.WriteJUnit}}
 	if outDir != "" {
-		files = append(files, reportFile{filepath.Join(outDir, "report.json"), rep.WriteJSON},
-			reportFile{filepath.Join(outDir, "report.xml"), rep.WriteJUnit})
+		files = append(files, reportFile{filepath.Join(outDir, sweep.ReportJSONFile), rep.WriteJSON},
+			reportFile{filepath.Join(outDir, sweep.ReportXMLFile), rep.WriteJUnit})
 	}
 	for _, f := range files {
 		if f.path == "" {
 			continue
 		}
 		if err := writeFile(f.path, f.write); err != nil {
-			fmt.Fprintf(stderr, "felixsim %s: the report above was not saved: %v\n", name, err)
-			code = exitIncomplete
+			fmt.Fprintf(stderr, "felixsim %s: %s not written: %v; the report above stands\n", name, f.path, err)
+			v = verdict.NoVerdict
 		}
 	}
-	return code
+	return v
 }
 
 // writeFile creates path and fills it with write.

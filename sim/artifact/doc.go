@@ -7,7 +7,7 @@
 // saved plan, checks the hash and names the first event that differs.
 //
 // artifact is not on the simulated path (it reads and writes files); it
-// imports sim/world, sim/faultplan, sim/runner, sim/timeline, sim/workload
-// and properties, and must not
+// imports sim/world, sim/faultplan, sim/runner, sim/timeline, sim/workload,
+// sim/verdict and properties, and must not
 // import cmd. sim/detcheck/layers.go holds the table.
 package artifact

@@ -2,6 +2,10 @@ package artifact
 
 import (
 	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -121,4 +125,51 @@ func FuzzParseTrace(f *testing.F) {
 			}
 		}
 	})
+}
+
+// FuzzParseReport: any input is parsed or refused, never a panic; an
+// accepted report.json written back as JSON reads back equal. Seeds: the
+// checked-in report of each version read (testdata/versions) and a model
+// trace's first line, which must be refused.
+func FuzzParseReport(f *testing.F) {
+	good, err := os.ReadFile(filepath.Join(versionsDir, "report-v2.json"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(good)
+	f.Add([]byte(`{"header":{"format":"felixsim-modeltrace v1","brokers":3}}` + "\n"))
+	f.Add([]byte(`{"format": "felixsim-report v2", "verdict": "pass", "exit_code": 0}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		r, err := ParseReport(b)
+		if err != nil {
+			return
+		}
+		j, err := json.MarshalIndent(r, "", "  ")
+		if err != nil {
+			t.Fatal(err)
+		}
+		j = append([]byte("{"), bytes.TrimPrefix(j, []byte("{\n  "))...)
+		r2, err := ParseReport(j)
+		if err != nil {
+			t.Fatalf("written back, refused: %v", err)
+		}
+		if !reflect.DeepEqual(r, r2) {
+			t.Fatalf("round trip changed the report")
+		}
+	})
+}
+
+// TestFuzzSeedsFromVersions: the checked-in version examples parse
+// through the very parsers the fuzz targets drive.
+func TestFuzzSeedsFromVersions(t *testing.T) {
+	for _, file := range []string{"plan-v1.txt", "plan-v2.txt", "plan-v3.txt"} {
+		b, _ := os.ReadFile(filepath.Join(versionsDir, file))
+		if _, _, err := ParsePlanFile(string(b)); err != nil {
+			t.Errorf("%s: %v", file, err)
+		}
+	}
+	b, _ := os.ReadFile(filepath.Join(versionsDir, "events-v1.ndjson"))
+	if _, err := ParseTrace(bytes.NewReader(b)); err != nil {
+		t.Errorf("events-v1.ndjson: %v", err)
+	}
 }

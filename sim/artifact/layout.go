@@ -12,14 +12,30 @@ import (
 	"github.com/felixsim/felixsim/sim/timeline"
 )
 
-// The files of an artifact directory.
+// The files of an artifact directory. The event trace is events.ndjson:
+// the brokers' abstract (model) trace, which `felixsim run --trace-out
+// FILE` exports, is another format, and an artifact never holds it.
 const (
 	PlanFile     = "plan.txt"
 	HistoryFile  = "history.jsonl"
 	ReportFile   = "report.json"
-	TraceFile    = "trace.ndjson"
+	EventsFile   = "events.ndjson"
 	TimelineFile = "timeline.html"
+	// EventsFileV1 is where an artifact written before the rename kept its
+	// event trace; replay reads it when EventsFile is missing.
+	EventsFileV1 = "trace.ndjson"
 )
+
+// The files `felixsim shrink` adds to the shrunk run's artifact.
+const (
+	OriginalPlanFile  = "original-plan.txt"
+	ShrinkListingFile = "shrink.txt"
+)
+
+// Files are every file name a felixsim command writes into an artifact
+// directory (the older event trace's name among them, so a forced write
+// over an old artifact checks it too).
+var Files = []string{PlanFile, HistoryFile, ReportFile, EventsFile, TimelineFile, EventsFileV1, OriginalPlanFile, ShrinkListingFile}
 
 // Recording returns o set to keep what an artifact holds: the history,
 // the trace and the leadership terms. None of them changes the run.
@@ -50,9 +66,18 @@ func Prepare(dir string) error {
 
 // CheckWritable proves path can be written before a run starts: it opens
 // it for writing without truncating it, and removes it again if it did
-// not exist before.
+// not exist before. A path that exists and is not a regular file (a
+// device such as /dev/stdout or /dev/full, a named pipe) is not probed:
+// opening a pipe would wait for its reader; a write that fails later is
+// reported after the verdict.
 func CheckWritable(path string) error {
-	_, statErr := os.Stat(path)
+	fi, statErr := os.Stat(path)
+	if statErr == nil && !fi.Mode().IsRegular() {
+		if fi.IsDir() {
+			return fmt.Errorf("%s refused: it is a directory", path)
+		}
+		return nil
+	}
 	existed := statErr == nil
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
 	if err != nil {
@@ -81,7 +106,7 @@ func Write(dir string, res *runner.Result, revision string) error {
 		{PlanFile, func(w io.Writer) error { return WritePlan(w, res.Plan, metaOf(res, revision)) }},
 		{HistoryFile, func(w io.Writer) error { return properties.EncodeHistory(w, res.History) }},
 		{ReportFile, func(w io.Writer) error { return WriteReport(w, res, revision, dir) }},
-		{TraceFile, func(w io.Writer) error {
+		{EventsFile, func(w io.Writer) error {
 			return WriteTrace(w, res.Trace, res.TraceHash, res.Events, res.TraceTruncated)
 		}},
 		{TimelineFile, func(w io.Writer) error { return timeline.Write(w, res) }},

@@ -3,6 +3,7 @@ package artifact
 import (
 	"fmt"
 
+	"github.com/felixsim/felixsim/properties"
 	"github.com/felixsim/felixsim/sim/faultplan"
 	"github.com/felixsim/felixsim/sim/runner"
 	"github.com/felixsim/felixsim/sim/workload"
@@ -114,4 +115,19 @@ func (m Meta) CheckReproduced(hash uint64) error {
 		err = fmt.Errorf("%w (the plan was drawn by felixsim %s; this is %s)", err, m.Revision, rev)
 	}
 	return err
+}
+
+// ReadHistory reads a history file (properties' encoding, v1 or v2), as
+// OpenInput allows it: a regular file of at most HistoryBytesMax bytes.
+func ReadHistory(path string) (*properties.History, error) {
+	f, err := OpenInput(path, "history", HistoryBytesMax)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	h, err := properties.ParseHistory(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return h, nil
 }

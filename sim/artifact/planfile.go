@@ -3,7 +3,6 @@ package artifact
 import (
 	"fmt"
 	"io"
-	"os"
 	"runtime/debug"
 	"strconv"
 	"strings"
@@ -206,9 +205,9 @@ func (m Meta) value(key string) string {
 // ReadPlan reads a plan file: the plan (faultplan.ParsePlan) and its meta lines.
 // Every refusal names the file and, where there is one, the line.
 func ReadPlan(path string) (*faultplan.Plan, Meta, error) {
-	text, err := os.ReadFile(path)
+	text, err := ReadInput(path, "plan", PlanBytesMax)
 	if err != nil {
-		return nil, Meta{}, fmt.Errorf("plan %w", err)
+		return nil, Meta{}, err
 	}
 	p, m, err := ParsePlanFile(string(text))
 	if err != nil {
@@ -224,6 +223,9 @@ func ReadPlan(path string) (*faultplan.Plan, Meta, error) {
 func ParsePlanFile(text string) (*faultplan.Plan, Meta, error) {
 	p, err := faultplan.ParsePlan(text)
 	if err != nil {
+		return nil, Meta{}, err
+	}
+	if err := checkParamLines(text); err != nil {
 		return nil, Meta{}, err
 	}
 	m, end, seen, err := parseMeta(text)
@@ -401,7 +403,7 @@ func (m *Meta) set(key, val string) error {
 		}
 		m.TraceHash, m.HasTraceHash = h, true
 	case metaBrokers, metaStreams, metaShards:
-		n, err = count(1 << 16)
+		n, err = count(map[string]int64{metaBrokers: runner.BrokersMax, metaStreams: runner.StreamsMax, metaShards: runner.ShardsMax}[key])
 		*map[string]*int{metaBrokers: &m.Brokers, metaStreams: &m.Streams, metaShards: &m.Shards}[key] = int(n)
 	case metaDefects:
 		d, derr := runner.ParseDefects(val)
@@ -416,7 +418,7 @@ func (m *Meta) set(key, val string) error {
 		}
 		m.Faults = f.String()
 	case metaFaultGap, metaLiveness, metaQuiesce, metaChange:
-		n, err = count(1 << 62)
+		n, err = count(runner.DurationNsMax)
 		*map[string]*int64{metaFaultGap: &m.FaultGapNs, metaLiveness: &m.LivenessBudgetNs, metaQuiesce: &m.QuiesceBudgetNs,
 			metaChange: &m.ChangeLivenessBudgetNs}[key] = n
 	case metaValidate:

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/felixsim/felixsim/sim/runner"
+	"github.com/felixsim/felixsim/sim/verdict"
 	"github.com/felixsim/felixsim/sim/world"
 )
 
@@ -76,6 +77,17 @@ func Replay(ro ReplayOptions) (*Replayed, error) {
 	return out, nil
 }
 
+// Verdict is the replay's verdict by the one rule: the run's, or
+// Diverged when it did not reproduce the trace hash its plan records and
+// violated nothing.
+func (r *Replayed) Verdict() verdict.Verdict {
+	v := r.Result.Verdict()
+	if r.Divergence != nil || (r.Meta.HasTraceHash && !r.Reproduced) {
+		v = verdict.Worst(v, verdict.Diverged)
+	}
+	return v
+}
+
 // load reads the plan and trace named by ro into run options.
 func load(ro ReplayOptions) (runner.Options, Meta, *Trace, error) {
 	planPath, tracePath := ro.PlanPath, ro.TracePath
@@ -85,10 +97,7 @@ func load(ro ReplayOptions) (runner.Options, Meta, *Trace, error) {
 	case ro.Dir != "":
 		planPath = filepath.Join(ro.Dir, PlanFile)
 		if tracePath == "" {
-			tracePath = filepath.Join(ro.Dir, TraceFile)
-			if _, err := os.Stat(tracePath); errors.Is(err, fs.ErrNotExist) {
-				tracePath = ""
-			}
+			tracePath = savedEvents(ro.Dir)
 		}
 	case planPath == "":
 		return runner.Options{}, Meta{}, nil, fmt.Errorf("replay refused: no artifact directory or plan file given")
@@ -109,6 +118,18 @@ func load(ro ReplayOptions) (runner.Options, Meta, *Trace, error) {
 		opts.PlanPath = planPath
 	}
 	return opts, meta, saved, nil
+}
+
+// savedEvents is the artifact directory's event trace: EventsFile, else
+// an older artifact's EventsFileV1; "" when it holds neither.
+func savedEvents(dir string) string {
+	for _, name := range []string{EventsFile, EventsFileV1} {
+		p := filepath.Join(dir, name)
+		if _, err := os.Stat(p); !errors.Is(err, fs.ErrNotExist) {
+			return p
+		}
+	}
+	return ""
 }
 
 // String is the replay's report: hash reproduced, or where it diverged.

@@ -48,7 +48,7 @@ func TestReplayReproducesHash(t *testing.T) {
 	if got, want := rep.Result.ReproduceCommand(), "felixsim replay "+dir; got != want {
 		t.Fatalf("reproduce %q, want %q", got, want)
 	}
-	for _, f := range []string{PlanFile, HistoryFile, ReportFile, TraceFile, TimelineFile} {
+	for _, f := range []string{PlanFile, HistoryFile, ReportFile, EventsFile, TimelineFile} {
 		if fi, err := os.Stat(filepath.Join(dir, f)); err != nil || fi.Size() == 0 {
 			t.Fatalf("%s: %v", f, err)
 		}
@@ -120,7 +120,7 @@ func TestReplayTamperedPlanDiverges(t *testing.T) {
 // an altered expected hash with an intact trace is reported as such.
 func TestReplayRefusesTamperedFiles(t *testing.T) {
 	dir, orig := save(t, runner.Options{Seed: 5, DurationNs: 3e9, FaultGapMeanNs: 5e8})
-	planPath, tracePath := filepath.Join(dir, PlanFile), filepath.Join(dir, TraceFile)
+	planPath, tracePath := filepath.Join(dir, PlanFile), filepath.Join(dir, EventsFile)
 	plan, _ := os.ReadFile(planPath)
 	trace, _ := os.ReadFile(tracePath)
 	lines := strings.SplitAfter(string(plan), "\n")

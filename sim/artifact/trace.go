@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 
 	"github.com/felixsim/felixsim/sim/world"
@@ -69,9 +68,9 @@ func WriteTrace(w io.Writer, events []world.TraceEvent, hash, executed uint64, t
 
 // ReadTrace reads a trace file; refusals name the file and line.
 func ReadTrace(path string) (*Trace, error) {
-	f, err := os.Open(path)
+	f, err := OpenInput(path, "event trace", EventsBytesMax)
 	if err != nil {
-		return nil, fmt.Errorf("trace %w", err)
+		return nil, err
 	}
 	defer f.Close()
 	t, err := ParseTrace(f)
@@ -118,6 +117,10 @@ func ParseTrace(r io.Reader) (*Trace, error) {
 }
 
 func parseTraceHeader(b []byte) (*Trace, error) {
+	if isModelTrace(b) {
+		return nil, fmt.Errorf("this is a model trace (the brokers' abstract steps, `felixsim run --trace-out FILE`; `felixsim check-trace FILE` reads it), " +
+			"not an event trace (an artifact's " + EventsFile + ", " + traceFormat + ")")
+	}
 	var h traceHeader
 	if err := strictJSON(b, &h); err != nil {
 		return nil, fmt.Errorf("header: %w", err)
@@ -172,6 +175,23 @@ func (t *Trace) checkComplete(lines int) error {
 		return fmt.Errorf("trace refused: corrupt: its %d events hash to %016x, its header says %016x", n, got, t.Hash)
 	}
 	return nil
+}
+
+// isModelTrace reports whether a first line is a model trace's: an
+// object whose one key is "header" (modeltrace's NDJSON header line), or
+// a model step (an object with "kind" and "group" but no "format").
+func isModelTrace(line []byte) bool {
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(line, &obj) != nil {
+		return false
+	}
+	if _, ok := obj["header"]; ok && len(obj) == 1 {
+		return true
+	}
+	_, kind := obj["kind"]
+	_, group := obj["group"]
+	_, format := obj["format"]
+	return kind && group && !format
 }
 
 // strictJSON decodes one JSON object, refusing unknown fields and trailing data.

@@ -105,30 +105,33 @@ var layers = map[string]layer{
 		simulated: true},
 	"sim/relay": {may: []string{"felix", "sim/world", "sim/simapi", "sim/cluster", "client", "wire", "properties", "vfs"},
 		simulated: true},
-	"sim/runner": {may: []string{"felix", "sim/world", "sim/faultplan", "sim/cluster", "sim/workload", "sim/relay", "node", "properties", "wire", "coverage", "modeltrace", "tla"},
+	// verdict is the one rule from what a run saw to its verdict and
+	// exit code: a pure leaf over properties' families.
+	"sim/verdict": {may: []string{"properties"}, forbidStd: pureStd, simulated: true},
+	"sim/runner": {may: []string{"felix", "sim/world", "sim/faultplan", "sim/cluster", "sim/workload", "sim/relay", "node", "properties", "wire", "coverage", "modeltrace", "tla", "sim/verdict"},
 		simulated: true},
 	// scenario runs scripted broker stories on a cluster and checks them
 	// with the runner's properties; its file I/O lives in cmd and tests.
 	"sim/scenario": {may: []string{"felix", "sim/world", "sim/faultplan", "sim/cluster", "sim/runner", "node", "client", "properties", "statemachine", "wire", "modeltrace"},
 		simulated: true},
 	// timeline draws a run as a page: pure, but fed after the run.
-	"sim/timeline": {may: []string{"felix", "sim/world", "sim/faultplan", "sim/runner", "properties"}, forbidStd: pureStd},
+	"sim/timeline": {may: []string{"felix", "sim/world", "sim/faultplan", "sim/runner", "sim/verdict", "properties"}, forbidStd: pureStd},
 	// artifact reads and writes a run's files: not on the simulated path.
-	"sim/artifact": {may: []string{"sim/world", "sim/faultplan", "sim/runner", "sim/timeline", "sim/workload", "properties"}},
+	"sim/artifact": {may: []string{"sim/world", "sim/faultplan", "sim/runner", "sim/timeline", "sim/workload", "sim/verdict", "properties"}},
 	"sim/detcheck": {}, // a test-time tool: it reads source files and imports no felixsim package
 	// sim/sweep drives worker processes from outside the simulated path
 	// (goroutines, wall clock, os/exec) and speaks to runs only through
 	// the CLI; it reads the invariants' families from properties' registry
 	// and which coverage points are optional from coverage's declarations.
-	"sim/sweep": {may: []string{"properties", "coverage"}},
+	"sim/sweep": {may: []string{"properties", "coverage", "sim/verdict"}},
 	// sim/shrink drives candidate runs in worker processes like sweep,
 	// and runs the failing run and the final check through runner.
-	"sim/shrink": {may: []string{"felix", "sim/faultplan", "sim/runner", "sim/workload", "sim/artifact", "sim/sweep", "properties"}},
+	"sim/shrink": {may: []string{"felix", "sim/faultplan", "sim/runner", "sim/workload", "sim/artifact", "sim/sweep", "sim/verdict", "properties"}},
 	// bench/bareraft drives etcd raft alone at a run's density (the floor
 	// under a run); no felixsim package, and counted time only, so the
 	// determinism rules hold it to ticks that are counted, not timed.
 	"bench/bareraft": {external: []string{raftModule}, simulated: true},
-	"cmd/felixsim": {may: []string{"sim/faultplan", "sim/runner", "sim/scenario", "sim/sweep", "sim/shrink", "sim/artifact", "properties", "tla", "coverage", "modeltrace"},
+	"cmd/felixsim": {may: []string{"sim/faultplan", "sim/runner", "sim/scenario", "sim/sweep", "sim/shrink", "sim/artifact", "sim/verdict", "properties", "tla", "coverage", "modeltrace"},
 		external: []string{progressbarModule, termModule}},
 }
 
@@ -144,7 +147,7 @@ var floors = [...]struct {
 	pkgs []string
 }{
 	{"leaves", []string{"felix", "moment", "coverage", "modeltrace", "vfs", "sim/prng"}},
-	{"model", []string{"statemachine", "wire", "properties", "tla"}},
+	{"model", []string{"statemachine", "wire", "properties", "tla", "sim/verdict"}},
 	{"broker", []string{"logstore", "node", "client"}},
 	{"world", []string{"sim/simapi", "sim/world"}},
 	{"fault plan", []string{"sim/faultplan", "sim/world/worldtest"}},

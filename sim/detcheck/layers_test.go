@@ -23,7 +23,7 @@ func TestLayersTableKeepsDesignArrows(t *testing.T) {
 		t.Error(p)
 	}
 	pure := map[string][]string{"felix": nil, "statemachine": {"felix"}, "properties": {"felix"}, "vfs": nil, "sim/prng": nil,
-		"wire": {"felix"}, "tla": {"felix", "properties", "modeltrace"}, "sim/detcheck": nil, "sim/sweep": {"properties", "coverage"}, "modeltrace": nil}
+		"wire": {"felix"}, "tla": {"felix", "properties", "modeltrace"}, "sim/detcheck": nil, "sim/sweep": {"properties", "coverage", "sim/verdict"}, "modeltrace": nil, "sim/verdict": {"properties"}}
 	for rel, want := range pure {
 		if got := strings.Join(layers[rel].may, ","); got != strings.Join(want, ",") {
 			t.Errorf("%s may import [%s]; its doc.go allows only [%s]", rel, got, strings.Join(want, ","))

@@ -17,10 +17,10 @@ func ApplyPlan(w *world.World, p *Plan) error {
 	}
 	for i, f := range p.Faults {
 		if f.AtNs < w.NowNs() {
-			return fmt.Errorf("sim: plan fault %d (%s) at %d ns refused: now is %d ns", i, f, f.AtNs, w.NowNs())
+			return fmt.Errorf("sim: plan fault %d of %d (%s) at %d ns refused: now is %d ns", i+1, len(p.Faults), f, f.AtNs, w.NowNs())
 		}
 		if err := checkExempt(w, f); err != nil {
-			return fmt.Errorf("plan fault %d: %w", i, err)
+			return fmt.Errorf("plan fault %d of %d: %w", i+1, len(p.Faults), err)
 		}
 	}
 	for _, f := range p.Faults {

@@ -42,8 +42,8 @@ func (p *Plan) Validate() error {
 	if p.Nodes < 1 || p.Nodes > world.NodesMax {
 		return fmt.Errorf("sim: plan with %d nodes refused: need 1..%d", p.Nodes, world.NodesMax)
 	}
-	if p.DurationNs < 0 {
-		return fmt.Errorf("sim: plan duration %d ns refused: negative", p.DurationNs)
+	if p.DurationNs < 0 || p.DurationNs > DurationNsMax {
+		return fmt.Errorf("sim: plan duration %d ns refused: want 0..%d", p.DurationNs, int64(DurationNsMax))
 	}
 	for i := 1; i < len(p.Workload); i++ {
 		if p.Workload[i-1].Name >= p.Workload[i].Name {
@@ -61,10 +61,10 @@ func (p *Plan) Validate() error {
 	var prev int64
 	for i, f := range p.Faults {
 		if err := f.validate(p.Nodes); err != nil {
-			return fmt.Errorf("fault %d: %w", i, err)
+			return fmt.Errorf("fault %d of %d: %w", i+1, len(p.Faults), err)
 		}
 		if f.AtNs < prev {
-			return fmt.Errorf("sim: fault %d at %d ns refused: before the previous one at %d ns", i, f.AtNs, prev)
+			return fmt.Errorf("sim: fault %d of %d at %d ns refused: before the previous one at %d ns", i+1, len(p.Faults), f.AtNs, prev)
 		}
 		prev = f.AtNs
 	}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/felixsim/felixsim/sim/world"
 )
 
 // planHeader opens every plan file; the version changes if the format does.
@@ -21,6 +23,11 @@ const (
 
 // PlanLinesMax caps a parsed plan's lines; longer input is refused.
 const PlanLinesMax = 1 << 20
+
+// DurationNsMax caps a plan's fault phase as `felixsim run --duration`
+// caps it (10000 h): far beyond any run anyone waits for, far inside the
+// nanosecond arithmetic's int64. A plan line past it is refused.
+const DurationNsMax = 10000 * 3600 * 1_000_000_000
 
 // String renders the plan in its file format, which ParsePlan reads back.
 func (p *Plan) String() string {
@@ -48,6 +55,7 @@ func ParsePlan(text string) (*Plan, error) {
 	p := &Plan{}
 	lineNo, header := 0, ""
 	seen := map[string]bool{}
+	var faultLines []int // the line of each fault, for its refusal
 	for sc.Scan() {
 		lineNo++
 		if lineNo > PlanLinesMax {
@@ -67,22 +75,45 @@ func ParsePlan(text string) (*Plan, error) {
 		if err := p.parseLine(line, header == planHeaderV1, seen); err != nil {
 			return nil, fmt.Errorf("sim: plan line %d: %w", lineNo, err)
 		}
+		if len(faultLines) < len(p.Faults) {
+			faultLines = append(faultLines, lineNo)
+		}
 	}
 	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf("sim: plan refused after line %d: %w", lineNo, err)
 	}
 	if header == "" {
-		return nil, fmt.Errorf("sim: plan refused: empty, want header %q", planHeader)
+		return nil, fmt.Errorf("sim: plan refused: empty, want header %q", PlanHeaderRun)
 	}
 	for _, key := range []string{"seed", "nodes", "duration_ns"} {
 		if !seen[key] {
 			return nil, fmt.Errorf("sim: plan refused: no %s line", key)
 		}
 	}
+	if err := p.validateFaults(faultLines); err != nil {
+		return nil, err
+	}
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
 	return p, nil
+}
+
+// validateFaults refuses the first fault that is invalid or earlier than
+// the one before it, naming its line and its place among the plan's
+// faults (counted from 1).
+func (p *Plan) validateFaults(lines []int) error {
+	var prev int64
+	for i, f := range p.Faults {
+		if err := f.validate(p.Nodes); err != nil {
+			return fmt.Errorf("sim: plan line %d: fault %d of %d: %w", lines[i], i+1, len(p.Faults), err)
+		}
+		if f.AtNs < prev {
+			return fmt.Errorf("sim: plan line %d: fault %d of %d at %d ns refused: before the previous one at %d ns", lines[i], i+1, len(p.Faults), f.AtNs, prev)
+		}
+		prev = f.AtNs
+	}
+	return nil
 }
 
 func (p *Plan) parseLine(line string, v1 bool, seen map[string]bool) error {
@@ -133,8 +164,14 @@ func (p *Plan) parseHeaderValue(word, s string) error {
 		p.Seed, err = strconv.ParseUint(s, 10, 64)
 	case "nodes":
 		p.Nodes, err = strconv.Atoi(s)
+		if err == nil && (p.Nodes < 1 || p.Nodes > world.NodesMax) {
+			return fmt.Errorf("nodes %d refused: want 1..%d", p.Nodes, world.NodesMax)
+		}
 	case "duration_ns":
 		p.DurationNs, err = strconv.ParseInt(s, 10, 64)
+		if err == nil && (p.DurationNs < 0 || p.DurationNs > DurationNsMax) {
+			return fmt.Errorf("duration_ns %d refused: want 0..%d (at most 10000h, as --duration)", p.DurationNs, int64(DurationNsMax))
+		}
 	}
 	if err != nil {
 		return fmt.Errorf("%s %q refused: %v", word, s, err)

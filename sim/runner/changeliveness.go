@@ -442,7 +442,7 @@ func (k *ChangeProbe) Begun() { k.cp.begun() }
 // far, if any.
 func (k *ChangeProbe) Violations() []Violation {
 	if err := k.cp.judge(k.budgetNs); err != nil {
-		return []Violation{newViolation(properties.InvariantLivenessDuringChange, err.Error())}
+		return []Violation{violationOf(properties.InvariantLivenessDuringChange, err)}
 	}
 	return nil
 }

@@ -46,7 +46,6 @@ func (r *run) check() {
 		r.violate(properties.InvariantIncarnationsApart, r.admin.check())
 	}
 	r.changeResult()
-	attachEvidence(r.res.Violations, h)
 }
 
 // ephemeralViolations judges h's operations on the ephemeral streams of
@@ -56,10 +55,10 @@ func (r *run) check() {
 func ephemeralViolations(streams []node.StreamSpec, h *properties.History, logs []properties.ReplicaLog) []Violation {
 	var out []Violation
 	if err := properties.HistoryEphemeralRefusesCommits(h, logs, liveStreams(streams)); err != nil {
-		out = append(out, newViolation(properties.InvariantEphemeralRefusesCommits, err.Error()))
+		out = append(out, violationOf(properties.InvariantEphemeralRefusesCommits, err))
 	}
 	if err := properties.HistoryLiveDelivery(h); err != nil {
-		out = append(out, newViolation(properties.InvariantEphemeralLiveDelivery, err.Error()))
+		out = append(out, violationOf(properties.InvariantEphemeralLiveDelivery, err))
 	}
 	return out
 }
@@ -76,11 +75,11 @@ func OutboxViolations(ref *properties.ReplicaLog, ds []properties.OutboxDelivery
 			continue
 		}
 		if err := c.fn(ref, ds); err != nil {
-			out = append(out, newViolation(c.name, err.Error()))
+			out = append(out, violationOf(c.name, err))
 		}
 	}
 	if err := properties.OutboxKeptUntilRelayed(ref, ds, drained); err != nil {
-		out = append(out, newViolation(properties.InvariantOutboxKeptUntilRelayed, err.Error()))
+		out = append(out, violationOf(properties.InvariantOutboxKeptUntilRelayed, err))
 	}
 	return out
 }
@@ -124,12 +123,14 @@ func (r *run) shardCount(namespace, stream string) (uint32, bool) {
 
 // ReplicaViolations runs the replica properties on every scope and folds
 // the findings into one Violation per invariant (the first scope's
-// message, and how many more scopes failed it), in first-failure order.
+// message, and how many more scopes failed it; every scope's finding is
+// kept for finding the earliest), in first-failure order.
 func ReplicaViolations(scopes []properties.ClusterScope, h *properties.History) []Violation {
 	acks := properties.HistoryAcks(h)
 	written := properties.HistoryWrittenConditionals(h)
 	intent := properties.HistoryIntents(h)
 	var out []Violation
+	index := map[properties.InvariantName]int{}
 	more := map[properties.InvariantName]int{}
 	for i := range scopes {
 		cs := &scopes[i]
@@ -138,8 +139,12 @@ func ReplicaViolations(scopes []properties.ClusterScope, h *properties.History) 
 			in = nil // the probe's records are in no history
 		}
 		for _, f := range properties.CheckClusterScope(cs, acks[cs.Scope], written[cs.Scope], in) {
-			if _, seen := more[f.Invariant]; !seen {
-				out = append(out, newViolation(f.Invariant, f.Err.Error()))
+			k, seen := index[f.Invariant]
+			if !seen {
+				k, index[f.Invariant] = len(out), len(out)
+				out = append(out, violationOf(f.Invariant, f.Err))
+			} else {
+				out[k].addFindings(f.Err)
 			}
 			more[f.Invariant]++
 		}

@@ -19,7 +19,7 @@ func CheckCluster(c *cluster.Cluster, h *properties.History, shardCount func(nam
 	out := storedLogViolations(c)
 	add := func(name properties.InvariantName, err error) {
 		if err != nil {
-			out = append(out, newViolation(name, err.Error()))
+			out = append(out, violationOf(name, err))
 		}
 	}
 	add(properties.InvariantRoutedToOwningShard, properties.HistoryWritesOnOwningShard(h, logs, shardCount))

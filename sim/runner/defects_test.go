@@ -22,9 +22,6 @@ type defectCase struct {
 	// anyOf, when set, names the invariants of which a caught run must
 	// break at least one: the failure the bug is known to cause.
 	anyOf []properties.InvariantName
-	// crashAfter accepts a Crash verdict when one of anyOf was broken too:
-	// the bug's damage may also make raft panic once it is reported.
-	crashAfter bool
 }
 
 // defectCases: every planted defect with the fault mix and seed budget
@@ -51,10 +48,10 @@ var defectCases = []defectCase{
 	// under its old identity with an empty store: its term and vote go
 	// back to zero, so it could vote twice in a term.
 	{defect: "rejoin-old-identity", family: properties.FamilySafety, faults: "corrupt,kill", gapNs: 3e8, seedsMax: 6,
-		anyOf: []properties.InvariantName{properties.InvariantHardStateMonotonic, properties.InvariantCommittedNeverLost},
 		// The empty log the old identity rejoins with also makes raft panic
-		// when the leader's commit index reaches it ("tocommit out of range").
-		crashAfter: true},
+		// when the leader's commit index reaches it ("tocommit out of
+		// range"); the safety violation before the crash decides.
+		anyOf: []properties.InvariantName{properties.InvariantHardStateMonotonic, properties.InvariantCommittedNeverLost}},
 	{defect: "position-apart-from-state", family: properties.FamilyLiveness, faults: "kill,fsyncerr,disklatency", gapNs: 3e8, seedsMax: 10},
 	// A stream deleted and created again keeps its scopes: the probe's
 	// read of the administered stream after the re-creation returns the
@@ -96,7 +93,7 @@ func (dc defectCase) judge(res *Result) error {
 		return fmt.Errorf("no violation")
 	}
 	found := len(dc.anyOf) > 0 && slices.ContainsFunc(dc.anyOf, func(inv properties.InvariantName) bool { return hasViolation(res.Violations, inv) })
-	if fam, _ := res.Worst(); fam != dc.family && !(dc.crashAfter && fam == properties.FamilyCrash && found) {
+	if fam, _ := res.Worst(); fam != dc.family {
 		return fmt.Errorf("verdict family %s, want %s (violations %s)", fam, dc.family, violationNames(res))
 	}
 	if len(dc.anyOf) > 0 && !found {
@@ -150,7 +147,8 @@ func TestPlantedDefectsCaught(t *testing.T) {
 
 // TestJudgeRefusesOtherFailures: a run counts as a defect's catch only
 // with the verdict family and, where the case names them, one of the
-// invariants the bug breaks; a Crash counts only after one of them.
+// invariants the bug breaks; a Crash after one of them is still its
+// catch (the safety violation decides), a Crash alone is not.
 func TestJudgeRefusesOtherFailures(t *testing.T) {
 	run := func(invs ...properties.InvariantName) *Result {
 		r := &Result{}
@@ -159,7 +157,7 @@ func TestJudgeRefusesOtherFailures(t *testing.T) {
 		}
 		return r
 	}
-	dc := defectCase{defect: "rejoin-old-identity", family: properties.FamilySafety, crashAfter: true,
+	dc := defectCase{defect: "rejoin-old-identity", family: properties.FamilySafety,
 		anyOf: []properties.InvariantName{properties.InvariantHardStateMonotonic}}
 	assert.NoError(t, dc.judge(run(properties.InvariantHardStateMonotonic)))
 	assert.NoError(t, dc.judge(run(properties.InvariantHardStateMonotonic, properties.InvariantCrash)), "a crash after the named break")

@@ -60,7 +60,7 @@
 // around Run. A run is a function of its Options alone, so the same
 // options give the same trace hash, in this process or another. It imports
 // sim/world, sim/faultplan, sim/cluster, sim/workload, sim/relay, node, properties,
-// statemachine, wire, modeltrace and tla (whose TraceValidator checks the
-// run's abstract trace); it must not import cmd. sim/detcheck/layers.go
+// statemachine, wire, modeltrace, tla (whose TraceValidator checks the
+// run's abstract trace) and sim/verdict (a run's verdict by the one rule); it must not import cmd. sim/detcheck/layers.go
 // holds the table.
 package runner

@@ -7,7 +7,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/felixsim/felixsim/properties"
 )
@@ -99,7 +98,10 @@ func opIDsIn(msg string, h *properties.History) []uint64 {
 			add(writeWithPayload(h, s))
 		}
 	}
-	return ids
+	if len(ids) > 0 {
+		return ids
+	}
+	return writesAtOffset(msg, h)
 }
 
 // writeWithPayload is the id of the first ok write whose record carries
@@ -161,98 +163,6 @@ func (e Evidence) String() string {
 	return b.String()
 }
 
-// attachEvidence fills each violation's Evidence from the history.
-func attachEvidence(vs []Violation, h *properties.History) {
-	for i := range vs {
-		vs[i].Evidence = evidenceOf(vs[i].Message, h)
-	}
-}
-
-// dateViolations gives every violation the end checks found a time: the
-// latest time its evidence operations were invoked or answered (the
-// moment the operations that show it had all happened), else the end of
-// the run (endNs).
-func dateViolations(vs []Violation, endNs int64) {
-	for i := range vs {
-		v := &vs[i]
-		if v.When != "" {
-			continue
-		}
-		v.AtNs, v.When = endNs, WhenEnd
-		if len(v.Evidence) == 0 {
-			continue
-		}
-		v.AtNs, v.When = 0, WhenOperations
-		for _, e := range v.Evidence {
-			v.AtNs = max(v.AtNs, e.InvokeNs, e.CompleteNs)
-		}
-	}
-}
-
-// Summary limits: how many violated invariants a summary lists (the rest
-// are counted; every one is in the JSON and report.json), and how long a
-// violation's message may run on its line.
-const (
-	summaryInvariantsMax = 20
-	summaryMessageLenMax = 160
-)
-
-// writeViolations names each violated invariant once, in first-failure
-// order, on one line: its time in simulated seconds, how many findings it
-// had, the first three operations that show it (compactly) and the start
-// of its first message; the full messages and evidence are in the JSON.
-func writeViolations(b *strings.Builder, vs []Violation) {
-	var order []properties.InvariantName
-	first := map[properties.InvariantName]int{}
-	count := map[properties.InvariantName]int{}
-	for i, v := range vs {
-		if _, ok := first[v.Invariant]; !ok {
-			first[v.Invariant] = i
-			order = append(order, v.Invariant)
-		}
-		count[v.Invariant]++
-	}
-	for k, name := range order {
-		if k == summaryInvariantsMax {
-			fmt.Fprintf(b, "... and %d more violated invariants (all of them, in full, in --json and report.json)\n", len(order)-k)
-			break
-		}
-		v := vs[first[name]]
-		fmt.Fprintf(b, "violation %s at %.3f s", name, float64(v.AtNs)/1e9)
-		if v.When == WhenEnd {
-			b.WriteString(" (end checks)")
-		}
-		if n := count[name]; n > 1 {
-			fmt.Fprintf(b, " (%d findings)", n)
-		}
-		b.WriteString(":")
-		ev := invariantEvidence(vs, name)
-		for i, e := range ev {
-			if i > 0 {
-				b.WriteString(";")
-			}
-			fmt.Fprintf(b, " %s", e.Short())
-		}
-		if len(ev) > 0 {
-			b.WriteString(" —")
-		}
-		fmt.Fprintf(b, " %s\n", oneLine(strings.TrimPrefix(v.Message, string(name)+": "), summaryMessageLenMax))
-	}
-}
-
-// oneLine is s on one line, cut to n bytes (at a rune boundary) with "…".
-func oneLine(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if len(s) <= n {
-		return s
-	}
-	cut := n
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "…"
-}
-
 // Short renders the operation compactly for a summary line: its id,
 // client, kind and scope, and how it ended.
 func (e Evidence) Short() string {
@@ -268,15 +178,4 @@ func (e Evidence) Short() string {
 	}
 	b.WriteString(")")
 	return b.String()
-}
-
-// invariantEvidence is the evidence of the first finding of the named
-// invariant that has any.
-func invariantEvidence(vs []Violation, name properties.InvariantName) []Evidence {
-	for _, v := range vs {
-		if v.Invariant == name && len(v.Evidence) > 0 {
-			return v.Evidence
-		}
-	}
-	return nil
 }

@@ -1,11 +1,13 @@
 package runner
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/felixsim/felixsim/felix"
 	"github.com/felixsim/felixsim/properties"
+	"github.com/felixsim/felixsim/sim/faultplan"
 )
 
 // TestEvidenceOf: a history check's message yields the operations it
@@ -54,31 +56,102 @@ func TestEvidenceOf(t *testing.T) {
 	}
 }
 
-// TestSummaryNamesInvariantOnce: two findings of one invariant print one
-// line naming it once, with its time, the count of findings and the
-// evidence of the first finding that has any; another invariant gets its
-// own line, in first-failure order; a long message is cut on its line.
+// TestSummaryNamesInvariantOnce: two violations of one invariant print
+// one line naming it once, with the earliest finding's time, operations
+// and scope and the findings of both counted; another invariant gets its
+// own line, earliest first; a long text is cut within the line's cap.
 func TestSummaryNamesInvariantOnce(t *testing.T) {
-	vs := []Violation{{Invariant: "A", Message: "m1", AtNs: 3_250_000_000, When: WhenOperations},
-		{Invariant: "B", Message: "B: " + strings.Repeat("x", 500) + "\nsecond line", AtNs: 9e9, When: WhenEnd},
-		{Invariant: "A", Message: "m2", Evidence: []Evidence{{Op: 4, Client: 1, Kind: "commit", Scope: "s/n/x/0", Outcome: "ok", InvokeNs: 1e9, CompleteNs: 2e9, Offset: 7}}}}
+	ev := []Evidence{{Op: 4, Client: 1, Kind: "commit", Scope: "s/n/x/0", Outcome: "ok", InvokeNs: 1e9, CompleteNs: 2e9, Offset: 7}}
+	vs := []Violation{
+		{Invariant: "A", First: "A: op 4 was late", Findings: 2, Evidence: ev, Scope: "s/n/x/0", AtNs: 2e9, When: WhenOperations},
+		{Invariant: "B", First: "scope s/n/x/1: B: " + strings.Repeat("x", 500) + "\nsecond line", Findings: 1, Scope: "s/n/x/1", AtNs: 9e9, When: WhenEnd},
+		{Invariant: "A", First: "A: op 9 was later", Findings: 3, AtNs: 5e9, When: WhenOperations},
+	}
 	var b strings.Builder
 	writeViolations(&b, vs)
 	lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
-	if len(lines) != 2 || !strings.HasPrefix(lines[0], "violation A at 3.250 s (2 findings): op 4 (client 1 commit on s/n/x/0, ok at 2.000 s, offset 7) — m1") ||
-		!strings.HasPrefix(lines[1], "violation B at 9.000 s (end checks): xxx") || len(lines[1]) > 250 || strings.Contains(lines[1], "second") {
+	if len(lines) != 2 || lines[0] != "violation A at 2.000 s (5 findings; op 4 on s/n/x/0): op 4 was late" ||
+		!strings.HasPrefix(lines[1], "violation B at 9.000 s (end checks; on s/n/x/1): xxx") || len(lines[1]) != SummaryLineLenMax ||
+		!strings.HasSuffix(lines[1], "…") || strings.Contains(lines[1], "second") {
 		t.Fatalf("summary:\n%s", b.String())
 	}
 }
 
-// TestDateViolations: an end-check finding is dated by the latest time
-// its evidence operations were invoked or answered, or at the run's end
-// without any; a finding seen during the run keeps its time.
-func TestDateViolations(t *testing.T) {
-	vs := []Violation{{Invariant: "A", Evidence: []Evidence{{InvokeNs: 1e9, CompleteNs: 4e9}, {InvokeNs: 5e9}}},
-		{Invariant: "B"}, {Invariant: "C", AtNs: 2e9, When: WhenDuring}}
-	dateViolations(vs, 9e9)
-	if vs[0].AtNs != 5e9 || vs[0].When != WhenOperations || vs[1].AtNs != 9e9 || vs[1].When != WhenEnd || vs[2].AtNs != 2e9 || vs[2].When != WhenDuring {
-		t.Fatalf("dated: %+v", vs)
+// TestSettleFirsts: a violation's first is its earliest finding by the
+// operations each names (the check's own order aside): op 3, answered at
+// 20 ns, before op 5 at 40; a replica finding naming a scope and an
+// offset rests on the write acknowledged there; one naming nothing is
+// found at the run's end; one seen during the run keeps its time and its
+// first sighting. The violations keep their check order.
+func TestSettleFirsts(t *testing.T) {
+	sc := felix.Scope{Tenant: "acme", Namespace: "orders", Stream: "s", Shard: 0}
+	h := &properties.History{Ops: []properties.HistoryOp{
+		{ID: 3, Client: 1, Kind: properties.HistoryStateGet, Scope: sc, Outcome: properties.OutcomeOK, InvokeNs: 10, CompleteNs: 20},
+		{ID: 5, Client: 2, Kind: properties.HistoryCommit, Scope: sc, Record: &felix.Record{Event: felix.EventPublish, Payload: []byte("p")},
+			Outcome: properties.OutcomeOK, Offset: 7, InvokeNs: 30, CompleteNs: 40},
+	}}
+	vs := []Violation{
+		{Invariant: "A", texts: []string{"op 5 landed late", "op 3 read stale"}, count: 9},
+		{Invariant: "B", texts: []string{`scope acme/orders/s/0: B: reader at broker-1 saw event "" at offset 7`}, count: 1},
+		{Invariant: "C", texts: []string{"state differs"}, count: 1},
+		{Invariant: "D", texts: []string{"term went back", "later"}, count: 2, AtNs: 15, When: WhenDuring},
+	}
+	settleFirsts(vs, h, 900)
+	want := []struct {
+		inv, first string
+		at         int64
+		when       string
+		ops        []uint64
+		findings   int
+	}{
+		{"A", "op 3 read stale", 20, WhenOperations, []uint64{3}, 9},
+		{"B", `scope acme/orders/s/0: B: reader at broker-1 saw event "" at offset 7`, 40, WhenOperations, []uint64{5}, 1},
+		{"C", "state differs", 900, WhenEnd, nil, 1},
+		{"D", "term went back", 15, WhenDuring, nil, 2},
+	}
+	for i, w := range want {
+		v := vs[i]
+		var ops []uint64
+		for _, e := range v.Evidence {
+			ops = append(ops, e.Op)
+		}
+		if string(v.Invariant) != w.inv || v.First != w.first || v.AtNs != w.at || v.When != w.when || len(ops) != len(w.ops) ||
+			(len(ops) > 0 && ops[0] != w.ops[0]) || v.Findings != w.findings {
+			t.Errorf("violation %d: %s first %q at %d (%s), ops %v, %d findings; want %+v", i, v.Invariant, v.First, v.AtNs, v.When, ops, v.Findings, w)
+		}
+	}
+	if vs[0].Scope != "acme/orders/s/0" || vs[1].Scope != "acme/orders/s/0" {
+		t.Errorf("scopes %q, %q", vs[0].Scope, vs[1].Scope)
+	}
+	var order []string
+	for _, f := range FirstFindings(vs) {
+		order = append(order, string(f.Invariant))
+	}
+	if strings.Join(order, ",") != "D,A,B,C" {
+		t.Errorf("first findings in order %v, want earliest first: D,A,B,C", order)
+	}
+}
+
+// TestSummaryTimesInSeconds: a replaced broker's and a stream change's
+// times are in seconds (the issue's "at 29477048462 ns"), and no line of
+// the summary but the reproduce command runs past SummaryLineLenMax.
+func TestSummaryTimesInSeconds(t *testing.T) {
+	r := &Result{Options: Options{Brokers: 3, Streams: 1, Shards: 4, Faults: FaultSet{}}, Plan: &faultplan.Plan{},
+		Replaced:      []Replacement{{Old: 3, New: 10, AtNs: 29477048462, DoneNs: 31000000000}},
+		StreamChanges: []StreamChange{{Deleted: true, AtNs: 5e9, DoneNs: 0, Generation: 2}},
+		Violations:    []Violation{{Invariant: "LinearizableWrite", First: strings.Repeat("long ", 100), Findings: 1, AtNs: 1e9, When: WhenOperations}}}
+	s := r.Summary()
+	for _, want := range []string{"replaced broker 3 by 10 at 29.477 s (disk replaced), membership done at 31.000 s", "the last a delete=true at 5.000 s, not done (generation 2)"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("summary lacks %q:\n%s", want, s)
+		}
+	}
+	for _, line := range strings.Split(s, "\n") {
+		if len(line) > SummaryLineLenMax && !strings.HasPrefix(line, "reproduce: ") {
+			t.Errorf("a line of %d bytes: %s", len(line), line)
+		}
+		if regexp.MustCompile(`\d{7,} ns`).MatchString(line) {
+			t.Errorf("a time in raw nanoseconds: %s", line)
+		}
 	}
 }

@@ -61,7 +61,7 @@ func groupWindowViolations(s cluster.Snapshot) []Violation {
 	for i := range s.Replicas {
 		v := &s.Replicas[i]
 		if err := properties.GroupsWithinWindow(brokerName(v.Node), scopeWindowsOf(v)); err != nil {
-			return []Violation{newViolation(properties.InvariantGroupRecordsRetained, err.Error())}
+			return []Violation{violationOf(properties.InvariantGroupRecordsRetained, err)}
 		}
 	}
 	return nil

@@ -90,7 +90,7 @@ func (ir *inRun) note(inv properties.InvariantName, err error) {
 	}
 	if _, seen := ir.more[inv]; !seen {
 		v := newViolation(inv, fmt.Sprintf("during the run at %d ns: %v", ir.c.World.NowNs(), err))
-		v.AtNs, v.When = ir.c.World.NowNs(), WhenDuring
+		v.AtNs, v.When, v.texts = ir.c.World.NowNs(), WhenDuring, []string{err.Error()}
 		ir.found = append(ir.found, v)
 	}
 	ir.more[inv]++
@@ -111,7 +111,8 @@ func (ir *inRun) take() []Violation {
 func (ir *inRun) counted() []Violation {
 	out := append([]Violation(nil), ir.found...)
 	for i := range out {
-		if n := ir.more[out[i].Invariant] - 1; n > 0 {
+		out[i].count = ir.more[out[i].Invariant]
+		if n := out[i].count - 1; n > 0 {
 			out[i].Message += fmt.Sprintf("; and %d more time(s) during the run", n)
 		}
 	}
@@ -243,12 +244,12 @@ func storedLogViolations(c *cluster.Cluster) []Violation {
 	var out []Violation
 	for i := range all {
 		if err := properties.StoredLogTermsMonotonic(&all[i]); err != nil {
-			out = append(out, newViolation(properties.InvariantRaftLogTermsMonotonic, err.Error()))
+			out = append(out, violationOf(properties.InvariantRaftLogTermsMonotonic, err))
 			break
 		}
 	}
 	if err := properties.StoredLogsAgree(all); err != nil {
-		out = append(out, newViolation(properties.InvariantRaftLogsAgree, err.Error()))
+		out = append(out, violationOf(properties.InvariantRaftLogsAgree, err))
 	}
 	return out
 }

@@ -39,6 +39,10 @@ const (
 	// one per tenant).
 	ClientsMin = 2
 	ClientsMax = 16
+	// DurationNsMax caps every duration a run takes (its fault phase, the
+	// fault gap, the budgets, the client start spread): the plan's cap,
+	// which `felixsim run`'s duration flags share.
+	DurationNsMax = faultplan.DurationNsMax
 )
 
 // Options describe one run; build them by field name. Zero fields take
@@ -276,8 +280,12 @@ func (o Options) Validate() error {
 		return fmt.Errorf("run: %d streams refused: need 1..%d", d.Streams, StreamsMax)
 	case d.Shards < 1 || d.Shards > ShardsMax:
 		return fmt.Errorf("run: %d shards refused: need 1..%d", d.Shards, ShardsMax)
-	case d.DurationNs < 0:
-		return fmt.Errorf("run: duration %d ns refused: negative", d.DurationNs)
+	case d.DurationNs < 0 || d.DurationNs > DurationNsMax:
+		return fmt.Errorf("run: duration %d ns refused: want 0..%d", d.DurationNs, int64(DurationNsMax))
+	case d.FaultGapMeanNs > DurationNsMax || d.LivenessBudgetNs > DurationNsMax || d.QuiesceBudgetNs > DurationNsMax ||
+		d.ChangeLivenessBudgetNs > DurationNsMax || d.ClientStartSpreadNs > DurationNsMax:
+		return fmt.Errorf("run: fault gap %d ns, liveness budget %d ns, quiesce budget %d ns, change-liveness budget %d ns, client start spread %d ns refused: each at most %d",
+			d.FaultGapMeanNs, d.LivenessBudgetNs, d.QuiesceBudgetNs, d.ChangeLivenessBudgetNs, d.ClientStartSpreadNs, int64(DurationNsMax))
 	case d.ClientStartSpreadNs < 0:
 		return fmt.Errorf("run: client start spread %d ns refused: negative", d.ClientStartSpreadNs)
 	case d.ChangeLivenessBudgetNs < 0:

@@ -70,8 +70,9 @@ func TestUnregisteredCheckNameIsCaught(t *testing.T) {
 	}
 }
 
-// TestWorstOrdersFamilies: crash before safety before liveness; none
-// failed is no verdict family at all.
+// TestWorstOrdersFamilies: safety before liveness before crash (a crash
+// after a safety violation does not hide it); none failed is no family
+// at all.
 func TestWorstOrdersFamilies(t *testing.T) {
 	for _, c := range []struct {
 		names []properties.InvariantName
@@ -79,7 +80,9 @@ func TestWorstOrdersFamilies(t *testing.T) {
 	}{
 		{[]properties.InvariantName{properties.InvariantQuiesce, properties.InvariantLiveness}, properties.FamilyLiveness},
 		{[]properties.InvariantName{properties.InvariantLiveness, properties.InvariantMonotonicRead}, properties.FamilySafety},
-		{[]properties.InvariantName{properties.InvariantConditionalWrites, properties.InvariantCrash}, properties.FamilyCrash},
+		{[]properties.InvariantName{properties.InvariantConditionalWrites, properties.InvariantCrash}, properties.FamilySafety},
+		{[]properties.InvariantName{properties.InvariantCrash, properties.InvariantLiveness}, properties.FamilyLiveness},
+		{[]properties.InvariantName{properties.InvariantCrash}, properties.FamilyCrash},
 	} {
 		r := &Result{}
 		for _, n := range c.names {

@@ -10,6 +10,7 @@ import (
 	"github.com/felixsim/felixsim/properties"
 	"github.com/felixsim/felixsim/sim/cluster"
 	"github.com/felixsim/felixsim/sim/faultplan"
+	"github.com/felixsim/felixsim/sim/verdict"
 	"github.com/felixsim/felixsim/sim/world"
 )
 
@@ -17,16 +18,30 @@ import (
 // registered name (run.violate refuses any other).
 type Violation struct {
 	Invariant properties.InvariantName `json:"invariant"`
-	Message   string                   `json:"message"`
-	// Evidence are the first operations (at most EvidenceMax) the message
-	// names, as the history holds them: the ones that show it best.
+	// Message is the check's whole message: its first findings, and how
+	// many more.
+	Message string `json:"message"`
+	// First is the violation's earliest finding (the one whose operations
+	// all happened first), as its check words it; Findings counts all
+	// its findings, First among them.
+	First    string `json:"first"`
+	Findings int    `json:"findings"`
+	// Evidence are the operations First names (at most EvidenceMax), as
+	// the history holds them, and Scope the scope it concerns ("" when it
+	// names none).
 	Evidence []Evidence `json:"evidence,omitempty"`
-	// AtNs is the simulated time the violation shows at, and When how that
-	// time was found: WhenDuring (the run saw it then), WhenOperations (its
+	Scope    string     `json:"scope,omitempty"`
+	// AtNs is the simulated time First shows at, and When how that time
+	// was found: WhenDuring (the run saw it then), WhenOperations (its
 	// operations had all been invoked or answered by then) or WhenEnd (the
 	// checks after quiesce found it, with no operation to date it).
 	AtNs int64  `json:"at_ns"`
 	When string `json:"when"`
+	// texts are the findings the check made, in its order (at most
+	// properties.FindingsKeptMax), and count how many it made in all:
+	// settleFirsts picks First among texts.
+	texts []string
+	count int
 }
 
 // How a violation's time was found (Violation.When).
@@ -134,8 +149,9 @@ type PromotionCounts struct {
 	Judged, Unjudged, Failed int
 }
 
-// Decisive is a failed run's deciding invariant: the first violation of
-// the family that decides its verdict ("" for a pass).
+// Decisive is the invariant that decides a run's verdict: the first
+// violation of the family its verdict stands for (a safety one for a
+// safety failure, even if a crash came first); "" for a pass.
 func (r *Result) Decisive() properties.InvariantName {
 	fam, failed := r.Worst()
 	if !failed {
@@ -162,36 +178,33 @@ func (r *Result) Crashed() bool {
 	return false
 }
 
-// Worst returns the family that decides a failed run's verdict, and false
-// when every check held: Crash (no verdict) before Safety before Liveness,
-// so a run that broke both a safety and a liveness invariant is a safety
-// failure. Every Violation names a registered invariant (newViolation); a
-// Result built with any other name panics here.
-func (r *Result) Worst() (properties.Family, bool) {
-	var safety, liveness, crash bool
-	for _, v := range r.Violations {
-		inv, err := properties.LookupInvariant(v.Invariant)
-		if err != nil {
-			panic(fmt.Sprintf("runner: result's violation refused: %v", err))
-		}
-		switch inv.Family {
-		case properties.FamilySafety:
-			safety = true
-		case properties.FamilyLiveness:
-			liveness = true
-		case properties.FamilyCrash:
-			crash = true
-		default:
-			panic(fmt.Sprintf("runner: invariant %s has family %s", string(inv.Name), inv.Family))
-		}
+// Verdict is the run's verdict by the one rule (package verdict): safety
+// if it violated a safety invariant, whatever came after; else liveness;
+// else no verdict if the simulated system panicked; else pass. Every
+// Violation names a registered invariant (newViolation); a Result built
+// with any other name panics here.
+func (r *Result) Verdict() verdict.Verdict {
+	names := make([]properties.InvariantName, len(r.Violations))
+	for i, v := range r.Violations {
+		names[i] = v.Invariant
 	}
-	switch {
-	case crash:
-		return properties.FamilyCrash, true
-	case safety:
+	v, err := verdict.OfInvariants(names)
+	if err != nil {
+		panic(fmt.Sprintf("runner: result's violation refused: %v", err))
+	}
+	return v
+}
+
+// Worst returns the family that decides a failed run's verdict, and false
+// when every check held: Safety before Liveness before Crash (Verdict).
+func (r *Result) Worst() (properties.Family, bool) {
+	switch r.Verdict() {
+	case verdict.Safety:
 		return properties.FamilySafety, true
-	case liveness:
+	case verdict.Liveness:
 		return properties.FamilyLiveness, true
+	case verdict.NoVerdict:
+		return properties.FamilyCrash, true
 	}
 	return 0, false
 }
@@ -234,17 +247,17 @@ func (r *Result) ReproduceCommand() string {
 	switch {
 	case o.Plan == nil:
 	case o.ArtifactDir != "":
-		return "felixsim replay " + shellQuote(o.ArtifactDir)
+		return "felixsim replay " + ShellQuote(o.ArtifactDir)
 	case o.PlanPath != "":
-		cmd += " --plan " + shellQuote(o.PlanPath)
+		cmd += " --plan " + ShellQuote(o.PlanPath)
 	default:
 		cmd += " # this run replayed a plan given in code, not the seed's: save it with `felixsim run --out DIR` to replay it"
 	}
 	return cmd
 }
 
-// shellQuote quotes a path for a paste-ready command line when it needs it.
-func shellQuote(s string) string {
+// ShellQuote quotes a path for a paste-ready command line when it needs it.
+func ShellQuote(s string) string {
 	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./+:=@,") == "" {
 		return s
 	}
@@ -273,15 +286,8 @@ const unjudgedLinesMax = 3
 // run names every violation, its seed and the command that reproduces it.
 func (r *Result) Summary() string {
 	var b strings.Builder
-	verdict := "PASS"
-	if fam, failed := r.Worst(); failed {
-		verdict = "FAIL"
-		if fam == properties.FamilyCrash {
-			verdict = "NO VERDICT"
-		}
-	}
 	fmt.Fprintf(&b, "%s seed %d: %d brokers, %d stream(s) x %d shards, %.1f simulated s, %d events\n",
-		verdict, r.Seed, r.Options.Brokers, r.Options.Streams, r.Options.Shards, float64(r.SimNs)/1e9, r.Events)
+		r.Verdict().Headline(), r.Seed, r.Options.Brokers, r.Options.Streams, r.Options.Shards, float64(r.SimNs)/1e9, r.Events)
 	fmt.Fprintf(&b, "faults: %d drawn from %s: %s\n", len(r.Plan.Faults), r.Options.Faults, faultTally(r.Plan))
 	fmt.Fprintf(&b, "ops: %d total, %d ok, %d refused, %d failed, %d unknown, %d pending; %d retries; %d broker fail-stops\n",
 		r.Ops.Total, r.Ops.OK, r.Ops.Refused, r.Ops.Failed, r.Ops.Unknown, r.Ops.Pending, r.Retries, r.BrokerFailures)
@@ -304,7 +310,7 @@ func (r *Result) Summary() string {
 		if rp.Corrupt {
 			how = "corrupt store"
 		}
-		fmt.Fprintf(&b, "replaced broker %d by %d at %d ns (%s), membership done at %d ns\n", rp.Old, rp.New, rp.AtNs, how, rp.DoneNs)
+		fmt.Fprintf(&b, "replaced broker %d by %d at %.3f s (%s), membership %s\n", rp.Old, rp.New, float64(rp.AtNs)/1e9, how, doneAt(rp.DoneNs))
 	}
 	if n := len(r.StreamChanges); n > 0 {
 		done := 0
@@ -314,11 +320,11 @@ func (r *Result) Summary() string {
 			}
 		}
 		last := r.StreamChanges[n-1]
-		fmt.Fprintf(&b, "stream %s/%s: %d deletes and creates listed, %d done; the last a delete=%v at %d ns, done at %d ns (generation %d)\n",
-			Namespace, AdminStream, n, done, last.Deleted, last.AtNs, last.DoneNs, last.Generation)
+		fmt.Fprintf(&b, "stream %s/%s: %d deletes and creates listed, %d done; the last a delete=%v at %.3f s, %s (generation %d)\n",
+			Namespace, AdminStream, n, done, last.Deleted, float64(last.AtNs)/1e9, doneAt(last.DoneNs), last.Generation)
 		if at := r.StreamChangesUnlistedFromNs; at != 0 {
-			fmt.Fprintf(&b, "  the list stops at %d: the changes asked from %d ns on are not listed, and %s judges no op answered after that\n",
-				n, at, properties.InvariantIncarnationsApart)
+			fmt.Fprintf(&b, "  the list stops at %d: the changes asked from %.3f s on are not listed, and %s judges no op answered after that\n",
+				n, float64(at)/1e9, properties.InvariantIncarnationsApart)
 		}
 	}
 	writeViolations(&b, r.Violations)
@@ -327,7 +333,27 @@ func (r *Result) Summary() string {
 		fmt.Fprintf(&b, "reproduce: %s\n", r.ReproduceCommand())
 	}
 	fmt.Fprintf(&b, "trace hash %016x\n", r.TraceHash)
-	return b.String()
+	return cutLines(b.String())
+}
+
+// doneAt says when a change was done, in seconds, or that it was not.
+func doneAt(ns int64) string {
+	if ns == 0 {
+		return "not done"
+	}
+	return fmt.Sprintf("done at %.3f s", float64(ns)/1e9)
+}
+
+// cutLines cuts every line of a summary to SummaryLineLenMax bytes but
+// the reproduce line, a command that must paste whole.
+func cutLines(s string) string {
+	lines := strings.SplitAfter(s, "\n")
+	for i, l := range lines {
+		if body := strings.TrimSuffix(l, "\n"); len(body) > SummaryLineLenMax && !strings.HasPrefix(body, "reproduce: ") {
+			lines[i] = oneLine(body, SummaryLineLenMax) + "\n"
+		}
+	}
+	return strings.Join(lines, "")
 }
 
 // faultTally counts a plan's faults by kind, in kind order ("none" if empty).

@@ -70,7 +70,8 @@ type run struct {
 	// density counts every broker's raft ticks and proposals.
 	density node.Density
 	// checking is set once the end checks start: what they find is dated
-	// by its operations, or as found at the end (dateViolations).
+	// by its earliest finding's operations, or as found at the end
+	// (settleFirsts).
 	checking bool
 	// change is the change probe, made when a membership change first
 	// begins (nil in a run without one; see changeliveness.go).
@@ -125,7 +126,7 @@ func (r *run) execute() {
 		if p := recover(); p != nil {
 			r.res.Violations = append(r.res.Violations, r.inRun.take()...) // what it saw before the crash
 			v := newViolation(properties.InvariantCrash, fmt.Sprintf("panic at %d ns: %v\n%s", r.c.World.NowNs(), p, debug.Stack()))
-			v.AtNs, v.When = r.c.World.NowNs(), WhenDuring
+			v.AtNs, v.When, v.texts = r.c.World.NowNs(), WhenDuring, []string{fmt.Sprint(p)}
 			r.res.Violations = append(r.res.Violations, v)
 			r.finish()
 		}
@@ -367,10 +368,10 @@ const RelayKillGapFaults = 4
 
 // violate records a failed check, at the simulated time it failed: a
 // liveness or quiesce budget running out is seen during the run; what the
-// end checks find is dated later (dateViolations).
+// end checks find is dated later, by its earliest finding (settleFirsts).
 func (r *run) violate(invariant properties.InvariantName, err error) {
 	if err != nil {
-		v := newViolation(invariant, err.Error())
+		v := violationOf(invariant, err)
 		if !r.checking {
 			v.AtNs, v.When = r.c.World.NowNs(), WhenDuring
 		}
@@ -379,14 +380,23 @@ func (r *run) violate(invariant properties.InvariantName, err error) {
 }
 
 // newViolation is the one way a run builds a Violation: the message
-// clipped, the name checked against the properties registry. A name the
-// registry does not hold is a programmer error and panics (inside a run,
-// execute reports that panic as a Crash: the run has no verdict).
+// clipped, the name checked against the properties registry, the message
+// its one finding. A name the registry does not hold is a programmer
+// error and panics (inside a run, execute reports that panic as a Crash:
+// the run has no verdict).
 func newViolation(invariant properties.InvariantName, message string) Violation {
 	if _, err := properties.LookupInvariant(invariant); err != nil {
 		panic(fmt.Sprintf("runner: violation refused: %v", err))
 	}
-	return Violation{Invariant: invariant, Message: clip(message)}
+	return Violation{Invariant: invariant, Message: clip(message), texts: []string{message}, count: 1}
+}
+
+// violationOf is newViolation of err's text, with each of err's findings
+// (properties.FindingsOf) kept for finding the earliest.
+func violationOf(invariant properties.InvariantName, err error) Violation {
+	v := newViolation(invariant, err.Error())
+	v.texts, v.count = properties.FindingsOf(err)
+	return v
 }
 
 // clip cuts a message to ViolationMessageLenMax bytes.
@@ -441,7 +451,7 @@ func (r *run) finish() {
 	r.res.Progress = ProgressOf(h)
 	r.res.Vacuous = VacuousReason(r.res.Progress, clientActiveNs(&r.opts))
 	r.checkEvidence()
-	dateViolations(r.res.Violations, r.res.SimNs)
+	settleFirsts(r.res.Violations, h, r.res.SimNs)
 }
 
 // clientActiveNs is how long the workload's clients were active in the

@@ -8,6 +8,15 @@ import (
 // Separator is the line between a command and its expected output.
 const Separator = "----"
 
+// FileHeader is a scenario file's first line: its format and version, a
+// '#' line so that it reads as a comment too. It changes whenever the
+// file's grammar does. A file without it (written before it existed) is
+// read as v1, the only version so far; Format writes it.
+const FileHeader = "# felixsim-scenario v1"
+
+// fileHeaderPrefix opens any version's header line.
+const fileHeaderPrefix = "# felixsim-scenario "
+
 // Limits on what Parse accepts, so hostile input cannot exhaust memory.
 const (
 	// FileBytesMax is the largest scenario file Parse reads.
@@ -67,6 +76,12 @@ func Parse(name, text string) (*File, error) {
 	}
 	f := &File{Name: name}
 	i := 0
+	if len(lines) > 0 && strings.HasPrefix(lines[0], fileHeaderPrefix) {
+		if strings.TrimSpace(lines[0]) != FileHeader {
+			return nil, &ParseError{name, 1, fmt.Sprintf("%q refused: this felixsim reads %q", strings.TrimSpace(lines[0]), FileHeader)}
+		}
+		i++
+	}
 	var purpose []string
 	for i < len(lines) && strings.HasPrefix(lines[i], "#") {
 		purpose = append(purpose, strings.TrimSpace(strings.TrimPrefix(lines[i], "#")))
@@ -179,6 +194,7 @@ func Split(line string) ([]string, error) {
 // command's expected output) as a scenario file.
 func Format(f *File, outputs []string) string {
 	var b strings.Builder
+	b.WriteString(FileHeader + "\n")
 	for _, ln := range f.Header {
 		b.WriteString(ln + "\n")
 	}

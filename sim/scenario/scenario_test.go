@@ -123,3 +123,23 @@ func TestEveryDefectHasAScenario(t *testing.T) {
 		}
 	}
 }
+
+// TestFileHeaderVersion: a file opening with this version's header line
+// reads (the line is not its purpose), one without it reads as v1, one of
+// another version is refused at line 1, and Format writes the header.
+func TestFileHeaderVersion(t *testing.T) {
+	body := "# Purpose.\n\nbrokers 3\n----\nok\n"
+	for _, text := range []string{FileHeader + "\n" + body, body} {
+		f, err := Parse("f.txt", text)
+		if err != nil || f.Purpose != "Purpose." {
+			t.Fatalf("%q: %v, purpose %q", text, err, f.Purpose)
+		}
+		if got := Format(f, nil); got != FileHeader+"\n"+body {
+			t.Fatalf("Format wrote %q", got)
+		}
+	}
+	_, err := Parse("f.txt", "# felixsim-scenario v2\n"+body)
+	if err == nil || !strings.HasPrefix(err.Error(), "f.txt:1: ") || !strings.Contains(err.Error(), FileHeader) {
+		t.Fatalf("a v2 file: %v", err)
+	}
+}

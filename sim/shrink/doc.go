@@ -27,6 +27,7 @@
 //
 // shrink is outside the simulated path (goroutines, the wall clock,
 // os/exec, temporary files). It imports sim/faultplan, sim/runner, sim/workload
-// (parameter names), sim/artifact, sim/sweep (worker stderr) and properties; no simulated package may import it
+// (parameter names), sim/artifact, sim/sweep (worker stderr), sim/verdict
+// (a worker's exit code) and properties; no simulated package may import it
 // (sim/detcheck/layers.go).
 package shrink

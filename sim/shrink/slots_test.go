@@ -6,6 +6,7 @@ import (
 	"github.com/felixsim/felixsim/felix"
 	"github.com/felixsim/felixsim/properties"
 	"github.com/felixsim/felixsim/sim/faultplan"
+	"github.com/felixsim/felixsim/sim/verdict"
 )
 
 // TestHistorySlotsSkipWhatNoSlotDrew: re-sends, group acks and the
@@ -48,8 +49,8 @@ func TestWorkerEvidenceIsRead(t *testing.T) {
 	stdout := []byte(`{"trace_hash":"00000000000000ab","violations":[` +
 		`{"invariant":"Linearizable","message":"m"},` +
 		`{"invariant":"LinearizableRead","message":"m","evidence":[{"op":7,"client":2,"kind":"state_get","scope":"acme/orders/s/0","outcome":"ok","invoke_ns":5,"complete_ns":9}]}` +
-		`],"ops":{"total":3},"op_slots":[1,2],"faults":1}`)
-	o, err := readWorker(exitSafety, stdout, "", 0)
+		`],"ops":{"total":3},"op_slots":[1,2],"faults":1,"verdict":"safety","exit_code":1}`)
+	o, err := readWorker(verdict.ExitSafety, stdout, "", 0)
 	if err != nil {
 		t.Fatal(err)
 	}

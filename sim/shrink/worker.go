@@ -16,15 +16,7 @@ import (
 	"github.com/felixsim/felixsim/sim/faultplan"
 	"github.com/felixsim/felixsim/sim/runner"
 	"github.com/felixsim/felixsim/sim/sweep"
-)
-
-// Exit codes of `felixsim run` the worker protocol reads.
-const (
-	exitPass       = 0
-	exitSafety     = 1
-	exitUsage      = 2
-	exitIncomplete = 3
-	exitLiveness   = 4
+	"github.com/felixsim/felixsim/sim/verdict"
 )
 
 // outcome is what one run of a candidate plan showed.
@@ -101,6 +93,28 @@ type runJSON struct {
 	} `json:"ops"`
 	OpSlots []int `json:"op_slots"`
 	Faults  int   `json:"faults"`
+	// Verdict and ExitCode are the run's statement of its verdict.
+	Verdict  string `json:"verdict"`
+	ExitCode int    `json:"exit_code"`
+}
+
+// agrees refuses a worker's answer whose exit code, stated verdict and
+// violations do not give one verdict by the one rule, or that has no
+// trace hash.
+func agrees(code int, v verdict.Verdict, out *runJSON) error {
+	names := make([]properties.InvariantName, len(out.Violations))
+	for i, x := range out.Violations {
+		names[i] = x.Invariant
+	}
+	want, err := verdict.OfInvariants(names)
+	switch {
+	case err != nil:
+		return fmt.Errorf("shrink: worker exited %d: %w", code, err)
+	case want != v || out.Verdict != v.String() || out.ExitCode != code || out.TraceHash == "":
+		return fmt.Errorf("shrink: worker exited %d (%s) stating verdict %q, exit %d, with %d violation(s) (%s by the one rule) and trace hash %q: they disagree",
+			code, v, out.Verdict, out.ExitCode, len(out.Violations), want, out.TraceHash)
+	}
+	return nil
 }
 
 // workerArgs is the command line that runs the candidate plan file at
@@ -149,7 +163,8 @@ func readWorker(code int, stdout []byte, stderr string, wall time.Duration) (*ou
 	if crash := sweep.GoCrash(stderr); crash != "" {
 		return &outcome{crash: crash, wall: wall}, nil
 	}
-	if code == exitUsage || code < 0 || code > exitLiveness {
+	v, err := verdict.OfExitCode(code)
+	if err != nil || v == verdict.Diverged { // a candidate plan records no trace hash to diverge from
 		return nil, fmt.Errorf("shrink: worker exited %d: %s", code, sweep.FirstLine(stderr))
 	}
 	var out runJSON
@@ -157,8 +172,8 @@ func readWorker(code int, stdout []byte, stderr string, wall time.Duration) (*ou
 	if err := dec.Decode(&out); err != nil || dec.More() {
 		return nil, fmt.Errorf("shrink: worker exited %d without one JSON object on stdout (%v): %s", code, err, sweep.FirstLine(stderr))
 	}
-	if (code == exitPass) != (len(out.Violations) == 0) || out.TraceHash == "" {
-		return nil, fmt.Errorf("shrink: worker exited %d with %d violation(s) and trace hash %q: the verdict and the exit code disagree", code, len(out.Violations), out.TraceHash)
+	if err := agrees(code, v, &out); err != nil {
+		return nil, err
 	}
 	o := &outcome{traceHash: out.TraceHash, faults: out.Faults, ops: out.Ops.Total, opSlots: out.OpSlots, wall: wall}
 	for _, v := range out.Violations {

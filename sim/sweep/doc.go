@@ -21,8 +21,9 @@
 // The sweep itself is outside the simulated path: it uses goroutines, the
 // wall clock and os/exec. It speaks to the runs only through the CLI's
 // flags, JSON and exit codes, imports only properties (a failing seed's
-// family is its invariant's, from the registry) and coverage (which points
-// are declared optional), and must not be imported by any simulated
+// family is its invariant's, from the registry), coverage (which points
+// are declared optional) and sim/verdict (the one rule that turns a run's
+// exit code, and the seeds' families, into a verdict), and must not be imported by any simulated
 // package (sim/detcheck/layers.go).
 //
 // Besides the failing seeds, a report counts and lists the vacuous seeds

@@ -28,6 +28,7 @@ func Merge(in []NamedReport) (*Report, error) {
 	seen := make(map[uint64]string, len(in))
 	out := *first.Report
 	out.Shard, out.SeedsRun, out.SeedsRepeated, out.LastSeed, out.Complete, out.Seconds, out.CPUSeconds, out.Jobs = "1/1", 0, 0, 0, true, 0, 0, 0
+	out.Shards, out.JobSeconds = 0, 0
 	out.Failures, out.VacuousSeeds, out.Vacuous, out.CoverageSeeds = []Failure{}, []VacuousSeed{}, 0, 0
 	out.Coverage = map[string]uint64{}
 	out.ModelStates, out.ModelStatesSeeds, out.SteerArms = nil, 0, nil
@@ -77,6 +78,8 @@ func Merge(in []NamedReport) (*Report, error) {
 		out.Seconds = max(out.Seconds, r.Seconds)
 		out.CPUSeconds += r.CPUSeconds
 		out.Jobs += r.Jobs
+		out.Shards += r.Shards
+		out.JobSeconds += r.JobSeconds
 	}
 	if missing := missingShards(seen, count); len(missing) > 0 {
 		return nil, fmt.Errorf("merge refused: shard(s) %v of %d missing", missing, count)

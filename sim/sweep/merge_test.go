@@ -13,6 +13,7 @@ func shardOf(i uint64, failing ...uint64) *Report {
 	sched := Schedule{Range: Range{First: 1, Last: 10}, Shard: Shard{Index: i, Count: 3}}
 	n, _ := sched.Count()
 	r.Shard, r.SeedsRun, r.SeedsRepeated, r.Seconds, r.CPUSeconds = Shard{Index: i, Count: 3}.String(), n, 0, float64(i), 2*float64(i)
+	r.JobSeconds = float64(i) * float64(r.Jobs) // its 2 jobs' slots for its i seconds
 	for s, ok := sched.First(); ok; s, ok = sched.Next(s) {
 		r.LastSeed = s
 	}
@@ -60,6 +61,12 @@ func TestMergeShards(t *testing.T) {
 	if m.Shard != "1/1" || m.SeedsRun != 10 || m.LastSeed != 10 || !m.Complete || m.Seconds != 3 || m.CPUSeconds != 12 || m.Jobs != 6 ||
 		len(seeds) != 5 || seeds[0] != 1 || seeds[1] != 3 || seeds[2] != 5 || seeds[3] != 7 || seeds[4] != 9 {
 		t.Fatalf("merged: %+v (failing seeds %v)", m, seeds)
+	}
+	// The shards ran for 1, 2 and 3 s with 2 jobs each: 12 s of job
+	// slots, all busy; the merge claims no CPUs of its own.
+	if h := m.Headline(); m.Shards != 3 || m.JobSeconds != 12 || m.CPUUtilisation() != 1 || strings.Contains(h, "CPUs") ||
+		!strings.Contains(h, "the workers kept their job slots 100% busy, over the 3 shards' wall times") {
+		t.Fatalf("merged %d shards, %v job seconds, headline %q", m.Shards, m.JobSeconds, h)
 	}
 	partial := shardOf(2)
 	partial.Complete, partial.SeedsRun = false, 1

@@ -7,8 +7,11 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strings"
 	"time"
+
+	"github.com/felixsim/felixsim/sim/verdict"
 )
 
 // ReportBytesMax bounds a report file the reader accepts.
@@ -42,6 +45,8 @@ type reportParser struct {
 	data  []byte
 	dec   *json.Decoder
 	lines map[string]int // field (or failures[i]) -> line
+	// verdict is the report's verdict field (a version 3 report's).
+	verdict verdict.Verdict
 }
 
 // line is the 1-based line of byte offset off.
@@ -99,10 +104,14 @@ func (p *reportParser) truncated() error {
 	return p.errorAt(p.line(int64(len(p.data))), "truncated: the JSON ends early")
 }
 
-// reportFields are the report's fields in the order WriteJSON writes them.
-var reportFields = []string{"format", "seeds", "shard", "duration", "faults", "defects", "repeat_fraction",
-	"seeds_run", "seeds_repeated", "last_seed", "complete", "failures", "vacuous", "vacuous_seeds",
-	"coverage_seeds", "coverage", "seconds"}
+// reportFields are the fields every report carries; reportFieldsV3 those
+// version 3 added (or made required).
+var (
+	reportFields = []string{"format", "seeds", "shard", "duration", "faults", "defects", "repeat_fraction",
+		"seeds_run", "seeds_repeated", "last_seed", "complete", "failures", "vacuous", "vacuous_seeds",
+		"coverage_seeds", "coverage", "seconds"}
+	reportFieldsV3 = []string{"verdict", "cpu_seconds", "jobs", "shards", "job_seconds"}
+)
 
 func (p *reportParser) parse() (*Report, error) {
 	if err := p.delim('{'); err != nil {
@@ -133,10 +142,8 @@ func (p *reportParser) parse() (*Report, error) {
 	if rest := bytes.TrimSpace(p.data[p.dec.InputOffset():]); len(rest) > 0 {
 		return nil, p.errorAt(p.nextLine(), "more after the report's closing brace")
 	}
-	for _, f := range reportFields {
-		if _, ok := p.lines[f]; !ok {
-			return nil, p.errorAt(p.line(int64(len(p.data))), "field %q is missing", f)
-		}
+	if err := p.checkVersion(rep); err != nil {
+		return nil, err
 	}
 	if err := p.check(rep); err != nil {
 		return nil, err
@@ -188,6 +195,12 @@ func (p *reportParser) field(rep *Report, key string, line int) error {
 		dst = &rep.CPUSeconds
 	case "jobs":
 		dst = &rep.Jobs
+	case "verdict":
+		dst = &p.verdict
+	case "shards":
+		dst = &rep.Shards
+	case "job_seconds":
+		dst = &rep.JobSeconds
 	case "vacuous":
 		dst = &rep.Vacuous
 	case "coverage_seeds":
@@ -314,12 +327,37 @@ func decodeStrict(raw json.RawMessage, dst any, names []string) error {
 	return nil
 }
 
+// checkVersion refuses a format the reader does not know and a missing
+// field of the report's version (or a field its version lacks), and fills
+// in for a version 2 report what version 3 added.
+func (p *reportParser) checkVersion(rep *Report) error {
+	end := p.line(int64(len(p.data)))
+	want := reportFields
+	switch rep.Format {
+	case ReportFormat:
+		want = append(slices.Clone(reportFields), reportFieldsV3...)
+	case ReportFormatV2:
+		for _, f := range []string{"verdict", "shards", "job_seconds"} {
+			if line, ok := p.lines[f]; ok {
+				return p.errorAt(line, "field %q is version 3's, in a %q report", f, rep.Format)
+			}
+		}
+		rep.Shards, rep.JobSeconds = 1, rep.Seconds*float64(rep.Jobs)
+	default:
+		return p.errorAt(p.lines["format"], "format %q, want %q (or the older %q)", rep.Format, ReportFormat, ReportFormatV2)
+	}
+	for _, f := range want {
+		if _, ok := p.lines[f]; !ok {
+			return p.errorAt(end, "field %q is missing", f)
+		}
+	}
+	rep.Format = ReportFormat // read, it is this version's report
+	return nil
+}
+
 // check refuses a report whose contents contradict themselves.
 func (p *reportParser) check(rep *Report) error {
 	at := func(field string) int { return p.lines[field] }
-	if rep.Format != ReportFormat {
-		return p.errorAt(at("format"), "format %q, want %q", rep.Format, ReportFormat)
-	}
 	rg, err := ParseRange(rep.Seeds)
 	if err != nil {
 		return p.errorAt(at("seeds"), "%v", err)
@@ -346,6 +384,12 @@ func (p *reportParser) check(rep *Report) error {
 	}
 	if rep.Jobs < 0 {
 		return p.errorAt(at("jobs"), "jobs %d is negative", rep.Jobs)
+	}
+	if rep.Shards < 1 || uint64(rep.Shards) > ShardCountMax {
+		return p.errorAt(at("shards"), "shards %d is outside 1..%d", rep.Shards, ShardCountMax)
+	}
+	if math.IsNaN(rep.JobSeconds) || rep.JobSeconds < 0 || math.IsInf(rep.JobSeconds, 0) {
+		return p.errorAt(at("job_seconds"), "job_seconds %v is not a time", rep.JobSeconds)
 	}
 	if err := checkModelStates(rep); err != nil {
 		return p.errorAt(at("model_states"), "%v", err)
@@ -381,6 +425,9 @@ func (p *reportParser) checkCounts(rep *Report, sched Schedule) error {
 		if i > 0 && f.Seed <= rep.Failures[i-1].Seed {
 			return p.errorAt(line, "failures[%d]: seed %d after seed %d: failures must be in increasing seed order", i, f.Seed, rep.Failures[i-1].Seed)
 		}
+	}
+	if line, ok := p.lines["verdict"]; ok && p.verdict != rep.Verdict() {
+		return p.errorAt(line, "verdict %q, but its failures and seeds give %q", p.verdict, rep.Verdict())
 	}
 	return p.checkVacuous(rep, sched)
 }

@@ -22,7 +22,21 @@ func sampleReport() *Report {
 		},
 		Vacuous: 2, VacuousSeeds: []VacuousSeed{{Seed: 5, Reason: "3 acknowledged writes, under the floor of 10"}, {Seed: 8, Reason: "no reads"}},
 		CoverageSeeds: 2, Coverage: map[string]uint64{"fault.kill.fired": 4, "fault.kill.effect": 0, "raft.failover": 9},
-		Seconds: 1.5, CPUSeconds: 2.25, Jobs: 2}
+		Seconds: 1.5, CPUSeconds: 2.25, Jobs: 2, Shards: 1, JobSeconds: 3}
+}
+
+// asV2 is a version 3 report's text as version 2 wrote it: its format,
+// without the fields version 3 added.
+func asV2(t *testing.T, text string) string {
+	t.Helper()
+	out := strings.Replace(text, ReportFormat, ReportFormatV2, 1)
+	for _, re := range []string{`(?m)^  "verdict": .*\n`, `(?m)^  "shards": .*\n`, `(?m)^  "job_seconds": .*\n`} {
+		out = regexp.MustCompile(re).ReplaceAllString(out, "")
+	}
+	if strings.Count(out, "\n") != strings.Count(text, "\n")-3 {
+		t.Fatalf("version 3 fields not all found in:\n%s", text)
+	}
+	return out
 }
 
 func encode(t testing.TB, r *Report) string {
@@ -54,10 +68,11 @@ func TestReportRoundTrip(t *testing.T) {
 	}
 }
 
-// TestReadReportWithoutCPUSeconds: a report written before cpu_seconds
-// existed still reads, with no CPU time and no seeds per CPU-minute.
+// TestReadReportWithoutCPUSeconds: a version 2 report written before
+// cpu_seconds existed still reads, with no CPU time and no seeds per
+// CPU-minute; a version 3 report must have it.
 func TestReadReportWithoutCPUSeconds(t *testing.T) {
-	text := encode(t, sampleReport())
+	text := asV2(t, encode(t, sampleReport()))
 	old := strings.Replace(text, "  \"cpu_seconds\": 2.25,\n", "", 1)
 	if old == text {
 		t.Fatalf("no cpu_seconds line in:\n%s", text)
@@ -68,6 +83,10 @@ func TestReadReportWithoutCPUSeconds(t *testing.T) {
 	}
 	if got.CPUSeconds != 0 || got.SeedsPerCPUMinute() != 0 || strings.Contains(got.Headline(), "CPU") {
 		t.Fatalf("an old report reads as %v s of CPU, %v seeds per CPU-minute, headline %q", got.CPUSeconds, got.SeedsPerCPUMinute(), got.Headline())
+	}
+	v3 := strings.Replace(encode(t, sampleReport()), "  \"cpu_seconds\": 2.25,\n", "", 1)
+	if _, err := ReadReport("v3.json", strings.NewReader(v3)); err == nil || !strings.Contains(err.Error(), `"cpu_seconds" is missing`) {
+		t.Fatalf("a version 3 report without cpu_seconds: %v", err)
 	}
 	r := sampleReport() // 3 seeds in 2.25 s of CPU: 80 per CPU-minute
 	if r.SeedsPerCPUMinute() != 80 || !strings.Contains(r.Headline(), "2.2 s of worker CPU (80 seeds per CPU-minute") {
@@ -89,7 +108,7 @@ func TestReportJobsRateAndUtilisation(t *testing.T) {
 			t.Errorf("headline %q lacks %q", h, want)
 		}
 	}
-	text := encode(t, r)
+	text := asV2(t, encode(t, r))
 	old := strings.Replace(text, "  \"jobs\": 2,\n", "", 1)
 	if old == text {
 		t.Fatalf("no jobs line in:\n%s", text)
@@ -121,7 +140,11 @@ func TestReadReportRefusesBrokenReports(t *testing.T) {
 	cases := []struct {
 		name, old, new, lineAt, why string
 	}{
-		{"format", `"felixsim-sweep-report/2"`, `"felixsim-sweep-report/1"`, `"format"`, "format"},
+		{"format", `"felixsim-sweep-report/3"`, `"felixsim-sweep-report/1"`, `"format"`, "format"},
+		{"verdict", `"verdict": "safety"`, `"verdict": "liveness"`, `"verdict"`, `its failures and seeds give "safety"`},
+		{"verdict name", `"verdict": "safety"`, `"verdict": "FAIL"`, `"verdict"`, "refused"},
+		{"shards", `"shards": 1`, `"shards": 0`, `"shards"`, "outside 1.."},
+		{"job seconds", `"job_seconds": 3`, `"job_seconds": -3`, `"job_seconds"`, "not a time"},
 		{"seeds", `"1..10"`, `"10..1"`, `"seeds"`, "ends before it starts"},
 		{"shard", `"2/3"`, `"4/3"`, `"shard"`, "index must be"},
 		{"duration", `"duration": "2s"`, `"duration": "soon"`, `"duration"`, "not a positive duration"},

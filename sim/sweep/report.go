@@ -8,13 +8,33 @@ import (
 	"sort"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/felixsim/felixsim/sim/verdict"
 )
 
-// ReportFormat names the report's JSON format and its version; the reader
-// refuses any other.
+// ReportFormat names the report's JSON format and its version, on the
+// report's first line; the reader accepts this one and ReportFormatV2.
 //
-// Version 2 added vacuous, vacuous_seeds, coverage_seeds and coverage.
-const ReportFormat = "felixsim-sweep-report/2"
+// Version 2 added vacuous, vacuous_seeds, coverage_seeds and coverage
+// (and, later and optional, cpu_seconds, jobs, the model states and the
+// steering arms). Version 3 added verdict (the one rule's over the
+// failing seeds), shards (how many shard reports a merge combined) and
+// job_seconds (the wall time of every worker slot, summed: what a merged
+// report's CPU use is measured against), and requires cpu_seconds and
+// jobs.
+const ReportFormat = "felixsim-sweep-report/3"
+
+// ReportFormatV2 is the previous version, still read: its verdict is
+// computed from its failures, it is one shard, and its job seconds are
+// its seconds times its jobs.
+const ReportFormatV2 = "felixsim-sweep-report/2"
+
+// The files a sweep's (or a merge's) --out directory holds besides each
+// failing seed's seed-N.json: the report as JSON and as JUnit XML.
+const (
+	ReportJSONFile = "report.json"
+	ReportXMLFile  = "report.xml"
+)
 
 // Report is what a sweep (or a merge of shard sweeps) found.
 type Report struct {
@@ -60,10 +80,17 @@ type Report struct {
 	// and the number of jobs move far less than wall time.
 	CPUSeconds float64 `json:"cpu_seconds"`
 	// Jobs is how many worker processes ran at once (for a merge, summed
-	// over the shards; 0 in a report written before the field existed):
-	// with Seconds and CPUSeconds it gives how busy the workers kept the
-	// CPUs they were given (CPUUtilisation).
+	// over the shards; 0 in a report written before the field existed).
 	Jobs int `json:"jobs"`
+	// Shards is how many shard reports this report combines: 1 for a
+	// sweep, the shard count for a merge.
+	Shards int `json:"shards"`
+	// JobSeconds is the wall time of every worker slot, summed: Seconds
+	// times Jobs for a sweep, the shards' sum for a merge (whose shards
+	// ran for different times, perhaps on different machines). With
+	// CPUSeconds it gives how busy the workers kept their slots
+	// (CPUUtilisation).
+	JobSeconds float64 `json:"job_seconds"`
 	// ModelStatesSeeds counts the seeds whose run reported projected model
 	// states, ModelStates is the union of those states (sorted codes,
 	// tla.ProjectedState), and ModelStatesVisited counts those among the
@@ -88,16 +115,36 @@ func (r *Report) SeedsPerMinute() float64 {
 	return float64(r.SeedsRun) / (r.Seconds / 60)
 }
 
-// CPUUtilisation is the workers' CPU time over the wall time of Jobs
-// processes: 1 when every worker kept a core busy all along, less for the
-// time a worker waited (process start, a straggler at the end); a worker
-// whose garbage collector runs beside it can push it past 1. 0 when the
-// jobs or the CPU time are unknown.
+// CPUUtilisation is the workers' CPU time over the wall time of their
+// slots (JobSeconds): 1 when every worker kept a core busy all along, less
+// for the time a worker waited (process start, a straggler at the end); a
+// worker whose garbage collector runs beside it can push it past 1. 0
+// when the slots' time or the CPU time is unknown.
 func (r *Report) CPUUtilisation() float64 {
-	if r.Seconds <= 0 || r.Jobs <= 0 {
+	if r.JobSeconds <= 0 {
 		return 0
 	}
-	return r.CPUSeconds / (r.Seconds * float64(r.Jobs))
+	return r.CPUSeconds / r.JobSeconds
+}
+
+// Verdict is the sweep's verdict by the one rule (package verdict): the
+// most serious of its failing seeds' (safety over liveness over no
+// verdict: a crash, a timeout, a determinism mismatch), pass when none
+// failed, and no verdict when no seed ran. A failure of a family no
+// verdict has is refused by the reader, and is no verdict here.
+func (r *Report) Verdict() verdict.Verdict {
+	if r.SeedsRun == 0 {
+		return verdict.NoVerdict
+	}
+	w := verdict.Pass
+	for _, f := range r.Failures {
+		v, err := VerdictOfFamily(f.Family)
+		if err != nil {
+			v = verdict.NoVerdict
+		}
+		w = verdict.Worst(w, v)
+	}
+	return w
 }
 
 // SeedsPerCPUMinute is how many seeds the sweep ran per minute of worker
@@ -137,15 +184,20 @@ func (r *Report) sortFailures() {
 // line of the failure it refuses.
 func (r *Report) WriteJSON(w io.Writer) error {
 	var b bytes.Buffer
-	b.WriteString("{\n")
+	format, err := json.Marshal(r.Format)
+	if err != nil {
+		return fmt.Errorf("sweep: encode report format: %w", err)
+	}
+	fmt.Fprintf(&b, "{\"format\": %s,\n", format) // the version on the first line
 	for _, f := range []struct {
 		key   string
 		value any
-	}{{"format", r.Format}, {"seeds", r.Seeds}, {"shard", r.Shard}, {"duration", r.Duration},
+	}{{"verdict", r.Verdict()}, {"seeds", r.Seeds}, {"shard", r.Shard}, {"duration", r.Duration},
 		{"faults", r.Faults}, {"defects", r.Defects}, {"repeat_fraction", r.RepeatFraction},
 		{"seeds_run", r.SeedsRun}, {"seeds_repeated", r.SeedsRepeated}, {"last_seed", r.LastSeed},
 		{"complete", r.Complete}, {"failures", nil}, {"vacuous", r.Vacuous}, {"vacuous_seeds", nil},
 		{"coverage_seeds", r.CoverageSeeds}, {"coverage", nil}, {"cpu_seconds", r.CPUSeconds}, {"jobs", r.Jobs},
+		{"shards", r.Shards}, {"job_seconds", r.JobSeconds},
 		{"model_states_seeds", r.ModelStatesSeeds}, {"model_states", r.ModelStates}, {"model_states_visited", r.ModelStatesVisited},
 		{"model_states_reachable", r.ModelStatesReachable}, {"steer_arms", r.SteerArms}} {
 		switch f.key {
@@ -222,16 +274,22 @@ func (r *Report) Headline() string {
 	if r.Jobs > 0 && r.Seconds > 0 {
 		rate = fmt.Sprintf(" (%.1f seeds per minute, %d jobs)", r.SeedsPerMinute(), r.Jobs)
 	}
+	if r.Jobs > 0 && r.Seconds > 0 && r.Shards > 1 {
+		rate = fmt.Sprintf(" (the longest of %d shards; %d jobs over them)", r.Shards, r.Jobs)
+	}
 	cpu := ""
 	if r.CPUSeconds > 0 {
 		cpu = fmt.Sprintf(", %.1f s of worker CPU (%.0f seeds per CPU-minute", r.CPUSeconds, r.SeedsPerCPUMinute())
-		if u := r.CPUUtilisation(); u > 0 {
+		switch u := r.CPUUtilisation(); {
+		case u > 0 && r.Shards > 1:
+			cpu += fmt.Sprintf("; the workers kept their job slots %.0f%% busy, over the %d shards' wall times", 100*u, r.Shards)
+		case u > 0:
 			cpu += fmt.Sprintf("; the workers kept %.0f%% of their %d CPUs busy", 100*u, r.Jobs)
 		}
 		cpu += ")"
 	}
-	return fmt.Sprintf("sweep seeds %s shard %s (%s): %d seeds run, %d of them twice, %d failing, %.1f s%s%s",
-		r.Seeds, r.Shard, state, r.SeedsRun, r.SeedsRepeated, len(r.Failures), r.Seconds, rate, cpu)
+	return fmt.Sprintf("sweep seeds %s shard %s (%s), verdict %s: %d seeds run, %d of them twice, %d failing, %.1f s%s%s",
+		r.Seeds, r.Shard, state, r.Verdict(), r.SeedsRun, r.SeedsRepeated, len(r.Failures), r.Seconds, rate, cpu)
 }
 
 // WriteText writes the headline, a table of the failing seeds (seed,
@@ -263,11 +321,12 @@ func (r *Report) WriteText(w io.Writer) error {
 	return nil
 }
 
-// Equal reports whether two reports say the same, wall and CPU time and
-// the number of jobs aside.
+// Equal reports whether two reports say the same, wall and CPU time, the
+// number of jobs and of shards aside.
 func (r *Report) Equal(o *Report) bool {
 	a, b := *r, *o
 	a.Seconds, b.Seconds, a.CPUSeconds, b.CPUSeconds, a.Jobs, b.Jobs = 0, 0, 0, 0, 0, 0
+	a.JobSeconds, b.JobSeconds, a.Shards, b.Shards = 0, 0, 0, 0
 	if len(a.Failures) == 0 && len(b.Failures) == 0 {
 		a.Failures, b.Failures = nil, nil
 	}

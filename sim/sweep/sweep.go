@@ -150,6 +150,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	}
 	rep.CountModelStates(o.ModelStatesReachable)
 	rep.Seconds = time.Since(start).Seconds()
+	rep.JobSeconds = rep.Seconds * float64(o.Jobs)
 	rep.Complete = rep.SeedsRun == total && !sched.Range.Open
 	if broke != nil {
 		rep.Complete = false
@@ -206,7 +207,7 @@ func (o *Options) work(ctx context.Context, seeds <-chan job, results chan<- see
 func (o *Options) newReport() *Report {
 	rep := &Report{Format: ReportFormat, Seeds: o.Seeds.String(), Shard: o.Shard.String(), Duration: o.Duration.String(),
 		Faults: o.Faults, Defects: o.Defects, RepeatFraction: o.RepeatFraction, Failures: []Failure{},
-		VacuousSeeds: []VacuousSeed{}, Coverage: map[string]uint64{}, Jobs: o.Jobs}
+		VacuousSeeds: []VacuousSeed{}, Coverage: map[string]uint64{}, Jobs: o.Jobs, Shards: 1}
 	for _, p := range o.Points {
 		rep.Coverage[p] = 0
 	}

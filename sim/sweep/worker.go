@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/felixsim/felixsim/sim/verdict"
 )
 
 // Invariant names a Failure carries when the run could not say which
@@ -46,6 +48,10 @@ type runOutput struct {
 	ModelStates *struct {
 		States []uint32 `json:"states"`
 	} `json:"model_states"`
+	// Verdict and ExitCode are the run's own statement of its verdict
+	// (nil ExitCode: a run older than the field).
+	Verdict  string `json:"verdict"`
+	ExitCode *int   `json:"exit_code"`
 }
 
 // job is one seed to run and its steering arm (an index into
@@ -155,19 +161,54 @@ func classify(seed uint64, code int, stdout []byte, stderr string, args []string
 	if err != nil {
 		return nil, nil, err
 	}
+	v, err := agreedVerdict(seed, code, out)
+	if err != nil {
+		return nil, nil, err
+	}
 	mismatch := out.Determinism != nil && !out.Determinism.Deterministic
 	switch {
-	case code == exitPass && len(out.Violations) == 0 && !mismatch:
+	case v == verdict.Pass && len(out.Violations) == 0 && !mismatch:
 		return nil, out, nil
-	case mismatch && code == exitIncomplete:
+	case len(out.Violations) == 0 && mismatch:
 		return &Failure{Seed: seed, Invariant: InvariantDeterminism, Family: FamilyDeterminism, ExitCode: code,
 			Message: clipMessage(out.Determinism.Divergence), Reproduce: out.Reproduce + " --check-determinism"}, out, nil
-	case FamilyOf(code) != "" && len(out.Violations) > 0:
-		v, family := decisive(code, out.Violations)
-		return &Failure{Seed: seed, Invariant: v.Invariant, Family: family, ExitCode: code,
-			Message: clipMessage(v.Message), Reproduce: out.Reproduce}, out, nil
+	case len(out.Violations) > 0 && FamilyOf(code) != "":
+		d, family := decisive(code, out.Violations)
+		msg := d.Message
+		if mismatch {
+			msg = fmt.Sprintf("%s; and the seed's two runs hashed differently (%s)", msg, out.Determinism.Divergence)
+		}
+		return &Failure{Seed: seed, Invariant: d.Invariant, Family: family, ExitCode: code,
+			Message: clipMessage(msg), Reproduce: out.Reproduce}, out, nil
 	}
-	return nil, nil, fmt.Errorf("seed %d: worker exited %d with %d violation(s): the exit code and the verdict disagree", seed, code, len(out.Violations))
+	return nil, nil, fmt.Errorf("seed %d: worker exited %d (%s) with %d violation(s): the exit code and the verdict disagree", seed, code, v, len(out.Violations))
+}
+
+// agreedVerdict is the verdict of a worker's exit code, refused unless
+// the run's JSON says the same (its verdict and exit code) and, when the
+// registry knows every violated invariant, the one rule gives it too from
+// the violations (and a determinism mismatch).
+func agreedVerdict(seed uint64, code int, out *runOutput) (verdict.Verdict, error) {
+	v, err := verdict.OfExitCode(code)
+	if err != nil {
+		return v, fmt.Errorf("seed %d: worker exited %d: %w", seed, code, err)
+	}
+	if out.ExitCode != nil && (*out.ExitCode != code || out.Verdict != v.String()) {
+		return v, fmt.Errorf("seed %d: worker exited %d (%s) but its report says verdict %q, exit %d", seed, code, v, out.Verdict, *out.ExitCode)
+	}
+	known := true
+	for _, x := range out.Violations {
+		_, ok := familyOfInvariant(x.Invariant)
+		known = known && ok
+	}
+	want := runVerdict(out.Violations)
+	if out.Determinism != nil && !out.Determinism.Deterministic {
+		want = verdict.Worst(want, verdict.NoVerdict)
+	}
+	if known && want != v {
+		return v, fmt.Errorf("seed %d: worker exited %d (%s), but its %d violation(s) give %s: the exit code and the verdict disagree", seed, code, v, len(out.Violations), want)
+	}
+	return v, nil
 }
 
 // decodeRunOutput reads the worker's one JSON object and refuses output

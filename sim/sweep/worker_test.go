@@ -241,3 +241,63 @@ func TestClipMessageDropsTheStack(t *testing.T) {
 		t.Fatalf("clipMessage = %q, want %q", got, want)
 	}
 }
+
+// TestClassifyOneVerdict: the no-fsync seed 1 of issue 32 (safety
+// violations, then raft's panic) is a safety failure listed under its
+// first safety invariant, not a crash; a worker whose exit code, stated
+// verdict or violations disagree by the one rule breaks the protocol.
+func TestClassifyOneVerdict(t *testing.T) {
+	crashAfter := `{"seed":1,"violations":[{"invariant":"StoreMatchesMemory","message":"a"},{"invariant":"Crash","message":"b"}],` +
+		`"reproduce":"felixsim run --seed 1","verdict":"safety","exit_code":1}`
+	f, _, err := classify(1, 1, []byte(crashAfter), "", nil)
+	if err != nil || f == nil || f.Invariant != "StoreMatchesMemory" || f.Family != FamilySafety {
+		t.Fatalf("safety then crash: %+v, %v", f, err)
+	}
+	for _, c := range []struct {
+		name string
+		code int
+		out  string
+	}{
+		{"a crash first that exits 3", 3, strings.Replace(crashAfter, `"verdict":"safety","exit_code":1`, `"verdict":"no verdict","exit_code":3`, 1)},
+		{"stated verdict differs", 1, strings.Replace(crashAfter, `"verdict":"safety"`, `"verdict":"liveness"`, 1)},
+		{"stated exit differs", 1, strings.Replace(crashAfter, `"exit_code":1`, `"exit_code":4`, 1)},
+		{"liveness exit for a safety violation", 4, `{"seed":1,"violations":[{"invariant":"CommittedNeverLost","message":"b"}],"reproduce":"felixsim run --seed 1"}`},
+		{"a pass with a violation", 0, `{"seed":1,"violations":[{"invariant":"Unregistered","message":"b"}],"reproduce":"felixsim run --seed 1"}`},
+		{"diverged", 5, `{"seed":1,"violations":[],"reproduce":"felixsim run --seed 1"}`},
+	} {
+		if f, _, err := classify(1, c.code, []byte(c.out), "", nil); err == nil {
+			t.Errorf("%s: accepted as %+v", c.name, f)
+		}
+	}
+	mismatch := `{"seed":1,"violations":[{"invariant":"CommittedNeverLost","message":"lost"}],"reproduce":"felixsim run --seed 1",` +
+		`"determinism":{"deterministic":false,"divergence":"event 9 differs"}}`
+	f, _, err = classify(1, 1, []byte(mismatch), "", nil)
+	if err != nil || f.Family != FamilySafety || !strings.Contains(f.Message, "event 9 differs") {
+		t.Fatalf("a safety violation in a nondeterministic seed: %+v, %v; want safety, naming the divergence", f, err)
+	}
+}
+
+// TestReportVerdictIsTheWorstSeed: a sweep's verdict is its most serious
+// seed's (stated here by family), no verdict when no seed ran.
+func TestReportVerdictIsTheWorstSeed(t *testing.T) {
+	for _, c := range []struct {
+		families []string
+		want     string
+	}{
+		{nil, "pass"},
+		{[]string{FamilyCrash, FamilyDeterminism}, "no verdict"},
+		{[]string{FamilyCrash, FamilyLiveness}, "liveness"},
+		{[]string{FamilyLiveness, FamilyCrash, FamilySafety}, "safety"},
+	} {
+		r := &Report{SeedsRun: 5}
+		for i, f := range c.families {
+			r.Failures = append(r.Failures, Failure{Seed: uint64(i + 1), Family: f})
+		}
+		if got := r.Verdict().String(); got != c.want {
+			t.Errorf("%v: %s, want %s", c.families, got, c.want)
+		}
+	}
+	if got := (&Report{}).Verdict().String(); got != "no verdict" {
+		t.Errorf("no seed run: %s", got)
+	}
+}

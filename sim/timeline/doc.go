@@ -16,6 +16,6 @@
 //
 // Build makes the page's model from a run's Result (pure, tested on its
 // own); Write renders it. timeline imports sim/world, sim/faultplan,
-// sim/runner and properties; it must not import cmd. sim/detcheck/layers.go holds the
+// sim/runner, sim/verdict and properties; it must not import cmd. sim/detcheck/layers.go holds the
 // table.
 package timeline

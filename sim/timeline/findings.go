@@ -9,74 +9,61 @@ import (
 	"github.com/felixsim/felixsim/sim/runner"
 )
 
-// Finding is one violated invariant: its first message, how many
-// violations it had, and the operations that show it.
+// Finding is one violated invariant as the page lists it: its earliest
+// finding (runner.FirstFindings, as the summary and report.json give
+// it), how many findings it had, and the operations that show it.
 type Finding struct {
 	Invariant string
-	Message   string
-	// Violations counts the run's violations of the invariant.
-	Violations int
-	// Evidence are the operations its violations name, first named
-	// first, without repeats, at most FindingOpsMax.
+	// Text is the earliest finding as its check words it, and Message the
+	// check's whole message (its first findings and how many more).
+	Text, Message string
+	// Findings counts the invariant's findings, the earliest among them.
+	Findings int
+	// Evidence are the earliest finding's operations (at most
+	// runner.EvidenceMax), Scope its scope.
 	Evidence []runner.Evidence
-	// Brokers names the brokers its messages name as their rows are
-	// named ("broker 2 (raft id 9)" for a later identity).
+	Scope    string
+	// Brokers names the brokers its text names as their rows are named
+	// ("broker 2 (raft id 9)" for a later identity).
 	Brokers []string
-	// AtNs is when it shows: the earliest invocation among Evidence; -1
-	// when its check names no operation (a replica or trace check), so
-	// the run holds no time for it.
+	// AtNs is when it shows and When how that was found (runner's).
 	AtNs int64
+	When string
 }
 
-// FindingOpsMax caps the operations a finding lists.
-const FindingOpsMax = 6
-
-// findings names each violated invariant once, in first-failure order.
-func findings(vs []runner.Violation, h *properties.History, nb numbering) []Finding {
+// findings names each violated invariant once, earliest first, with its
+// earliest finding.
+func findings(vs []runner.Violation, nb numbering) []Finding {
 	var out []Finding
-	index := map[properties.InvariantName]int{}
-	for _, v := range vs {
-		i, ok := index[v.Invariant]
-		if !ok {
-			i = len(out)
-			index[v.Invariant] = i
-			out = append(out, Finding{Invariant: string(v.Invariant), Message: v.Message, AtNs: -1})
-		}
-		f := &out[i]
-		f.Violations++
-		for _, e := range v.Evidence {
-			if len(f.Evidence) < FindingOpsMax && !hasOp(f.Evidence, e.Op) {
-				f.Evidence = append(f.Evidence, e)
-				if f.AtNs < 0 || e.InvokeNs < f.AtNs {
-					f.AtNs = e.InvokeNs
-				}
+	for _, f := range runner.FirstFindings(vs) {
+		fd := Finding{Invariant: string(f.Invariant), Text: f.Text, Findings: f.Findings, Evidence: f.Evidence, Scope: f.Scope, AtNs: f.AtNs, When: f.When}
+		for _, v := range vs {
+			if v.Invariant == f.Invariant {
+				fd.Message = v.Message
+				break
 			}
+		}
+		for _, e := range f.Evidence {
 			for _, id := range e.Brokers {
-				if n := nb.raftIDName(id); !slices.Contains(f.Brokers, n) {
-					f.Brokers = append(f.Brokers, n)
+				if n := nb.raftIDName(id); !slices.Contains(fd.Brokers, n) {
+					fd.Brokers = append(fd.Brokers, n)
 				}
 			}
 		}
+		out = append(out, fd)
 	}
 	return out
 }
 
-func hasOp(es []runner.Evidence, op uint64) bool {
-	for _, e := range es {
-		if e.Op == op {
-			return true
-		}
+// WhenText says when f shows, in seconds, and how that was found.
+func (f *Finding) WhenText() string {
+	switch f.When {
+	case runner.WhenDuring:
+		return "at " + secs(f.AtNs) + ", seen during the run"
+	case runner.WhenOperations:
+		return "at " + secs(f.AtNs) + ", when the operations it rests on had all happened"
 	}
-	return false
-}
-
-// When says when f shows, in seconds, or that the run holds no time for
-// it.
-func (f *Finding) When() string {
-	if f.AtNs < 0 {
-		return "time not known: its check names no operation"
-	}
-	return "at " + secs(f.AtNs)
+	return "at " + secs(f.AtNs) + ", the run's end: found by the end checks, it names no operation to date it"
 }
 
 // evidenceText is one evidence operation in words, times in seconds.
@@ -100,5 +87,21 @@ func evidenceText(e runner.Evidence) string {
 			fmt.Fprintf(&b, ", %s %d", f.name, f.v)
 		}
 	}
+	return b.String()
+}
+
+// firstLine says which finding the page shows: the earliest of how many,
+// on which scope, and its text.
+func (f *Finding) firstLine() string {
+	var b strings.Builder
+	if f.Findings > 1 {
+		fmt.Fprintf(&b, "the earliest of %d findings", f.Findings)
+	} else {
+		b.WriteString("its one finding")
+	}
+	if f.Scope != "" {
+		fmt.Fprintf(&b, ", on %s", f.Scope)
+	}
+	fmt.Fprintf(&b, ": %s", strings.TrimPrefix(f.Text, f.Invariant+": "))
 	return b.String()
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/felixsim/felixsim/sim/runner"
+	"github.com/felixsim/felixsim/sim/verdict"
 	"github.com/felixsim/felixsim/sim/world"
 )
 
@@ -29,8 +30,9 @@ type Lane struct {
 
 // Model is everything the page shows.
 type Model struct {
-	Title   string
-	Verdict string
+	Title string
+	// Verdict is the run's, by the one rule (package verdict).
+	Verdict verdict.Verdict
 	EndNs   int64
 	// Lanes are the process lanes: the brokers (broker N is lane N-1), the
 	// outbox relay, the network.
@@ -55,7 +57,7 @@ const LeaderBarsMax = 8192
 // Build makes the page's model from a run kept with its history, trace
 // and leadership (artifact.Recording options).
 func Build(res *runner.Result) *Model {
-	m := &Model{Title: fmt.Sprintf("felixsim seed %d", res.Seed), Verdict: verdict(res), EndNs: max(res.SimNs, 1)}
+	m := &Model{Title: fmt.Sprintf("felixsim seed %d", res.Seed), Verdict: res.Verdict(), EndNs: max(res.SimNs, 1)}
 	nb := newNumbering(res)
 	names := nb.laneNames()
 	lanes := make([]Lane, len(names))
@@ -70,19 +72,9 @@ func Build(res *runner.Result) *Model {
 	}
 	m.Lanes = lanes
 	addOps(m, res.History, res.Violations, ExactOpsMax)
-	m.Findings = findings(res.Violations, res.History, nb)
+	m.Findings = findings(res.Violations, nb)
 	m.Notes = notes(res, nb, unplaced, over, faultsOver)
 	return m
-}
-
-func verdict(res *runner.Result) string {
-	switch {
-	case res.Crashed():
-		return "CRASH"
-	case !res.OK():
-		return "FAIL"
-	}
-	return "PASS"
 }
 
 // notes are what the page says it could not show, and the brokers'

@@ -44,13 +44,16 @@ func handRun() *runner.Result {
 		{ID: 1, Client: 0, Kind: properties.HistoryStateGet, Scope: scope, InvokeNs: s, CompleteNs: 2 * s, Outcome: properties.OutcomeOK},
 		{ID: 2, Client: 0, Kind: properties.HistoryStateGet, Scope: scope, InvokeNs: s + s/2, CompleteNs: 3 * s, Outcome: properties.OutcomeOK},
 	}}
-	ev2 := runner.Evidence{Op: 2, Client: 0, Kind: "state_get", Outcome: "ok", InvokeNs: s + s/2, CompleteNs: 3 * s, Brokers: []uint64{2}}
-	ev1 := runner.Evidence{Op: 1, Client: 0, Kind: "state_get", Outcome: "ok", InvokeNs: s, CompleteNs: 2 * s}
+	ev2 := runner.Evidence{Op: 2, Client: 0, Kind: "state_get", Outcome: "ok", InvokeNs: s + s/2, CompleteNs: 3 * s}
+	ev1 := runner.Evidence{Op: 1, Client: 0, Kind: "state_get", Outcome: "ok", InvokeNs: s, CompleteNs: 2 * s, Brokers: []uint64{2}}
 	return &runner.Result{Options: runner.Options{Brokers: 3, Clients: 4, Streams: 1, Shards: 1}, Seed: 9, Plan: plan, Trace: trace, History: hist,
 		SimNs: 6 * s, Leadership: []runner.LeaderSpan{{Group: 1, Broker: 1, Term: 2, FromNs: s / 2, ToNs: 6 * s}},
-		Violations: []runner.Violation{{Invariant: "LinearizableRead", Message: "first <finding>", Evidence: []runner.Evidence{ev2}},
-			{Invariant: "LinearizableRead", Message: "second", Evidence: []runner.Evidence{ev2, ev1}},
-			{Invariant: "StateMatchesLog", Message: "replica broker-1 differs"}}}
+		// Two checks found LinearizableRead: the second's earliest finding
+		// (op 1, answered at 2 s) is the invariant's earliest.
+		Violations: []runner.Violation{{Invariant: "LinearizableRead", Message: "first <finding>", First: "first <finding>", Findings: 1,
+			Evidence: []runner.Evidence{ev2}, AtNs: 3 * s, When: runner.WhenOperations},
+			{Invariant: "LinearizableRead", Message: "second; and 2 more", First: "second", Findings: 3, Evidence: []runner.Evidence{ev1}, AtNs: 2 * s, When: runner.WhenOperations},
+			{Invariant: "StateMatchesLog", Message: "replica broker-1 differs", First: "replica broker-1 differs", Findings: 1, AtNs: 6 * s, When: runner.WhenEnd}}}
 }
 
 // find returns the bars of lane name with class c.
@@ -104,12 +107,13 @@ func TestBuildHandRun(t *testing.T) {
 		t.Fatalf("client lanes %+v; want op 2 violating, apart from op 1", c)
 	}
 	f := m.Findings
-	if len(f) != 2 || f[0].Violations != 2 || len(f[0].Evidence) != 2 || f[0].AtNs != s || f[0].When() != "at 1.000 s" ||
+	if len(f) != 2 || f[0].Findings != 4 || len(f[0].Evidence) != 1 || f[0].Evidence[0].Op != 1 || f[0].AtNs != 2*s ||
+		!strings.HasPrefix(f[0].WhenText(), "at 2.000 s, when the operations") || f[0].Text != "second" ||
 		len(f[0].Brokers) != 1 || f[0].Brokers[0] != "broker 2" {
-		t.Fatalf("findings %+v; want LinearizableRead twice, ops 2 and 1, at 1 s, naming broker 2", f)
+		t.Fatalf("findings %+v; want LinearizableRead's earliest of 4 findings, op 1, at 2 s, naming broker 2", f)
 	}
-	if f[1].AtNs != -1 || !strings.HasPrefix(f[1].When(), "time not known") {
-		t.Fatalf("a finding without operations claims a time: %+v", f[1])
+	if f[1].AtNs != 6*s || !strings.Contains(f[1].WhenText(), "the run's end: found by the end checks") {
+		t.Fatalf("an end-check finding without operations: %+v, %s", f[1], f[1].WhenText())
 	}
 }
 

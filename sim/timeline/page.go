@@ -49,9 +49,9 @@ func writePage(w *bufio.Writer, m *Model, line string) error {
 		return fmt.Errorf("timeline: page data refused: %w", err)
 	}
 	fmt.Fprintf(w, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>%s — %s</title>\n<style>%s</style></head>\n<body>\n",
-		esc(m.Title), esc(m.Verdict), pageCSS)
+		esc(m.Title), esc(m.Verdict.Headline()), pageCSS)
 	fmt.Fprintf(w, "<header><h1>%s: <span class=\"verdict %s\">%s</span></h1><span class=\"summary\" title=\"%s; %s\">%s; %s</span></header>\n",
-		esc(m.Title), strings.ToLower(esc(m.Verdict)), esc(m.Verdict), esc(line), esc(opsNote(m)), esc(line), esc(opsNote(m)))
+		esc(m.Title), strings.ReplaceAll(m.Verdict.String(), " ", "-"), esc(m.Verdict.Headline()), esc(line), esc(opsNote(m)), esc(line), esc(opsNote(m)))
 	w.WriteString("<main>\n<div id=\"plot-panel\">\n")
 	w.WriteString(toolbarHTML)
 	w.WriteString("<div id=\"plot\" tabindex=\"0\" aria-label=\"timeline plot\"><svg id=\"plot-svg\" xmlns=\"http://www.w3.org/2000/svg\"></svg></div>\n")
@@ -103,7 +103,8 @@ func writeFindings(w *bufio.Writer, m *Model) {
 	w.WriteString("<ol>\n")
 	for i, f := range m.Findings {
 		fmt.Fprintf(w, "<li class=\"finding\" data-finding=\"%d\" data-at-ns=\"%d\"><h3><a href=\"#finding-%d\" class=\"finding-link\">%s</a></h3><p class=\"when\">%s</p>\n",
-			i, f.AtNs, i, esc(f.Invariant), esc(f.When()))
+			i, f.AtNs, i, esc(f.Invariant), esc(f.WhenText()))
+		fmt.Fprintf(w, "<p class=\"first\">%s</p>\n", esc(f.firstLine()))
 		if len(f.Evidence) > 0 {
 			w.WriteString("<ul class=\"ops\">\n")
 			for _, e := range f.Evidence {
@@ -112,13 +113,9 @@ func writeFindings(w *bufio.Writer, m *Model) {
 			w.WriteString("</ul>\n")
 		}
 		if len(f.Brokers) > 0 {
-			fmt.Fprintf(w, "<p class=\"brokers\">its message names %s</p>\n", esc(strings.Join(f.Brokers, ", ")))
+			fmt.Fprintf(w, "<p class=\"brokers\">its finding names %s</p>\n", esc(strings.Join(f.Brokers, ", ")))
 		}
-		more := ""
-		if f.Violations > 1 {
-			more = fmt.Sprintf(" (first of %d)", f.Violations)
-		}
-		fmt.Fprintf(w, "<details><summary>message%s</summary><p class=\"msg\">%s</p></details></li>\n", more, esc(f.Message))
+		fmt.Fprintf(w, "<details><summary>the check's message</summary><p class=\"msg\">%s</p></details></li>\n", esc(f.Message))
 	}
 	w.WriteString("</ol></section>\n")
 }

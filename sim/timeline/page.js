@@ -93,10 +93,62 @@
     return String(s).replace(/[&<>"]/g, function (c) { return { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' }[c]; });
   }
   function secs(ns) { return (ns / 1e9).toFixed(3) + ' s'; }
-  function fit(text, px) {
-    const n = Math.floor(px / 5.6);
-    if (n >= text.length) return text;
-    return n < 3 ? '' : text.slice(0, n - 1) + '…';
+
+  // ---- labels: every text of the plot is placed here, in priority order
+  // (the axis and the rows' names, then the violating operations, the
+  // faults, the other bars, the operations), so that no two overlap: a
+  // label is cut short of the next one already placed on its line, with
+  // "…" (its whole text stays in its mark's tooltip), or left out when
+  // too little room is left. Widths are measured with the page's font.
+  const PRIO = { axis: 0, lane: 0, bad: 1, mark: 2, fault: 3, instant: 4, bar: 5, op: 6 };
+  const ctx2d = document.createElement('canvas').getContext('2d');
+  const FONT = getComputedStyle(document.body).fontFamily;
+  function textW(text, size, bold) {
+    ctx2d.font = (bold ? 'bold ' : '') + size + 'px ' + FONT;
+    return ctx2d.measureText(text).width;
+  }
+  let labels = [], obstacles = [];
+  // obstacle keeps labels off a shape that must stay readable (a
+  // violating operation), the box in plot pixels.
+  function obstacle(x1, y1, x2, y2) { obstacles.push({ l: x1, r: x2, t: y1, b: y2 }); }
+  // label asks for text at (x, baseline y), at most maxW px wide, drawn
+  // with class cls (and attrs) inside a group of class group.
+  function label(prio, group, cls, x, y, text, maxW, size, bold, attrs) {
+    if (maxW < 8) return; // not even a letter and "…"
+    labels.push({ p: PRIO[prio], g: group, c: cls, x: x, y: y, t: text, w: maxW, s: size, b: bold, a: attrs || '' });
+  }
+  function placeLabels(out) {
+    labels.sort(function (a, b) { return a.p - b.p; });
+    const placed = obstacles;
+    labels.forEach(function (l) {
+      const top = l.y - l.s, bottom = l.y + l.s * 0.3;
+      let room = l.w;
+      for (const q of placed) {
+        if (q.b <= top || q.t >= bottom) continue; // another line
+        if (q.r <= l.x) continue; // wholly to the left
+        if (q.l <= l.x) return; // covers the label's start: no room at all
+        room = Math.min(room, q.l - l.x - 2);
+      }
+      const text = elide(l.t, room, l.s, l.b);
+      if (!text) return;
+      const w = textW(text, l.s, l.b);
+      placed.push({ l: l.x, r: l.x + w, t: top, b: bottom });
+      out.push('<g class="label ' + l.g + '"><text' + (l.c ? ' class="' + l.c + '"' : '') + l.a + ' x="' + l.x.toFixed(1) + '" y="' + l.y.toFixed(1) + '">' +
+        esc(text) + '</text></g>');
+    });
+    labels = [];
+    obstacles = [];
+  }
+  // elide is text cut to px wide, ending with "…" when cut ('' when not
+  // even a letter and the ellipsis fit).
+  function elide(text, px, size, bold) {
+    if (textW(text, size, bold) <= px) return text;
+    let lo = 0, hi = text.length;
+    while (lo < hi) { // the longest prefix that fits with the ellipsis
+      const mid = Math.ceil((lo + hi) / 2);
+      if (textW(text.slice(0, mid) + '…', size, bold) <= px) lo = mid; else hi = mid - 1;
+    }
+    return lo < 2 ? '' : text.slice(0, lo) + '…';
   }
 
   // ---- layout: the lanes' heights fit the plot's box ----
@@ -125,7 +177,7 @@
     });
     axis(out);
     L.lanes.forEach(function (l) {
-      out.push('<text class="lane-name" x="4" y="' + (l.y + Math.min(12, l.h - 1)) + '">' + esc(l.name) + '</text>');
+      label('lane', '', 'lane-name', 4, l.y + Math.min(12, l.h - 1), l.name, LABEL_W - 6, 11, true, ' data-name="' + esc(l.name) + '"');
     });
     let mode = 'bins', drawn = 0;
     L.lanes.forEach(function (l) { if (l.kind === 'process') processLane(out, l); });
@@ -133,6 +185,7 @@
     if (exactInView <= OPS_DRAW_MAX) mode = 'ops';
     L.lanes.forEach(function (l) { if (l.kind === 'client') drawn += clientLane(out, l, mode === 'ops'); });
     marks(out);
+    placeLabels(out);
     svg.setAttribute('width', L.W);
     svg.setAttribute('height', L.H);
     svg.innerHTML = out.join('');
@@ -154,8 +207,8 @@
     out.push('<rect class="axis-bg" x="0" y="0" width="' + L.W + '" height="' + AXIS_H + '"/>');
     for (let t = Math.ceil(view.from / step) * step; t <= view.to; t += step) {
       const x = X(t).toFixed(1);
-      out.push('<line class="tick" x1="' + x + '" y1="' + (AXIS_H - 4) + '" x2="' + x + '" y2="' + L.H + '"/>' +
-        '<text class="tick-label" data-t-ns="' + t + '" x="' + (+x + 2) + '" y="12">' + (t / 1e9).toFixed(dec) + ' s</text>');
+      out.push('<line class="tick" x1="' + x + '" y1="' + (AXIS_H - 4) + '" x2="' + x + '" y2="' + L.H + '"/>');
+      label('axis', '', 'tick-label', +x + 2, 12, (t / 1e9).toFixed(dec) + ' s', 1e6, 10, false, ' data-t-ns="' + t + '"');
     }
   }
 
@@ -167,20 +220,22 @@
       if (b.t < view.from || b.f > view.to) { if (b.i) nextInstant[b.r] = X(b.f); continue; }
       const y = l.y + b.r * rowH + 1, h = rowH - 2;
       const fault = b.x ? D.faults[b.x - 1] : null;
-      const label = fault ? fault.label : b.l;
+      const text = fault ? fault.label : b.l;
       const title = fault ? fault.label + "\n(the plan's fault " + fault.n + ')' : b.h;
-      const cls = (fault ? 'fault-mark ' : 'bar ') + (b.i ? 'instant ' : '') + b.c + (b.x && b.x === selectedFault ? ' selected' : '');
+      const kind = (b.i ? 'instant ' : '') + b.c;
+      const cls = (fault ? 'fault-mark ' : 'bar ') + kind + (b.x && b.x === selectedFault ? ' selected' : '');
       const attrs = ' data-lane="' + esc(l.name) + '"' + (b.x ? ' data-fault="' + b.x + '"' : '');
+      const of = b.x ? ' data-label-of="' + b.x + '"' : '';
       if (b.i) {
         const x = X(b.f), room = (nextInstant[b.r] === undefined ? X0 + PW : nextInstant[b.r]) - x - 4;
         nextInstant[b.r] = x;
-        out.push('<g class="' + cls + '"' + attrs + '><title>' + esc(title) + '</title><line x1="' + x.toFixed(1) + '" y1="' + y + '" x2="' + x.toFixed(1) + '" y2="' + (y + h) + '"/>' +
-          (h >= 7 ? '<text x="' + (x + 2).toFixed(1) + '" y="' + (y + h - 1) + '">' + esc(fit(label, room)) + '</text>' : '') + '</g>');
+        out.push('<g class="' + cls + '"' + attrs + '><title>' + esc(title) + '</title><line x1="' + x.toFixed(1) + '" y1="' + y + '" x2="' + x.toFixed(1) + '" y2="' + (y + h) + '"/></g>');
+        if (h >= 7) label(fault ? 'fault' : 'instant', kind, '', x + 2, y + h - 1, text, room, 10, false, of);
         continue;
       }
       const x1 = cx(X(b.f)), x2 = cx(X(b.t)), w = Math.max(x2 - x1, 1.5);
-      out.push('<g class="' + cls + '"' + attrs + '><title>' + esc(title) + '</title><rect x="' + x1.toFixed(1) + '" y="' + y + '" width="' + w.toFixed(1) + '" height="' + h + '"/>' +
-        (h >= 7 ? '<text x="' + (x1 + 2).toFixed(1) + '" y="' + (y + h - 1) + '">' + esc(fit(label, w - 3)) + '</text>' : '') + '</g>');
+      out.push('<g class="' + cls + '"' + attrs + '><title>' + esc(title) + '</title><rect x="' + x1.toFixed(1) + '" y="' + y + '" width="' + w.toFixed(1) + '" height="' + h + '"/></g>');
+      if (h >= 7) label(fault ? 'fault' : 'bar', kind, '', x1 + 2, y + h - 1, text, w - 3, 10, false, of);
     }
   }
 
@@ -213,8 +268,8 @@
         if (c.to[k] < view.from || c.from[k] > view.to || !exactBin[binOf(c.from[k])] || badById.has(c.id[k])) continue;
         const x1 = cx(X(c.from[k])), w = Math.max(cx(X(c.to[k])) - x1, 1), y = l.y + c.row[k] * rowH + 0.5;
         out.push('<g class="op op-' + D.outcomes[c.out[k]] + '"><title>' + esc(opTitle(c, k)) + '</title><rect x="' + x1.toFixed(1) + '" y="' + y.toFixed(1) +
-          '" width="' + w.toFixed(1) + '" height="' + Math.max(rowH - 1, 1).toFixed(1) + '"/>' +
-          (w > 40 && rowH >= 8 ? '<text x="' + (x1 + 2).toFixed(1) + '" y="' + (y + rowH - 2).toFixed(1) + '">' + esc(fit(D.kinds[c.kind[k]], w - 3)) + '</text>' : '') + '</g>');
+          '" width="' + w.toFixed(1) + '" height="' + Math.max(rowH - 1, 1).toFixed(1) + '"/></g>');
+        if (w > 40 && rowH >= 8) label('op', 'op op-' + D.outcomes[c.out[k]], '', x1 + 2, y + rowH - 2, D.kinds[c.kind[k]], w - 3, 10, false);
         drawn++;
       }
     }
@@ -222,8 +277,9 @@
       if (b.lane !== l.i || b.t < view.from || b.f > view.to) return;
       const x1 = cx(X(b.f)), w = Math.max(cx(X(b.t)) - x1, 3), y = l.y + b.row * rowH + 0.5;
       out.push('<g class="op violating' + (selectedOps.has(b.op) ? ' selected' : '') + '" id="op-' + b.op + '" data-op="' + b.op + '"><title>' + esc(b.detail) +
-        '</title><rect x="' + x1.toFixed(1) + '" y="' + y.toFixed(1) + '" width="' + w.toFixed(1) + '" height="' + Math.max(rowH - 1, 2).toFixed(1) + '"/>' +
-        '<text x="' + (x1 + w + 2).toFixed(1) + '" y="' + (y + rowH - 2).toFixed(1) + '">op ' + b.op + '</text></g>');
+        '</title><rect x="' + x1.toFixed(1) + '" y="' + y.toFixed(1) + '" width="' + w.toFixed(1) + '" height="' + Math.max(rowH - 1, 2).toFixed(1) + '"/></g>');
+      obstacle(x1, y, x1 + w, y + Math.max(rowH - 1, 2));
+      if (rowH >= 7) label('bad', 'violating', '', x1 + w + 2, y + rowH - 2, 'op ' + b.op, Math.min(80, X0 + PW - x1 - w - 2), 10, true);
       drawn++;
     });
     return drawn;
@@ -276,8 +332,8 @@
     D.bad.forEach(function (b) {
       if (b.f < view.from || b.f > view.to) return;
       const x = X(b.f).toFixed(1);
-      out.push('<g class="mark' + (selectedOps.has(b.op) ? ' selected' : '') + '"><line x1="' + x + '" y1="' + AXIS_H + '" x2="' + x + '" y2="' + L.H +
-        '"/><text x="' + (+x + 3) + '" y="' + (AXIS_H + 9) + '">op ' + b.op + '</text></g>');
+      out.push('<g class="mark' + (selectedOps.has(b.op) ? ' selected' : '') + '"><title>violating op ' + b.op + ' (' + esc(b.inv) + ')</title><line x1="' + x + '" y1="' + AXIS_H + '" x2="' + x + '" y2="' + L.H + '"/></g>');
+      label('mark', 'mark', '', +x + 3, AXIS_H + 9, 'op ' + b.op, Math.min(80, X0 + PW - x - 3), 10, true);
     });
   }
 

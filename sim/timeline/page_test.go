@@ -30,10 +30,10 @@ func TestPageSelfContained(t *testing.T) {
 			t.Errorf("outside reference %q", m)
 		}
 	}
-	if strings.Contains(page, "<finding>") || !strings.Contains(page, "first &lt;finding&gt;") || !strings.Contains(page, `href="#op-2"`) {
+	if strings.Contains(page, "<finding>") || !strings.Contains(page, "first &lt;finding&gt;") || !strings.Contains(page, `href="#op-1"`) {
 		t.Fatal("message not escaped or violating op missing")
 	}
-	if !strings.Contains(page, "kill broker 2 at 2.000 s for 2.000 s") || !strings.Contains(page, "at 1.000 s") {
+	if !strings.Contains(page, "kill broker 2 at 2.000 s for 2.000 s") || !strings.Contains(page, "at 2.000 s") {
 		t.Fatal("the fault list or the violation's time is missing")
 	}
 }
