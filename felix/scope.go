@@ -35,6 +35,18 @@ func (s Scope) Less(o Scope) bool {
 	return s.Shard < o.Shard
 }
 
+// Compare is -1, 0 or +1 as s comes before, equals or comes after o in
+// Less's order (for slices.SortFunc and slices.BinarySearchFunc).
+func (s Scope) Compare(o Scope) int {
+	switch {
+	case s.Less(o):
+		return -1
+	case o.Less(s):
+		return 1
+	}
+	return 0
+}
+
 // ErrInvalidScope marks a scope refused for its shape.
 var ErrInvalidScope = errors.New("invalid scope")
 

@@ -35,6 +35,12 @@
 // (HistoryAnswer.NotProposed, WroteNothing), apart from the broker that
 // makes them.
 //
+// A history check can judge a history in parts (HistoryPart: a few
+// scopes' operations at a time) and its errors over the parts merge into
+// the one it returns over the whole (MergeFindings): each finding carries
+// an order key, the operation or replica it judges, so the merged text
+// lists the same findings in the same order.
+//
 // The per-scope linearizability check (linearizable*.go) states a shard's
 // semantics a second time, as a sequential specification over a log of
 // records (linearizable_model.go), and searches each scope's history with

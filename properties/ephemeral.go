@@ -108,6 +108,17 @@ type liveSubscriber struct {
 // no live publish's payload is left to HistoryEphemeralRefusesCommits
 // when a write carries it, and reported here otherwise.
 func HistoryLiveDelivery(h *History) error {
+	err, _ := HistoryLiveDeliveryIn(h, HistoryPart{})
+	return err
+}
+
+// HistoryLiveDeliveryIn is HistoryLiveDelivery over part of a history
+// that holds every scope of the live streams (h holds the part's
+// operations). foreign reports a live read's entry that carries the
+// payload of no live publish or write of h: whether a write of another
+// part carries it decides the finding, so the caller must judge the
+// history whole (it never happens in a part that is the whole).
+func HistoryLiveDeliveryIn(h *History, part HistoryPart) (err error, foreign bool) {
 	v := violations{what: InvariantEphemeralLiveDelivery}
 	pubs, writes := map[string]*HistoryOp{}, map[string]bool{}
 	firstReadNs := map[liveSubscriber]int64{}
@@ -133,6 +144,7 @@ func HistoryLiveDelivery(h *History) error {
 		p, ok := pubs[string(e.Record.Payload)]
 		if !ok {
 			if !writes[string(e.Record.Payload)] {
+				foreign = foreign || part.Scopes != nil
 				v.add("live read op %d on %s read %q at offset %d, which no live publish sent", rd.ID, rd.Scope, e.Record.Payload, e.Offset)
 			}
 			return
@@ -147,7 +159,7 @@ func HistoryLiveDelivery(h *History) error {
 			judgeLiveOrder(&v, rd, i, j, pubs)
 		}
 	})
-	return v.err()
+	return v.err(), foreign
 }
 
 // judgeLiveEntry judges entry j of live read rd, the n-th time its

@@ -3,6 +3,7 @@ package properties
 import (
 	"errors"
 	"fmt"
+	"sort"
 	"strings"
 )
 
@@ -22,7 +23,9 @@ type FindingsError struct {
 	// at most FindingsKeptMax; Count counts them all.
 	Findings []string
 	Count    int
-	text     string
+	// keys are the findings' order keys (violations.at), one each.
+	keys []uint64
+	text string
 }
 
 func (e *FindingsError) Error() string { return e.text }
@@ -49,15 +52,24 @@ const violationsMax = 8
 
 // violations collects one checker's findings into one error.
 type violations struct {
-	what  InvariantName
-	msgs  []string
+	what InvariantName
+	msgs []string
+	// keys are the msgs' order keys: at, when each was added.
+	keys  []uint64
 	count int
+	// at is the order key of the findings added next (MergeFindings): the
+	// id of the operation a check judges when it judges operations in id
+	// order, the index of the replica it reads when it reads replicas in
+	// order; 0 when the check orders its findings by scope (the parts of
+	// a history then come in scope order).
+	at uint64
 }
 
 func (v *violations) add(format string, args ...any) {
 	v.count++
 	if len(v.msgs) < FindingsKeptMax {
 		v.msgs = append(v.msgs, fmt.Sprintf(format, args...))
+		v.keys = append(v.keys, v.at)
 	}
 }
 
@@ -67,10 +79,112 @@ func (v *violations) err() error {
 	if v.count == 0 {
 		return nil
 	}
-	listed := v.msgs[:min(len(v.msgs), violationsMax)]
+	return findingsError(v.what, v.msgs, v.keys, v.count)
+}
+
+// findingsError is the FindingsError of count findings of which msgs (with
+// their keys) are kept: its text lists the first violationsMax.
+func findingsError(what InvariantName, msgs []string, keys []uint64, count int) *FindingsError {
+	listed := msgs[:min(len(msgs), violationsMax)]
 	s := strings.Join(listed, "; ")
-	if v.count > len(listed) {
-		s += fmt.Sprintf("; and %d more", v.count-len(listed))
+	if count > len(listed) {
+		s += fmt.Sprintf("; and %d more", count-len(listed))
 	}
-	return &FindingsError{Invariant: v.what, Findings: v.msgs, Count: v.count, text: string(v.what) + ": " + s}
+	return &FindingsError{Invariant: what, Findings: msgs, Count: count, keys: keys, text: string(what) + ": " + s}
+}
+
+// firstFinding is the error of a check that stops at its first finding,
+// with that finding's order key (see violations.at).
+type firstFinding struct {
+	err error
+	key uint64
+}
+
+func (e *firstFinding) Error() string { return e.err.Error() }
+func (e *firstFinding) Unwrap() error { return e.err }
+
+// firstAt is err (nil stays nil) as a check's first finding, ordered by key.
+func firstAt(key uint64, err error) error {
+	if err == nil {
+		return nil
+	}
+	return &firstFinding{err: err, key: key}
+}
+
+// MergeFindings is the error a check returns over a whole history, given
+// the errors it returned over parts of it (nil for a part where the
+// property held), the parts in ascending scope order and each holding
+// whole scopes. One error is returned as it is. The findings of several
+// FindingsErrors merge in the order of their keys (the operation or
+// replica each judges; findings of equal keys in part order) and their
+// counts add up. Of several first findings (a check that stops at its
+// first), the one with the least key wins, the earlier part on a tie. Any
+// other mix is a programmer error (a check not written to be judged in
+// parts) and panics.
+func MergeFindings(parts []error) error {
+	var errs []error
+	for _, e := range parts {
+		if e != nil {
+			errs = append(errs, e)
+		}
+	}
+	if len(errs) <= 1 {
+		if len(errs) == 0 {
+			return nil
+		}
+		return errs[0]
+	}
+	var fes []*FindingsError
+	var firsts []*firstFinding
+	for _, e := range errs {
+		var fe *FindingsError
+		var ff *firstFinding
+		switch {
+		case errors.As(e, &fe) && fe == e:
+			fes = append(fes, fe)
+		case errors.As(e, &ff) && ff == e:
+			firsts = append(firsts, ff)
+		default:
+			panic(fmt.Sprintf("properties: MergeFindings refused %T (%v): not a finding with an order key", e, e))
+		}
+	}
+	if len(fes) > 0 && len(firsts) > 0 {
+		panic(fmt.Sprintf("properties: MergeFindings refused a mix of %d findings errors and %d first findings", len(fes), len(firsts)))
+	}
+	if len(firsts) > 0 {
+		best := firsts[0]
+		for _, f := range firsts[1:] {
+			if f.key < best.key {
+				best = f
+			}
+		}
+		return best
+	}
+	return mergeFindingsErrors(fes)
+}
+
+// mergeFindingsErrors merges findings errors of one invariant by key.
+func mergeFindingsErrors(fes []*FindingsError) error {
+	type kept struct {
+		key uint64
+		msg string
+	}
+	var all []kept
+	count := 0
+	for _, fe := range fes {
+		if fe.Invariant != fes[0].Invariant {
+			panic(fmt.Sprintf("properties: MergeFindings refused findings of %s beside %s", fe.Invariant, fes[0].Invariant))
+		}
+		count += fe.Count
+		for i, m := range fe.Findings {
+			all = append(all, kept{key: fe.keys[i], msg: m})
+		}
+	}
+	sort.SliceStable(all, func(i, j int) bool { return all[i].key < all[j].key })
+	all = all[:min(len(all), FindingsKeptMax)]
+	msgs, keys := make([]string, len(all)), make([]uint64, len(all))
+	for i, k := range all {
+		msgs[i], keys[i] = k.msg, k.key
+	}
+	return findingsError(fes[0].Invariant, msgs, keys, count)
 }

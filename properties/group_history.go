@@ -39,8 +39,8 @@ func HistoryGroupAckedNotRedelivered(h *History) error {
 		for _, e := range op.Entries {
 			a, ok := acked[groupOffset{GroupKey{op.Scope, op.Group}, e.Offset}]
 			if ok && a.CompleteNs <= op.InvokeNs {
-				return InvariantGroupAckedNotRedelivered.Errorf("scope %s group %q: fetch %d (client %d, invoked at %d ns) handed out offset %d, whose ack %d (client %d) succeeded at %d ns",
-					op.Scope, op.Group, op.ID, op.Client, op.InvokeNs, e.Offset, a.ID, a.Client, a.CompleteNs)
+				return firstAt(op.ID, InvariantGroupAckedNotRedelivered.Errorf("scope %s group %q: fetch %d (client %d, invoked at %d ns) handed out offset %d, whose ack %d (client %d) succeeded at %d ns",
+					op.Scope, op.Group, op.ID, op.Client, op.InvokeNs, e.Offset, a.ID, a.Client, a.CompleteNs))
 			}
 		}
 	}
@@ -83,12 +83,12 @@ func HistoryGroupDeliversEveryRecord(h *History, ref *ReplicaLog, drained []Grou
 			e := &v.Log[i]
 			got, ok := handed[groupOffset{k, e.Offset}]
 			if !ok {
-				return InvariantGroupDeliversEveryRecord.Errorf("scope %s group %q: the record at offset %d (event %q, replica %s) was never handed out, though the group was drained to offset %d",
-					k.Scope, k.Group, e.Offset, e.Event, v.Name, v.NextOffset)
+				return firstAt(0, InvariantGroupDeliversEveryRecord.Errorf("scope %s group %q: the record at offset %d (event %q, replica %s) was never handed out, though the group was drained to offset %d",
+					k.Scope, k.Group, e.Offset, e.Event, v.Name, v.NextOffset)) // drained comes in scope order
 			}
 			if g := ViewEntryOf(got.Offset, &got.Record); g.Event != e.Event || g.Enqueue != e.Enqueue || g.HasEvent != e.HasEvent {
-				return InvariantGroupDeliversEveryRecord.Errorf("scope %s group %q: fetch %d handed out offset %d as event %q (enqueue %t), replica %s holds event %q (enqueue %t) there",
-					k.Scope, k.Group, fetch[groupOffset{k, e.Offset}], e.Offset, g.Event, g.Enqueue, v.Name, e.Event, e.Enqueue)
+				return firstAt(0, InvariantGroupDeliversEveryRecord.Errorf("scope %s group %q: fetch %d handed out offset %d as event %q (enqueue %t), replica %s holds event %q (enqueue %t) there",
+					k.Scope, k.Group, fetch[groupOffset{k, e.Offset}], e.Offset, g.Event, g.Enqueue, v.Name, e.Event, e.Enqueue))
 			}
 		}
 	}

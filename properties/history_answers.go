@@ -16,9 +16,10 @@ func HistoryAnswersHonest(h *History, l *Ledger) error {
 	if l == nil || l.Overflowed {
 		return nil
 	}
-	x := indexLedger(l)
+	x := l.index()
 	v := violations{what: InvariantAnswersHonest}
 	sentRequests(h, func(op *HistoryOp, i int) {
+		v.at = op.ID
 		q := &op.Requests[i]
 		others := uint64(max(q.Delivered, 1) - 1) // the copies besides the answered one
 		if q.Answer.NotProposed() {

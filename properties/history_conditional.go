@@ -20,6 +20,7 @@ func HistoryConditionalWrites(h *History, ref *ReplicaLog) error {
 		if !op.Kind.IsConditional() {
 			continue
 		}
+		v.at = op.ID
 		l := ref.Scope(op.Scope)
 		switch op.Outcome {
 		case OutcomeOK:

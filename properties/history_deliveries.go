@@ -18,9 +18,10 @@ func HistoryLandsAtMostOncePerDelivery(h *History, l *Ledger) error {
 	if l == nil || l.Overflowed {
 		return nil
 	}
-	x := indexLedger(l)
+	x := l.index()
 	v := violations{what: InvariantLandsAtMostOncePerDelivery}
 	sentRequests(h, func(op *HistoryOp, i int) {
+		v.at = op.ID
 		q := &op.Requests[i]
 		if ps := x.proposals(op.Client, q.ID); uint64(len(ps)) > uint64(q.Delivered) {
 			v.add("op %d (%s by client %d on %s): request %d was proposed %d times (%s) but delivered %d times",

@@ -12,6 +12,7 @@ func HistoryAckedOnEveryReplica(h *History, replicas []ReplicaLog) error {
 	if len(replicas) == 0 {
 		for i := range h.Ops {
 			if op := &h.Ops[i]; op.Kind.IsWrite() && op.Outcome == OutcomeOK {
+				v.at = op.ID
 				v.add("op %d (%s on %s) acknowledged at offset %d but no replica to hold it", op.ID, op.Kind, op.Scope, op.Offset)
 			}
 		}
@@ -22,6 +23,7 @@ func HistoryAckedOnEveryReplica(h *History, replicas []ReplicaLog) error {
 		if !op.Kind.IsWrite() || op.Outcome != OutcomeOK {
 			continue
 		}
+		v.at = op.ID
 		if op.Kind.IsConditional() && op.Offset != op.Record.ExpectedOffset {
 			v.add("op %d (%s on %s) written at offset %d, expected offset %d", op.ID, op.Kind, op.Scope, op.Offset, op.Record.ExpectedOffset)
 		}

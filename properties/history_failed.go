@@ -14,9 +14,10 @@ func HistoryFailedWroteNothing(h *History, l *Ledger) error {
 	if l == nil || l.Overflowed {
 		return nil
 	}
-	x := indexLedger(l)
+	x := l.index()
 	v := violations{what: InvariantFailedWriteLeftNoTrace}
 	sentRequests(h, func(op *HistoryOp, i int) {
+		v.at = op.ID
 		if op.Outcome != OutcomeFailed {
 			return
 		}

@@ -34,6 +34,17 @@ func (k *KeysLost) Err() error {
 	return InvariantCommittedNeverLost.Errorf("%s", k.first)
 }
 
+// Add counts in o, the keys of a part of the history whose scopes all
+// come after k's (a history judged in parts, in scope order): the sum,
+// with the first key lost otherwise the earliest scope's.
+func (k *KeysLost) Add(o KeysLost) {
+	if k.Other == 0 {
+		k.first = o.first
+	}
+	k.Retention += o.Retention
+	k.Other += o.Other
+}
+
 // lastAckedTouch is a key's acknowledged write with the highest offset.
 type lastAckedTouch struct {
 	offset uint64

@@ -1,5 +1,11 @@
 package properties
 
+import (
+	"slices"
+
+	"github.com/felixsim/felixsim/felix"
+)
+
 // HistoryLandingsMatchRequests checks the attribution the other history
 // checks rely on, from the brokers' abstract trace (l):
 //   - every record a broker wrote is the landing of a client request some
@@ -18,35 +24,79 @@ package properties
 //
 // A ledger that overflowed is not judged.
 func HistoryLandingsMatchRequests(h *History, l *Ledger, ref *ReplicaLog) error {
+	err, _ := HistoryLandingsMatchRequestsIn(h, l, ref, HistoryPart{})
+	return err
+}
+
+// HistoryPart is the part of a history one call of a check judges when
+// the history is judged a few scopes at a time (MergeFindings merges the
+// parts' errors); the zero value is the whole history.
+type HistoryPart struct {
+	// Scopes are the scopes whose operations the part holds, ascending
+	// (nil: every scope).
+	Scopes []felix.Scope
+	// Ledger marks the one part that also judges what the ledger shows
+	// without a history: records nobody proposed or that landed on
+	// another shard.
+	Ledger bool
+}
+
+// holds reports whether the part holds scope s's operations.
+func (p *HistoryPart) holds(s felix.Scope) bool {
+	return p.Scopes == nil || slices.Contains(p.Scopes, s)
+}
+
+// judgesLedger reports whether the part judges the ledger's own findings.
+func (p *HistoryPart) judgesLedger() bool { return p.Scopes == nil || p.Ledger }
+
+// HistoryLandingsMatchRequestsIn is HistoryLandingsMatchRequests over
+// part of a history (h holds the part's operations): the proposals in
+// the part's scopes, and the landings whose first proposal is in them.
+// foreign reports a proposal there of a history client's request that no
+// write of h sent: whether another part's did decides the finding, so
+// the caller must judge the history whole (it never happens in a part
+// that is the whole).
+func HistoryLandingsMatchRequestsIn(h *History, l *Ledger, ref *ReplicaLog, part HistoryPart) (err error, foreign bool) {
 	if l == nil || l.Overflowed {
-		return nil
+		return nil, false
 	}
-	x := indexLedger(l)
+	x := l.index()
 	v := violations{what: InvariantLandingMatchesRequest}
 	sent, judged := recordedRequests(h)
+	whole := part.Scopes == nil
 	for i := range l.Proposals {
 		p := &l.Proposals[i]
-		if p.Client >= 0 && judged[p.Client] && sent[requestKey{p.Client, p.Request}] == nil {
+		if p.Client < 0 || !part.holds(p.Scope) || sent[requestKey{p.Client, p.Request}] != nil {
+			continue
+		}
+		foreign = foreign || !whole
+		if judged[p.Client] {
+			v.at = uint64(i)
 			v.add("broker %d proposed request %d of client %d on %s, which no write of that client's history sent", p.Broker, p.Request, p.Client, p.Scope)
 		}
 	}
 	for i := range l.Landings {
+		v.at = uint64(len(l.Proposals) + i)
 		ld := &l.Landings[i]
 		ps := x.byDigest[ld.Digest]
 		if len(ps) == 0 {
-			v.add("a record landed at %s that no client request proposed (entry digest %016x)", ld, ld.Digest)
+			if part.judgesLedger() {
+				v.add("a record landed at %s that no client request proposed (entry digest %016x)", ld, ld.Digest)
+			}
 			continue
 		}
 		p := &l.Proposals[ps[0]]
 		if !sameShard(ld.Shard, p.Scope) {
-			v.add("request %d of client %d, proposed by broker %d for %s, landed on another shard: %s", p.Request, p.Client, p.Broker, p.Scope, ld)
+			if part.judgesLedger() {
+				v.add("request %d of client %d, proposed by broker %d for %s, landed on another shard: %s", p.Request, p.Client, p.Broker, p.Scope, ld)
+			}
 			continue
 		}
-		if op := sent[requestKey{p.Client, p.Request}]; op != nil && p.Client >= 0 {
+		if op := sent[requestKey{p.Client, p.Request}]; op != nil && p.Client >= 0 && part.holds(p.Scope) {
 			checkLandedRecord(&v, op, p, ld, ref)
 		}
 	}
-	return v.err()
+	return v.err(), foreign
 }
 
 // recordedRequests maps each recorded request of h's sent writes to its

@@ -26,6 +26,7 @@ func HistoryNotSentWroteNothing(h *History, replicas []ReplicaLog) error {
 // was recorded as having had no effect (how says why).
 func reportTraces(v *violations, replicas []ReplicaLog, want map[string]*HistoryOp, how string) {
 	for r := range replicas {
+		v.at = uint64(r)
 		for s := range replicas[r].Scopes {
 			l := &replicas[r].Scopes[s]
 			for e := range l.Log {

@@ -13,6 +13,7 @@ func HistoryReadersSeeWholeRecords(h *History, ref *ReplicaLog) error {
 		if op.Outcome != OutcomeOK || (op.Kind != HistorySubscribe && op.Kind != HistoryGroupFetch) {
 			continue
 		}
+		v.at = op.ID
 		l := ref.Scope(op.Scope)
 		for j := range op.Entries {
 			e := &op.Entries[j]

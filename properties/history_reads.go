@@ -108,6 +108,7 @@ func HistoryReadsLinearizable(h *History, ref *ReplicaLog) error {
 		if op.Kind != HistoryStateGet || op.Outcome != OutcomeOK {
 			continue
 		}
+		v.at = op.ID
 		l := ref.Scope(op.Scope)
 		floor := acks[op.Scope].floor(op.InvokeNs)
 		if l == nil {
@@ -232,6 +233,7 @@ func HistoryReadVersionIsOffset(h *History, ref *ReplicaLog) error {
 		if op.Kind != HistoryStateGet || op.Outcome != OutcomeOK || !op.Found {
 			continue
 		}
+		v.at = op.ID
 		l := ref.Scope(op.Scope)
 		if l == nil {
 			v.add("op %d (state_get %s on %s) read version %d; no replica holds a log for the scope", op.ID, op.Key, op.Scope, op.Version)

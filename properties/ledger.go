@@ -28,6 +28,10 @@ type Ledger struct {
 	// Overflowed marks a ledger that reached a cap and left steps out; the
 	// checks that read it then judge nothing (see LedgerStepsMax).
 	Overflowed bool
+	// idx is the index the checks built, kept for the next one (a history
+	// judged in parts asks once per part); it is rebuilt when proposals or
+	// landings were appended since. Entries are not edited once judged.
+	idx *ledgerIndex
 }
 
 // LedgerStepsMax caps a ledger's proposals and its landings, each.
@@ -73,6 +77,9 @@ type ledgerIndex struct {
 	byDigest  map[uint64][]int
 	byRequest map[requestKey][]int
 	landings  map[uint64][]int
+	// proposals0 and landings0 are how many of each the ledger held when
+	// it was indexed.
+	proposals0, landings0 int
 }
 
 // requestKey names one request: the history's client and the request id.
@@ -81,8 +88,18 @@ type requestKey struct {
 	id     uint64
 }
 
+// index is l's index, built on first use and again after an append (or
+// when l is a copy of the ledger indexed).
+func (l *Ledger) index() *ledgerIndex {
+	if x := l.idx; x == nil || x.l != l || x.proposals0 != len(l.Proposals) || x.landings0 != len(l.Landings) {
+		l.idx = indexLedger(l)
+	}
+	return l.idx
+}
+
 func indexLedger(l *Ledger) *ledgerIndex {
-	x := &ledgerIndex{l: l, byDigest: map[uint64][]int{}, byRequest: map[requestKey][]int{}, landings: map[uint64][]int{}}
+	x := &ledgerIndex{l: l, byDigest: map[uint64][]int{}, byRequest: map[requestKey][]int{}, landings: map[uint64][]int{},
+		proposals0: len(l.Proposals), landings0: len(l.Landings)}
 	for i := range l.Proposals {
 		p := &l.Proposals[i]
 		x.byDigest[p.Digest] = append(x.byDigest[p.Digest], i)

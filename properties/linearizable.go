@@ -82,11 +82,19 @@ func (r *LinearizableReport) Err() error {
 // outOfTurn); stepsMax bounds it per scope (0: LinearizableStepsMax), and
 // a scope that runs out is unknown.
 func HistoryLinearizable(h *History, ref *ReplicaLog, stepsMax int) LinearizableReport {
+	return HistoryLinearizableAt(h, ref, stepsMax, latestNsOf(h))
+}
+
+// HistoryLinearizableAt is HistoryLinearizable over part of a history
+// (h holds some scopes' operations; see HistoryPart) whose latest
+// invocation or answer, over every part, was at latestNs: each scope's
+// final read comes after it, as it does when the history is judged whole.
+func HistoryLinearizableAt(h *History, ref *ReplicaLog, stepsMax int, latestNs int64) LinearizableReport {
 	if stepsMax <= 0 {
 		stepsMax = LinearizableStepsMax
 	}
 	var rep LinearizableReport
-	for _, ls := range linScopesOf(h, ref, linPooled) {
+	for _, ls := range linScopesOf(h, ref, linPooled, latestNs) {
 		s := LinearizableScope{Scope: ls.scope, Ops: len(ls.ops)}
 		if ls.skip != "" {
 			s.Verdict, s.Detail = LinearizableSkipped, ls.skip
@@ -99,6 +107,13 @@ func HistoryLinearizable(h *History, ref *ReplicaLog, stepsMax int) Linearizable
 		rep.add(s)
 	}
 	return rep
+}
+
+// Add appends o, the report of a part of the history whose scopes all
+// come after r's (a history judged in parts, in scope order).
+func (r *LinearizableReport) Add(o LinearizableReport) {
+	r.Scopes = append(r.Scopes, o.Scopes...)
+	r.OK, r.Illegal, r.Unknown, r.Skipped = r.OK+o.OK, r.Illegal+o.Illegal, r.Unknown+o.Unknown, r.Skipped+o.Skipped
 }
 
 func (r *LinearizableReport) add(s LinearizableScope) {

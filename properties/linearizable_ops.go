@@ -59,13 +59,11 @@ type linBuilder struct {
 // invocation. Writes recorded failed or not sent had no effect and are
 // left out (FailedWriteLeftNoTrace checks that); reads that failed say
 // nothing. Scopes come out in ascending order.
-func linScopesOf(h *History, ref *ReplicaLog, landings linLandings) []*linScope {
+func linScopesOf(h *History, ref *ReplicaLog, landings linLandings, latestNs int64) []*linScope {
 	per := map[felix.Scope]*linBuilder{}
 	var order []felix.Scope
-	var lastNs int64
 	for i := range h.Ops {
 		op := &h.Ops[i]
-		lastNs = max(lastNs, op.InvokeNs, op.CompleteNs)
 		b, ok := per[op.Scope]
 		if !ok {
 			b = newLinBuilder(op.Scope, landings)
@@ -78,10 +76,19 @@ func linScopesOf(h *History, ref *ReplicaLog, landings linLandings) []*linScope 
 	out := make([]*linScope, 0, len(order))
 	for _, s := range order {
 		b := per[s]
-		b.finish(ref.Scope(s), lastNs)
+		b.finish(ref.Scope(s), latestNs)
 		out = append(out, b.ls)
 	}
 	return out
+}
+
+// latestNsOf is h's latest invocation or answer.
+func latestNsOf(h *History) int64 {
+	var latestNs int64
+	for i := range h.Ops {
+		latestNs = max(latestNs, h.Ops[i].InvokeNs, h.Ops[i].CompleteNs)
+	}
+	return latestNs
 }
 
 func newLinBuilder(s felix.Scope, landings linLandings) *linBuilder {

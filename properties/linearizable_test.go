@@ -159,9 +159,9 @@ func TestHistoryLinearizableCutsKeepVerdicts(t *testing.T) {
 	for seed := uint64(1); seed <= uint64(n); seed++ {
 		g := &linGen{s: seed*0x9E3779B97F4A7C15 + 1}
 		h, ref, broken := g.history()
-		plainScopes := linScopesOf(h, ref, linPooled)
-		perRequest := linScopesOf(h, ref, linPerRequest)
-		for i, ls := range linScopesOf(h, ref, linPooled) {
+		plainScopes := linScopesOf(h, ref, linPooled, latestNsOf(h))
+		perRequest := linScopesOf(h, ref, linPerRequest, latestNsOf(h))
+		for i, ls := range linScopesOf(h, ref, linPooled, latestNsOf(h)) {
 			if ls.skip != "" {
 				if !broken {
 					t.Fatalf("seed %d: scope skipped: %s", seed, ls.skip)

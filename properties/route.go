@@ -54,16 +54,16 @@ func HistoryWritesOnOwningShard(h *History, replicas []ReplicaLog, shards ShardC
 		}
 		n, ok := shards(op.Scope.Namespace, op.Scope.Stream)
 		if !ok {
-			return InvariantRoutedToOwningShard.Errorf("op %d (%s) names stream %s/%s, which the topology does not have", op.ID, op.Kind, op.Scope.Namespace, op.Scope.Stream)
+			return firstAt(op.ID, InvariantRoutedToOwningShard.Errorf("op %d (%s) names stream %s/%s, which the topology does not have", op.ID, op.Kind, op.Scope.Namespace, op.Scope.Stream))
 		}
 		want, err := RouteShard([]byte(op.EntityKey), n)
 		if err != nil {
-			return InvariantRoutedToOwningShard.Errorf("op %d (%s): %v", op.ID, op.Kind, err)
+			return firstAt(op.ID, InvariantRoutedToOwningShard.Errorf("op %d (%s): %v", op.ID, op.Kind, err))
 		}
 		for _, got := range landed[routeKey{op.Scope.Tenant, op.Scope.Namespace, op.Scope.Stream, string(op.Record.Payload)}] {
 			if got != want {
-				return InvariantRoutedToOwningShard.Errorf("op %d (%s, entity key %q) landed on shard %d of %s/%s/%s, but the key routes to shard %d of %d",
-					op.ID, op.Kind, op.EntityKey, got, op.Scope.Tenant, op.Scope.Namespace, op.Scope.Stream, want, n)
+				return firstAt(op.ID, InvariantRoutedToOwningShard.Errorf("op %d (%s, entity key %q) landed on shard %d of %s/%s/%s, but the key routes to shard %d of %d",
+					op.ID, op.Kind, op.EntityKey, got, op.Scope.Tenant, op.Scope.Namespace, op.Scope.Stream, want, n))
 			}
 		}
 	}
