@@ -18,7 +18,9 @@
 // sim/faultplan (plan parameters), sim/simapi and
 // sim/prng, sim/cluster (for its message types and id mapping), wire,
 // statemachine, properties and vfs (a long run's history waits in a
-// vfs.Scratch file: recorder.go, spill.go); it
+// vfs.Scratch file, each line tagged with its scope, so that the end
+// checks read one scope's operations back without decoding the others':
+// recorder.go, spill.go, ScopeHistory); it
 // must not import node internals beyond what cluster exposes, sim/runner
 // or cmd. Like every simulated-path package it reads no wall clock, uses
 // no global randomness, starts no goroutines and never lets map order

@@ -2,7 +2,9 @@ package workload
 
 import (
 	"fmt"
+	"slices"
 
+	"github.com/felixsim/felixsim/felix"
 	"github.com/felixsim/felixsim/properties"
 )
 
@@ -32,6 +34,11 @@ type recorder struct {
 	refused int
 	// writes are the sent writes' calls, for their requests.
 	writes sentWrites
+	// scopes are the scopes of the operations recorded, ascending (one
+	// per scope the workload's clients use: a few dozen at most).
+	scopes []felix.Scope
+	// latestNs is the latest invocation or completion recorded.
+	latestNs int64
 }
 
 // historyBlockOpsMax is how many operations one block of the recorder
@@ -67,6 +74,10 @@ func (r *recorder) invoke(op properties.HistoryOp, nowNs int64) int {
 	last := len(r.blocks) - 1
 	r.blocks[last] = append(r.blocks[last], op)
 	r.held++
+	r.latestNs = max(r.latestNs, nowNs)
+	if i, found := slices.BinarySearchFunc(r.scopes, op.Scope, felix.Scope.Compare); !found {
+		r.scopes = slices.Insert(r.scopes, i, op.Scope)
+	}
 	return n
 }
 
@@ -112,6 +123,7 @@ func (r *recorder) complete(i int, nowNs int64, outcome properties.HistoryOutcom
 		panic(fmt.Sprintf("workload: op %d completes at %d ns before its invocation at %d ns", op.ID, nowNs, op.InvokeNs))
 	}
 	op.CompleteNs, op.Outcome, op.Error = nowNs, outcome, errMsg
+	r.latestNs = max(r.latestNs, nowNs)
 	return op
 }
 
@@ -132,5 +144,28 @@ func (r *recorder) history() (*properties.History, error) {
 		panic(fmt.Sprintf("workload: history of %d ops, %d recorded (%d spilled, %d held)", len(h.Ops), r.recorded(), r.spilled, r.held))
 	}
 	r.writes.attach(h.Ops[r.spilled:], r.spilled)
+	return h, nil
+}
+
+// scopeHistory returns the operations of scopes (ascending) recorded so
+// far, in id order: the spilled ones read back from disk (no other
+// scope's decoded), then the held ones; calls still open show as pending.
+// It fails only when the spill file could not be written or read back.
+func (r *recorder) scopeHistory(scopes []felix.Scope) (*properties.History, error) {
+	ops, err := r.spill.readScopes(scopes)
+	if err != nil {
+		return nil, err
+	}
+	r.writes.countDelivered(ops)
+	h := &properties.History{Ops: ops}
+	for bi, b := range r.blocks {
+		for k := range b {
+			if !slices.Contains(scopes, b[k].Scope) {
+				continue
+			}
+			h.Ops = append(h.Ops, b[k])
+			r.writes.attach(h.Ops[len(h.Ops)-1:], r.spilled+bi*r.blockOps+k)
+		}
+	}
 	return h, nil
 }

@@ -3,11 +3,15 @@ package workload
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/felixsim/felixsim/felix"
 	"github.com/felixsim/felixsim/properties"
 	"github.com/felixsim/felixsim/sim/world"
 )
@@ -176,7 +180,8 @@ func TestSpillWaitsForTheEvent(t *testing.T) {
 
 // FuzzSpillRead: whatever bytes a spill file holds, reading it back never
 // panics, and it yields a history only when the file holds exactly the n
-// operations written, ids 1..n in order, each a valid operation.
+// operations written, ids 1..n in order, each a valid operation under
+// its scope's tag.
 func FuzzSpillRead(f *testing.F) {
 	valid := func(n int) []byte {
 		s := historySpill{dir: f.TempDir()}
@@ -213,7 +218,7 @@ func FuzzSpillRead(f *testing.F) {
 		if _, err := s.w.Write(content); err != nil {
 			t.Fatal(err)
 		}
-		s.n = n
+		s.n, s.scopes, s.perScope = n, []felix.Scope{{}}, []int{n} // what valid wrote: n ops of the zero scope
 		ops, err := s.read(0)
 		if err != nil {
 			return
@@ -227,4 +232,70 @@ func FuzzSpillRead(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestScopeHistoryIsTheScopesPart: each scope's history, read back from a
+// history mostly on disk, is exactly the operations of that scope in the
+// history held whole (requests and delivered copies included), two scopes
+// read together are both; a scope's read decodes no other scope's line
+// (a line of another scope broken behind the recorder's back does not
+// stop it, while it stops the whole read and that scope's), and a line
+// under the wrong tag is refused.
+func TestScopeHistoryIsTheScopesPart(t *testing.T) {
+	held, c := runWorkloadWith(t, 11, 8*secondNs, lossyLink, Config{HeldOps: 1 << 20}, true)
+	whole := mustHistory(t, held)
+	c.Close()
+	w, c := runWorkloadWith(t, 11, 8*secondNs, lossyLink, Config{HeldOps: spillTestHeldOps}, true)
+	defer c.Close()
+	scopes := w.Scopes()
+	if len(scopes) < 4 || w.rec.spilled < w.OpsRecorded()/2 {
+		t.Fatalf("%d scopes, %d of %d ops spilled: the test proves little", len(scopes), w.rec.spilled, w.OpsRecorded())
+	}
+	part := func(keep ...felix.Scope) *properties.History {
+		out := &properties.History{}
+		for _, op := range whole.Ops {
+			if slices.Contains(keep, op.Scope) {
+				out.Ops = append(out.Ops, op)
+			}
+		}
+		return out
+	}
+	for _, s := range scopes {
+		got, err := w.ScopeHistory([]felix.Scope{s})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if encoded(t, got) != encoded(t, part(s)) || len(got.Ops) == 0 {
+			t.Fatalf("scope %s: %d ops read back, not the %d of the whole history", s, len(got.Ops), len(part(s).Ops))
+		}
+	}
+	two, err := w.ScopeHistory(scopes[:2])
+	if err != nil || encoded(t, two) != encoded(t, part(scopes[:2]...)) {
+		t.Fatalf("two scopes read together: %v", err)
+	}
+	if w.LatestNs() != held.LatestNs() || w.LatestNs() < 8*secondNs-secondNs {
+		t.Fatalf("latest op time %d spilled, %d held", w.LatestNs(), held.LatestNs())
+	}
+	// Break the JSON of the first spilled line (scope tag 0) behind the
+	// recorder's back: other scopes still read, tag 0's scope does not.
+	w.rec.spill.w.Flush()
+	if _, err := w.rec.spill.f.(io.WriterAt).WriteAt([]byte("#"), 2); err != nil {
+		t.Fatal(err)
+	}
+	broken := w.rec.spill.scopes[0]
+	for _, s := range scopes {
+		_, err := w.ScopeHistory([]felix.Scope{s})
+		if (s == broken) != (err != nil) {
+			t.Fatalf("scope %s after a line of %s broke: error %v", s, broken, err)
+		}
+	}
+	if _, err := w.History(); err == nil || !strings.Contains(err.Error(), "line 1") {
+		t.Fatalf("whole history after line 1 broke: %v", err)
+	}
+	if _, err := w.rec.spill.f.(io.WriterAt).WriteAt([]byte(strconv.Itoa(len(scopes)+7)+" "), 0); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.ScopeHistory(scopes[1:2]); err == nil || !strings.Contains(err.Error(), "no scope tag") {
+		t.Fatalf("a line under an unknown tag: %v", err)
+	}
 }

@@ -2,6 +2,7 @@ package workload
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/felixsim/felixsim/felix"
 	"github.com/felixsim/felixsim/properties"
@@ -55,6 +56,20 @@ func (w *Workload) Specs() []world.NodeSpec {
 // read back; calls still open are pending. It fails only when the spill
 // file could not be written or read (the error names it).
 func (w *Workload) History() (*properties.History, error) { return w.rec.history() }
+
+// ScopeHistory returns the part of History whose operations are of
+// scopes, in id order, decoding no other scope's operations from disk:
+// the end checks judge a long run's history a few scopes at a time.
+func (w *Workload) ScopeHistory(scopes []felix.Scope) (*properties.History, error) {
+	return w.rec.scopeHistory(scopes)
+}
+
+// Scopes are the scopes of the operations recorded so far, ascending.
+func (w *Workload) Scopes() []felix.Scope { return slices.Clone(w.rec.scopes) }
+
+// LatestNs is the latest invocation or completion recorded so far (0
+// before the first operation).
+func (w *Workload) LatestNs() int64 { return w.rec.latestNs }
 
 // OpsRecorded counts the operations the history holds so far.
 func (w *Workload) OpsRecorded() int { return w.rec.recorded() }
