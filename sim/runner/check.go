@@ -5,60 +5,50 @@ import (
 	"slices"
 
 	"github.com/felixsim/felixsim/felix"
-	"github.com/felixsim/felixsim/node"
 	"github.com/felixsim/felixsim/properties"
 )
 
 // check takes the snapshot after quiesce and runs every property over it
-// and over the workload's history, recording each failure.
+// and over the workload's history (judgeHistory: a scope at a time),
+// recording each failure.
 func (r *run) check() {
 	snap := r.c.Snapshot()
-	h, err := r.wl.History()
+	j, err := r.judgeHistory(snap)
 	if err != nil {
 		r.histErr = err
 		return
 	}
-	h = r.withDrain(h)
-	r.hist = h
-	logs := ReplicaLogsOf(snap)
+	r.judged = j
 	r.res.Violations = append(r.res.Violations, r.inRun.take()...)
 	r.res.Violations = append(r.res.Violations, storedLogViolations(r.c)...)
-	r.violate(properties.InvariantRoutedToOwningShard, properties.HistoryWritesOnOwningShard(h, logs, r.shardCount))
-	r.res.Violations = append(r.res.Violations, ReplicaViolations(properties.ClusterScopes(logs), h)...)
-	ref := properties.LongestLogs(logs)
-	r.inRun.drops.attach(&ref)
-	countLandedTwice(r.counts, h, &ref)
-	ledger := r.ledger()
-	countAnswers(r.counts, h, ledger)
-	for _, c := range historyChecks {
-		r.violate(c.name, c.fn(h, logs, &ref, ledger))
+	r.violate(properties.InvariantRoutedToOwningShard, j.route)
+	r.res.Violations = append(r.res.Violations, foldReplicaFindings(j.replica)...)
+	for i, c := range historyChecks {
+		r.violate(c.name, j.history[i])
 	}
-	r.res.KeysLost = properties.HistoryKeysLost(h, &ref)
+	r.res.KeysLost = j.keysLost
 	r.violate(properties.InvariantCommittedNeverLost, r.res.KeysLost.Err())
-	r.res.Violations = append(r.res.Violations, ephemeralViolations(r.c.Config().Streams, h, logs)...)
-	r.checkGroups(snap, h, &ref)
-	r.checkLinearizable(h, &ref)
+	r.res.Violations = append(r.res.Violations, ephemeralViolations(j.ephemeral)...)
+	r.checkGroups(snap, j)
+	r.checkLinearizable(j.lin)
 	// Unless the relay drained, OutboxDelivered is unknown, not a pass:
 	// the Quiesce violation names what the relay had left.
-	served := relayServed(&ref, relayScopes(r.wl.Config()))
-	r.res.Violations = append(r.res.Violations, OutboxViolations(&served, r.relay.Sink().Deliveries(), r.relayDrained)...)
+	r.res.Violations = append(r.res.Violations, OutboxViolations(&j.served, r.relay.Sink().Deliveries(), r.relayDrained)...)
 	if r.admin != nil {
 		r.violate(properties.InvariantIncarnationsApart, r.admin.check())
 	}
 	r.changeResult()
 }
 
-// ephemeralViolations judges h's operations on the ephemeral streams of
-// the topology streams: the commits they must refuse (with the replicas'
-// logs, which must hold none of their scopes) and what their live
-// subscribers read.
-func ephemeralViolations(streams []node.StreamSpec, h *properties.History, logs []properties.ReplicaLog) []Violation {
+// ephemeralViolations are the ephemeral streams' checks' findings: the
+// commits they must refuse and what their live subscribers read.
+func ephemeralViolations(e ephemeral) []Violation {
 	var out []Violation
-	if err := properties.HistoryEphemeralRefusesCommits(h, logs, liveStreams(streams)); err != nil {
-		out = append(out, violationOf(properties.InvariantEphemeralRefusesCommits, err))
+	if e.refusesCommits != nil {
+		out = append(out, violationOf(properties.InvariantEphemeralRefusesCommits, e.refusesCommits))
 	}
-	if err := properties.HistoryLiveDelivery(h); err != nil {
-		out = append(out, violationOf(properties.InvariantEphemeralLiveDelivery, err))
+	if e.liveDelivery != nil {
+		out = append(out, violationOf(properties.InvariantEphemeralLiveDelivery, e.liveDelivery))
 	}
 	return out
 }
@@ -111,14 +101,17 @@ var outboxChecks = []outboxCheck{
 	{properties.InvariantOutboxDelivered, properties.OutboxDelivered},
 }
 
-// shardCount is the run's topology as the routing check reads it.
-func (r *run) shardCount(namespace, stream string) (uint32, bool) {
-	for _, s := range topology(&r.opts) {
-		if s.Namespace == namespace && s.Stream == stream {
-			return s.Shards, true
+// shardCounter is the run's topology as the routing check reads it.
+func (r *run) shardCounter() func(namespace, stream string) (uint32, bool) {
+	streams := topology(&r.opts)
+	return func(namespace, stream string) (uint32, bool) {
+		for _, s := range streams {
+			if s.Namespace == namespace && s.Stream == stream {
+				return s.Shards, true
+			}
 		}
+		return 0, false
 	}
-	return 0, false
 }
 
 // ReplicaViolations runs the replica properties on every scope and folds
@@ -126,19 +119,38 @@ func (r *run) shardCount(namespace, stream string) (uint32, bool) {
 // message, and how many more scopes failed it; every scope's finding is
 // kept for finding the earliest), in first-failure order.
 func ReplicaViolations(scopes []properties.ClusterScope, h *properties.History) []Violation {
+	return foldReplicaFindings(replicaFindings(scopes, h))
+}
+
+// replicaFindings runs the replica properties on every scope (ascending),
+// with the writes h shows acknowledged and written on it and the intents
+// of h's writes.
+func replicaFindings(scopes []properties.ClusterScope, h *properties.History) []scopeFindings {
 	acks := properties.HistoryAcks(h)
 	written := properties.HistoryWrittenConditionals(h)
 	intent := properties.HistoryIntents(h)
-	var out []Violation
-	index := map[properties.InvariantName]int{}
-	more := map[properties.InvariantName]int{}
+	var out []scopeFindings
 	for i := range scopes {
 		cs := &scopes[i]
 		in := intent
 		if cs.Scope.Tenant == livenessTenant {
 			in = nil // the probe's records are in no history
 		}
-		for _, f := range properties.CheckClusterScope(cs, acks[cs.Scope], written[cs.Scope], in) {
+		if fs := properties.CheckClusterScope(cs, acks[cs.Scope], written[cs.Scope], in); len(fs) > 0 {
+			out = append(out, scopeFindings{scope: cs.Scope, findings: fs})
+		}
+	}
+	return out
+}
+
+// foldReplicaFindings folds scopes' findings (ascending by scope) into
+// one Violation per invariant, in first-failure order.
+func foldReplicaFindings(scopes []scopeFindings) []Violation {
+	var out []Violation
+	index := map[properties.InvariantName]int{}
+	more := map[properties.InvariantName]int{}
+	for _, sf := range scopes {
+		for _, f := range sf.findings {
 			k, seen := index[f.Invariant]
 			if !seen {
 				k, index[f.Invariant] = len(out), len(out)
@@ -158,51 +170,34 @@ func ReplicaViolations(scopes []properties.ClusterScope, h *properties.History) 
 }
 
 // historyCheck is one history property with the name a violation carries.
-// It reads the history, every replica's log, the reference log and the
-// ledger of the brokers' trace (which proposal and landing is which
-// request's).
+// It reads a part of the history (the whole, or a few scopes' operations:
+// see judgeHistory) with every replica's logs of those scopes, their
+// reference log and the ledger of the brokers' trace (which proposal and
+// landing is which request's).
 type historyCheck struct {
 	name properties.InvariantName
-	fn   func(h *properties.History, replicas []properties.ReplicaLog, ref *properties.ReplicaLog, l *properties.Ledger) error
+	fn   func(p *historyPart) error
 }
 
 // historyChecks are the properties over the workload's history, in the
 // order they run and report.
 var historyChecks = []historyCheck{
-	{properties.InvariantCommittedNeverLost, func(h *properties.History, rs []properties.ReplicaLog, _ *properties.ReplicaLog, _ *properties.Ledger) error {
-		return properties.HistoryAckedOnEveryReplica(h, rs)
+	{properties.InvariantCommittedNeverLost, func(p *historyPart) error { return properties.HistoryAckedOnEveryReplica(p.h, p.logs) }},
+	{properties.InvariantRefusedBeforeSending, func(p *historyPart) error { return properties.HistoryNotSentWroteNothing(p.h, p.logs) }},
+	{properties.InvariantFailedWriteLeftNoTrace, func(p *historyPart) error { return properties.HistoryFailedWroteNothing(p.h, p.ledger) }},
+	{properties.InvariantLandsAtMostOncePerDelivery, func(p *historyPart) error {
+		return properties.HistoryLandsAtMostOncePerDelivery(p.h, p.ledger)
 	}},
-	{properties.InvariantRefusedBeforeSending, func(h *properties.History, rs []properties.ReplicaLog, _ *properties.ReplicaLog, _ *properties.Ledger) error {
-		return properties.HistoryNotSentWroteNothing(h, rs)
+	{properties.InvariantAnswersHonest, func(p *historyPart) error { return properties.HistoryAnswersHonest(p.h, p.ledger) }},
+	{properties.InvariantLandingMatchesRequest, func(p *historyPart) error {
+		err, foreign := properties.HistoryLandingsMatchRequestsIn(p.h, p.ledger, &p.ref, p.part)
+		p.foreign = p.foreign || foreign
+		return err
 	}},
-	{properties.InvariantFailedWriteLeftNoTrace, func(h *properties.History, _ []properties.ReplicaLog, _ *properties.ReplicaLog, l *properties.Ledger) error {
-		return properties.HistoryFailedWroteNothing(h, l)
-	}},
-	{properties.InvariantLandsAtMostOncePerDelivery, func(h *properties.History, _ []properties.ReplicaLog, _ *properties.ReplicaLog, l *properties.Ledger) error {
-		return properties.HistoryLandsAtMostOncePerDelivery(h, l)
-	}},
-	{properties.InvariantAnswersHonest, func(h *properties.History, _ []properties.ReplicaLog, _ *properties.ReplicaLog, l *properties.Ledger) error {
-		return properties.HistoryAnswersHonest(h, l)
-	}},
-	{properties.InvariantLandingMatchesRequest, func(h *properties.History, _ []properties.ReplicaLog, ref *properties.ReplicaLog, l *properties.Ledger) error {
-		return properties.HistoryLandingsMatchRequests(h, l, ref)
-	}},
-	{properties.InvariantConditionalWrites, func(h *properties.History, _ []properties.ReplicaLog, ref *properties.ReplicaLog, _ *properties.Ledger) error {
-		return properties.HistoryConditionalWrites(h, ref)
-	}},
-	{properties.InvariantLinearizableRead, func(h *properties.History, _ []properties.ReplicaLog, ref *properties.ReplicaLog, _ *properties.Ledger) error {
-		return properties.HistoryReadsLinearizable(h, ref)
-	}},
-	{properties.InvariantMonotonicRead, func(h *properties.History, _ []properties.ReplicaLog, _ *properties.ReplicaLog, _ *properties.Ledger) error {
-		return properties.HistoryReadsMonotonic(h)
-	}},
-	{properties.InvariantLinearizableWrite, func(h *properties.History, _ []properties.ReplicaLog, ref *properties.ReplicaLog, _ *properties.Ledger) error {
-		return properties.HistoryWritesRespectRealTime(h, ref)
-	}},
-	{properties.InvariantVersionIsOffset, func(h *properties.History, _ []properties.ReplicaLog, ref *properties.ReplicaLog, _ *properties.Ledger) error {
-		return properties.HistoryReadVersionIsOffset(h, ref)
-	}},
-	{properties.InvariantNoPartialCommit, func(h *properties.History, _ []properties.ReplicaLog, ref *properties.ReplicaLog, _ *properties.Ledger) error {
-		return properties.HistoryReadersSeeWholeRecords(h, ref)
-	}},
+	{properties.InvariantConditionalWrites, func(p *historyPart) error { return properties.HistoryConditionalWrites(p.h, &p.ref) }},
+	{properties.InvariantLinearizableRead, func(p *historyPart) error { return properties.HistoryReadsLinearizable(p.h, &p.ref) }},
+	{properties.InvariantMonotonicRead, func(p *historyPart) error { return properties.HistoryReadsMonotonic(p.h) }},
+	{properties.InvariantLinearizableWrite, func(p *historyPart) error { return properties.HistoryWritesRespectRealTime(p.h, &p.ref) }},
+	{properties.InvariantVersionIsOffset, func(p *historyPart) error { return properties.HistoryReadVersionIsOffset(p.h, &p.ref) }},
+	{properties.InvariantNoPartialCommit, func(p *historyPart) error { return properties.HistoryReadersSeeWholeRecords(p.h, &p.ref) }},
 }

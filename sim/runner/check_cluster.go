@@ -22,16 +22,20 @@ func CheckCluster(c *cluster.Cluster, h *properties.History, shardCount func(nam
 			out = append(out, violationOf(name, err))
 		}
 	}
-	add(properties.InvariantRoutedToOwningShard, properties.HistoryWritesOnOwningShard(h, logs, shardCount))
-	out = append(out, ReplicaViolations(properties.ClusterScopes(logs), h)...)
-	ref := properties.LongestLogs(logs)
+	facts := &historyFacts{shardCount: shardCount, live: liveStreams(c.Config().Streams)}
+	for i := range h.Ops {
+		facts.latestNs = max(facts.latestNs, h.Ops[i].InvokeNs, h.Ops[i].CompleteNs)
+	}
+	p := &historyPart{h: h, logs: logs, ref: properties.LongestLogs(logs), ledger: ledger, facts: facts}
 	if steps != nil {
-		steps.drops.attach(&ref)
+		steps.drops.attach(&p.ref)
 	}
-	for _, hc := range historyChecks {
-		add(hc.name, hc.fn(h, logs, &ref, ledger))
+	v := p.judge()
+	add(properties.InvariantRoutedToOwningShard, v.route)
+	out = append(out, foldReplicaFindings(v.replica)...)
+	for i, hc := range historyChecks {
+		add(hc.name, v.history[i])
 	}
-	lin := properties.HistoryLinearizable(withoutLiveStreams(h, liveStreams(c.Config().Streams)), &ref, 0)
-	add(properties.InvariantLinearizable, lin.Err())
-	return append(out, ephemeralViolations(c.Config().Streams, h, logs)...)
+	add(properties.InvariantLinearizable, v.lin.Err())
+	return append(out, ephemeralViolations(p.judgeEphemeral())...)
 }

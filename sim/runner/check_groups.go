@@ -16,13 +16,13 @@ import (
 // means liveness and both quiesces passed: the replicas have applied the
 // same log); otherwise they are not judged, and the run already carries
 // the liveness violation that says why.
-func (r *run) checkGroups(snap cluster.Snapshot, h *properties.History, ref *properties.ReplicaLog) {
-	r.violate(properties.InvariantGroupAckedNotRedelivered, properties.HistoryGroupAckedNotRedelivered(h))
+func (r *run) checkGroups(snap cluster.Snapshot, j *historyJudgment) {
+	r.violate(properties.InvariantGroupAckedNotRedelivered, j.groupsAcked)
 	r.res.Violations = append(r.res.Violations, groupWindowViolations(snap)...)
 	if !r.drainSt.ran {
 		return
 	}
-	r.violate(properties.InvariantGroupDeliversEveryRecord, properties.HistoryGroupDeliversEveryRecord(h, ref, r.drainSt.drained))
+	r.violate(properties.InvariantGroupDeliversEveryRecord, j.groupsDelivered)
 	if r.drainSt.disagreed == nil {
 		r.violate(properties.InvariantGroupStateAgreement, properties.GroupStatesAgree(GroupReplicasOf(snap)))
 	}

@@ -30,22 +30,31 @@ type UnjudgedScope struct {
 
 // withoutLiveStreams is h without its operations on the ephemeral
 // streams live: they keep no log, so linearizability has nothing to judge
-// them against (the ephemeral checks judge them).
+// them against (the ephemeral checks judge them). h itself when it has none.
 func withoutLiveStreams(h *properties.History, live []properties.LiveStream) *properties.History {
-	out := &properties.History{Ops: make([]properties.HistoryOp, 0, len(h.Ops))}
+	onLive := func(op *properties.HistoryOp) bool {
+		return slices.Contains(live, properties.LiveStream{Namespace: op.Scope.Namespace, Stream: op.Scope.Stream})
+	}
+	var out *properties.History
 	for i := range h.Ops {
-		if !slices.Contains(live, properties.LiveStream{Namespace: h.Ops[i].Scope.Namespace, Stream: h.Ops[i].Scope.Stream}) {
+		switch {
+		case out != nil && !onLive(&h.Ops[i]):
 			out.Ops = append(out.Ops, h.Ops[i])
+		case out == nil && onLive(&h.Ops[i]):
+			out = &properties.History{Ops: make([]properties.HistoryOp, 0, len(h.Ops))}
+			out.Ops = append(out.Ops, h.Ops[:i]...)
 		}
+	}
+	if out == nil {
+		return h
 	}
 	return out
 }
 
-// checkLinearizable runs the per-scope linearizability check over the
-// history and the reference log, recording a violation for every illegal
+// checkLinearizable records the per-scope linearizability verdicts (rep,
+// over the history and the reference log): a violation for every illegal
 // scope and the verdict counts in the result.
-func (r *run) checkLinearizable(h *properties.History, ref *properties.ReplicaLog) {
-	rep := properties.HistoryLinearizable(withoutLiveStreams(h, liveStreams(r.c.Config().Streams)), ref, r.opts.LinearizableStepsMax)
+func (r *run) checkLinearizable(rep properties.LinearizableReport) {
 	r.res.Linearizable = LinearizableCounts{OK: rep.OK, Illegal: rep.Illegal, Unknown: rep.Unknown, Skipped: rep.Skipped}
 	for _, s := range rep.Scopes {
 		switch s.Verdict {

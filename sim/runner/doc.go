@@ -38,6 +38,15 @@
 //     installs a snapshot, compacts or appends a membership change, and
 //     one other durable round in StoreCheckEveryRounds).
 //
+// The history checks judge the workload's history a scope at a time
+// (history_judge.go): each scope's operations are read back from disk,
+// judged with every replica's logs of that scope, and dropped, and each
+// check's findings over the scopes merge into the one error it returns
+// over the whole history (properties.MergeFindings). A run in which a
+// record crossed scopes (a scope's log holding a record none of its
+// writes carried, say) is judged whole instead, so the verdict never
+// depends on the way it was judged.
+//
 // Membership changes are judged two ways (promotions.go,
 // changeliveness.go): every promotion to voter against the proposing
 // leader's committed prefix, read from the brokers' abstract trace

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -45,14 +44,15 @@ var (
 )
 
 // evidenceOf finds the first EvidenceMax distinct operations msg names in
-// h (in ascending id order): "op N", as the history checks word them, or
-// a quoted event payload, as the replica checks name a write (the first
-// write that carried it, an ok one if any); with the brokers msg names.
-func evidenceOf(msg string, h *properties.History) []Evidence {
-	if h == nil {
+// the history lk looks in (in ascending id order): "op N", as the history
+// checks word them, or a quoted event payload, as the replica checks name
+// a write (the first write that carried it, an ok one if any); with the
+// brokers msg names.
+func evidenceOf(msg string, lk historyLookup) []Evidence {
+	if lk == nil {
 		return nil
 	}
-	ids := opIDsIn(msg, h)
+	ids := opIDsIn(msg, lk)
 	var brokers []uint64
 	for _, m := range brokerRef.FindAllStringSubmatch(msg, 8) {
 		id, err := strconv.ParseUint(m[1], 10, 64)
@@ -62,11 +62,10 @@ func evidenceOf(msg string, h *properties.History) []Evidence {
 	}
 	var out []Evidence
 	for _, id := range ids {
-		i := sort.Search(len(h.Ops), func(i int) bool { return h.Ops[i].ID >= id })
-		if i == len(h.Ops) || h.Ops[i].ID != id {
+		e, ok := lk.evidence(id)
+		if !ok {
 			continue
 		}
-		e := evidenceFrom(&h.Ops[i])
 		e.Brokers = brokers
 		out = append(out, e)
 		if len(out) == EvidenceMax {
@@ -77,52 +76,29 @@ func evidenceOf(msg string, h *properties.History) []Evidence {
 }
 
 // opIDsIn lists the operation ids msg names, distinct, in message order.
-func opIDsIn(msg string, h *properties.History) []uint64 {
+func opIDsIn(msg string, lk historyLookup) []uint64 {
 	var ids []uint64
 	add := func(id uint64) {
 		if id != 0 && !slices.Contains(ids, id) {
 			ids = append(ids, id)
 		}
 	}
-	for _, m := range opRef.FindAllStringSubmatchIndex(msg, -1) {
-		id, err := strconv.ParseUint(msg[m[2]:m[3]], 10, 64)
-		if err == nil {
-			add(id)
-		}
+	for _, id := range opRefsIn(msg) {
+		add(id)
 	}
 	if len(ids) > 0 {
 		return ids
 	}
-	for _, q := range quotedRef.FindAllString(msg, 2*EvidenceMax) {
-		if s, err := strconv.Unquote(q); err == nil && s != "" {
-			add(writeWithPayload(h, s))
-		}
+	for _, p := range payloadsIn(msg) {
+		add(lk.writeWithPayload(p))
 	}
 	if len(ids) > 0 {
 		return ids
 	}
-	return writesAtOffset(msg, h)
+	return writesAtOffset(msg, lk)
 }
 
-// writeWithPayload is the id of the first ok write whose record carries
-// payload, else the first write that does, else 0.
-func writeWithPayload(h *properties.History, payload string) uint64 {
-	var first uint64
-	for i := range h.Ops {
-		op := &h.Ops[i]
-		if op.Record == nil || string(op.Record.Payload) != payload {
-			continue
-		}
-		if op.Outcome == properties.OutcomeOK {
-			return op.ID
-		}
-		if first == 0 {
-			first = op.ID
-		}
-	}
-	return first
-}
-
+// evidenceFrom is op's evidence.
 func evidenceFrom(op *properties.HistoryOp) Evidence {
 	e := Evidence{Op: op.ID, Client: op.Client, Kind: op.Kind.String(), Scope: op.Scope.String(), Outcome: op.Outcome.String(),
 		Offset: op.Offset, Tail: op.Tail, Version: op.Version, Key: op.Key, InvokeNs: op.InvokeNs, CompleteNs: op.CompleteNs}

@@ -40,7 +40,7 @@ func TestEvidenceOf(t *testing.T) {
 		{"op 9, then op 8, op 5 and op 3: four named, three kept", []uint64{9, 8, 5}},
 	}
 	for _, c := range cases {
-		got := ids(evidenceOf(c.msg, h))
+		got := ids(evidenceOf(c.msg, wholeLookup{h}))
 		if len(got) != len(c.want) {
 			t.Fatalf("%q: evidence %v, want %v", c.msg, got, c.want)
 		}
@@ -50,7 +50,7 @@ func TestEvidenceOf(t *testing.T) {
 			}
 		}
 	}
-	e := evidenceOf(cases[1].msg, h)[0]
+	e := evidenceOf(cases[1].msg, wholeLookup{h})[0]
 	if e.Client != 2 || e.Offset != 7 || len(e.Brokers) != 1 || e.Brokers[0] != 2 || !strings.Contains(e.String(), "client 2 commit") {
 		t.Fatalf("evidence %+v: %s", e, e)
 	}
@@ -96,7 +96,7 @@ func TestSettleFirsts(t *testing.T) {
 		{Invariant: "C", texts: []string{"state differs"}, count: 1},
 		{Invariant: "D", texts: []string{"term went back", "later"}, count: 2, AtNs: 15, When: WhenDuring},
 	}
-	settleFirsts(vs, h, 900)
+	settleFirsts(vs, wholeLookup{h}, 900)
 	want := []struct {
 		inv, first string
 		at         int64

@@ -3,7 +3,6 @@ package runner
 import (
 	"regexp"
 	"sort"
-	"strconv"
 
 	"github.com/felixsim/felixsim/properties"
 )
@@ -21,14 +20,14 @@ import (
 // operations and its scope (endNs dates a finding no operation dates).
 // The violations stay in check order, which decides a failing run's
 // deciding invariant (Result.Decisive); FirstFindings orders by time.
-func settleFirsts(vs []Violation, h *properties.History, endNs int64) {
+func settleFirsts(vs []Violation, lk historyLookup, endNs int64) {
 	for i := range vs {
-		settleFirst(&vs[i], h, endNs)
+		settleFirst(&vs[i], lk, endNs)
 	}
 }
 
 // settleFirst picks v's earliest finding among the texts its check kept.
-func settleFirst(v *Violation, h *properties.History, endNs int64) {
+func settleFirst(v *Violation, lk historyLookup, endNs int64) {
 	texts := v.texts
 	if len(texts) == 0 {
 		texts = []string{v.Message}
@@ -37,10 +36,10 @@ func settleFirst(v *Violation, h *properties.History, endNs int64) {
 	best, bestAt := -1, int64(0)
 	var bestEv []Evidence
 	if v.When == WhenDuring { // seen then: its first sighting is its earliest
-		best, bestEv = 0, evidenceOf(texts[0], h)
+		best, bestEv = 0, evidenceOf(texts[0], lk)
 	} else {
 		for i, t := range texts {
-			ev := evidenceOf(t, h)
+			ev := evidenceOf(t, lk)
 			if at := evidenceEndNs(ev); len(ev) > 0 && (best < 0 || at < bestAt) {
 				best, bestAt, bestEv = i, at, ev
 			}
@@ -79,33 +78,16 @@ func scopeOf(text string, ev []Evidence) string {
 	return ""
 }
 
-// offsetRef is an offset a replica finding names ("at offset 5").
-var offsetRef = regexp.MustCompile(`\boffset (\d+)\b`)
-
 // writesAtOffset lists, for a finding that names a scope and an offset
 // but no operation (a replica check: "reader at broker-1 saw event "" at
 // offset 5"), the writes acknowledged at that offset of that scope: the
 // operations the finding rests on.
-func writesAtOffset(text string, h *properties.History) []uint64 {
-	s, o := scopeRef.FindStringSubmatch(text), offsetRef.FindStringSubmatch(text)
-	if s == nil || o == nil {
+func writesAtOffset(text string, lk historyLookup) []uint64 {
+	so, ok := scopeOffsetIn(text)
+	if !ok {
 		return nil
 	}
-	off, err := strconv.ParseUint(o[1], 10, 64)
-	if err != nil {
-		return nil
-	}
-	var ids []uint64
-	for i := range h.Ops {
-		op := &h.Ops[i]
-		if op.Kind.IsWrite() && op.Outcome == properties.OutcomeOK && op.Offset == off && op.Scope.String() == s[1] {
-			ids = append(ids, op.ID)
-			if len(ids) == EvidenceMax {
-				break
-			}
-		}
-	}
-	return ids
+	return lk.writesAt(so.scope, so.offset)
 }
 
 // FirstFinding is one violated invariant's earliest finding, as every

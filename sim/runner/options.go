@@ -129,6 +129,9 @@ type Options struct {
 	// simulated time with how far the run has got (for a progress display;
 	// it must not touch the run). The trace is the same either way.
 	Progress func(RunProgress)
+	// judgeWhole judges the history whole, never a scope at a time (the
+	// tests compare the two; see judgeHistory).
+	judgeWhole bool
 	// historyHeldOps is the workload's Config.HeldOps (0: its default);
 	// tests shrink it to stream almost the whole history to disk.
 	historyHeldOps int

@@ -46,11 +46,14 @@ type run struct {
 	relay *relay.Relay
 	plan  *faultplan.Plan
 	res   *Result
-	// hist is the workload's history as the checks read it (nil before).
+	// hist is the workload's history as the checks read it, when they
+	// read it whole (nil before, and when judged a scope at a time).
 	hist *properties.History
 	// histErr is why the history could not be read back from its spill
 	// file; the run then has no verdict.
 	histErr error
+	// judged is what the history checks found (nil before check).
+	judged *historyJudgment
 	// inRun checks the cheap invariants as the run goes.
 	inRun *inRun
 	// relayDrained is set when quiesce saw the relay drain every scope;
@@ -410,13 +413,14 @@ func clip(s string) string {
 // finish fills in the counters.
 func (r *run) finish() {
 	h := r.hist
-	if h == nil && r.histErr == nil {
-		h, r.histErr = r.wl.History() // the run ended before its checks (a crash)
+	if h == nil && (r.judged == nil || r.opts.KeepHistory) && r.histErr == nil {
+		h, r.histErr = r.wholeHistory() // the run ended before its checks (a crash), or its history is to be kept
 	}
 	if r.histErr != nil {
 		return // runWith refuses the whole result
 	}
-	r.res.Ops = h.Counts()
+	tally := r.historyTally(h)
+	r.res.Ops = tally.ops
 	st := r.wl.Stats()
 	r.res.Retries, r.res.OpSlots, r.res.OpsSkipped = st.Retries, st.Slots, st.Skipped
 	r.res.TraceHash = r.c.World.TraceHash()
@@ -444,14 +448,38 @@ func (r *run) finish() {
 	if r.opts.RecordTrace {
 		r.res.Trace, r.res.TraceTruncated = r.c.World.Trace()
 	}
-	countHistory(r.counts, h)
+	r.counts.Merge(tally.counts)
 	if r.relay != nil {
 		countRelay(r.counts, r.relay)
 	}
-	r.res.Progress = ProgressOf(h)
+	r.res.Progress = tally.progress
 	r.res.Vacuous = VacuousReason(r.res.Progress, clientActiveNs(&r.opts))
 	r.checkEvidence()
-	settleFirsts(r.res.Violations, h, r.res.SimNs)
+	r.settleFirsts(h)
+}
+
+// historyTally is the history's tally: the checks' (judgeHistory), else
+// h's (a run that ended before its checks).
+func (r *run) historyTally(h *properties.History) historyTally {
+	if r.judged != nil {
+		return r.judged.tally
+	}
+	return tallyOf(h)
+}
+
+// settleFirsts gives each violation its earliest finding, looking the
+// operations the findings name up in h, or, for a history judged a scope
+// at a time, a scope at a time.
+func (r *run) settleFirsts(h *properties.History) {
+	var lk historyLookup = wholeLookup{h}
+	if h == nil {
+		var err error
+		if lk, err = r.scopedHistoryLookup(r.res.Violations); err != nil {
+			r.histErr = err
+			return
+		}
+	}
+	settleFirsts(r.res.Violations, lk, r.res.SimNs)
 }
 
 // clientActiveNs is how long the workload's clients were active in the

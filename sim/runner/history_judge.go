@@ -1,0 +1,284 @@
+package runner
+
+import (
+	"slices"
+
+	"github.com/felixsim/felixsim/coverage"
+	"github.com/felixsim/felixsim/felix"
+	"github.com/felixsim/felixsim/properties"
+	"github.com/felixsim/felixsim/sim/cluster"
+)
+
+// The end checks judge the workload's history one scope at a time, so
+// that what they hold at once is one scope's operations and logs, not the
+// run's: a long run's history waits on disk, and workload.ScopeHistory
+// reads back one scope's operations without decoding the others'. A
+// check's verdict over the whole history is the merge of its verdicts
+// over the scopes (properties.MergeFindings and the reports' Add: the
+// same text, findings and counts), the ephemeral streams' checks judging
+// every live scope together, as long as no scope's verdict depends on
+// another scope's operations. The parts make sure of that as they go,
+// and any of these sends the run to be judged whole, as it always was:
+//   - a record in a scope's log that none of the scope's operations
+//     carried (another scope's write, or nobody's: only the liveness
+//     probe's scopes, which no history writes to, hold such records),
+//   - a record in one of the probe's scopes that a write refused before
+//     sending carried,
+//   - a broker's proposal of a client's request that no write of the
+//     proposal's scope sent (properties.HistoryLandingsMatchRequestsIn),
+//   - a live read of a record no live publish or live-stream write
+//     carried (properties.HistoryLiveDeliveryIn).
+// Each is a record crossing scopes, a broker writing where it should
+// not, and only a failing run shows one; so a passing run is always
+// judged a scope at a time, and the verdict never depends on which way
+// it was judged (TestScopedJudgedAlike runs seeds and planted defects
+// both ways and compares the results). The scopes' separation rests on
+// one more fact, the workload's: a write's payload names its tenant,
+// client and sequence number, so no two scopes' writes carry one (a
+// retry carries its original's, on the original's scope).
+
+// historyJudgment is what the history checks found over the whole
+// history, merged from its parts, with the reference log of the relay's
+// scopes and the tally of the history's operations.
+type historyJudgment struct {
+	partVerdicts
+	served properties.ReplicaLog
+	// scoped says whether the history was judged a scope at a time.
+	scoped bool
+}
+
+// judgeHistory judges the workload's history (the drain's operations
+// included) against snap's replicas: a scope at a time when the options
+// allow and the parts prove independent, else whole. It fails only when
+// the history could not be read back.
+func (r *run) judgeHistory(snap cluster.Snapshot) (*historyJudgment, error) {
+	logs := ReplicaLogsOf(snap)
+	facts := r.historyFacts()
+	ledger := r.ledger()
+	if !r.opts.judgeWhole {
+		j, ok, err := r.judgeScoped(logs, facts, ledger)
+		if err != nil || ok {
+			return j, err
+		}
+	}
+	h, err := r.wholeHistory()
+	if err != nil {
+		return nil, err
+	}
+	r.hist = h
+	p := &historyPart{h: r.hist, logs: logs, ref: properties.LongestLogs(logs), ledger: ledger, facts: facts}
+	r.inRun.drops.attach(&p.ref)
+	j := &historyJudgment{partVerdicts: p.judge()}
+	j.ephemeral = p.judgeEphemeral()
+	j.served = relayServed(&p.ref, relayScopes(r.wl.Config()))
+	return j, nil
+}
+
+// historyFacts are the facts every part of the run's history is judged with.
+func (r *run) historyFacts() *historyFacts {
+	latest := r.wl.LatestNs()
+	for i := range r.drainSt.ops {
+		latest = max(latest, r.drainSt.ops[i].InvokeNs, r.drainSt.ops[i].CompleteNs)
+	}
+	drained := r.drainSt.drained
+	if !r.drainSt.ran {
+		drained = nil
+	}
+	return &historyFacts{shardCount: r.shardCounter(), live: liveStreams(r.c.Config().Streams), drained: drained,
+		drainRan: r.drainSt.ran, latestNs: latest, stepsMax: r.opts.LinearizableStepsMax}
+}
+
+// judgeScoped judges the history a scope at a time: every scope of the
+// history or of a replica's logs, the probe's last (they need the
+// payloads of the writes refused before sending), then the live scopes
+// together for the ephemeral checks. ok is false when a part proved
+// dependent on another (see above): the caller judges the history whole.
+func (r *run) judgeScoped(logs []properties.ReplicaLog, facts *historyFacts, ledger *properties.Ledger) (j *historyJudgment, ok bool, err error) {
+	scopes := r.judgedScopes(logs)
+	notSent := map[string]bool{} // payloads of writes refused before sending; looked up only
+	verdicts := make([]partVerdicts, len(scopes))
+	served := relayScopes(r.wl.Config())
+	j = &historyJudgment{scoped: true}
+	for _, probe := range []bool{false, true} {
+		for i, s := range scopes {
+			if (s.Tenant == livenessTenant) != probe {
+				continue
+			}
+			p, err := r.scopePart([]felix.Scope{s}, logs, facts, ledger, i == 0)
+			if err != nil {
+				return nil, false, err
+			}
+			if !p.independent(notSent) {
+				return nil, false, nil
+			}
+			verdicts[i] = p.judge()
+			if p.foreign {
+				return nil, false, nil
+			}
+			if slices.Contains(served, s) {
+				j.served.Scopes = append(j.served.Scopes, p.ref.Scopes...)
+			}
+		}
+	}
+	slices.SortFunc(j.served.Scopes, func(a, b properties.ReplicaView) int { return a.Scope.Compare(b.Scope) })
+	if j.ephemeral, ok, err = r.judgeLive(scopes, logs, facts, ledger); err != nil || !ok {
+		return nil, false, err
+	}
+	j.partVerdicts = mergeVerdicts(verdicts, j.ephemeral)
+	return j, true, nil
+}
+
+// judgeLive runs the ephemeral streams' checks over every live scope.
+func (r *run) judgeLive(scopes []felix.Scope, logs []properties.ReplicaLog, facts *historyFacts, ledger *properties.Ledger) (ephemeral, bool, error) {
+	var live []felix.Scope
+	for _, s := range scopes {
+		if slices.Contains(facts.live, properties.LiveStream{Namespace: s.Namespace, Stream: s.Stream}) {
+			live = append(live, s)
+		}
+	}
+	p, err := r.scopePart(live, logs, facts, ledger, false)
+	if err != nil {
+		return ephemeral{}, false, err
+	}
+	if len(live) == 0 {
+		p.part.Scopes = []felix.Scope{} // a part of no scope, not the whole
+	}
+	e := p.judgeEphemeral()
+	return e, !p.foreign, nil
+}
+
+// judgedScopes are the scopes of the history (the drain's included) and
+// of every replica's logs, ascending.
+func (r *run) judgedScopes(logs []properties.ReplicaLog) []felix.Scope {
+	out := r.historyScopes()
+	for i := range logs {
+		for j := range logs[i].Scopes {
+			out = insertScope(out, logs[i].Scopes[j].Scope)
+		}
+	}
+	return out
+}
+
+// historyScopes are the scopes of the history's operations (the drain's
+// included), ascending.
+func (r *run) historyScopes() []felix.Scope {
+	out := r.wl.Scopes()
+	for i := range r.drainSt.ops {
+		out = insertScope(out, r.drainSt.ops[i].Scope)
+	}
+	return out
+}
+
+// insertScope is the ascending scopes with s among them.
+func insertScope(scopes []felix.Scope, s felix.Scope) []felix.Scope {
+	if i, found := slices.BinarySearchFunc(scopes, s, felix.Scope.Compare); !found {
+		scopes = slices.Insert(scopes, i, s)
+	}
+	return scopes
+}
+
+// scopeOps is the history's operations of scopes (ascending) in id
+// order, the drain's among them numbered as in the whole history
+// (withDrain).
+func (r *run) scopeOps(scopes []felix.Scope) (*properties.History, error) {
+	h, err := r.wl.ScopeHistory(scopes)
+	if err != nil {
+		return nil, err
+	}
+	next := uint64(r.wl.OpsRecorded()) + 1
+	for i := range r.drainSt.ops {
+		if op := r.drainSt.ops[i]; slices.Contains(scopes, op.Scope) {
+			op.ID = next + uint64(i)
+			h.Ops = append(h.Ops, op)
+		}
+	}
+	return h, nil
+}
+
+// wholeHistory is the history's operations, the drain's included.
+func (r *run) wholeHistory() (*properties.History, error) {
+	h, err := r.wl.History()
+	if err != nil {
+		return nil, err
+	}
+	return r.withDrain(h), nil
+}
+
+// scopePart is the part of the history of scopes (ascending): their
+// operations (the drain's among them, numbered as in the whole history),
+// every replica's logs of them and their reference log; ledgerPart marks
+// the part that judges the ledger's own findings.
+func (r *run) scopePart(scopes []felix.Scope, logs []properties.ReplicaLog, facts *historyFacts, ledger *properties.Ledger, ledgerPart bool) (*historyPart, error) {
+	h, err := r.scopeOps(scopes)
+	if err != nil {
+		return nil, err
+	}
+	p := &historyPart{part: properties.HistoryPart{Scopes: scopes, Ledger: ledgerPart}, h: h, ledger: ledger, facts: facts}
+	for _, l := range logs {
+		pl := properties.ReplicaLog{Node: l.Node}
+		for _, s := range scopes {
+			if v := l.Scope(s); v != nil {
+				pl.Scopes = append(pl.Scopes, *v)
+			}
+		}
+		p.logs = append(p.logs, pl)
+	}
+	p.ref = properties.LongestLogs(p.logs)
+	r.inRun.drops.attach(&p.ref)
+	return p, nil
+}
+
+// independent reports whether the part's verdicts depend on its own
+// operations alone, as far as its logs show: every record its replicas
+// hold is one its operations carried (in one of the probe's scopes, no
+// record of a write refused before sending, whose payloads notSent
+// holds). It adds the part's refused-before-sending payloads to notSent.
+func (p *historyPart) independent(notSent map[string]bool) bool {
+	carried := map[string]bool{} // looked up only
+	for i := range p.h.Ops {
+		if op := &p.h.Ops[i]; op.Kind.CarriesRecord() && op.Record != nil {
+			carried[string(op.Record.Payload)] = true
+			if op.Kind.IsWrite() && op.NotSent {
+				notSent[string(op.Record.Payload)] = true
+			}
+		}
+	}
+	for _, l := range p.logs {
+		for _, v := range l.Scopes {
+			probe := v.Scope.Tenant == livenessTenant
+			for k := range v.Log {
+				if e := v.Log[k].Event; probe && notSent[e] || !probe && !carried[e] {
+					return false
+				}
+			}
+		}
+	}
+	return true
+}
+
+// mergeVerdicts merges the scopes' verdicts (ascending by scope) into the
+// whole history's.
+func mergeVerdicts(vs []partVerdicts, e ephemeral) partVerdicts {
+	var out partVerdicts
+	out.ephemeral = e
+	out.tally = historyTally{counts: coverage.New()}
+	routes, acked, delivered := make([]error, len(vs)), make([]error, len(vs)), make([]error, len(vs))
+	history := make([][]error, len(historyChecks))
+	for i := range vs {
+		v := &vs[i]
+		routes[i], acked[i], delivered[i] = v.route, v.groupsAcked, v.groupsDelivered
+		out.replica = append(out.replica, v.replica...)
+		for c := range historyChecks {
+			history[c] = append(history[c], v.history[c])
+		}
+		out.keysLost.Add(v.keysLost)
+		out.lin.Add(v.lin)
+		out.tally.add(v.tally)
+	}
+	out.route = properties.MergeFindings(routes)
+	out.groupsAcked, out.groupsDelivered = properties.MergeFindings(acked), properties.MergeFindings(delivered)
+	for c := range historyChecks {
+		out.history = append(out.history, properties.MergeFindings(history[c]))
+	}
+	return out
+}
