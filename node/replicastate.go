@@ -53,7 +53,34 @@ type ReplicaState struct {
 // ReplicaState captures the node's replica state. The simulator calls it
 // between events, so the states of all nodes taken together are a
 // consistent cut.
-func (n *Node) ReplicaState() ReplicaState {
+func (n *Node) ReplicaState() ReplicaState { return n.replicaState((*statemachine.Shard).Snapshot) }
+
+// ReplicaOutline is ReplicaState without its shards' retained logs and
+// state views: each shard's window and consumer groups only. A checker
+// reads the logs of a long run a scope at a time (ScopeState) rather than
+// copy every scope's at once.
+func (n *Node) ReplicaOutline() ReplicaState { return n.replicaState(outlineOf) }
+
+// outlineOf is s's snapshot without its log and state view.
+func outlineOf(s *statemachine.Shard) statemachine.Snapshot {
+	return statemachine.Snapshot{FirstOffset: s.FirstOffset(), NextOffset: s.NextOffset(), Groups: s.Groups()}
+}
+
+// ScopeState is the node's state of scope s, as ReplicaState holds it
+// (false when the node holds no such scope).
+func (n *Node) ScopeState(s felix.Scope) (ScopeState, bool) {
+	for _, g := range n.raftGroups {
+		for _, t := range g.tenants {
+			if g.scopeOf(t) == s {
+				return ScopeState{Scope: s, Shard: g.scopes[t].Snapshot(), OutboxStart: g.outboxStart[t]}, true
+			}
+		}
+	}
+	return ScopeState{}, false
+}
+
+// replicaState is ReplicaState with each shard's snapshot taken by snap.
+func (n *Node) replicaState(snap func(*statemachine.Shard) statemachine.Snapshot) ReplicaState {
 	v := ReplicaState{Node: n.cfg.ID, Metadata: *n.meta, OutboxRows: n.store.Counts().Outbox}
 	for _, g := range n.raftGroups {
 		st := g.rn.BasicStatus()
@@ -62,7 +89,7 @@ func (n *Node) ReplicaState() ReplicaState {
 			gv.Features, gv.Incarnation = g.features, g.incarnation
 		}
 		for _, t := range g.tenants {
-			gv.Scopes = append(gv.Scopes, ScopeState{Scope: g.scopeOf(t), Shard: g.scopes[t].Snapshot(), OutboxStart: g.outboxStart[t]})
+			gv.Scopes = append(gv.Scopes, ScopeState{Scope: g.scopeOf(t), Shard: snap(g.scopes[t]), OutboxStart: g.outboxStart[t]})
 		}
 		v.RaftGroups = append(v.RaftGroups, gv)
 	}

@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"reflect"
 	"testing"
 
 	"github.com/felixsim/felixsim/node"
@@ -126,5 +127,52 @@ func TestSnapshotCarriesOutboxStart(t *testing.T) {
 		if want := int(60 - 30); r.OutboxRows != want {
 			t.Fatalf("broker %d holds %d outbox rows, want %d (offsets 30..59)", r.Node, r.OutboxRows, want)
 		}
+	}
+}
+
+// TestScopeStatesAreTheSnapshots: with a broker down, ScopeStates of every
+// scope is what Snapshot holds of it, broker by broker (held or not),
+// and Outline is Snapshot without the shards' logs and state views: the
+// same brokers, groups, scopes, windows and consumer groups.
+func TestScopeStatesAreTheSnapshots(t *testing.T) {
+	p, spec := NewProbe("probe")
+	c, err := New(Config{Seed: 32, Extra: []world.NodeSpec{spec}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	if err := c.World.RunUntil(c.AllLed, 10*secondNs); err != nil {
+		t.Fatal(err)
+	}
+	commitN(t, c, p, acmeScope(0), 0, 5, nil)
+	commitN(t, c, p, acmeScope(1), 0, 3, nil)
+	c.World.RunFor(secondNs / 2)
+	c.World.Kill(SimID(2), false, 0)
+	full, outline := c.Snapshot(), c.Outline()
+	if len(full.Replicas) != 2 || !reflect.DeepEqual(full.Down, outline.Down) || len(outline.Replicas) != 2 {
+		t.Fatalf("%d replicas, down %v; outline %d, down %v", len(full.Replicas), full.Down, len(outline.Replicas), outline.Down)
+	}
+	records := 0
+	for i, rs := range full.Replicas {
+		for g, gs := range rs.RaftGroups {
+			for k, sc := range gs.Scopes {
+				records += len(sc.Shard.Entries)
+				want := sc.Shard
+				want.Entries, want.State = nil, nil
+				if got := outline.Replicas[i].RaftGroups[g].Scopes[k]; got.Scope != sc.Scope || !reflect.DeepEqual(got.Shard, want) {
+					t.Fatalf("outline of %s on broker %d: %+v, want %+v", sc.Scope, rs.Node, got.Shard, want)
+				}
+				bs := c.ScopeStates(sc.Scope)
+				if len(bs) != 2 || bs[i].Node != rs.Node || !bs[i].Held || !reflect.DeepEqual(bs[i].State, sc) {
+					t.Fatalf("ScopeStates(%s)[%d] = %+v, want broker %d's %+v", sc.Scope, i, bs, rs.Node, sc)
+				}
+			}
+		}
+	}
+	if records < 16 {
+		t.Fatalf("%d records in the snapshot: the comparison proves little", records)
+	}
+	if bs := c.ScopeStates(acmeScope(9)); len(bs) != 2 || bs[0].Held || bs[1].Held {
+		t.Fatalf("ScopeStates of a scope nobody holds: %+v", bs)
 	}
 }

@@ -8,11 +8,12 @@ import (
 	"github.com/felixsim/felixsim/properties"
 )
 
-// check takes the snapshot after quiesce and runs every property over it
-// and over the workload's history (judgeHistory: a scope at a time),
-// recording each failure.
+// check takes the snapshot after quiesce (its outline: the logs are read
+// a scope at a time) and runs every property over it and over the
+// workload's history (judgeHistory: a scope at a time), recording each
+// failure.
 func (r *run) check() {
-	snap := r.c.Snapshot()
+	snap := r.c.Outline()
 	j, err := r.judgeHistory(snap)
 	if err != nil {
 		r.histErr = err

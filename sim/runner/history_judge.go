@@ -7,6 +7,7 @@ import (
 	"github.com/felixsim/felixsim/felix"
 	"github.com/felixsim/felixsim/properties"
 	"github.com/felixsim/felixsim/sim/cluster"
+	"github.com/felixsim/felixsim/sim/workload"
 )
 
 // The end checks judge the workload's history one scope at a time, so
@@ -48,15 +49,15 @@ type historyJudgment struct {
 }
 
 // judgeHistory judges the workload's history (the drain's operations
-// included) against snap's replicas: a scope at a time when the options
-// allow and the parts prove independent, else whole. It fails only when
-// the history could not be read back.
-func (r *run) judgeHistory(snap cluster.Snapshot) (*historyJudgment, error) {
-	logs := ReplicaLogsOf(snap)
+// included) against the replicas' logs now: a scope at a time (each
+// scope's logs taken when it is judged: nothing runs in between) when the
+// options allow and the parts prove independent, else whole. It fails
+// only when the history could not be read back.
+func (r *run) judgeHistory(outline cluster.Snapshot) (*historyJudgment, error) {
 	facts := r.historyFacts()
 	ledger := r.ledger()
 	if !r.opts.judgeWhole {
-		j, ok, err := r.judgeScoped(logs, facts, ledger)
+		j, ok, err := r.judgeScoped(ReplicaLogsOf(outline), facts, ledger)
 		if err != nil || ok {
 			return j, err
 		}
@@ -66,6 +67,7 @@ func (r *run) judgeHistory(snap cluster.Snapshot) (*historyJudgment, error) {
 		return nil, err
 	}
 	r.hist = h
+	logs := ReplicaLogsOf(r.c.Snapshot())
 	p := &historyPart{h: r.hist, logs: logs, ref: properties.LongestLogs(logs), ledger: ledger, facts: facts}
 	r.inRun.drops.attach(&p.ref)
 	j := &historyJudgment{partVerdicts: p.judge()}
@@ -89,12 +91,13 @@ func (r *run) historyFacts() *historyFacts {
 }
 
 // judgeScoped judges the history a scope at a time: every scope of the
-// history or of a replica's logs, the probe's last (they need the
-// payloads of the writes refused before sending), then the live scopes
-// together for the ephemeral checks. ok is false when a part proved
-// dependent on another (see above): the caller judges the history whole.
-func (r *run) judgeScoped(logs []properties.ReplicaLog, facts *historyFacts, ledger *properties.Ledger) (j *historyJudgment, ok bool, err error) {
-	scopes := r.judgedScopes(logs)
+// history or of a replica (outline: the replicas' views without their
+// logs), the probe's last (they need the payloads of the writes refused
+// before sending), then the live scopes together for the ephemeral
+// checks. ok is false when a part proved dependent on another (see
+// above): the caller judges the history whole.
+func (r *run) judgeScoped(outline []properties.ReplicaLog, facts *historyFacts, ledger *properties.Ledger) (j *historyJudgment, ok bool, err error) {
+	scopes := r.judgedScopes(outline)
 	notSent := map[string]bool{} // payloads of writes refused before sending; looked up only
 	verdicts := make([]partVerdicts, len(scopes))
 	served := relayScopes(r.wl.Config())
@@ -104,7 +107,7 @@ func (r *run) judgeScoped(logs []properties.ReplicaLog, facts *historyFacts, led
 			if (s.Tenant == livenessTenant) != probe {
 				continue
 			}
-			p, err := r.scopePart([]felix.Scope{s}, logs, facts, ledger, i == 0)
+			p, err := r.scopePart([]felix.Scope{s}, facts, ledger, i == 0)
 			if err != nil {
 				return nil, false, err
 			}
@@ -121,7 +124,7 @@ func (r *run) judgeScoped(logs []properties.ReplicaLog, facts *historyFacts, led
 		}
 	}
 	slices.SortFunc(j.served.Scopes, func(a, b properties.ReplicaView) int { return a.Scope.Compare(b.Scope) })
-	if j.ephemeral, ok, err = r.judgeLive(scopes, logs, facts, ledger); err != nil || !ok {
+	if j.ephemeral, ok, err = r.judgeLive(scopes, facts, ledger); err != nil || !ok {
 		return nil, false, err
 	}
 	j.partVerdicts = mergeVerdicts(verdicts, j.ephemeral)
@@ -129,14 +132,14 @@ func (r *run) judgeScoped(logs []properties.ReplicaLog, facts *historyFacts, led
 }
 
 // judgeLive runs the ephemeral streams' checks over every live scope.
-func (r *run) judgeLive(scopes []felix.Scope, logs []properties.ReplicaLog, facts *historyFacts, ledger *properties.Ledger) (ephemeral, bool, error) {
+func (r *run) judgeLive(scopes []felix.Scope, facts *historyFacts, ledger *properties.Ledger) (ephemeral, bool, error) {
 	var live []felix.Scope
 	for _, s := range scopes {
 		if slices.Contains(facts.live, properties.LiveStream{Namespace: s.Namespace, Stream: s.Stream}) {
 			live = append(live, s)
 		}
 	}
-	p, err := r.scopePart(live, logs, facts, ledger, false)
+	p, err := r.scopePart(live, facts, ledger, false)
 	if err != nil {
 		return ephemeral{}, false, err
 	}
@@ -206,26 +209,36 @@ func (r *run) wholeHistory() (*properties.History, error) {
 
 // scopePart is the part of the history of scopes (ascending): their
 // operations (the drain's among them, numbered as in the whole history),
-// every replica's logs of them and their reference log; ledgerPart marks
-// the part that judges the ledger's own findings.
-func (r *run) scopePart(scopes []felix.Scope, logs []properties.ReplicaLog, facts *historyFacts, ledger *properties.Ledger, ledgerPart bool) (*historyPart, error) {
+// every running replica's logs of them (scopeLogs) and their reference
+// log; ledgerPart marks the part that judges the ledger's own findings.
+func (r *run) scopePart(scopes []felix.Scope, facts *historyFacts, ledger *properties.Ledger, ledgerPart bool) (*historyPart, error) {
 	h, err := r.scopeOps(scopes)
 	if err != nil {
 		return nil, err
 	}
-	p := &historyPart{part: properties.HistoryPart{Scopes: scopes, Ledger: ledgerPart}, h: h, ledger: ledger, facts: facts}
-	for _, l := range logs {
-		pl := properties.ReplicaLog{Node: l.Node}
-		for _, s := range scopes {
-			if v := l.Scope(s); v != nil {
-				pl.Scopes = append(pl.Scopes, *v)
-			}
-		}
-		p.logs = append(p.logs, pl)
-	}
+	p := &historyPart{part: properties.HistoryPart{Scopes: scopes, Ledger: ledgerPart}, h: h, ledger: ledger, facts: facts,
+		logs: r.scopeLogs(scopes)}
 	p.ref = properties.LongestLogs(p.logs)
 	r.inRun.drops.attach(&p.ref)
 	return p, nil
+}
+
+// scopeLogs is every running replica's logs of scopes (ascending), one
+// ReplicaLog per replica in the order Snapshot lists them: what
+// ReplicaLogsOf(Snapshot()) holds of those scopes.
+func (r *run) scopeLogs(scopes []felix.Scope) []properties.ReplicaLog {
+	var out []properties.ReplicaLog
+	for _, s := range scopes {
+		for i, b := range r.c.ScopeStates(s) {
+			if i == len(out) {
+				out = append(out, properties.ReplicaLog{Node: b.Node})
+			}
+			if b.Held {
+				out[i].Scopes = append(out[i].Scopes, workload.ReplicaViewOf(brokerName(b.Node), s, &b.State.Shard))
+			}
+		}
+	}
+	return out
 }
 
 // independent reports whether the part's verdicts depend on its own
