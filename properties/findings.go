@@ -111,6 +111,27 @@ func firstAt(key uint64, err error) error {
 	return &firstFinding{err: err, key: key}
 }
 
+// firstOfMany is the error of a check that words its first finding and
+// counts the rest ("first; and N more"), with the first's order key.
+type firstOfMany struct {
+	what  InvariantName
+	first string
+	count int
+	key   uint64
+	text  string
+}
+
+func (e *firstOfMany) Error() string { return e.text }
+
+// firstOfManyError is the error of count findings, first the one with key.
+func firstOfManyError(what InvariantName, first string, count int, key uint64) *firstOfMany {
+	text := what.Errorf("%s", first).Error()
+	if count > 1 {
+		text = what.Errorf("%s; and %d more", first, count-1).Error()
+	}
+	return &firstOfMany{what: what, first: first, count: count, key: key, text: text}
+}
+
 // MergeFindings is the error a check returns over a whole history, given
 // the errors it returned over parts of it (nil for a part where the
 // property held), the parts in ascending scope order and each holding
@@ -118,9 +139,10 @@ func firstAt(key uint64, err error) error {
 // FindingsErrors merge in the order of their keys (the operation or
 // replica each judges; findings of equal keys in part order) and their
 // counts add up. Of several first findings (a check that stops at its
-// first), the one with the least key wins, the earlier part on a tie. Any
-// other mix is a programmer error (a check not written to be judged in
-// parts) and panics.
+// first), the one with the least key wins, the earlier part on a tie; so
+// for a check that words its first finding and counts the rest, whose
+// counts add up. Any other mix is a programmer error (a check not written
+// to be judged in parts) and panics.
 func MergeFindings(parts []error) error {
 	var errs []error
 	for _, e := range parts {
@@ -136,22 +158,24 @@ func MergeFindings(parts []error) error {
 	}
 	var fes []*FindingsError
 	var firsts []*firstFinding
+	var manys []*firstOfMany
 	for _, e := range errs {
-		var fe *FindingsError
-		var ff *firstFinding
-		switch {
-		case errors.As(e, &fe) && fe == e:
-			fes = append(fes, fe)
-		case errors.As(e, &ff) && ff == e:
-			firsts = append(firsts, ff)
+		switch x := e.(type) {
+		case *FindingsError:
+			fes = append(fes, x)
+		case *firstFinding:
+			firsts = append(firsts, x)
+		case *firstOfMany:
+			manys = append(manys, x)
 		default:
 			panic(fmt.Sprintf("properties: MergeFindings refused %T (%v): not a finding with an order key", e, e))
 		}
 	}
-	if len(fes) > 0 && len(firsts) > 0 {
-		panic(fmt.Sprintf("properties: MergeFindings refused a mix of %d findings errors and %d first findings", len(fes), len(firsts)))
+	if len(fes) != len(errs) && len(firsts) != len(errs) && len(manys) != len(errs) {
+		panic(fmt.Sprintf("properties: MergeFindings refused a mix of %d findings errors, %d first findings and %d first of many", len(fes), len(firsts), len(manys)))
 	}
-	if len(firsts) > 0 {
+	switch {
+	case len(firsts) > 0:
 		best := firsts[0]
 		for _, f := range firsts[1:] {
 			if f.key < best.key {
@@ -159,8 +183,25 @@ func MergeFindings(parts []error) error {
 			}
 		}
 		return best
+	case len(manys) > 0:
+		return mergeFirstOfMany(manys)
 	}
 	return mergeFindingsErrors(fes)
+}
+
+// mergeFirstOfMany is the least key's first finding and every count.
+func mergeFirstOfMany(ms []*firstOfMany) error {
+	best, count := ms[0], 0
+	for _, m := range ms {
+		if m.what != best.what {
+			panic(fmt.Sprintf("properties: MergeFindings refused findings of %s beside %s", m.what, best.what))
+		}
+		if m.key < best.key {
+			best = m
+		}
+		count += m.count
+	}
+	return firstOfManyError(best.what, best.first, count, best.key)
 }
 
 // mergeFindingsErrors merges findings errors of one invariant by key.

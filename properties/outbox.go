@@ -17,6 +17,8 @@ import (
 // OutboxDelivery is one event a relay handed its downstream sink: the
 // scope and offset the relay read it at, and the event.
 type OutboxDelivery struct {
+	// Seq is the delivery's place among the sink's (0 for the first).
+	Seq    uint64
 	Scope  felix.Scope
 	Offset uint64
 	// Enqueue marks an enqueue event; false is a publish.
@@ -27,9 +29,9 @@ type OutboxDelivery struct {
 	Incarnation uint64
 }
 
-// OutboxDeliveryOf is the delivery of entry e of scope by incarnation.
-func OutboxDeliveryOf(scope felix.Scope, e *felix.Entry, incarnation uint64) OutboxDelivery {
-	return OutboxDelivery{Scope: scope, Offset: e.Offset, Enqueue: e.Record.Event == felix.EventEnqueue,
+// OutboxDeliveryOf is the seq'th delivery, of entry e of scope by incarnation.
+func OutboxDeliveryOf(seq uint64, scope felix.Scope, e *felix.Entry, incarnation uint64) OutboxDelivery {
+	return OutboxDelivery{Seq: seq, Scope: scope, Offset: e.Offset, Enqueue: e.Record.Event == felix.EventEnqueue,
 		Event: string(e.Record.Payload), Incarnation: incarnation}
 }
 
@@ -47,16 +49,20 @@ func eventKindName(enqueue bool) string {
 }
 
 // outboxFindings collects one check's violations: the first one's message
-// and how many there are.
+// and how many there are. at is the order key of the findings added next
+// (a delivery's Seq; 0 for a check that judges scope by scope, whose
+// parts come in scope order): see MergeFindings.
 type outboxFindings struct {
 	name  InvariantName
 	first string
 	count int
+	key   uint64
+	at    uint64
 }
 
 func (f *outboxFindings) add(format string, args ...any) {
 	if f.count == 0 {
-		f.first = fmt.Sprintf(format, args...)
+		f.first, f.key = fmt.Sprintf(format, args...), f.at
 	}
 	f.count++
 }
@@ -65,10 +71,7 @@ func (f *outboxFindings) err() error {
 	if f.count == 0 {
 		return nil
 	}
-	if f.count > 1 {
-		return f.name.Errorf("%s; and %d more", f.first, f.count-1)
-	}
-	return f.name.Errorf("%s", f.first)
+	return firstOfManyError(f.name, f.first, f.count, f.key)
 }
 
 // deliveredOffsets indexes deliveries by scope and offset.
@@ -118,9 +121,10 @@ func OutboxInOrder(ref *ReplicaLog, ds []OutboxDelivery) error {
 				n = v.FirstOffset
 			}
 		}
+		f.at = d.Seq
 		switch {
 		case d.Offset > n:
-			f.add("scope %s: delivery %d of the sink, %s, came before offset %d was ever delivered", d.Scope, i, d, n)
+			f.add("scope %s: delivery %d of the sink, %s, came before offset %d was ever delivered", d.Scope, d.Seq, d, n)
 			next[d.Scope] = d.Offset + 1 // report each gap once
 		case d.Offset == n:
 			next[d.Scope] = n + 1
@@ -138,11 +142,12 @@ func OutboxNothingUncommitted(ref *ReplicaLog, ds []OutboxDelivery) error {
 	for i := range ds {
 		d := &ds[i]
 		v := ref.Scope(d.Scope)
+		f.at = d.Seq
 		switch {
 		case v == nil:
-			f.add("delivery %d of the sink, %s: no replica holds a committed record in that scope", i, d)
+			f.add("delivery %d of the sink, %s: no replica holds a committed record in that scope", d.Seq, d)
 		case d.Offset >= v.NextOffset:
-			f.add("delivery %d of the sink, %s: the scope's committed log ends at offset %d", i, d, v.NextOffset)
+			f.add("delivery %d of the sink, %s: the scope's committed log ends at offset %d", d.Seq, d, v.NextOffset)
 		}
 	}
 	return f.err()
@@ -164,7 +169,8 @@ func OutboxOffsetMatchesState(ref *ReplicaLog, ds []OutboxDelivery) error {
 			continue // uncommitted, or dropped by retention: nothing to compare
 		}
 		if e.Enqueue != d.Enqueue || e.Event != d.Event {
-			f.add("delivery %d of the sink, %s: the committed record at that offset carries %s(%q)", i, d, eventKindName(e.Enqueue), e.Event)
+			f.at = d.Seq
+			f.add("delivery %d of the sink, %s: the committed record at that offset carries %s(%q)", d.Seq, d, eventKindName(e.Enqueue), e.Event)
 		}
 	}
 	return f.err()

@@ -6,7 +6,9 @@
 // crashes and restarts under faults like a broker (a world node that plan
 // faults may kill, pause, partition or whose disk they may fail); the
 // sink, the downstream system, survives its crashes and records every
-// delivery for the outbox checks in package properties.
+// delivery for the outbox checks in package properties: the newest in
+// memory, the rest in a scratch file (sinkspill.go), read back a few
+// scopes at a time.
 //
 // The relay's crash windows are the seeds' own: killed after delivering
 // and before persisting its position, a restarted relay delivers again

@@ -37,6 +37,9 @@ type Config struct {
 	// PollNs and ReadEntriesMax: zero takes the defaults above.
 	PollNs         int64
 	ReadEntriesMax uint32
+	// SinkHeldMax is how many deliveries the sink holds in memory before
+	// it spills them (0: SinkHeldMax).
+	SinkHeldMax int
 }
 
 // Relay is the relay across its incarnations: its config, its sink and
@@ -78,7 +81,10 @@ func New(cfg Config) (*Relay, world.NodeSpec, error) {
 	}
 	cfg.Client.PendingMax = 2 * len(cfg.Scopes) // a read and a trim per scope at most
 	cfg.Scopes = slices.Clone(cfg.Scopes)
-	r := &Relay{cfg: cfg, sink: &Sink{}}
+	r := &Relay{cfg: cfg, sink: newSink(cfg.Scopes)}
+	if cfg.SinkHeldMax > 0 {
+		r.sink.heldMax = cfg.SinkHeldMax
+	}
 	return r, world.NodeSpec{Name: "relay", New: func() simapi.Process { return &incarnation{r: r} }}, nil
 }
 
@@ -102,6 +108,9 @@ func (c *Config) validate() error {
 
 // Sink is the relay's downstream sink.
 func (r *Relay) Sink() *Sink { return r.sink }
+
+// Close releases what the relay's sink keeps on disk.
+func (r *Relay) Close() error { return r.sink.Close() }
 
 // Stats returns the relay's counters.
 func (r *Relay) Stats() Stats { return r.stats }

@@ -32,9 +32,7 @@ func (r *run) check() {
 	r.res.Violations = append(r.res.Violations, ephemeralViolations(j.ephemeral)...)
 	r.checkGroups(snap, j)
 	r.checkLinearizable(j.lin)
-	// Unless the relay drained, OutboxDelivered is unknown, not a pass:
-	// the Quiesce violation names what the relay had left.
-	r.res.Violations = append(r.res.Violations, OutboxViolations(&j.served, r.relay.Sink().Deliveries(), r.relayDrained)...)
+	r.res.Violations = append(r.res.Violations, outboxViolations(j.outbox)...)
 	if r.admin != nil {
 		r.violate(properties.InvariantIncarnationsApart, r.admin.check())
 	}
@@ -60,17 +58,36 @@ func ephemeralViolations(e ephemeral) []Violation {
 // OutboxKeptUntilRelayed, for the records retention dropped, up to where
 // the relay went (every one when drained).
 func OutboxViolations(ref *properties.ReplicaLog, ds []properties.OutboxDelivery, drained bool) []Violation {
-	var out []Violation
+	return outboxViolations(outboxErrors(ref, ds, drained))
+}
+
+// outboxErrors are the outbox checks' errors over ref and ds, one per
+// check of outboxChecks, then OutboxKeptUntilRelayed's. Unless the relay
+// drained, OutboxDelivered is unknown, not a pass (nil here): the Quiesce
+// violation names what the relay had left.
+func outboxErrors(ref *properties.ReplicaLog, ds []properties.OutboxDelivery, drained bool) []error {
+	var out []error
 	for _, c := range outboxChecks {
 		if c.name == properties.InvariantOutboxDelivered && !drained {
+			out = append(out, nil)
 			continue
 		}
-		if err := c.fn(ref, ds); err != nil {
-			out = append(out, violationOf(c.name, err))
-		}
+		out = append(out, c.fn(ref, ds))
 	}
-	if err := properties.OutboxKeptUntilRelayed(ref, ds, drained); err != nil {
-		out = append(out, violationOf(properties.InvariantOutboxKeptUntilRelayed, err))
+	return append(out, properties.OutboxKeptUntilRelayed(ref, ds, drained))
+}
+
+// outboxViolations are the violations of the outbox checks' errors (outboxErrors).
+func outboxViolations(errs []error) []Violation {
+	var out []Violation
+	for i, err := range errs {
+		name := properties.InvariantOutboxKeptUntilRelayed
+		if i < len(outboxChecks) {
+			name = outboxChecks[i].name
+		}
+		if err != nil {
+			out = append(out, violationOf(name, err))
+		}
 	}
 	return out
 }

@@ -25,11 +25,12 @@
 //     the true tail), linearizable and monotonic state reads, write order
 //     that respects real time, versions and values that match their
 //     records, and readers that saw whole records;
-//   - on the relay's sink against the committed logs: every committed
-//     event delivered at least once, in offset order per scope, nothing
-//     uncommitted, each with the offset of its record (OutboxDelivered is
-//     judged only when quiesce saw the relay drain; otherwise it is
-//     unknown and the Quiesce violation says why);
+//   - on the relay's sink against the committed logs, a scope at a time
+//     like the history: every committed event delivered at least once,
+//     in offset order per scope, nothing uncommitted, each with the
+//     offset of its record (OutboxDelivered is judged only when quiesce
+//     saw the relay drain; otherwise it is unknown and the Quiesce
+//     violation says why);
 //   - during the run, as every broker's node.Observer (inrun.go): each
 //     applied record whole, each durable round's hard state and stored
 //     log, each boot's stored logs and positions, and each broker's store

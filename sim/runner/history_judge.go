@@ -38,12 +38,11 @@ import (
 // client and sequence number, so no two scopes' writes carry one (a
 // retry carries its original's, on the original's scope).
 
-// historyJudgment is what the history checks found over the whole
-// history, merged from its parts, with the reference log of the relay's
-// scopes and the tally of the history's operations.
+// historyJudgment is what the history and outbox checks found over the
+// whole history and the relay's sink, merged from their parts, with the
+// tally of the history's operations.
 type historyJudgment struct {
 	partVerdicts
-	served properties.ReplicaLog
 	// scoped says whether the history was judged a scope at a time.
 	scoped bool
 }
@@ -72,8 +71,25 @@ func (r *run) judgeHistory(outline cluster.Snapshot) (*historyJudgment, error) {
 	r.inRun.drops.attach(&p.ref)
 	j := &historyJudgment{partVerdicts: p.judge()}
 	j.ephemeral = p.judgeEphemeral()
-	j.served = relayServed(&p.ref, relayScopes(r.wl.Config()))
+	ds, err := r.relay.Sink().Deliveries()
+	if err != nil {
+		return nil, err
+	}
+	served := relayServed(&p.ref, relayScopes(r.wl.Config()))
+	j.outbox = outboxErrors(&served, ds, r.relayDrained)
 	return j, nil
+}
+
+// judgeOutbox runs the outbox checks over the part, a scope's: its
+// reference log when the relay serves it, and the sink's deliveries of it.
+func (r *run) judgeOutbox(p *historyPart, v *partVerdicts) error {
+	ds, err := r.relay.Sink().ScopeDeliveries(p.part.Scopes)
+	if err != nil {
+		return err
+	}
+	served := relayServed(&p.ref, relayScopes(r.wl.Config()))
+	v.outbox = outboxErrors(&served, ds, r.relayDrained)
+	return nil
 }
 
 // historyFacts are the facts every part of the run's history is judged with.
@@ -100,7 +116,6 @@ func (r *run) judgeScoped(outline []properties.ReplicaLog, facts *historyFacts, 
 	scopes := r.judgedScopes(outline)
 	notSent := map[string]bool{} // payloads of writes refused before sending; looked up only
 	verdicts := make([]partVerdicts, len(scopes))
-	served := relayScopes(r.wl.Config())
 	j = &historyJudgment{scoped: true}
 	for _, probe := range []bool{false, true} {
 		for i, s := range scopes {
@@ -118,12 +133,11 @@ func (r *run) judgeScoped(outline []properties.ReplicaLog, facts *historyFacts, 
 			if p.foreign {
 				return nil, false, nil
 			}
-			if slices.Contains(served, s) {
-				j.served.Scopes = append(j.served.Scopes, p.ref.Scopes...)
+			if err := r.judgeOutbox(p, &verdicts[i]); err != nil {
+				return nil, false, err
 			}
 		}
 	}
-	slices.SortFunc(j.served.Scopes, func(a, b properties.ReplicaView) int { return a.Scope.Compare(b.Scope) })
 	if j.ephemeral, ok, err = r.judgeLive(scopes, facts, ledger); err != nil || !ok {
 		return nil, false, err
 	}
@@ -150,10 +164,13 @@ func (r *run) judgeLive(scopes []felix.Scope, facts *historyFacts, ledger *prope
 	return e, !p.foreign, nil
 }
 
-// judgedScopes are the scopes of the history (the drain's included) and
-// of every replica's logs, ascending.
+// judgedScopes are the scopes of the history (the drain's included), of
+// every replica's logs and of the relay, ascending.
 func (r *run) judgedScopes(logs []properties.ReplicaLog) []felix.Scope {
 	out := r.historyScopes()
+	for _, s := range relayScopes(r.wl.Config()) {
+		out = insertScope(out, s)
+	}
 	for i := range logs {
 		for j := range logs[i].Scopes {
 			out = insertScope(out, logs[i].Scopes[j].Scope)
@@ -277,12 +294,16 @@ func mergeVerdicts(vs []partVerdicts, e ephemeral) partVerdicts {
 	out.tally = historyTally{counts: coverage.New()}
 	routes, acked, delivered := make([]error, len(vs)), make([]error, len(vs)), make([]error, len(vs))
 	history := make([][]error, len(historyChecks))
+	outbox := make([][]error, len(outboxChecks)+1)
 	for i := range vs {
 		v := &vs[i]
 		routes[i], acked[i], delivered[i] = v.route, v.groupsAcked, v.groupsDelivered
 		out.replica = append(out.replica, v.replica...)
 		for c := range historyChecks {
 			history[c] = append(history[c], v.history[c])
+		}
+		for c := range outbox {
+			outbox[c] = append(outbox[c], v.outbox[c])
 		}
 		out.keysLost.Add(v.keysLost)
 		out.lin.Add(v.lin)
@@ -292,6 +313,9 @@ func mergeVerdicts(vs []partVerdicts, e ephemeral) partVerdicts {
 	out.groupsAcked, out.groupsDelivered = properties.MergeFindings(acked), properties.MergeFindings(delivered)
 	for c := range historyChecks {
 		out.history = append(out.history, properties.MergeFindings(history[c]))
+	}
+	for c := range outbox {
+		out.outbox = append(out.outbox, properties.MergeFindings(outbox[c]))
 	}
 	return out
 }

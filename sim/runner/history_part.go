@@ -50,6 +50,9 @@ type partVerdicts struct {
 	groupsAcked, groupsDelivered error
 	lin                          properties.LinearizableReport
 	tally                        historyTally
+	// outbox are the outbox checks' errors (outboxErrors) over the part's
+	// relayed scopes and the sink's deliveries of them.
+	outbox []error
 }
 
 // ephemeral are the errors of the ephemeral streams' checks.

@@ -132,6 +132,8 @@ type Options struct {
 	// judgeWhole judges the history whole, never a scope at a time (the
 	// tests compare the two; see judgeHistory).
 	judgeWhole bool
+	// sinkHeldMax is the relay's Config.SinkHeldMax (0: its default).
+	sinkHeldMax int
 	// historyHeldOps is the workload's Config.HeldOps (0: its default);
 	// tests shrink it to stream almost the whole history to disk.
 	historyHeldOps int

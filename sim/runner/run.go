@@ -49,8 +49,8 @@ type run struct {
 	// hist is the workload's history as the checks read it, when they
 	// read it whole (nil before, and when judged a scope at a time).
 	hist *properties.History
-	// histErr is why the history could not be read back from its spill
-	// file; the run then has no verdict.
+	// histErr is why the history (or the relay sink's record) could not be
+	// read back from its spill file; the run then has no verdict.
 	histErr error
 	// judged is what the history checks found (nil before check).
 	judged *historyJudgment
@@ -89,7 +89,8 @@ var ErrNoVerdict = errors.New("no verdict")
 // Run performs one run: build, fault phase, heal, liveness, quiesce,
 // checks. It returns an error when the run could not be set up (bad
 // options, a world already open in this process) or, wrapping
-// ErrNoVerdict, when its history was lost; every property failure is a
+// ErrNoVerdict, when its history or its relay sink's record was lost;
+// every property failure is a
 // Violation in the Result.
 //
 // A panic inside the simulated system (a broker's invariant, say) does not
@@ -110,12 +111,13 @@ func runWith(opts Options, built func(*run)) (*Result, error) {
 	}
 	defer r.c.Close()
 	defer r.wl.Close()
+	defer r.relay.Close()
 	if built != nil {
 		built(r)
 	}
 	r.execute()
 	if r.histErr != nil {
-		return nil, fmt.Errorf("%w: the workload's history was lost: %w", ErrNoVerdict, r.histErr)
+		return nil, fmt.Errorf("%w: what the end checks read was lost: %w", ErrNoVerdict, r.histErr)
 	}
 	return r.res, nil
 }
@@ -265,7 +267,7 @@ func (r *run) build() error {
 	}
 	probe, probeSpec := cluster.NewProbe("liveness-probe")
 	wc := wl.Config()
-	rl, relaySpec, err := relay.New(relay.Config{Client: wc.ClientConfig(), Scopes: relayScopes(wc)})
+	rl, relaySpec, err := relay.New(relay.Config{Client: wc.ClientConfig(), Scopes: relayScopes(wc), SinkHeldMax: o.sinkHeldMax})
 	if err != nil {
 		return err
 	}

@@ -13,8 +13,8 @@ import (
 // checks catch are judged a scope at a time; the defects that write a
 // record where another scope's write or nobody's should be (two records
 // for one commit, a wrong route) send the run to be judged whole. The
-// history is spilled 64 operations at a time, so the scopes are read back
-// from disk.
+// history and the relay sink's record are spilled 64 at a time, so the
+// scopes are read back from disk.
 func TestScopedJudgedAlike(t *testing.T) {
 	for _, c := range []struct {
 		seed   uint64
@@ -27,7 +27,7 @@ func TestScopedJudgedAlike(t *testing.T) {
 		{1, "ephemeral-unscoped", true}, {1, "unscoped-outbox", true},
 		{1, "commit-as-two-records", false}, {1, "wrong-route-hash", false},
 	} {
-		o := Options{Seed: c.seed, DurationNs: 10e9, historyHeldOps: 64}
+		o := Options{Seed: c.seed, DurationNs: 10e9, historyHeldOps: 64, sinkHeldMax: 64}
 		if c.defect != "" {
 			d, err := ParseDefects(c.defect)
 			if err != nil {

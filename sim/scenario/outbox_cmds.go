@@ -40,7 +40,7 @@ func (r *Runner) cmdOutboxRead(a *args) (string, error) {
 			return "failed: " + err.Error(), nil
 		}
 		for i := range es {
-			r.delivered = append(r.delivered, properties.OutboxDeliveryOf(sc, &es[i], 1))
+			r.delivered = append(r.delivered, properties.OutboxDeliveryOf(uint64(len(r.delivered)), sc, &es[i], 1))
 		}
 		return entriesText(es), nil
 	}))
