@@ -140,6 +140,9 @@ func countAnswers(c *coverage.Counts, h *properties.History, l *properties.Ledge
 	}
 	for i := range h.Ops {
 		op := &h.Ops[i]
+		if !op.Kind.CarriesRecord() {
+			continue // a group command's or read's requests: counted apart (contract checks)
+		}
 		for _, q := range op.Requests {
 			if q.Answer.NotProposed() {
 				c.Add(coverage.AnswerCopyRefusedJudged)
