@@ -145,6 +145,14 @@ const (
 	// LearnerPromoted: a learner (a replaced broker's new identity) was
 	// seen promoted to voter in a raft group.
 	LearnerPromoted Point = "membership.learner_promoted"
+	// ContractLeaseRedeliveryJudged: two answered fetches that handed out
+	// one record were judged by the lease rule (GroupLeaseHonored).
+	ContractLeaseRedeliveryJudged Point = "contract.lease.redelivery_judged"
+	// ContractLeaseExpiryJudged: an answered fetch with room was judged
+	// for a lease known to have expired unacknowledged. Not Sometimes:
+	// the workload acks every record it is handed at once, so a lease
+	// known expired and certainly unacked is rare.
+	ContractLeaseExpiryJudged Point = "contract.lease.expiry_judged"
 )
 
 // RetentionNearGroupRecords is how close, in records, a retention step
@@ -197,6 +205,8 @@ var declarations = []Declaration{
 	{PendingSeqOfEarlierIncarnation, "a restarted broker applied its earlier incarnation's proposal whose seq is that of a write pending in the new one", false},
 	{RetentionAtGroupPosition, "a retention step dropped records up to within a few of a consumer group's committed position", true},
 	{LearnerPromoted, "a learner (a replaced broker's new identity) was promoted to voter in a raft group", true},
+	{ContractLeaseRedeliveryJudged, "two answered fetches that handed out one record were judged by the lease rule", true},
+	{ContractLeaseExpiryJudged, "an answered fetch with room was judged for a lease known to have expired unacknowledged", false},
 }
 
 // FaultFired names the point counting faults of the named kind that the

@@ -175,7 +175,7 @@ func (n *Node) applyCommand(b *logstore.Batch, g *raftGroup, c *command, touched
 		}
 		return &wire.Acked{}
 	case cmdFetch:
-		ds, err := s.Fetch(statemachine.GroupFetch{Group: c.group, NowNs: n.fetchNowNs(c), LeaseNs: c.leaseNs, EntriesMax: int(c.entriesMax)})
+		ds, err := s.Fetch(statemachine.GroupFetch{Group: c.group, NowNs: n.fetchNowNs(c), LeaseNs: n.stateLeaseNs(c), EntriesMax: int(c.entriesMax)})
 		if err != nil {
 			return errorAnswer(err)
 		}

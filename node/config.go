@@ -227,6 +227,9 @@ type Defects struct {
 	// shard alone, not by tenant: one tenant's publishes reach every
 	// tenant's subscribers of the same namespace, stream and shard.
 	EphemeralUnscoped bool
+	// ContractDefects are the client-contract checks' planted bugs
+	// (contract_defects.go).
+	ContractDefects
 }
 
 // Config configures one broker; build it by field name.

@@ -55,6 +55,7 @@ const (
 	InvariantOutboxKeptUntilRelayed     InvariantName = "OutboxKeptUntilRelayed"
 	InvariantPromotedCaughtUp           InvariantName = "PromotedCaughtUp"
 	InvariantLivenessDuringChange       InvariantName = "LivenessDuringChange"
+	InvariantGroupLeaseHonored          InvariantName = "GroupLeaseHonored"
 )
 
 // Errorf returns an error naming the invariant: "Name: " and the message.
@@ -351,6 +352,12 @@ var registry = mustRegistry([]Invariant{
 		Statement: "while a membership change is in flight, a shard group whose voters' majority (in every configuration a running broker holds) is running and connected to each other and to the client acknowledges a write within the change-liveness budget",
 		Family:    FamilyLiveness,
 		Checks:    []string{"properties.WritesAckedDuringChange"},
+	},
+	{
+		Name:      InvariantGroupLeaseHonored,
+		Statement: "a consumer group hands a record out again only once the lease it was last handed out under has expired (by the time its fetch carried, as the answers report it), and a fetch with room hands out a lease known expired and unacknowledged",
+		Family:    FamilySafety,
+		Checks:    []string{"properties.HistoryGroupLeases"},
 	},
 })
 
