@@ -14,6 +14,9 @@ type Defects struct {
 	// request may have landed, and a caller that trusts the failure re-sends
 	// a write that is already written.
 	TimeoutAsFailure bool
+	// ContractDefects are the client-contract checks' planted bugs
+	// (contract_defects.go).
+	ContractDefects
 }
 
 // shardOfFNV1 is WrongRouteHash's routing function.

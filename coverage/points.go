@@ -153,6 +153,9 @@ const (
 	// the workload acks every record it is handed at once, so a lease
 	// known expired and certainly unacked is rare.
 	ContractLeaseExpiryJudged Point = "contract.lease.expiry_judged"
+	// ContractFailedJudged: a sent write recorded failed was judged
+	// against its requests' answers (FailedOnlyWhenCertain).
+	ContractFailedJudged Point = "contract.failed.judged"
 )
 
 // RetentionNearGroupRecords is how close, in records, a retention step
@@ -207,6 +210,7 @@ var declarations = []Declaration{
 	{LearnerPromoted, "a learner (a replaced broker's new identity) was promoted to voter in a raft group", true},
 	{ContractLeaseRedeliveryJudged, "two answered fetches that handed out one record were judged by the lease rule", true},
 	{ContractLeaseExpiryJudged, "an answered fetch with room was judged for a lease known to have expired unacknowledged", false},
+	{ContractFailedJudged, "a sent write recorded failed was judged against its requests' answers", false},
 }
 
 // FaultFired names the point counting faults of the named kind that the

@@ -12,6 +12,11 @@ type ContractDefects struct {
 	// client asked for: a record is handed out again long before the
 	// expiry its consumer was told.
 	LeaseUnitSlip bool
+	// FailedOnCopyRefusal is a client-library bug carried in the same set
+	// (client.ContractDefects.FailedOnCopyRefusal): the simulated clients
+	// report a write whose last copy a broker refused as failed, not
+	// unknown. The node itself ignores it.
+	FailedOnCopyRefusal bool
 }
 
 // stateLeaseNs is the lease a fetch command's records are leased for in

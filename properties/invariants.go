@@ -56,6 +56,7 @@ const (
 	InvariantPromotedCaughtUp           InvariantName = "PromotedCaughtUp"
 	InvariantLivenessDuringChange       InvariantName = "LivenessDuringChange"
 	InvariantGroupLeaseHonored          InvariantName = "GroupLeaseHonored"
+	InvariantFailedOnlyWhenCertain      InvariantName = "FailedOnlyWhenCertain"
 )
 
 // Errorf returns an error naming the invariant: "Name: " and the message.
@@ -358,6 +359,12 @@ var registry = mustRegistry([]Invariant{
 		Statement: "a consumer group hands a record out again only once the lease it was last handed out under has expired (by the time its fetch carried, as the answers report it), and a fetch with room hands out a lease known expired and unacknowledged",
 		Family:    FamilySafety,
 		Checks:    []string{"properties.HistoryGroupLeases"},
+	},
+	{
+		Name:      InvariantFailedOnlyWhenCertain,
+		Statement: "a client records a sent write failed only when a broker answered one of its requests with a refusal every copy meets (InvalidRequest, NotOnOwningShard); a copy refused NotLeader, Unavailable or another error leaves the outcome unknown",
+		Family:    FamilySafety,
+		Checks:    []string{"properties.HistoryFailedOnlyWhenCertain"},
 	},
 })
 

@@ -14,4 +14,7 @@ func (r *run) checkContract(h *properties.History) {
 	r.violate(properties.InvariantGroupLeaseHonored, leases.Err)
 	r.counts.AddN(coverage.ContractLeaseRedeliveryJudged, uint64(leases.HandoutPairs))
 	r.counts.AddN(coverage.ContractLeaseExpiryJudged, uint64(leases.ExpiriesJudged))
+	failed, err := properties.HistoryFailedOnlyWhenCertain(h)
+	r.violate(properties.InvariantFailedOnlyWhenCertain, err)
+	r.counts.AddN(coverage.ContractFailedJudged, uint64(failed))
 }

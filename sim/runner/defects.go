@@ -49,6 +49,7 @@ var defectNames = []struct {
 	{"ephemeral-unscoped", func(d *node.Defects) *bool { return &d.EphemeralUnscoped }, ""},
 	{"recreate-strands-groups", func(d *node.Defects) *bool { return &d.RecreateStrandsGroups }, "streamcreate,kill"},
 	{"lease-unit-slip", func(d *node.Defects) *bool { return &d.LeaseUnitSlip }, ""},
+	{"failed-on-copy-refusal", func(d *node.Defects) *bool { return &d.FailedOnCopyRefusal }, ""},
 }
 
 // ParseDefects reads a comma-separated list of planted-bug names ("none"

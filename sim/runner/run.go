@@ -187,7 +187,8 @@ func liveStreams(specs []node.StreamSpec) []properties.LiveStream {
 func workloadConfig(o *Options) (workload.Config, error) {
 	c := workload.Config{Seed: o.Seed, Brokers: o.Brokers, FirstSimID: o.Brokers, Clients: o.Clients, StartSpreadNs: o.ClientStartSpreadNs,
 		Namespace: Namespace, Streams: streamNames(o.Streams), Shards: o.Shards, LiveStream: LiveStream, LiveShards: LiveShards, StopNs: o.DurationNs,
-		WrongRouteHash: o.Defects.WrongRouteHash, TimeoutAsFailure: o.Defects.TimeoutAsFailure, HeldOps: o.historyHeldOps}
+		WrongRouteHash: o.Defects.WrongRouteHash, TimeoutAsFailure: o.Defects.TimeoutAsFailure, HeldOps: o.historyHeldOps,
+		FailedOnCopyRefusal: o.Defects.FailedOnCopyRefusal}
 	if o.Plan == nil {
 		c.StickyClients, c.Arrivals = StickyClientsDrawn, o.Steer.Arrivals
 		return c, nil
