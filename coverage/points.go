@@ -156,6 +156,10 @@ const (
 	// ContractFailedJudged: a sent write recorded failed was judged
 	// against its requests' answers (FailedOnlyWhenCertain).
 	ContractFailedJudged Point = "contract.failed.judged"
+	// ContractCommandAnswerJudged: a group fetch's, ack's or outbox
+	// trim's request answered NotLeader or Unavailable was judged against
+	// the brokers' traced proposals (AnswersHonest, CommandAnswersHonest).
+	ContractCommandAnswerJudged Point = "contract.command_answer.judged"
 )
 
 // RetentionNearGroupRecords is how close, in records, a retention step
@@ -211,6 +215,7 @@ var declarations = []Declaration{
 	{ContractLeaseRedeliveryJudged, "two answered fetches that handed out one record were judged by the lease rule", true},
 	{ContractLeaseExpiryJudged, "an answered fetch with room was judged for a lease known to have expired unacknowledged", false},
 	{ContractFailedJudged, "a sent write recorded failed was judged against its requests' answers", false},
+	{ContractCommandAnswerJudged, "a group fetch's, ack's or outbox trim's request answered NotLeader or Unavailable was judged against the brokers' traced proposals", true},
 }
 
 // FaultFired names the point counting faults of the named kind that the

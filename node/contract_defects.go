@@ -1,5 +1,11 @@
 package node
 
+import (
+	"fmt"
+
+	"github.com/felixsim/felixsim/wire"
+)
+
 // ContractDefects are planted bugs in corners of the client contract, each
 // the shape of a real mistake, all off by default; the contract checks
 // (properties/contract_*.go) must catch every one. Each is read at one
@@ -17,6 +23,13 @@ type ContractDefects struct {
 	// report a write whose last copy a broker refused as failed, not
 	// unknown. The node itself ignores it.
 	FailedOnCopyRefusal bool
+	// CommandsNotLeaderAfterPropose makes a leader that steps down answer
+	// every group fetch, group ack and outbox trim it proposed and has not
+	// applied with NotLeader, as NotLeaderAfterPropose does writes: the
+	// command may still commit under the next leader (a fetch's records
+	// leased to nobody, an ack or a trim applied twice), though NotLeader
+	// promised this copy was not proposed.
+	CommandsNotLeaderAfterPropose bool
 }
 
 // stateLeaseNs is the lease a fetch command's records are leased for in
@@ -27,4 +40,16 @@ func (n *Node) stateLeaseNs(c *command) int64 {
 		return max(c.leaseNs/1000, 1)
 	}
 	return c.leaseNs
+}
+
+// dropCommands is the hook where a node that stops leading g leaves its
+// pending commands pending (their proposals may yet commit); under
+// CommandsNotLeaderAfterPropose it answers them NotLeader instead.
+func (n *Node) dropCommands(g *raftGroup) {
+	if !n.cfg.Defects.CommandsNotLeaderAfterPropose {
+		return
+	}
+	for _, w := range n.writes.takeWhere(func(w *pendingWrite) bool { return w.group == g.id && !w.write }) {
+		n.answer(w.client, w.reqID, &wire.Error{Code: wire.CodeNotLeader, Message: fmt.Sprintf("node %d lost the lead of group %d", n.cfg.ID, g.id), LeaderHint: g.lead})
+	}
 }

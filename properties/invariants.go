@@ -164,9 +164,9 @@ var registry = mustRegistry([]Invariant{
 	},
 	{
 		Name:      InvariantAnswersHonest,
-		Statement: "an answer speaks truly for the copy of the request it answers: NotLeader or Unavailable means the answering broker did not propose it, a refusal or another error (but Timeout and Internal) that it wrote nothing, written at an offset that it landed there",
+		Statement: "an answer speaks truly for the copy of the request it answers: NotLeader or Unavailable means the answering broker did not propose it (a write, a group fetch or ack, an outbox trim), a refusal or another error (but Timeout and Internal) that a write wrote nothing, written at an offset that it landed there",
 		Family:    FamilySafety,
-		Checks:    []string{"properties.HistoryAnswersHonest"},
+		Checks:    []string{"properties.HistoryAnswersHonest", "properties.CommandAnswersHonest"},
 	},
 	{
 		Name:      InvariantLandingMatchesRequest,

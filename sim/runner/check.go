@@ -37,7 +37,7 @@ func (r *run) check() {
 	r.violate(properties.InvariantCommittedNeverLost, r.res.KeysLost.Err())
 	r.res.Violations = append(r.res.Violations, ephemeralViolations(r.c.Config().Streams, h, logs)...)
 	r.checkGroups(snap, h, &ref)
-	r.checkContract(h)
+	r.checkContract(h, ledger)
 	r.checkLinearizable(h, &ref)
 	// Unless the relay drained, OutboxDelivered is unknown, not a pass:
 	// the Quiesce violation names what the relay had left.

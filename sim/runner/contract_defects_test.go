@@ -22,6 +22,10 @@ var contractDefectCases = []checkerDefectCase{
 	// of the call's copies to land; this check needs none. Measured:
 	// caught on seeds 1-3 of 1..3.
 	{defect: "failed-on-copy-refusal", invariant: properties.InvariantFailedOnlyWhenCertain, faults: "all", gapNs: 6e8, seedsMax: 2},
+	// A leader that steps down answers its pending fetches, acks and the
+	// relay's trims NotLeader although it proposed them; the brokers'
+	// trace shows the proposal. Measured: caught on 5 of seeds 1..8.
+	{defect: "commands-not-leader-after-propose", invariant: properties.InvariantAnswersHonest, faults: "all", gapNs: 6e8, seedsMax: 5},
 }
 
 // TestContractDefectsCaught: each client-contract check's planted bug is

@@ -50,6 +50,7 @@ var defectNames = []struct {
 	{"recreate-strands-groups", func(d *node.Defects) *bool { return &d.RecreateStrandsGroups }, "streamcreate,kill"},
 	{"lease-unit-slip", func(d *node.Defects) *bool { return &d.LeaseUnitSlip }, ""},
 	{"failed-on-copy-refusal", func(d *node.Defects) *bool { return &d.FailedOnCopyRefusal }, ""},
+	{"commands-not-leader-after-propose", func(d *node.Defects) *bool { return &d.CommandsNotLeaderAfterPropose }, ""},
 }
 
 // ParseDefects reads a comma-separated list of planted-bug names ("none"

@@ -43,8 +43,10 @@ type run struct {
 	wl    *workload.Workload
 	probe *cluster.Probe
 	relay *relay.Relay
-	plan  *sim.Plan
-	res   *Result
+	// relaySimID is the relay's sim id: the world's last node.
+	relaySimID uint64
+	plan       *sim.Plan
+	res        *Result
 	// hist is the workload's history as the checks read it (nil before).
 	hist *properties.History
 	// histErr is why the history could not be read back from its spill
@@ -296,7 +298,7 @@ func (r *run) build() error {
 	ir.c, r.inRun = c, ir
 	r.trace.nowNs = c.World.NowNs
 	wl.BindDeliveries(c.RequestDeliveries())
-	r.c, r.wl, r.probe, r.relay = c, wl, probe, rl
+	r.c, r.wl, r.probe, r.relay, r.relaySimID = c, wl, probe, rl, uint64(nodes-1)
 	if err := c.World.ApplyPlan(plan); err != nil {
 		c.Close()
 		return err
