@@ -30,6 +30,12 @@ type ContractDefects struct {
 	// leased to nobody, an ack or a trim applied twice), though NotLeader
 	// promised this copy was not proposed.
 	CommandsNotLeaderAfterPropose bool
+	// OutboxReadFromWindow serves a relay's outbox read from the scope's
+	// retained log window when the read starts below it, as a subscribe
+	// read is bounded: the rows retention dropped from the log but the
+	// outbox keeps until relayed are skipped, and the relay starts past
+	// the first record it had not relayed.
+	OutboxReadFromWindow bool
 }
 
 // stateLeaseNs is the lease a fetch command's records are leased for in
@@ -52,4 +58,14 @@ func (n *Node) dropCommands(g *raftGroup) {
 	for _, w := range n.writes.takeWhere(func(w *pendingWrite) bool { return w.group == g.id && !w.write }) {
 		n.answer(w.client, w.reqID, &wire.Error{Code: wire.CodeNotLeader, Message: fmt.Sprintf("node %d lost the lead of group %d", n.cfg.ID, g.id), LeaderHint: g.lead})
 	}
+}
+
+// outboxReadFrom is the offset an outbox read of tenant's scope in g from
+// offset from starts at: from (the outbox answers its rows at or above
+// it); under OutboxReadFromWindow, no lower than the log's window start.
+func (n *Node) outboxReadFrom(g *raftGroup, tenant string, from uint64) uint64 {
+	if s := g.lookup(tenant); n.cfg.Defects.OutboxReadFromWindow && s != nil {
+		return max(from, s.FirstOffset())
+	}
+	return from
 }

@@ -57,6 +57,7 @@ const (
 	InvariantLivenessDuringChange       InvariantName = "LivenessDuringChange"
 	InvariantGroupLeaseHonored          InvariantName = "GroupLeaseHonored"
 	InvariantFailedOnlyWhenCertain      InvariantName = "FailedOnlyWhenCertain"
+	InvariantOutboxFromStart            InvariantName = "OutboxFromStart"
 )
 
 // Errorf returns an error naming the invariant: "Name: " and the message.
@@ -365,6 +366,12 @@ var registry = mustRegistry([]Invariant{
 		Statement: "a client records a sent write failed only when a broker answered one of its requests with a refusal every copy meets (InvalidRequest, NotOnOwningShard); a copy refused NotLeader, Unavailable or another error leaves the outcome unknown",
 		Family:    FamilySafety,
 		Checks:    []string{"properties.HistoryFailedOnlyWhenCertain"},
+	},
+	{
+		Name:      InvariantOutboxFromStart,
+		Statement: "the relay hands the sink each scope's events from the outbox's start: the first delivery is the scope's first record, and no offset is first delivered before one below it that retention dropped from the log but the outbox still held",
+		Family:    FamilySafety,
+		Checks:    []string{"properties.OutboxFromStart"},
 	},
 })
 

@@ -110,6 +110,7 @@ var outboxChecks = []outboxCheck{
 	{properties.InvariantOutboxNothingUncommitted, properties.OutboxNothingUncommitted},
 	{properties.InvariantOutboxOffsetMatchesState, properties.OutboxOffsetMatchesState},
 	{properties.InvariantOutboxInOrder, properties.OutboxInOrder},
+	{properties.InvariantOutboxFromStart, properties.OutboxFromStart},
 	{properties.InvariantOutboxDelivered, properties.OutboxDelivered},
 }
 

@@ -26,6 +26,14 @@ var contractDefectCases = []checkerDefectCase{
 	// relay's trims NotLeader although it proposed them; the brokers'
 	// trace shows the proposal. Measured: caught on 5 of seeds 1..8.
 	{defect: "commands-not-leader-after-propose", invariant: properties.InvariantAnswersHonest, faults: "all", gapNs: 6e8, seedsMax: 5},
+	// The broker serves an outbox read from the log's retained window:
+	// a relay kept down while retain commands drop what it had not
+	// relayed resumes past the outbox's start. OutboxKeptUntilRelayed
+	// reports the same runs (the skipped events never come); this check
+	// names the skip itself, and would report one the sink got late.
+	// Measured: caught on 11 of seeds 1..16, at most 3 seeds from any
+	// start.
+	{defect: "outbox-read-from-window", invariant: properties.InvariantOutboxFromStart, faults: "retain,kill", gapNs: 3e8, seedsMax: 4},
 }
 
 // TestContractDefectsCaught: each client-contract check's planted bug is

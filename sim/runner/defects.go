@@ -51,6 +51,7 @@ var defectNames = []struct {
 	{"lease-unit-slip", func(d *node.Defects) *bool { return &d.LeaseUnitSlip }, ""},
 	{"failed-on-copy-refusal", func(d *node.Defects) *bool { return &d.FailedOnCopyRefusal }, ""},
 	{"commands-not-leader-after-propose", func(d *node.Defects) *bool { return &d.CommandsNotLeaderAfterPropose }, ""},
+	{"outbox-read-from-window", func(d *node.Defects) *bool { return &d.OutboxReadFromWindow }, ""},
 }
 
 // ParseDefects reads a comma-separated list of planted-bug names ("none"

@@ -231,7 +231,8 @@ func (r *Runner) cluster() (*cluster.Cluster, error) {
 	cfg.Extra = []sim.NodeSpec{spec}
 	procs := map[string]*cluster.ClientProc{}
 	ccfg := client.Config{CallTimeoutNs: r.callTimeoutNs, NotLeaderRedirectsMax: 3,
-		Defects: client.Defects{WrongRouteHash: cfg.Defects.WrongRouteHash, TimeoutAsFailure: cfg.Defects.TimeoutAsFailure}}
+		Defects: client.Defects{WrongRouteHash: cfg.Defects.WrongRouteHash, TimeoutAsFailure: cfg.Defects.TimeoutAsFailure,
+			ContractDefects: client.ContractDefects{FailedOnCopyRefusal: cfg.Defects.FailedOnCopyRefusal}}}
 	for i := 0; i < cfg.Brokers; i++ {
 		ccfg.Brokers = append(ccfg.Brokers, client.NodeID(cluster.RaftID(i)))
 	}
