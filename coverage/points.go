@@ -160,6 +160,10 @@ const (
 	// trim's request answered NotLeader or Unavailable was judged against
 	// the brokers' traced proposals (AnswersHonest, CommandAnswersHonest).
 	ContractCommandAnswerJudged Point = "contract.command_answer.judged"
+	// ContractGenerationJudged: a write the administered stream's brokers
+	// applied was judged against the generation it was accepted in
+	// (WriteInItsGeneration). Not Sometimes, like the other stream points.
+	ContractGenerationJudged Point = "contract.generation.judged"
 )
 
 // RetentionNearGroupRecords is how close, in records, a retention step
@@ -216,6 +220,7 @@ var declarations = []Declaration{
 	{ContractLeaseExpiryJudged, "an answered fetch with room was judged for a lease known to have expired unacknowledged", false},
 	{ContractFailedJudged, "a sent write recorded failed was judged against its requests' answers", false},
 	{ContractCommandAnswerJudged, "a group fetch's, ack's or outbox trim's request answered NotLeader or Unavailable was judged against the brokers' traced proposals", true},
+	{ContractGenerationJudged, "a write the administered stream's brokers applied was judged against the generation it was accepted in", false},
 }
 
 // FaultFired names the point counting faults of the named kind that the

@@ -135,7 +135,7 @@ func (n *Node) applyCommand(b *logstore.Batch, g *raftGroup, c *command, touched
 		n.applyIncarnation(b, g, c, touched)
 		return &wire.Acked{}
 	}
-	if refusal := deletedRefusal(g, c.kind.String()); refusal != nil && c.kind != cmdRetain {
+	if refusal := deletedRefusal(g, c.kind.String()); refusal != nil && c.kind != cmdRetain && !n.appliesDeleted(c) {
 		return refusal
 	}
 	if c.kind == cmdOutboxTrim {

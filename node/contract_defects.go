@@ -36,6 +36,11 @@ type ContractDefects struct {
 	// outbox keeps until relayed are skipped, and the relay starts past
 	// the first record it had not relayed.
 	OutboxReadFromWindow bool
+	// DeletedStreamTakesWrites refuses a deleted stream's requests at the
+	// leader only: a write a leader accepted while the stream was live
+	// and that applies after the delete's marker is written all the
+	// same, into the deleted generation (then emptied by the create).
+	DeletedStreamTakesWrites bool
 }
 
 // stateLeaseNs is the lease a fetch command's records are leased for in
@@ -68,4 +73,11 @@ func (n *Node) outboxReadFrom(g *raftGroup, tenant string, from uint64) uint64 {
 		return max(from, s.FirstOffset())
 	}
 	return from
+}
+
+// appliesDeleted is the hook where applying a write in a deleted
+// stream's shard group refuses it: false, unless DeletedStreamTakesWrites
+// lets the write through.
+func (n *Node) appliesDeleted(c *command) bool {
+	return n.cfg.Defects.DeletedStreamTakesWrites && c.kind == cmdWrite
 }

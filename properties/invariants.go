@@ -58,6 +58,7 @@ const (
 	InvariantGroupLeaseHonored          InvariantName = "GroupLeaseHonored"
 	InvariantFailedOnlyWhenCertain      InvariantName = "FailedOnlyWhenCertain"
 	InvariantOutboxFromStart            InvariantName = "OutboxFromStart"
+	InvariantWriteInItsGeneration       InvariantName = "WriteInItsGeneration"
 )
 
 // Errorf returns an error naming the invariant: "Name: " and the message.
@@ -372,6 +373,12 @@ var registry = mustRegistry([]Invariant{
 		Statement: "the relay hands the sink each scope's events from the outbox's start: the first delivery is the scope's first record, and no offset is first delivered before one below it that retention dropped from the log but the outbox still held",
 		Family:    FamilySafety,
 		Checks:    []string{"properties.OutboxFromStart"},
+	},
+	{
+		Name:      InvariantWriteInItsGeneration,
+		Statement: "a write lands only in the live generation of its stream that accepted it: one a leader accepted before the stream's delete and applied after the delete's marker is refused, in the deleted generation and in the next one",
+		Family:    FamilySafety,
+		Checks:    []string{"properties.WritesInTheirGeneration"},
 	},
 })
 

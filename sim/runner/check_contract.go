@@ -46,6 +46,9 @@ func (r *run) checkContract(h *properties.History, ledger *properties.Ledger) {
 	r.counts.AddN(coverage.ContractLeaseExpiryJudged, uint64(j.LeaseExpiries))
 	r.counts.AddN(coverage.ContractFailedJudged, uint64(j.FailedWrites))
 	r.counts.AddN(coverage.ContractCommandAnswerJudged, uint64(j.CommandAnswers))
+	landings, err := r.trace.gens.check()
+	r.violate(properties.InvariantWriteInItsGeneration, err)
+	r.counts.AddN(coverage.ContractGenerationJudged, uint64(landings))
 }
 
 // relayTrims are the relay's recorded trims, each request with the copies

@@ -52,6 +52,7 @@ var defectNames = []struct {
 	{"failed-on-copy-refusal", func(d *node.Defects) *bool { return &d.FailedOnCopyRefusal }, ""},
 	{"commands-not-leader-after-propose", func(d *node.Defects) *bool { return &d.CommandsNotLeaderAfterPropose }, ""},
 	{"outbox-read-from-window", func(d *node.Defects) *bool { return &d.OutboxReadFromWindow }, ""},
+	{"deleted-stream-takes-writes", func(d *node.Defects) *bool { return &d.DeletedStreamTakesWrites }, "streamdelete,streamcreate,latency"},
 }
 
 // ParseDefects reads a comma-separated list of planted-bug names ("none"

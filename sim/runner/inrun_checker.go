@@ -1,7 +1,9 @@
 package runner
 
 import (
+	"github.com/felixsim/felixsim/modeltrace"
 	"github.com/felixsim/felixsim/node"
+	"github.com/felixsim/felixsim/properties"
 	"github.com/felixsim/felixsim/sim/cluster"
 )
 
@@ -19,7 +21,33 @@ func (k *InRunChecker) Observer() node.Observer { return k.ir }
 
 // Bind tells the checker the cluster it watches; call it before the
 // cluster's world runs.
-func (k *InRunChecker) Bind(c *cluster.Cluster) { k.ir.c = c }
+func (k *InRunChecker) Bind(c *cluster.Cluster) {
+	k.ir.c = c
+	if k.ir.gens != nil {
+		k.ir.gens.watch(c, nil)
+	}
+}
+
+// Generations is a trace sink that, with the checker's observer, gathers
+// every stream's writes for WriteInItsGeneration (GenerationViolations);
+// pass it in the cluster's trace before Bind.
+func (k *InRunChecker) Generations() modeltrace.Sink {
+	if k.ir.gens == nil {
+		k.ir.gens = &generationWatch{}
+	}
+	return k.ir.gens
+}
+
+// GenerationViolations judges the writes Generations gathered.
+func (k *InRunChecker) GenerationViolations() []Violation {
+	if k.ir.gens == nil {
+		return nil
+	}
+	if _, err := k.ir.gens.check(); err != nil {
+		return []Violation{newViolation(properties.InvariantWriteInItsGeneration, err.Error())}
+	}
+	return nil
+}
 
 // Retention is the retention steps the checker's brokers reported, for
 // CheckCluster's model of retention (the same record, not a copy).

@@ -305,6 +305,9 @@ func (r *run) build() error {
 	}
 	r.plan = plan
 	if plan.AdministersStream() {
+		sc := adminScope()
+		r.trace.gens.watch(c, []uint64{c.RaftGroupOf(sc.Namespace, sc.Stream, sc.Shard)})
+		ir.gens = &r.trace.gens
 		r.startAdminTraffic()
 	}
 	return nil
