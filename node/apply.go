@@ -138,6 +138,9 @@ func (n *Node) applyCommand(b *logstore.Batch, g *raftGroup, c *command, touched
 	if refusal := deletedRefusal(g, c.kind.String()); refusal != nil && c.kind != cmdRetain && !n.appliesDeleted(c) {
 		return refusal
 	}
+	if refusal := staleWriteRefusal(g, c); refusal != nil && !n.appliesDeleted(c) {
+		return refusal
+	}
 	if c.kind == cmdOutboxTrim {
 		if s := g.lookup(c.scope.Tenant); s != nil {
 			return n.applyOutboxTrim(b, g, s, c)

@@ -39,7 +39,8 @@ type ContractDefects struct {
 	// DeletedStreamTakesWrites refuses a deleted stream's requests at the
 	// leader only: a write a leader accepted while the stream was live
 	// and that applies after the delete's marker is written all the
-	// same, into the deleted generation (then emptied by the create).
+	// same, into the deleted generation (then emptied by the create) or
+	// into the next one, whatever generation it was accepted in.
 	DeletedStreamTakesWrites bool
 }
 
@@ -76,8 +77,9 @@ func (n *Node) outboxReadFrom(g *raftGroup, tenant string, from uint64) uint64 {
 }
 
 // appliesDeleted is the hook where applying a write in a deleted
-// stream's shard group refuses it: false, unless DeletedStreamTakesWrites
-// lets the write through.
+// stream's shard group, or in a generation other than the one it was
+// accepted in, refuses it: false, unless DeletedStreamTakesWrites lets
+// the write through.
 func (n *Node) appliesDeleted(c *command) bool {
 	return n.cfg.Defects.DeletedStreamTakesWrites && c.kind == cmdWrite
 }

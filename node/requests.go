@@ -204,6 +204,7 @@ func (n *Node) proposeWrite(client uint64, req *wire.Request, g *raftGroup, rec 
 func (n *Node) proposeSilently(g *raftGroup, c *command) {
 	n.seq++
 	c.proposer, c.incarnation, c.seq = n.cfg.ID, n.writes.incarnation, n.seq
+	stampGeneration(g, c)
 	if data, err := encodeCommand(c); err == nil {
 		_ = n.raftPropose(g, data)
 	}
@@ -236,6 +237,7 @@ func (n *Node) propose(client, reqID uint64, g *raftGroup, c *command, req *wire
 	}
 	n.seq++
 	c.proposer, c.incarnation, c.seq = n.cfg.ID, n.writes.incarnation, n.seq
+	stampGeneration(g, c)
 	data, err := encodeCommand(c)
 	if err != nil {
 		n.answer(client, reqID, &wire.Error{Code: wire.CodeInvalidRequest, Message: truncate(err.Error())})
