@@ -164,6 +164,10 @@ const (
 	// applied was judged against the generation it was accepted in
 	// (WriteInItsGeneration). Not Sometimes, like the other stream points.
 	ContractGenerationJudged Point = "contract.generation.judged"
+	// ContractLiveReadJudged: two live reads of one subscriber answered by
+	// one leader without a break were judged for the publishes queued in
+	// between (EphemeralLiveComplete).
+	ContractLiveReadJudged Point = "contract.live_read.judged"
 )
 
 // RetentionNearGroupRecords is how close, in records, a retention step
@@ -221,6 +225,7 @@ var declarations = []Declaration{
 	{ContractFailedJudged, "a sent write recorded failed was judged against its requests' answers", false},
 	{ContractCommandAnswerJudged, "a group fetch's, ack's or outbox trim's request answered NotLeader or Unavailable was judged against the brokers' traced proposals", true},
 	{ContractGenerationJudged, "a write the administered stream's brokers applied was judged against the generation it was accepted in", false},
+	{ContractLiveReadJudged, "two live reads of one subscriber answered by one leader without a break were judged for the publishes queued in between", true},
 }
 
 // FaultFired names the point counting faults of the named kind that the

@@ -42,6 +42,12 @@ type ContractDefects struct {
 	// same, into the deleted generation (then emptied by the create) or
 	// into the next one, whatever generation it was accepted in.
 	DeletedStreamTakesWrites bool
+	// LiveReadWaitsForBatch answers a live subscriber's read of an
+	// ephemeral stream only once a full batch (its entry cap) is queued
+	// for it: a read that finds fewer answers nothing and keeps the
+	// queue, so an empty answer no longer means the subscriber is caught
+	// up, and what it is owed comes late, or never if it goes idle.
+	LiveReadWaitsForBatch bool
 }
 
 // stateLeaseNs is the lease a fetch command's records are leased for in
@@ -82,4 +88,15 @@ func (n *Node) outboxReadFrom(g *raftGroup, tenant string, from uint64) uint64 {
 // the write through.
 func (n *Node) appliesDeleted(c *command) bool {
 	return n.cfg.Defects.DeletedStreamTakesWrites && c.kind == cmdWrite
+}
+
+// liveRead serves subscriber client's read of at most entriesMax
+// publishes from es: es.read, but under LiveReadWaitsForBatch a read that
+// finds less than a full batch queued drains nothing (it still registers
+// the subscriber and keeps it live).
+func (n *Node) liveRead(es *ephemeralScope, client uint64, entriesMax int) wire.AnswerBody {
+	if n.cfg.Defects.LiveReadWaitsForBatch && es.queued(client) < entriesMax {
+		entriesMax = 0
+	}
+	return es.read(client, n.ticks, entriesMax)
 }

@@ -59,6 +59,7 @@ const (
 	InvariantFailedOnlyWhenCertain      InvariantName = "FailedOnlyWhenCertain"
 	InvariantOutboxFromStart            InvariantName = "OutboxFromStart"
 	InvariantWriteInItsGeneration       InvariantName = "WriteInItsGeneration"
+	InvariantEphemeralLiveComplete      InvariantName = "EphemeralLiveComplete"
 )
 
 // Errorf returns an error naming the invariant: "Name: " and the message.
@@ -379,6 +380,12 @@ var registry = mustRegistry([]Invariant{
 		Statement: "a write lands only in the live generation of its stream that accepted it: one a leader accepted before the stream's delete and applied after the delete's marker is refused, in the deleted generation and in the next one",
 		Family:    FamilySafety,
 		Checks:    []string{"properties.WritesInTheirGeneration"},
+	},
+	{
+		Name:      InvariantEphemeralLiveComplete,
+		Statement: "a live subscriber's read drains its queue: a read with room, answered by the broker that acknowledged a publish to its scope while the subscriber was live there, returns that publish (an empty answer means the subscriber is caught up)",
+		Family:    FamilySafety,
+		Checks:    []string{"properties.HistoryLiveReadsComplete"},
 	},
 })
 

@@ -49,6 +49,9 @@ func (r *run) checkContract(h *properties.History, ledger *properties.Ledger) {
 	landings, err := r.trace.gens.check()
 	r.violate(properties.InvariantWriteInItsGeneration, err)
 	r.counts.AddN(coverage.ContractGenerationJudged, uint64(landings))
+	reads, err := r.trace.leaders.check(h)
+	r.violate(properties.InvariantEphemeralLiveComplete, err)
+	r.counts.AddN(coverage.ContractLiveReadJudged, uint64(reads))
 }
 
 // relayTrims are the relay's recorded trims, each request with the copies

@@ -53,6 +53,7 @@ var defectNames = []struct {
 	{"commands-not-leader-after-propose", func(d *node.Defects) *bool { return &d.CommandsNotLeaderAfterPropose }, ""},
 	{"outbox-read-from-window", func(d *node.Defects) *bool { return &d.OutboxReadFromWindow }, ""},
 	{"deleted-stream-takes-writes", func(d *node.Defects) *bool { return &d.DeletedStreamTakesWrites }, "streamdelete,streamcreate,latency"},
+	{"live-read-waits-for-batch", func(d *node.Defects) *bool { return &d.LiveReadWaitsForBatch }, ""},
 }
 
 // ParseDefects reads a comma-separated list of planted-bug names ("none"

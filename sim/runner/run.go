@@ -297,6 +297,7 @@ func (r *run) build() error {
 	}
 	ir.c, r.inRun = c, ir
 	r.trace.nowNs = c.World.NowNs
+	r.trace.leaders.watch(c)
 	wl.BindDeliveries(c.RequestDeliveries())
 	r.c, r.wl, r.probe, r.relay, r.relaySimID = c, wl, probe, rl, uint64(nodes-1)
 	if err := c.World.ApplyPlan(plan); err != nil {

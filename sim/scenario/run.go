@@ -248,10 +248,10 @@ func (r *Runner) cluster() (*cluster.Cluster, error) {
 	cfg.Observer, r.steps = ir.Observer(), ir.Retention()
 	r.ledger = runner.NewLedgerSink()
 	r.promotions = runner.NewPromotionChecker()
-	cfg.Trace = modeltrace.Tee{r.ledger, r.promotions, ir.Generations()}
+	cfg.Trace = modeltrace.Tee{r.ledger, r.promotions, ir.Generations(), ir.Leaders()}
 	if r.validateTrace {
 		r.trace = runner.NewTraceCheck(cfg.Brokers)
-		cfg.Trace = modeltrace.Tee{r.ledger, r.promotions, ir.Generations(), r.trace}
+		cfg.Trace = modeltrace.Tee{r.ledger, r.promotions, ir.Generations(), ir.Leaders(), r.trace}
 	}
 	if r.changeProbe {
 		r.change = runner.NewChangeProbe(probe, cfg.Brokers, runner.ProbeScopes(cfg.Streams), 0)
