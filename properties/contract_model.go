@@ -179,7 +179,7 @@ func (s *ContractScope) Write(kind ContractWriteKind, rec *felix.Record) Contrac
 		return ContractAnswer{Answer: AnswerAcked}
 	case kind.isCommit() && !s.cfg.Finalized:
 		return ContractAnswer{Answer: AnswerFeatureNotFinalized}
-	case rec.Conditional && rec.ExpectedOffset != s.next:
+	case conditionalRefused(rec.Conditional, rec.ExpectedOffset, s.next):
 		return ContractAnswer{Answer: AnswerRefused, Tail: s.next}
 	case !s.countRoom():
 		return ContractAnswer{Answer: AnswerUnavailable}
@@ -191,6 +191,13 @@ func (s *ContractScope) Write(kind ContractWriteKind, rec *felix.Record) Contrac
 	s.next++
 	s.retainByCount()
 	return ContractAnswer{Answer: AnswerWritten, Offset: off}
+}
+
+// conditionalRefused is the conditional-write rule: a commit_if or
+// publish_if expecting offset expected is refused when the shard's next
+// offset is another (an unconditional write never is).
+func conditionalRefused(conditional bool, expected, next uint64) bool {
+	return conditional && expected != next
 }
 
 // StateGet answers a state read of key: the value of the last operation

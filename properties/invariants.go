@@ -197,7 +197,7 @@ var registry = mustRegistry([]Invariant{
 	},
 	{
 		Name:      InvariantLinearizable,
-		Statement: "per shard, writes, state reads, subscribe and group-fetch reads and the final log have a linearization; a write of unknown outcome lands any time after its invocation, or never",
+		Statement: "per shard, writes, state reads, subscribe and group-fetch reads, group acks and the final log have a linearization (an acked offset is never handed out after its ack); a write of unknown outcome lands any time after its invocation, or never",
 		Family:    FamilySafety,
 		Checks:    []string{"properties.HistoryLinearizable"},
 	},
