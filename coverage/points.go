@@ -148,10 +148,12 @@ const (
 	// ContractLeaseRedeliveryJudged: two answered fetches that handed out
 	// one record were judged by the lease rule (GroupLeaseHonored).
 	ContractLeaseRedeliveryJudged Point = "contract.lease.redelivery_judged"
-	// ContractLeaseExpiryJudged: an answered fetch with room was judged
-	// for a lease known to have expired unacknowledged. Not Sometimes:
-	// the workload acks every record it is handed at once, so a lease
-	// known expired and certainly unacked is rare.
+	// ContractLeaseExpiryJudged: an answered fetch with room was judged,
+	// in log order, for a lease known to have expired unacknowledged. Not
+	// Sometimes: the workload acks every record it is handed at once, so
+	// it needs that ack lost and no fetch of unknown effect before the
+	// next one after the expiry (24 judged over seeds 1..150, 20 s,
+	// all,operator).
 	ContractLeaseExpiryJudged Point = "contract.lease.expiry_judged"
 	// ContractFailedJudged: a sent write recorded failed was judged
 	// against its requests' answers (FailedOnlyWhenCertain).

@@ -19,10 +19,14 @@ import (
 //     was lost only adds a handout in between, which pushes the next
 //     expiry later still: leaving it out never makes a correct run fail.
 //   - a lease does not outlive its expiry: a fetch with room that comes
-//     after o's lease expired, o unacknowledged, hands o out. Judged only
-//     where nothing the history cannot see may have re-leased or acked o
-//     in between (see leaseExpiryJudgeable): no ack of o sent, no other
-//     fetch of the group whose effect is unknown, every copy counted.
+//     after o's lease expired, o unacknowledged, hands o out. That needs
+//     the log's order of the group's fetches and acks, which a client
+//     cannot see (every ack it sends may land, every fetch whose answer
+//     it lost may have re-leased o): the brokers' trace gives it
+//     (Ledger.Commands: each command's applied index). The group's
+//     commands are replayed in that order against the lease rule
+//     (contract_leases_replay.go), knowing an offset's lease only while
+//     no command of unknown effect may have renewed it.
 
 // leaseHandout is one answered fetch's handout of an offset.
 type leaseHandout struct {
@@ -46,10 +50,12 @@ type leaseGroup struct {
 }
 
 // HistoryGroupLeases checks GroupLeaseHonored over h's group fetches and
-// acks (the drain's included).
-func HistoryGroupLeases(h *History) GroupLeaseReport {
+// acks (the drain's included) and, for expiries, the ledger of the
+// brokers' trace (nil, or one that overflowed: expiries not judged).
+func HistoryGroupLeases(h *History, l *Ledger) GroupLeaseReport {
 	var rep GroupLeaseReport
 	v := violations{what: InvariantGroupLeaseHonored}
+	applied := appliedCommands(l)
 	for _, g := range leaseGroupsOf(h) {
 		handouts := g.handouts()
 		offs := make([]uint64, 0, len(handouts))
@@ -59,7 +65,9 @@ func HistoryGroupLeases(h *History) GroupLeaseReport {
 		sort.Slice(offs, func(i, j int) bool { return offs[i] < offs[j] })
 		for _, o := range offs {
 			rep.HandoutPairs += judgeHandouts(&v, g.key, o, handouts[o])
-			rep.ExpiriesJudged += g.judgeExpiry(&v, o, handouts[o])
+		}
+		if applied != nil {
+			rep.ExpiriesJudged += g.replayExpiries(&v, applied)
 		}
 	}
 	rep.Err = v.err()
@@ -138,77 +146,6 @@ func judgeHandouts(v *violations, k GroupKey, o uint64, hs []leaseHandout) int {
 	return max(len(hs)-1, 0)
 }
 
-// judgeExpiry judges every answered fetch with room that did not hand out
-// offset o against the leases of o known to precede it: if every handout
-// of o that may precede the fetch had expired by the fetch's now, at
-// least one certainly precedes it, and nothing the history cannot see may
-// have re-leased or acked o in between, the fetch had to hand o out
-// again. It returns how many fetches it judged.
-func (g *leaseGroup) judgeExpiry(v *violations, o uint64, hs []leaseHandout) int {
-	judged := 0
-	for _, f := range g.fetches {
-		if f.Outcome != OutcomeOK || f.LeaseNs <= 0 || f.LeaseExpiryNs <= 0 || len(f.Entries) >= int(f.MaxEntries) || handsOut(f, o) {
-			continue
-		}
-		nowNs := f.LeaseExpiryNs - f.LeaseNs
-		last, ok := lastExpiredBefore(hs, f, nowNs)
-		if !ok || !g.leaseExpiryJudgeable(o, last.op, f) {
-			continue
-		}
-		judged++
-		v.add("scope %s group %q: fetch %d (client %d, broker time %d ns, %d of %d entries) did not hand out offset %d, whose lease from fetch %d (client %d) expired at %d ns unacknowledged: a lease outlived its expiry",
-			g.key.Scope, g.key.Group, f.ID, f.Client, nowNs, len(f.Entries), f.MaxEntries, o, last.op.ID, last.op.Client, last.expiryNs)
-	}
-	return judged
-}
-
-// lastExpiredBefore is the handout of hs that certainly precedes fetch f
-// in the log (answered before f was sent) with the latest now, if every
-// handout that may precede f (sent before f's answer) had expired by
-// nowNs; false when none certainly precedes f or one may still be live.
-func lastExpiredBefore(hs []leaseHandout, f *HistoryOp, nowNs int64) (leaseHandout, bool) {
-	var last leaseHandout
-	found := false
-	for _, h := range hs {
-		if h.op == f || h.op.InvokeNs >= f.CompleteNs {
-			continue
-		}
-		if !LeaseExpired(h.expiryNs, nowNs) {
-			return leaseHandout{}, false
-		}
-		if h.op.CompleteNs < f.InvokeNs && (!found || h.nowNs > last.nowNs) {
-			last, found = h, true
-		}
-	}
-	return last, found
-}
-
-// leaseExpiryJudgeable reports whether, between handout fetch from and
-// fetch to, nothing the history cannot see may have changed offset o's
-// lease: no ack of o was sent before to's answer, both fetches reached a
-// broker exactly once, and every other fetch of the group that overlaps
-// the window reached one exactly once and was answered (its handouts are
-// then known).
-func (g *leaseGroup) leaseExpiryJudgeable(o uint64, from, to *HistoryOp) bool {
-	for _, a := range g.acked[o] {
-		if a.InvokeNs < to.CompleteNs {
-			return false
-		}
-	}
-	if copiesKnown(from) != 1 || copiesKnown(to) != 1 {
-		return false
-	}
-	for _, f := range g.fetches {
-		if f == from || f == to || f.InvokeNs >= to.CompleteNs || f.Outcome != OutcomePending && f.CompleteNs < from.InvokeNs && copiesKnown(f) == 1 {
-			continue
-		}
-		if f.Outcome != OutcomeOK || copiesKnown(f) != 1 {
-			return false
-		}
-	}
-	return true
-}
-
 // handsOut reports whether fetch f's answer handed out offset o.
 func handsOut(f *HistoryOp, o uint64) bool {
 	for _, e := range f.Entries {
@@ -217,17 +154,4 @@ func handsOut(f *HistoryOp, o uint64) bool {
 		}
 	}
 	return false
-}
-
-// copiesKnown is how many copies of op's requests reached a broker, -1
-// when the history does not say.
-func copiesKnown(op *HistoryOp) int {
-	if op.Requests == nil {
-		return -1
-	}
-	n := 0
-	for _, q := range op.Requests {
-		n += int(q.Delivered)
-	}
-	return n
 }

@@ -60,6 +60,12 @@ type LedgerProposal struct {
 	// Digest is the digest of the proposal's data; an entry applied under
 	// it carries this proposal.
 	Digest uint64
+	// AppliedIndex is, for a command (Ledger.Commands), the raft index its
+	// entry was first applied at (0: never applied), the command's place
+	// in its shard's log; AppliedError says that apply refused it (a
+	// command with no effect).
+	AppliedIndex uint64
+	AppliedError bool
 }
 
 // LedgerLanding is one record written by applying an entry.

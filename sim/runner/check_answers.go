@@ -26,6 +26,9 @@ import (
 type LedgerSink struct {
 	proposals []sunkProposal
 	commands  []sunkProposal
+	// commandAt finds a command kept by its proposal's digest (digests
+	// are unique per proposal); it is only looked up, never iterated.
+	commandAt map[uint64]int
 	landings  []sunkLanding
 	// landingAt finds a landing already kept by (digest, group, offset);
 	// it is only looked up, never iterated.
@@ -34,9 +37,13 @@ type LedgerSink struct {
 }
 
 // sunkProposal is a Request step as kept: raft ids and sim ids as the trace has them.
+// A command's applied is the index its entry was first applied at (0: not
+// applied), applyErr whether that apply refused it.
 type sunkProposal struct {
 	broker, client, request, group, digest uint64
 	tenant                                 string
+	applied                                uint64
+	applyErr                               bool
 }
 
 // sunkLanding is one record written, with every broker that applied it.
@@ -48,9 +55,12 @@ type sunkLanding struct {
 type landingKey struct{ digest, group, offset uint64 }
 
 // NewLedgerSink returns an empty sink.
-func NewLedgerSink() *LedgerSink { return &LedgerSink{landingAt: map[landingKey]int{}} }
+func NewLedgerSink() *LedgerSink {
+	return &LedgerSink{landingAt: map[landingKey]int{}, commandAt: map[uint64]int{}}
+}
 
-// Step keeps a client write's Request step and a written record's Apply step.
+// Step keeps a client write's Request step and a written record's Apply
+// step, and a client command's Request step and its first Apply step.
 func (s *LedgerSink) Step(st *modeltrace.Step) {
 	switch {
 	case st.Kind == modeltrace.Request && st.Client != 0 && st.Asked != nil && st.Asked.Kind.Writes():
@@ -65,9 +75,14 @@ func (s *LedgerSink) Step(st *modeltrace.Step) {
 			s.overflowed = true
 			return
 		}
+		s.commandAt[st.Digest] = len(s.commands)
 		s.commands = append(s.commands, sunkProposal{broker: st.Broker, client: st.Client, request: st.ReqID,
 			group: st.Group, digest: st.Digest, tenant: st.Asked.Tenant})
-	case st.Kind == modeltrace.Apply && st.Outcome == modeltrace.OutcomeWritten:
+	case st.Kind == modeltrace.Apply && st.Outcome != modeltrace.OutcomeWritten:
+		if i, ok := s.commandAt[st.Digest]; ok && s.commands[i].applied == 0 {
+			s.commands[i].applied, s.commands[i].applyErr = st.Index, st.Outcome == modeltrace.OutcomeError
+		}
+	case st.Kind == modeltrace.Apply:
 		k := landingKey{digest: st.Digest, group: st.Group, offset: st.Offset}
 		if i, ok := s.landingAt[k]; ok {
 			if !slices.Contains(s.landings[i].brokers, st.Broker) {
@@ -121,7 +136,8 @@ func ledgerProposals(ps []sunkProposal, shards map[uint64]felix.Scope, clientOf 
 		}
 		sc := shards[p.group]
 		sc.Tenant = p.tenant
-		out = append(out, properties.LedgerProposal{Broker: slotOf(p.broker), Client: c, Request: p.request, Scope: sc, Digest: p.digest})
+		out = append(out, properties.LedgerProposal{Broker: slotOf(p.broker), Client: c, Request: p.request, Scope: sc, Digest: p.digest,
+			AppliedIndex: p.applied, AppliedError: p.applyErr})
 	}
 	return out
 }

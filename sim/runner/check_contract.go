@@ -26,7 +26,7 @@ func ContractViolations(h *properties.History, trims []properties.OutboxTrimCall
 		}
 	}
 	var j ContractJudged
-	leases := properties.HistoryGroupLeases(h)
+	leases := properties.HistoryGroupLeases(h, ledger)
 	add(properties.InvariantGroupLeaseHonored, leases.Err)
 	j.LeaseRedeliveries, j.LeaseExpiries = leases.HandoutPairs, leases.ExpiriesJudged
 	var err error
