@@ -1,6 +1,9 @@
 package properties
 
-import "slices"
+import (
+	"slices"
+	"strings"
+)
 
 // Consumer groups in the contract model: the lease rule of
 // docs/atomic-commit.md, exactly. A fetch carries now (the proposing
@@ -111,14 +114,6 @@ func (s *ContractScope) Groups() []GroupView {
 		out[i] = s.groups[i]
 		out[i].Leases = slices.Clone(s.groups[i].Leases)
 	}
-	slices.SortFunc(out, func(a, b GroupView) int {
-		switch {
-		case a.Name < b.Name:
-			return -1
-		case a.Name > b.Name:
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(out, func(a, b GroupView) int { return strings.Compare(a.Name, b.Name) })
 	return out
 }
