@@ -121,9 +121,11 @@
 // Defects holds switchable bugs, all off by default, each the shape of a
 // real mistake, for proving that the simulator's checks catch them.
 // Two of them are the store's (NoFsync, KeepStaleSuffix: logstore.Defects
-// when the node opens its store) and one the client library's
-// (WrongRouteHash, TimeoutAsFailure), kept in the same set so one list
-// selects every bug.
+// when the node opens its store) and some the client library's
+// (WrongRouteHash, TimeoutAsFailure, FailedOnCopyRefusal), kept in the
+// same set so one list selects every bug. The client-contract checks'
+// defects are one embedded struct (ContractDefects, contract_defects.go),
+// each read at one named hook.
 //
 // # Observer
 //
