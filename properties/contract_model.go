@@ -81,23 +81,6 @@ func (k ContractWriteKind) String() string {
 	return fmt.Sprintf("ContractWriteKind(%d)", uint8(k))
 }
 
-// ContractWriteKindOf is the write kind of a history kind (false: not a write).
-func ContractWriteKindOf(k HistoryKind) (ContractWriteKind, bool) {
-	switch k {
-	case HistoryPublish:
-		return ContractPublish, true
-	case HistoryPublishIf:
-		return ContractPublishIf, true
-	case HistoryEnqueue:
-		return ContractEnqueue, true
-	case HistoryCommit:
-		return ContractCommit, true
-	case HistoryCommitIf:
-		return ContractCommitIf, true
-	}
-	return contractWriteInvalid, false
-}
-
 // isCommit reports whether the kind is commit or commit_if: the requests
 // the atomic_commit feature gates.
 func (k ContractWriteKind) isCommit() bool { return k == ContractCommit || k == ContractCommitIf }
@@ -120,15 +103,6 @@ type ContractAnswer struct {
 	Entries []ViewEntry
 	// LeaseExpiryNs is a fetch's lease expiry.
 	LeaseExpiryNs int64
-}
-
-// ok reports whether the answer is not an error.
-func (a *ContractAnswer) ok() bool {
-	switch a.Answer {
-	case AnswerWritten, AnswerRefused, AnswerAcked, AnswerEntries, AnswerDeliveries:
-		return true
-	}
-	return false
 }
 
 // ContractScope is one scope's contract state. The zero value is not

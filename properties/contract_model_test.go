@@ -215,4 +215,10 @@ func TestContractModelLiveReads(t *testing.T) {
 	s.Write(ContractPublish, publishRec("p3"))
 	s.LiveReset()
 	wantOffsets(t, "a new leader's first read registers", s.LiveRead(7, 16).Entries)
+	s.LiveExpire(7)
+	s.Write(ContractPublish, publishRec("p4"))
+	if n := s.LiveQueued(7); n != 0 {
+		t.Fatalf("an idle subscriber got %d publishes queued", n)
+	}
+	wantOffsets(t, "an idle subscriber's next read registers again", s.LiveRead(7, 16).Entries)
 }
