@@ -162,6 +162,7 @@ func (n *Node) persist(b *logstore.Batch, gr *groupReady) {
 		if wasLeader && !g.isLeader {
 			n.dropReads(g)
 			n.dropWrites(g)
+			n.dropCommands(g)
 			g.ephemeral = nil // subscribers reconnect to the new leader
 		}
 		if !wasLeader && g.isLeader {

@@ -37,6 +37,7 @@ func (r *run) check() {
 	r.violate(properties.InvariantCommittedNeverLost, r.res.KeysLost.Err())
 	r.res.Violations = append(r.res.Violations, ephemeralViolations(r.c.Config().Streams, h, logs)...)
 	r.checkGroups(snap, h, &ref)
+	r.checkContract(h, ledger)
 	r.checkLinearizable(h, &ref)
 	// Unless the relay drained, OutboxDelivered is unknown, not a pass:
 	// the Quiesce violation names what the relay had left.
@@ -108,6 +109,7 @@ var outboxChecks = []outboxCheck{
 	{properties.InvariantOutboxNothingUncommitted, properties.OutboxNothingUncommitted},
 	{properties.InvariantOutboxOffsetMatchesState, properties.OutboxOffsetMatchesState},
 	{properties.InvariantOutboxInOrder, properties.OutboxInOrder},
+	{properties.InvariantOutboxFromStart, properties.OutboxFromStart},
 	{properties.InvariantOutboxDelivered, properties.OutboxDelivered},
 }
 
