@@ -40,6 +40,8 @@ type Follower struct {
 	buf       []byte
 	base      int
 	committed int
+	// generation counts the Resets (see Generation).
+	generation uint64
 }
 
 // NewFollower returns a follower of the store file in dir ("" or "." for
@@ -56,8 +58,9 @@ func NewFollower(dir string) *Follower {
 // Reset forgets every byte read: the next Follow reads the file from its
 // start (after a rewrite, or a reopen that truncated a torn tail).
 func (f *Follower) Reset() {
-	f.s = &Store{name: f.name, groups: map[uint64]*group{}, tab: newTables()}
+	f.s = &Store{name: f.name, groups: map[uint64]*group{}, tab: newTrackedTables()}
 	f.buf, f.base, f.committed = f.buf[:0], 0, 0
+	f.generation++
 }
 
 // Store is what the durable bytes read so far hold: every transaction
