@@ -20,6 +20,7 @@ func (s *Shard) AckOldestOnly(cmd GroupAck) error {
 	}
 	g.leases = g.leases[1:]
 	g.recompute(cmd.Group)
+	s.changes.note(true, cmd.Group)
 	return nil
 }
 
@@ -36,6 +37,7 @@ func (s *Shard) AckDropsOlderLeases(cmd GroupAck) error {
 	if i > 0 {
 		g.leases = append(g.leases[:0], g.leases[i:]...)
 		g.recompute(cmd.Group)
+		s.changes.note(true, cmd.Group)
 	}
 	return nil
 }
