@@ -58,6 +58,19 @@ func TestOnlyTheStoreCheckSeesATrimOneShort(t *testing.T) {
 	}
 }
 
+// TestOnlyTheStoreCheckSeesNoFsyncWithoutFaults: a store that never
+// fsyncs loses nothing while no broker crashes, so with no faults every
+// other check passes (its catch plan, checkerDefectCases, needs kills);
+// the store check sees at once that nothing memory holds is durable.
+func TestOnlyTheStoreCheckSeesNoFsyncWithoutFaults(t *testing.T) {
+	if res := runStoreCheckOff(t, "no-fsync", "none", 0, 1); !res.OK() {
+		t.Fatalf("with the store check off, a check other than StoreMatchesMemory failed:\n%s", res.Summary())
+	}
+	if res := runDefectPlan(t, "no-fsync", "none", 0, 1, true); !hasViolation(res.Violations, properties.InvariantStoreMatchesMemory) {
+		t.Fatalf("with the store check on: %s", violationNames(res))
+	}
+}
+
 // TestTargetedRestartCatchesAStaleInstall: with the store check off, a
 // broker restarted right after a snapshot install (restartafter) reads
 // back the consumer groups install-keeps-old-groups left out of its store,
