@@ -42,6 +42,8 @@ type Follower struct {
 	committed int
 	// generation counts the Resets (see Generation).
 	generation uint64
+	// tail is where extends reads the file's last bytes again.
+	tail [followMarkerBytes]byte
 }
 
 // NewFollower returns a follower of the store file in dir ("" or "." for
@@ -115,9 +117,15 @@ func (f *Follower) Follow(src DurableSource) error {
 // transactions' worth.
 const followKeepBytesMin = 64 << 10
 
+// followBufBytesMax is the largest buffer a follower keeps for its next
+// reads: a larger one (a whole file read at once) is let go once its
+// bytes are replayed.
+const followBufBytesMax = 4 * followKeepBytesMin
+
 // dropReplayed forgets the bytes before the last whole transaction that
-// the extends check does not need, moving the rest to a buffer of their
-// size when the old one is much larger (so a file's bytes are not held
+// the extends check does not need, moving the rest to the front of the
+// buffer, or to a buffer of their size when the old one is past
+// followBufBytesMax and much larger (so a file's bytes are not held
 // twice: the decoded store holds what they said).
 func (f *Follower) dropReplayed() {
 	keep := min(f.committed, f.base+len(f.buf)-followMarkerBytes) - f.base
@@ -125,7 +133,7 @@ func (f *Follower) dropReplayed() {
 		return
 	}
 	tail := f.buf[keep:]
-	if cap(f.buf) > 4*len(tail)+followKeepBytesMin {
+	if cap(f.buf) > followBufBytesMax && cap(f.buf) > 4*len(tail)+followKeepBytesMin {
 		f.buf = append(make([]byte, 0, len(tail)+followKeepBytesMin), tail...)
 	} else {
 		f.buf = f.buf[:copy(f.buf, tail)]
@@ -150,7 +158,7 @@ func (f *Follower) extends(src DurableSource, size int64) bool {
 		return false
 	}
 	from := max(0, len(f.buf)-followMarkerBytes)
-	tail := make([]byte, len(f.buf)-from)
+	tail := f.tail[:len(f.buf)-from]
 	n, _, err := src.DurableReadAt(f.name, tail, int64(f.base+from))
 	return err == nil && bytes.Equal(tail[:n], f.buf[from:])
 }

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+
+	"github.com/felixsim/felixsim/felix"
 )
 
 // replayFile reads the whole file, replays its committed transactions and
@@ -27,6 +29,7 @@ func (s *Store) replayFile() error {
 		return s.create()
 	}
 	end, tornAt, err := s.replay(buf)
+	s.replayScratch = replayScratch{} // a broker's store replays once
 	if err != nil {
 		return err
 	}
@@ -75,8 +78,9 @@ func (s *Store) replay(buf []byte) (end, tornAt int, err error) {
 // returned index buf, the errors name offsets in the file.
 func (s *Store) replayFrom(buf []byte, base, off int) (end, tornAt int, err error) {
 	committed := off
-	var frames []rawFrame
-	var rows Batch // the row slices every transaction's decoding reuses
+	sc := &s.replayScratch
+	frames := sc.frames[:0]
+	defer func() { sc.frames = clearFrames(frames) }()
 	for off < len(buf) {
 		kind, p, next, err := parseFrame(buf, off)
 		if err != nil {
@@ -87,7 +91,7 @@ func (s *Store) replayFrom(buf []byte, base, off int) (end, tornAt int, err erro
 		}
 		switch kind {
 		case kindCommit:
-			if err := s.replayTxn(buf, base, committed, off, frames, p, &rows); err != nil {
+			if err := s.replayTxn(buf, base, committed, off, frames, p, sc); err != nil {
 				return 0, -1, err
 			}
 			copyEnd := next + (next - off)
@@ -112,11 +116,27 @@ func (s *Store) replayFrom(buf []byte, base, off int) (end, tornAt int, err erro
 	return committed, -1, nil
 }
 
+// replayScratch is what replaying keeps from one transaction to the next,
+// and (a Follower's store) from one Follow to the next: the frame list,
+// the row slices decoding reuses and the scope decoded last, whose names
+// the next rows share.
+type replayScratch struct {
+	frames    []rawFrame
+	rows      Batch
+	lastScope felix.Scope
+}
+
+// clearFrames empties frames for reuse, dropping what they point at.
+func clearFrames(frames []rawFrame) []rawFrame {
+	clear(frames)
+	return frames[:0]
+}
+
 // replayTxn checks a transaction's commit marker, decodes its frames and
-// applies them. The decoded rows go into rows's slices, which it leaves
+// applies them. The decoded rows go into sc's slices, which it leaves
 // holding the largest seen for the next transaction: install copies rows by
 // value and keeps no slice of them.
-func (s *Store) replayTxn(buf []byte, base, start, markerOff int, frames []rawFrame, marker []byte, rows *Batch) error {
+func (s *Store) replayTxn(buf []byte, base, start, markerOff int, frames []rawFrame, marker []byte, sc *replayScratch) error {
 	m, err := parseCommit(marker)
 	if err != nil {
 		return s.corrupt(base+markerOff, "%v", err)
@@ -130,14 +150,14 @@ func (s *Store) replayTxn(buf []byte, base, start, markerOff int, frames []rawFr
 	if got := crc32Of(buf[start:markerOff]); got != m.txnCRC {
 		return s.corrupt(base+markerOff, "transaction checksum %08x, the marker says %08x", got, m.txnCRC)
 	}
-	b, err := decodeTxn(frames, rows)
+	b, err := decodeTxnSharing(frames, &sc.rows, &sc.lastScope)
 	if err != nil {
 		return s.corrupt(base+start, "transaction %d: %v", m.seq, err)
 	}
 	if invariantsOn {
 		checkDecodesAsFresh(frames, &b)
 	}
-	keepLargerRows(rows, &b)
+	keepLargerRows(&sc.rows, &b)
 	groups, err := s.plan(&b)
 	if err != nil {
 		return s.corrupt(base+start, "transaction %d contradicts the ones before it: %v", m.seq, err)
@@ -161,7 +181,8 @@ func checkDecodesAsFresh(frames []rawFrame, b *Batch) {
 }
 
 // keepLargerRows keeps in rows each of b's row slices whose array is
-// larger than the one rows holds.
+// larger than the one rows holds, up to ownRowsKeepMax rows (a rewritten
+// file's first transaction, which holds every row, is not kept).
 func keepLargerRows(rows, b *Batch) {
 	rows.Groups = largerRows(rows.Groups, b.Groups)
 	rows.Log = largerRows(rows.Log, b.Log)
@@ -172,7 +193,7 @@ func keepLargerRows(rows, b *Batch) {
 }
 
 func largerRows[R any](kept, used []R) []R {
-	if cap(used) > cap(kept) {
+	if cap(used) > cap(kept) && cap(used) <= ownRowsKeepMax {
 		return used[:0]
 	}
 	return kept

@@ -215,14 +215,15 @@ func (e *enc) logRows(rows []LogRow) {
 	}
 }
 
-func decodeLog(p []byte, reuse []LogRow) ([]LogRow, error) {
-	d := dec{b: p}
+func decodeLog(p []byte, reuse []LogRow, last *felix.Scope) ([]LogRow, error) {
+	d := dec{b: p, lastScope: *last}
 	rows := clearedRows(reuse, d.count("log rows", scopeBytesMin+recordBytesMin))
 	for i := range rows {
 		rows[i].Scope = d.scope()
 		rows[i].Offset = d.uvar()
 		rows[i].Record = d.record()
 	}
+	*last = d.lastScope
 	return rows, d.done()
 }
 
@@ -244,8 +245,8 @@ func (e *enc) stateRows(rows []StateRow) {
 	}
 }
 
-func decodeState(p []byte, reuse []StateRow) ([]StateRow, error) {
-	d := dec{b: p}
+func decodeState(p []byte, reuse []StateRow, last *felix.Scope) ([]StateRow, error) {
+	d := dec{b: p, lastScope: *last}
 	rows := clearedRows(reuse, d.count("state rows", scopeBytesMin+rowBytesMin))
 	for i := range rows {
 		rows[i].Kind = WriteKind(d.u8())
@@ -254,6 +255,7 @@ func decodeState(p []byte, reuse []StateRow) ([]StateRow, error) {
 		rows[i].Value = nilIfEmpty(d.bytes("value", felix.ValueLenMax))
 		rows[i].Version = d.uvar()
 	}
+	*last = d.lastScope
 	return rows, d.done()
 }
 
@@ -274,8 +276,8 @@ func (e *enc) positionRows(rows []PositionRow) {
 	}
 }
 
-func decodePositions(p []byte, reuse []PositionRow) ([]PositionRow, error) {
-	d := dec{b: p}
+func decodePositions(p []byte, reuse []PositionRow, last *felix.Scope) ([]PositionRow, error) {
+	d := dec{b: p, lastScope: *last}
 	rows := clearedRows(reuse, d.count("position rows", scopeBytesMin+rowBytesMin+1))
 	for i := range rows {
 		rows[i].Scope = d.scope()
@@ -283,6 +285,7 @@ func decodePositions(p []byte, reuse []PositionRow) ([]PositionRow, error) {
 		rows[i].Position.NextOffset = d.uvar()
 		rows[i].Position.FirstOffset = d.uvar()
 	}
+	*last = d.lastScope
 	return rows, d.done()
 }
 
@@ -304,8 +307,8 @@ func (e *enc) outboxRows(rows []OutboxRow) {
 	}
 }
 
-func decodeOutbox(p []byte, reuse []OutboxRow) ([]OutboxRow, error) {
-	d := dec{b: p}
+func decodeOutbox(p []byte, reuse []OutboxRow, last *felix.Scope) ([]OutboxRow, error) {
+	d := dec{b: p, lastScope: *last}
 	rows := clearedRows(reuse, d.count("outbox rows", scopeBytesMin+rowBytesMin+2))
 	for i := range rows {
 		rows[i].Kind = WriteKind(d.u8())
@@ -314,6 +317,7 @@ func decodeOutbox(p []byte, reuse []OutboxRow) ([]OutboxRow, error) {
 		rows[i].Intent.Event = felix.EventKind(d.u8())
 		rows[i].Intent.Data = nilIfEmpty(d.bytes("intent data", IntentDataLenMax))
 	}
+	*last = d.lastScope
 	return rows, d.done()
 }
 
@@ -343,8 +347,8 @@ func (e *enc) consumerGroupRows(rows []ConsumerGroupRow) {
 // leaseBytesMin is the smallest encoded lease: two one-byte varints.
 const leaseBytesMin = 2
 
-func decodeConsumerGroups(p []byte, reuse []ConsumerGroupRow) ([]ConsumerGroupRow, error) {
-	d := dec{b: p}
+func decodeConsumerGroups(p []byte, reuse []ConsumerGroupRow, last *felix.Scope) ([]ConsumerGroupRow, error) {
+	d := dec{b: p, lastScope: *last}
 	rows := clearedRows(reuse, d.count("consumer group rows", scopeBytesMin+4))
 	for i := range rows {
 		rows[i].Scope = d.scope()
@@ -359,5 +363,6 @@ func decodeConsumerGroups(p []byte, reuse []ConsumerGroupRow) ([]ConsumerGroupRo
 			}
 		}
 	}
+	*last = d.lastScope
 	return rows, d.done()
 }

@@ -76,6 +76,9 @@ type Store struct {
 	// markerBuf holds the commit marker being written, so writing one
 	// allocates nothing.
 	markerBuf [2 * commitFrameBytes]byte
+	// replayScratch is what replaying a file keeps between transactions, and a
+	// Follower's store between follows.
+	replayScratch replayScratch
 }
 
 // Open opens the store in opts.Dir, creating it if it does not exist, and

@@ -3,6 +3,8 @@ package logstore
 import (
 	"fmt"
 	"hash/crc32"
+
+	"github.com/felixsim/felixsim/felix"
 )
 
 // rawFrame is one checked frame of a transaction, not yet decoded.
@@ -98,27 +100,34 @@ func appendFrameOf(dst []byte, kind frameKind, b *Batch) ([]byte, error) {
 // batch's row slices are reuse's when large enough (an empty reuse: all
 // new), every row decoded afresh.
 func decodeTxn(frames []rawFrame, reuse *Batch) (Batch, error) {
+	return decodeTxnSharing(frames, reuse, &felix.Scope{})
+}
+
+// decodeTxnSharing is decodeTxn whose rows share their scopes' names with
+// *last, the scope decoded last (a store's rows mostly name a few scopes),
+// which it leaves holding the scope it decoded last.
+func decodeTxnSharing(frames []rawFrame, reuse *Batch, last *felix.Scope) (Batch, error) {
 	var b Batch
-	last := kindInvalid
+	lastKind := kindInvalid
 	for _, f := range frames {
-		if f.kind <= last {
+		if f.kind <= lastKind {
 			return Batch{}, fmt.Errorf("%s frame at byte %d is out of order", f.kind, f.off)
 		}
-		last = f.kind
+		lastKind = f.kind
 		var err error
 		switch f.kind {
 		case kindRaft:
 			b.Groups, err = decodeGroups(f.payload, reuse.Groups)
 		case kindLog:
-			b.Log, err = decodeLog(f.payload, reuse.Log)
+			b.Log, err = decodeLog(f.payload, reuse.Log, last)
 		case kindState:
-			b.State, err = decodeState(f.payload, reuse.State)
+			b.State, err = decodeState(f.payload, reuse.State, last)
 		case kindPosition:
-			b.Positions, err = decodePositions(f.payload, reuse.Positions)
+			b.Positions, err = decodePositions(f.payload, reuse.Positions, last)
 		case kindOutbox:
-			b.Outbox, err = decodeOutbox(f.payload, reuse.Outbox)
+			b.Outbox, err = decodeOutbox(f.payload, reuse.Outbox, last)
 		case kindConsumerGroup:
-			b.ConsumerGroups, err = decodeConsumerGroups(f.payload, reuse.ConsumerGroups)
+			b.ConsumerGroups, err = decodeConsumerGroups(f.payload, reuse.ConsumerGroups, last)
 		default:
 			err = fmt.Errorf("unexpected %s frame", f.kind)
 		}
