@@ -34,6 +34,18 @@ func (s *Store) ConsumerGroupGet(scope felix.Scope, name string) (statemachine.G
 	return g, ok
 }
 
+// GroupsLen returns how many groups have persisted raft state.
+func (s *Store) GroupsLen() int { return len(s.groups) }
+
+// SnapshotIndex returns the index of group id's stored snapshot (0: none),
+// without copying it (Snapshot does).
+func (s *Store) SnapshotIndex(id uint64) uint64 {
+	if g := s.groups[id]; g != nil {
+		return g.snapshot.GetMetadata().GetIndex()
+	}
+	return 0
+}
+
 // RaftEntry returns the term and data of group id's stored raft entry at
 // index, if the stored log holds it (compacted entries it does not). The
 // data is the store's: do not modify it.

@@ -166,7 +166,7 @@ func (n *Node) MemoryImage(ids []uint64) StoreImage {
 func (n *Node) DurableImage(d *DurableStore, ids []uint64) (StoreImage, error) {
 	st := d.f.Store()
 	img := StoreImage{Node: n.cfg.ID}
-	if len(st.Groups()) == 0 && !n.cfg.Join {
+	if st.GroupsLen() == 0 && !n.cfg.Join {
 		return img, nil // nothing durable: a restart would bootstrap afresh
 	}
 	r := &Node{cfg: n.cfg, store: st, logger: n.logger, topo: n.topo}
@@ -236,11 +236,7 @@ func (r *Node) durableShardGroup(gi *GroupImage, d *DurableStore, mem *raftGroup
 		return err
 	}
 	id := mem.id
-	snap, err := r.store.RaftStorage(id).Snapshot()
-	if err != nil {
-		return fmt.Errorf("node %d: group %d durable snapshot: %w", r.cfg.ID, id, err)
-	}
-	snapIndex := snap.GetMetadata().GetIndex()
+	snapIndex := r.store.SnapshotIndex(id)
 	applied := max(r.store.AppliedIndex(id), snapIndex)
 	f := d.folds[id]
 	if f != nil && f.snapIndex == snapIndex && f.bootFeatures == bootFeatures && f.g.applied <= applied {
@@ -252,6 +248,10 @@ func (r *Node) durableShardGroup(gi *GroupImage, d *DurableStore, mem *raftGroup
 			}
 		}
 	} else {
+		snap, err := r.store.RaftStorage(id).Snapshot()
+		if err != nil {
+			return fmt.Errorf("node %d: group %d durable snapshot: %w", r.cfg.ID, id, err)
+		}
 		f = &durableFold{snapIndex: snapIndex, bootFeatures: bootFeatures,
 			g: raftGroup{id: id, spec: mem.spec, shard: mem.shard, features: bootFeatures, applied: applied}}
 		for _, recover := range []func(*raftGroup, *raftpb.Snapshot) error{r.recoverFeatures, r.recoverIncarnation, r.recoverConfState} {

@@ -73,9 +73,9 @@ func (f *fakeSide) delOutbox(o uint64) { delete(f.outbox, o); addSpan(&f.changes
 
 func (f *fakeSide) Window() (uint64, uint64) { return f.first, f.next }
 func (f *fakeSide) LogLen() int              { return len(f.log) }
-func (f *fakeSide) LogAt(o uint64) (*felix.Record, bool) {
+func (f *fakeSide) LogAt(o uint64) (felix.Record, bool) {
 	r, ok := f.log[o]
-	return &r, ok
+	return r, ok
 }
 func (f *fakeSide) StateLen() int                         { return len(f.state) }
 func (f *fakeSide) StateAt(k string) (StoreSlot, bool)    { s, ok := f.state[k]; return s, ok }

@@ -88,9 +88,10 @@ type ScopeTables interface {
 	// row (zero without one), the shard's log.
 	Window() (first, next uint64)
 	// LogLen is how many log rows the side holds (memory: its window);
-	// LogAt reads the record at offset (valid until the side changes).
+	// LogAt reads the record at offset (its byte slices are the side's:
+	// valid until it changes).
 	LogLen() int
-	LogAt(offset uint64) (*felix.Record, bool)
+	LogAt(offset uint64) (felix.Record, bool)
 	StateLen() int
 	StateAt(key string) (StoreSlot, bool)
 	GroupsLen() int

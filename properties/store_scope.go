@@ -103,7 +103,7 @@ func logMatchesFrom(d, m *StoreScope, from uint64) bool {
 	for o := from; o < next; o++ {
 		dr, dok := d.Tables.LogAt(o)
 		mr, mok := m.Tables.LogAt(o)
-		if !dok || !mok || !sameRecord(dr, mr) {
+		if !dok || !mok || !sameRecord(&dr, &mr) {
 			return false
 		}
 	}

@@ -22,12 +22,9 @@ func (s storedScope) Window() (uint64, uint64) {
 	p, _ := s.st.PositionGet(s.sc)
 	return p.FirstOffset, p.NextOffset
 }
-func (s storedScope) LogLen() int { return s.st.LogLen(s.sc) }
-func (s storedScope) LogAt(offset uint64) (*felix.Record, bool) {
-	r, ok := s.st.LogGet(s.sc, offset)
-	return &r, ok
-}
-func (s storedScope) StateLen() int { return s.st.StateLen(s.sc) }
+func (s storedScope) LogLen() int                              { return s.st.LogLen(s.sc) }
+func (s storedScope) LogAt(offset uint64) (felix.Record, bool) { return s.st.LogGet(s.sc, offset) }
+func (s storedScope) StateLen() int                            { return s.st.StateLen(s.sc) }
 func (s storedScope) StateAt(key string) (properties.StoreSlot, bool) {
 	v, ok := s.st.StateGet(s.sc, key)
 	return properties.StoreSlot{Key: key, Value: v.Value, Version: v.Version}, ok
@@ -35,7 +32,7 @@ func (s storedScope) StateAt(key string) (properties.StoreSlot, bool) {
 func (s storedScope) GroupsLen() int { return s.st.ConsumerGroupLen(s.sc) }
 func (s storedScope) GroupAt(name string) (properties.GroupView, bool) {
 	g, ok := s.st.ConsumerGroupGet(s.sc, name)
-	return groupViewOf(s.sc, g), ok
+	return workload.GroupViewOf(&g), ok
 }
 func (s storedScope) LogRows() []felix.Entry { return s.st.LogScan(s.sc, 0, 0) }
 func (s storedScope) StateRows() []properties.StoreSlot {
@@ -75,8 +72,11 @@ type shardScope struct {
 
 func (s shardScope) Window() (uint64, uint64) { return s.sh.FirstOffset(), s.sh.NextOffset() }
 func (s shardScope) LogLen() int              { return int(s.sh.NextOffset() - s.sh.FirstOffset()) }
-func (s shardScope) LogAt(offset uint64) (*felix.Record, bool) {
-	return s.sh.LogAt(offset)
+func (s shardScope) LogAt(offset uint64) (felix.Record, bool) {
+	if r, ok := s.sh.LogAt(offset); ok {
+		return *r, true
+	}
+	return felix.Record{}, false
 }
 func (s shardScope) StateLen() int { return s.sh.StateLen() }
 func (s shardScope) StateAt(key string) (properties.StoreSlot, bool) {
@@ -86,7 +86,7 @@ func (s shardScope) StateAt(key string) (properties.StoreSlot, bool) {
 func (s shardScope) GroupsLen() int { return s.sh.GroupsLen() }
 func (s shardScope) GroupAt(name string) (properties.GroupView, bool) {
 	g, ok := s.sh.GroupGet(name)
-	return groupViewOf(s.sc, g), ok
+	return workload.GroupViewOf(&g), ok
 }
 func (s shardScope) LogRows() []felix.Entry { return s.sh.Retained() }
 func (s shardScope) StateRows() []properties.StoreSlot {
@@ -98,11 +98,6 @@ func (s shardScope) StateRows() []properties.StoreSlot {
 }
 func (s shardScope) GroupRows() []properties.GroupView {
 	return workload.ScopeGroupsOf(s.sc, s.sh.Groups()).Groups
-}
-
-// groupViewOf is one consumer group's state as the check reads it.
-func groupViewOf(sc felix.Scope, g statemachine.GroupState) properties.GroupView {
-	return workload.ScopeGroupsOf(sc, []statemachine.GroupState{g}).Groups[0]
 }
 
 // raftOf reads a store's raft log of one group.
