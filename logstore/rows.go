@@ -114,6 +114,36 @@ func (e *enc) message(m proto.Message) {
 	e.b = b
 }
 
+// entry decodes a length-prefixed raft entry into e (zero), by hand when
+// it holds only raft's fields (decodeKnownEntry), else by proto.
+func (d *dec) entry(e *raftpb.Entry, sc *entryScalars) {
+	p := d.take(d.lenField("entry", protoLenMax))
+	if d.err != nil || decodeKnownEntry(p, e, sc) {
+		return
+	}
+	*e = raftpb.Entry{}
+	if err := proto.Unmarshal(p, e); err != nil {
+		d.fail(fmt.Errorf("entry: %v", err))
+	}
+}
+
+// hardState decodes a length-prefixed hard state, by hand when it holds
+// only raft's fields (decodeKnownHardState), else by proto.
+func (d *dec) hardState() *raftpb.HardState {
+	p := d.take(d.lenField("hard state", protoLenMax))
+	if d.err != nil {
+		return nil
+	}
+	if hs := decodeKnownHardState(p); hs != nil {
+		return hs
+	}
+	hs := &raftpb.HardState{}
+	if err := proto.Unmarshal(p, hs); err != nil {
+		d.fail(fmt.Errorf("hard state: %v", err))
+	}
+	return hs
+}
+
 // message decodes a length-prefixed raft message into m; proto.Unmarshal
 // copies what it keeps, so the payload is not copied first.
 func (d *dec) message(what string, m proto.Message) {
@@ -180,15 +210,15 @@ func decodeGroups(p []byte, reuse []GroupWrite) ([]GroupWrite, error) {
 		}
 		if n := d.count("entries", entryBytesMin); n > 0 {
 			g.Entries = make([]*raftpb.Entry, n)
-			ents := make([]raftpb.Entry, n) // one allocation for the group's entries
+			ents := make([]raftpb.Entry, n)    // one allocation for the group's entries,
+			scalars := make([]entryScalars, n) // and one for their scalar fields
 			for j := range g.Entries {
 				g.Entries[j] = &ents[j]
-				d.message("entry", g.Entries[j])
+				d.entry(g.Entries[j], &scalars[j])
 			}
 		}
 		if d.boolean() {
-			g.HardState = &raftpb.HardState{}
-			d.message("hard state", g.HardState)
+			g.HardState = d.hardState()
 		}
 		if d.boolean() {
 			g.Compact = &Compaction{Snapshot: &raftpb.Snapshot{}}
