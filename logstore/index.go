@@ -1,6 +1,8 @@
 package logstore
 
 import (
+	"go.etcd.io/raft/v3/raftpb"
+
 	"github.com/felixsim/felixsim/felix"
 	"github.com/felixsim/felixsim/statemachine"
 )
@@ -46,14 +48,13 @@ func (s *Store) SnapshotIndex(id uint64) uint64 {
 	return 0
 }
 
-// RaftEntry returns the term and data of group id's stored raft entry at
-// index, if the stored log holds it (compacted entries it does not). The
-// data is the store's: do not modify it.
-func (s *Store) RaftEntry(id, index uint64) (term uint64, data []byte, ok bool) {
+// RaftEntries returns group id's stored raft entries from index lo up to
+// hi-1 in place (the store's: do not modify them), or nil when the stored
+// log does not hold them all (compacted entries it does not).
+func (s *Store) RaftEntries(id, lo, hi uint64) []*raftpb.Entry {
 	g := s.groups[id]
-	if g == nil || index <= g.ents[0].GetIndex() || index > g.lastIndex() {
-		return 0, nil, false
+	if g == nil || lo > hi || lo <= g.ents[0].GetIndex() || hi > g.lastIndex()+1 {
+		return nil
 	}
-	e := g.ents[index-g.ents[0].GetIndex()]
-	return e.GetTerm(), e.GetData(), true
+	return g.ents[lo-g.ents[0].GetIndex() : hi-g.ents[0].GetIndex()]
 }

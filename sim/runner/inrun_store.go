@@ -178,7 +178,7 @@ func storeImageOf(broker string, img *node.StoreImage, scopeOf func(g *node.Grou
 	for i := range img.Groups {
 		g := &img.Groups[i]
 		sg := properties.StoreGroup{ID: g.ID, HardState: hardStateOf(g.HardState), Applied: g.Applied, Incarnation: g.Incarnation.String(),
-			Voters: g.Voters, Learners: g.Learners, FirstIndex: g.FirstIndex, LastIndex: g.LastIndex, Raft: raftOf{st: g.Raft, id: g.ID}}
+			Voters: g.Voters, Learners: g.Learners, FirstIndex: g.FirstIndex, LastIndex: g.LastIndex, Raft: &raftOf{st: g.Raft, id: g.ID, last: g.LastIndex}}
 		if g.Features.AtomicCommitFinalized {
 			sg.Features = node.FeatureAtomicCommit
 		}

@@ -1,6 +1,8 @@
 package runner
 
 import (
+	"go.etcd.io/raft/v3/raftpb"
+
 	"github.com/felixsim/felixsim/felix"
 	"github.com/felixsim/felixsim/logstore"
 	"github.com/felixsim/felixsim/properties"
@@ -100,13 +102,25 @@ func (s shardScope) GroupRows() []properties.GroupView {
 	return workload.ScopeGroupsOf(s.sc, s.sh.Groups()).Groups
 }
 
-// raftOf reads a store's raft log of one group.
+// raftOf reads a store's raft log of one group: the entries from the
+// first index asked for up to last, looked up once.
 type raftOf struct {
-	st *logstore.Store
-	id uint64
+	st       *logstore.Store
+	id, last uint64
+	from     uint64
+	ents     []*raftpb.Entry
 }
 
-func (r raftOf) RaftEntry(index uint64) (uint64, []byte, bool) { return r.st.RaftEntry(r.id, index) }
+func (r *raftOf) RaftEntry(index uint64) (uint64, []byte, bool) {
+	if index < r.from || index-r.from >= uint64(len(r.ents)) {
+		r.from, r.ents = index, r.st.RaftEntries(r.id, index, r.last+1)
+		if len(r.ents) == 0 {
+			return 0, nil, false
+		}
+	}
+	e := r.ents[index-r.from]
+	return e.GetTerm(), e.GetData(), true
+}
 
 // storedChangesOf converts a follower's report of one scope's changes.
 func storedChangesOf(c *logstore.ScopeChanges) properties.ScopeChanges {
