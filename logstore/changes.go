@@ -1,6 +1,7 @@
 package logstore
 
 import (
+	"fmt"
 	"slices"
 
 	"github.com/felixsim/felixsim/felix"
@@ -65,21 +66,50 @@ type scopeChanges struct {
 // per scope the store has changed since its checker last took it.
 type changeLog struct {
 	scopes map[felix.Scope]*scopeChanges
+	// last and lastScope are the entry of looked up last (rows come in
+	// runs of one scope).
+	last      *scopeChanges
+	lastScope felix.Scope
+	// tables counts, per scope with rows, the tables that hold some;
 	// scopesChanged counts the times a scope gained its first row or lost
-	// its last one in some table: the store's scope list changed.
+	// its last one: the store's scope list changed.
+	tables        map[felix.Scope]int
 	scopesChanged uint64
 }
 
-func newChangeLog() *changeLog { return &changeLog{scopes: map[felix.Scope]*scopeChanges{}} }
+func newChangeLog() *changeLog {
+	return &changeLog{scopes: map[felix.Scope]*scopeChanges{}, tables: map[felix.Scope]int{}}
+}
 
 // of returns scope's entry, creating it.
 func (c *changeLog) of(scope felix.Scope) *scopeChanges {
+	if c.last != nil && scope == c.lastScope {
+		return c.last
+	}
 	sc := c.scopes[scope]
 	if sc == nil {
 		sc = &scopeChanges{}
 		c.scopes[scope] = sc
 	}
+	c.last, c.lastScope = sc, scope
 	return sc
+}
+
+// tablesChanged counts scope's rows in delta more tables, and a change
+// of the scope list when it had none or has none left.
+func (c *changeLog) tablesChanged(scope felix.Scope, delta int) {
+	n := c.tables[scope] + delta
+	if n < 0 || n > tableCount {
+		panic(fmt.Sprintf("logstore: scope %s has rows in %d tables", scope, n))
+	}
+	if n == 0 {
+		delete(c.tables, scope)
+	} else {
+		c.tables[scope] = n
+	}
+	if n == 0 || n == delta {
+		c.scopesChanged++
+	}
 }
 
 // key adds key to set, or marks the overflow once the set is full.
@@ -104,6 +134,9 @@ func (c *changeLog) take(scope felix.Scope) ScopeChanges {
 		return ScopeChanges{}
 	}
 	delete(c.scopes, scope)
+	if c.last == sc {
+		c.last = nil
+	}
 	out := sc.ScopeChanges
 	out.StateKeys = sortedKeys(sc.stateKeys)
 	out.ConsumerGroups = sortedKeys(sc.groups)

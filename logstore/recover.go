@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-
-	"github.com/felixsim/felixsim/felix"
 )
 
 // replayFile reads the whole file, replays its committed transactions and
@@ -118,12 +116,37 @@ func (s *Store) replayFrom(buf []byte, base, off int) (end, tornAt int, err erro
 
 // replayScratch is what replaying keeps from one transaction to the next,
 // and (a Follower's store) from one Follow to the next: the frame list,
-// the row slices decoding reuses and the scope decoded last, whose names
-// the next rows share.
+// the row slices decoding reuses and the scope names decoded, which later
+// rows share.
 type replayScratch struct {
-	frames    []rawFrame
-	rows      Batch
-	lastScope felix.Scope
+	frames []rawFrame
+	rows   Batch
+	names  scopeNames
+}
+
+// scopeNamesMax caps the names a replay keeps to share: past it, a name
+// not kept yet is allocated each time it is decoded.
+const scopeNamesMax = 1024
+
+// scopeNames are scope names decoded before, each kept once.
+type scopeNames struct{ m map[string]string }
+
+// intern returns p as a string, the one kept when p was decoded before.
+func (n *scopeNames) intern(p []byte) string {
+	if n == nil {
+		return string(p)
+	}
+	if s, ok := n.m[string(p)]; ok {
+		return s
+	}
+	s := string(p)
+	if n.m == nil {
+		n.m = map[string]string{}
+	}
+	if len(n.m) < scopeNamesMax {
+		n.m[s] = s
+	}
+	return s
 }
 
 // clearFrames empties frames for reuse, dropping what they point at.
@@ -150,7 +173,7 @@ func (s *Store) replayTxn(buf []byte, base, start, markerOff int, frames []rawFr
 	if got := crc32Of(buf[start:markerOff]); got != m.txnCRC {
 		return s.corrupt(base+markerOff, "transaction checksum %08x, the marker says %08x", got, m.txnCRC)
 	}
-	b, err := decodeTxnSharing(frames, &sc.rows, &sc.lastScope)
+	b, err := decodeTxnSharing(frames, &sc.rows, &sc.names)
 	if err != nil {
 		return s.corrupt(base+start, "transaction %d: %v", m.seq, err)
 	}

@@ -37,29 +37,25 @@ func (e *enc) scope(s felix.Scope) {
 	e.uvar(uint64(s.Shard))
 }
 
-// scope decodes a scope; names equal to the previous scope's are shared
-// with it rather than allocated again (a frame's rows mostly share one).
+// scope decodes a scope; its names are shared with the store's earlier
+// rows rather than allocated again (a store's rows name a few scopes).
 func (d *dec) scope() felix.Scope {
 	var s felix.Scope
-	s.Tenant = d.name("tenant", d.lastScope.Tenant)
-	s.Namespace = d.name("namespace", d.lastScope.Namespace)
-	s.Stream = d.name("stream", d.lastScope.Stream)
+	s.Tenant = d.name("tenant")
+	s.Namespace = d.name("namespace")
+	s.Stream = d.name("stream")
 	shard := d.uvar()
 	if d.err == nil && shard > 1<<32-1 {
 		d.fail(fmt.Errorf("shard %d exceeds 32 bits", shard))
 	}
 	s.Shard = uint32(shard)
-	d.lastScope = s
 	return s
 }
 
-// name decodes a scope name, returning prev itself when the bytes equal it.
-func (d *dec) name(what, prev string) string {
-	p := d.take(d.lenField(what, felix.NameLenMax))
-	if string(p) == prev {
-		return prev
-	}
-	return string(p)
+// name decodes a scope name, as a string the store already holds when
+// it decoded the same name before (d.names).
+func (d *dec) name(what string) string {
+	return d.names.intern(d.take(d.lenField(what, felix.NameLenMax)))
 }
 
 // record appends r as a wire record frame (the canonical record codec),
@@ -245,15 +241,14 @@ func (e *enc) logRows(rows []LogRow) {
 	}
 }
 
-func decodeLog(p []byte, reuse []LogRow, last *felix.Scope) ([]LogRow, error) {
-	d := dec{b: p, lastScope: *last}
+func decodeLog(p []byte, reuse []LogRow, names *scopeNames) ([]LogRow, error) {
+	d := dec{b: p, names: names}
 	rows := clearedRows(reuse, d.count("log rows", scopeBytesMin+recordBytesMin))
 	for i := range rows {
 		rows[i].Scope = d.scope()
 		rows[i].Offset = d.uvar()
 		rows[i].Record = d.record()
 	}
-	*last = d.lastScope
 	return rows, d.done()
 }
 
@@ -275,8 +270,8 @@ func (e *enc) stateRows(rows []StateRow) {
 	}
 }
 
-func decodeState(p []byte, reuse []StateRow, last *felix.Scope) ([]StateRow, error) {
-	d := dec{b: p, lastScope: *last}
+func decodeState(p []byte, reuse []StateRow, names *scopeNames) ([]StateRow, error) {
+	d := dec{b: p, names: names}
 	rows := clearedRows(reuse, d.count("state rows", scopeBytesMin+rowBytesMin))
 	for i := range rows {
 		rows[i].Kind = WriteKind(d.u8())
@@ -285,7 +280,6 @@ func decodeState(p []byte, reuse []StateRow, last *felix.Scope) ([]StateRow, err
 		rows[i].Value = nilIfEmpty(d.bytes("value", felix.ValueLenMax))
 		rows[i].Version = d.uvar()
 	}
-	*last = d.lastScope
 	return rows, d.done()
 }
 
@@ -306,8 +300,8 @@ func (e *enc) positionRows(rows []PositionRow) {
 	}
 }
 
-func decodePositions(p []byte, reuse []PositionRow, last *felix.Scope) ([]PositionRow, error) {
-	d := dec{b: p, lastScope: *last}
+func decodePositions(p []byte, reuse []PositionRow, names *scopeNames) ([]PositionRow, error) {
+	d := dec{b: p, names: names}
 	rows := clearedRows(reuse, d.count("position rows", scopeBytesMin+rowBytesMin+1))
 	for i := range rows {
 		rows[i].Scope = d.scope()
@@ -315,7 +309,6 @@ func decodePositions(p []byte, reuse []PositionRow, last *felix.Scope) ([]Positi
 		rows[i].Position.NextOffset = d.uvar()
 		rows[i].Position.FirstOffset = d.uvar()
 	}
-	*last = d.lastScope
 	return rows, d.done()
 }
 
@@ -337,8 +330,8 @@ func (e *enc) outboxRows(rows []OutboxRow) {
 	}
 }
 
-func decodeOutbox(p []byte, reuse []OutboxRow, last *felix.Scope) ([]OutboxRow, error) {
-	d := dec{b: p, lastScope: *last}
+func decodeOutbox(p []byte, reuse []OutboxRow, names *scopeNames) ([]OutboxRow, error) {
+	d := dec{b: p, names: names}
 	rows := clearedRows(reuse, d.count("outbox rows", scopeBytesMin+rowBytesMin+2))
 	for i := range rows {
 		rows[i].Kind = WriteKind(d.u8())
@@ -347,7 +340,6 @@ func decodeOutbox(p []byte, reuse []OutboxRow, last *felix.Scope) ([]OutboxRow, 
 		rows[i].Intent.Event = felix.EventKind(d.u8())
 		rows[i].Intent.Data = nilIfEmpty(d.bytes("intent data", IntentDataLenMax))
 	}
-	*last = d.lastScope
 	return rows, d.done()
 }
 
@@ -377,8 +369,8 @@ func (e *enc) consumerGroupRows(rows []ConsumerGroupRow) {
 // leaseBytesMin is the smallest encoded lease: two one-byte varints.
 const leaseBytesMin = 2
 
-func decodeConsumerGroups(p []byte, reuse []ConsumerGroupRow, last *felix.Scope) ([]ConsumerGroupRow, error) {
-	d := dec{b: p, lastScope: *last}
+func decodeConsumerGroups(p []byte, reuse []ConsumerGroupRow, names *scopeNames) ([]ConsumerGroupRow, error) {
+	d := dec{b: p, names: names}
 	rows := clearedRows(reuse, d.count("consumer group rows", scopeBytesMin+4))
 	for i := range rows {
 		rows[i].Scope = d.scope()
@@ -393,6 +385,5 @@ func decodeConsumerGroups(p []byte, reuse []ConsumerGroupRow, last *felix.Scope)
 			}
 		}
 	}
-	*last = d.lastScope
 	return rows, d.done()
 }

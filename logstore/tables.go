@@ -60,7 +60,7 @@ func (t *tables) apply(b *Batch) {
 				// first transaction holds a scope's whole log in one.
 				m = make(map[uint64]felix.Record, scopeRunLen(b.Log[i:]))
 				t.log[r.Scope] = m
-				t.scopeSetChanged(true)
+				t.scopeTablesChanged(r.Scope, +1)
 			}
 		}
 		m[r.Offset] = r.Record
@@ -77,7 +77,7 @@ func (t *tables) apply(b *Batch) {
 		old, ok := t.position[r.Scope]
 		if !ok {
 			t.counts.Position++
-			t.scopeSetChanged(true)
+			t.scopeTablesChanged(r.Scope, +1)
 		}
 		t.dropBefore(r.Scope, old.FirstOffset, r.Position.FirstOffset)
 		t.position[r.Scope] = r.Position
@@ -87,7 +87,7 @@ func (t *tables) apply(b *Batch) {
 	}
 	for i := range b.ConsumerGroups {
 		r := &b.ConsumerGroups[i]
-		t.scopeSetChanged(applyKeyed(t.consumer, r.Scope, r.Group.Name, WritePut, r.Group, &t.counts.ConsumerGroup))
+		t.scopeTablesChanged(r.Scope, applyKeyed(t.consumer, r.Scope, r.Group.Name, WritePut, r.Group, &t.counts.ConsumerGroup))
 		if t.changes != nil {
 			sc := t.changes.of(r.Scope)
 			sc.key(&sc.groups, r.Group.Name)
@@ -95,11 +95,12 @@ func (t *tables) apply(b *Batch) {
 	}
 }
 
-// scopeSetChanged counts, for a follower's checker, a scope that gained
-// its first row or lost its last one in some table (when changed).
-func (t *tables) scopeSetChanged(changed bool) {
-	if changed && t.changes != nil {
-		t.changes.scopesChanged++
+// scopeTablesChanged tells a follower's checker that scope's rows now
+// take delta more tables (+1: its first row in one, -1: its last row gone
+// from one, 0: neither).
+func (t *tables) scopeTablesChanged(scope felix.Scope, delta int) {
+	if delta != 0 && t.changes != nil {
+		t.changes.tablesChanged(scope, delta)
 	}
 }
 
@@ -152,12 +153,12 @@ func (t *tables) dropBefore(scope felix.Scope, from, to uint64) {
 	}
 	if len(m) == 0 {
 		delete(t.log, scope)
-		t.scopeSetChanged(true)
+		t.scopeTablesChanged(scope, -1)
 	}
 }
 
 func (t *tables) applyState(r *StateRow) {
-	t.scopeSetChanged(applyKeyed(t.state, r.Scope, r.Key, r.Kind, StateValue{Value: r.Value, Version: r.Version}, &t.counts.State))
+	t.scopeTablesChanged(r.Scope, applyKeyed(t.state, r.Scope, r.Key, r.Kind, StateValue{Value: r.Value, Version: r.Version}, &t.counts.State))
 	if t.changes != nil {
 		sc := t.changes.of(r.Scope)
 		sc.key(&sc.stateKeys, r.Key)
@@ -165,7 +166,7 @@ func (t *tables) applyState(r *StateRow) {
 }
 
 func (t *tables) applyOutbox(r *OutboxRow) {
-	t.scopeSetChanged(applyKeyed(t.outbox, r.Scope, r.Offset, r.Kind, r.Intent, &t.counts.Outbox))
+	t.scopeTablesChanged(r.Scope, applyKeyed(t.outbox, r.Scope, r.Offset, r.Kind, r.Intent, &t.counts.Outbox))
 	if t.changes != nil {
 		sc := t.changes.of(r.Scope)
 		if r.Kind == WriteDelete {
@@ -179,8 +180,8 @@ func (t *tables) applyOutbox(r *OutboxRow) {
 // applyKeyed puts or deletes key in scope's map of a scoped table, keeping
 // the table's row count and dropping a scope's map when it empties: the one
 // place the state, outbox and consumer-group tables change. It reports
-// whether scope's map was made or dropped.
-func applyKeyed[K comparable, V any](table map[felix.Scope]map[K]V, scope felix.Scope, key K, kind WriteKind, value V, rows *int) (scopeMapChanged bool) {
+// +1 when it made scope's map, -1 when it dropped it, else 0.
+func applyKeyed[K comparable, V any](table map[felix.Scope]map[K]V, scope felix.Scope, key K, kind WriteKind, value V, rows *int) (scopeMaps int) {
 	m := table[scope]
 	_, had := m[key]
 	switch kind {
@@ -188,7 +189,7 @@ func applyKeyed[K comparable, V any](table map[felix.Scope]map[K]V, scope felix.
 		if m == nil {
 			m = map[K]V{}
 			table[scope] = m
-			scopeMapChanged = true
+			scopeMaps = +1
 		}
 		m[key] = value
 		if !had {
@@ -200,11 +201,11 @@ func applyKeyed[K comparable, V any](table map[felix.Scope]map[K]V, scope felix.
 			*rows--
 			if len(m) == 0 {
 				delete(table, scope)
-				scopeMapChanged = true
+				scopeMaps = -1
 			}
 		}
 	}
-	return scopeMapChanged
+	return scopeMaps
 }
 
 // Counts returns how many rows each applied table holds.

@@ -3,8 +3,6 @@ package logstore
 import (
 	"fmt"
 	"hash/crc32"
-
-	"github.com/felixsim/felixsim/felix"
 )
 
 // rawFrame is one checked frame of a transaction, not yet decoded.
@@ -100,13 +98,12 @@ func appendFrameOf(dst []byte, kind frameKind, b *Batch) ([]byte, error) {
 // batch's row slices are reuse's when large enough (an empty reuse: all
 // new), every row decoded afresh.
 func decodeTxn(frames []rawFrame, reuse *Batch) (Batch, error) {
-	return decodeTxnSharing(frames, reuse, &felix.Scope{})
+	return decodeTxnSharing(frames, reuse, nil)
 }
 
 // decodeTxnSharing is decodeTxn whose rows share their scopes' names with
-// *last, the scope decoded last (a store's rows mostly name a few scopes),
-// which it leaves holding the scope it decoded last.
-func decodeTxnSharing(frames []rawFrame, reuse *Batch, last *felix.Scope) (Batch, error) {
+// the ones names holds (a store's rows name a few scopes), which it keeps.
+func decodeTxnSharing(frames []rawFrame, reuse *Batch, names *scopeNames) (Batch, error) {
 	var b Batch
 	lastKind := kindInvalid
 	for _, f := range frames {
@@ -119,15 +116,15 @@ func decodeTxnSharing(frames []rawFrame, reuse *Batch, last *felix.Scope) (Batch
 		case kindRaft:
 			b.Groups, err = decodeGroups(f.payload, reuse.Groups)
 		case kindLog:
-			b.Log, err = decodeLog(f.payload, reuse.Log, last)
+			b.Log, err = decodeLog(f.payload, reuse.Log, names)
 		case kindState:
-			b.State, err = decodeState(f.payload, reuse.State, last)
+			b.State, err = decodeState(f.payload, reuse.State, names)
 		case kindPosition:
-			b.Positions, err = decodePositions(f.payload, reuse.Positions, last)
+			b.Positions, err = decodePositions(f.payload, reuse.Positions, names)
 		case kindOutbox:
-			b.Outbox, err = decodeOutbox(f.payload, reuse.Outbox, last)
+			b.Outbox, err = decodeOutbox(f.payload, reuse.Outbox, names)
 		case kindConsumerGroup:
-			b.ConsumerGroups, err = decodeConsumerGroups(f.payload, reuse.ConsumerGroups, last)
+			b.ConsumerGroups, err = decodeConsumerGroups(f.payload, reuse.ConsumerGroups, names)
 		default:
 			err = fmt.Errorf("unexpected %s frame", f.kind)
 		}
