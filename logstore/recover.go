@@ -31,7 +31,7 @@ func (s *Store) replayFile() error {
 	if err != nil {
 		return err
 	}
-	s.adoptReplayBuffer(buf)
+	s.checkReplayBufferUnshared(buf)
 	s.sizeBytes = int64(end)
 	if end == len(buf) && s.sealMissing == nil {
 		return nil
@@ -222,13 +222,13 @@ func largerRows[R any](kept, used []R) []R {
 	return kept
 }
 
-// adoptReplayBuffer keeps the buffer the file was read into as the first
-// Rewrite's encode buffer: a restarted store rewrites soon, into a file
-// about as large, and would otherwise grow a fresh buffer by doubling.
-// Nothing replay installed refers to the buffer (decoding copies every
-// byte it keeps); built with -tags invariants, Open scribbles over the
-// buffer and panics if that changed what the store holds.
-func (s *Store) adoptReplayBuffer(buf []byte) {
+// checkReplayBufferUnshared holds that nothing replay installed refers to
+// the buffer the file was read into (decoding copies every byte it
+// keeps), so the buffer goes once Open returns instead of staying alive,
+// a second copy of the file, for as long as a row refers to it: built
+// with -tags invariants, Open scribbles over the buffer and panics if
+// that changed what the store holds.
+func (s *Store) checkReplayBufferUnshared(buf []byte) {
 	if invariantsOn {
 		before := s.contentBytes()
 		full := buf[:cap(buf)]
@@ -240,7 +240,6 @@ func (s *Store) adoptReplayBuffer(buf []byte) {
 				s.name, len(before), len(after)))
 		}
 	}
-	s.rewriteBuf = buf[:0]
 }
 
 // contentBytes encodes everything the store holds as a Rewrite would,

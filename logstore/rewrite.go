@@ -74,16 +74,12 @@ func (s *Store) writeRewrite(name string) (vfs.File, uint64, int64, error) {
 	if err != nil {
 		return nil, 0, 0, err
 	}
-	// The file's encoding is built in the buffer of the last rewrite (or
-	// the one Open read the file into), which a Write copies out: growing
-	// a fresh one by append re-copied the whole content several times
-	// over. A store without one (created, not opened from a file) starts
-	// from its file's size, about the content's or more.
-	if s.rewriteBuf == nil {
-		s.rewriteBuf = make([]byte, 0, s.sizeBytes)
-	}
-	buf := append(s.rewriteBuf[:0], headerFrame()...)
-	defer func() { s.rewriteBuf = buf[:0] }()
+	// The file's encoding is built in one buffer sized from the file, about
+	// the content's size or more (growing one by append re-copied the whole
+	// content several times over), which the Write copies out and which is
+	// then let go: kept for the next rewrite, it held a second copy of the
+	// file for the store's whole life.
+	buf := append(make([]byte, 0, max(s.sizeBytes, int64(len(headerFrame())))), headerFrame()...)
 	seq := uint64(0)
 	err = s.eachContentBatch(func(b *Batch) error {
 		start := len(buf)
