@@ -36,6 +36,10 @@ type storeCheck struct {
 	// books are, per broker identity (by raft id; looked up, never ranged
 	// over), what each scope's last comparison verified.
 	books map[uint64]*scopeBooks
+	// identities are each broker slot's identity last followed: a slot's
+	// new identity (a replaced disk) retires the old one's follower and
+	// books, each a decoded copy of a store nobody reads again.
+	identities map[int]uint64
 }
 
 // StoreCheckEveryRounds is how sparsely the run compares a broker's store
@@ -48,7 +52,7 @@ const StoreCheckEveryRounds = 64
 
 func newStoreCheck() storeCheck {
 	return storeCheck{durable: map[uint64]*node.DurableStore{}, rounds: map[uint64]uint64{}, damaged: map[uint64]*node.Node{},
-		everyRounds: StoreCheckEveryRounds, books: map[uint64]*scopeBooks{}}
+		everyRounds: StoreCheckEveryRounds, books: map[uint64]*scopeBooks{}, identities: map[int]uint64{}}
 }
 
 // RoundDurable compares, on a sampled or rare round, the groups it
@@ -95,6 +99,12 @@ func (sc *storeCheck) follow(ir *inRun, n *node.Node) bool {
 	if sc.damaged[id] == n {
 		return false
 	}
+	delete(sc.damaged, id) // an incarnation that reopened its store
+	slot := cluster.SimID(id)
+	if old, ok := sc.identities[slot]; ok && old != id {
+		sc.retire(old)
+	}
+	sc.identities[slot] = id
 	d := sc.durable[id]
 	if d == nil {
 		d = node.NewDurableStore()
@@ -105,6 +115,15 @@ func (sc *storeCheck) follow(ir *inRun, n *node.Node) bool {
 		return false
 	}
 	return true
+}
+
+// retire forgets broker identity id, whose slot runs another now: an
+// identity never comes back (cluster.Replacement).
+func (sc *storeCheck) retire(id uint64) {
+	delete(sc.durable, id)
+	delete(sc.rounds, id)
+	delete(sc.damaged, id)
+	delete(sc.books, id)
 }
 
 // compareStore compares groups of n's durable store with its memory,

@@ -98,6 +98,46 @@ func TestTargetedRestartCatchesAStaleInstall(t *testing.T) {
 	t.Fatalf("restartafter did not catch install-keeps-old-groups in seeds 1..%d with the store check off", seedsMax)
 }
 
+// TestStoreCheckForgetsRetiredIdentities: after a run whose disks are
+// replaced (each slot's old identity never comes back), the store check
+// holds a follower and scope books only for the identities the slots run
+// at the end, not a decoded copy of every store there ever was.
+func TestStoreCheckForgetsRetiredIdentities(t *testing.T) {
+	f, err := ParseFaults("diskreplace")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r *run
+	res, err := runWith(Options{Seed: 1, DurationNs: 20e9, FaultGapMeanNs: 2e9, Faults: f}, func(built *run) { r = built })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Replaced) == 0 {
+		t.Fatal("no disk was replaced: the test shows nothing")
+	}
+	current := map[uint64]bool{}
+	for slot := 0; slot < r.c.Brokers(); slot++ {
+		current[r.c.IdentityOf(slot)] = true
+	}
+	sc := &r.inRun.store
+	for _, m := range []map[uint64]bool{keysOf(sc.durable), keysOf(sc.books), keysOf(sc.rounds)} {
+		for id := range m {
+			if !current[id] {
+				t.Errorf("the store check still holds retired identity %d (replaced: %v)", id, res.Replaced)
+			}
+		}
+	}
+}
+
+// keysOf is a map's key set.
+func keysOf[V any](m map[uint64]V) map[uint64]bool {
+	out := map[uint64]bool{}
+	for k := range m {
+		out[k] = true
+	}
+	return out
+}
+
 // TestStoreCheckKeepsTheHash: comparing store and memory at every durable
 // round changes nothing in the run (the same trace hash as with the check
 // off) and finds nothing on a clean seed under every fault kind.
