@@ -4,7 +4,7 @@
 # elections, vote requests, snapshots and appends sent again.
 #
 # For every seed S in SEEDS (default "1 2 3 4 5 6") it runs `felixsim run
-# --seed S --json`, whose density.raft counts what the brokers' raft
+# --seed S --json`, whose density.raft_* counts what the brokers' raft
 # groups sent (node.RaftWork), and the bare harness at that run's density
 # (BenchmarkBareRaft -bareraft.density, which counts the same), then the
 # harness again with SCALE (default 1.3) times the proposals, for the
@@ -54,7 +54,8 @@ sim = bound = 0.0
 print("seed  sim-s  |  messages     entries sent   vote requests  elections   snapshots  |  bound us/sim-s   (felixsim | floor per simulated s)")
 for s in seeds:
     d = json.load(open("%s/run-%s.json" % (out, s)))["density"]
-    t, r = d["sim_seconds"], d["raft"]
+    t = d["sim_seconds"]
+    r = {k[len("raft_"):]: v for k, v in d.items() if k.startswith("raft_")}
     b, b2 = bare("%s/bare-run-%s.txt" % (out, s)), bare("%s/bare-scaled-%s.txt" % (out, s))
     per_entry = (b2["cpu-ns/sim-s"] - b["cpu-ns/sim-s"]) / max(b2["entries-sent/sim-s"] - b["entries-sent/sim-s"], 1e-9)
     per_msg = b["cpu-ns/sim-s"] / b["msgs/sim-s"]

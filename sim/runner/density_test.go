@@ -42,7 +42,7 @@ func TestDensityOfAFaultFreeRun(t *testing.T) {
 	}
 	// Every group elected a leader, which sent each written record's entry
 	// to every follower; nothing fell behind far enough for a snapshot.
-	r, followers := d.Raft, uint64(d.Brokers-1)
+	r, followers := d.RaftWork, uint64(d.Brokers-1)
 	if r.Elections < uint64(groups) || r.Votes < uint64(groups)*followers || r.Snapshots != 0 ||
 		r.AppendedEntries < uint64(written)*followers || r.Sent < r.Appends+r.Votes+r.Heartbeats {
 		t.Fatalf("raft work %+v for %d groups and %d writes answered Written", r, groups, written)

@@ -6,7 +6,6 @@ import (
 	"github.com/felixsim/felixsim/node"
 	"github.com/felixsim/felixsim/properties"
 	"github.com/felixsim/felixsim/sim/cluster"
-	"github.com/felixsim/felixsim/statemachine"
 )
 
 // storeCheck is StoreMatchesMemory as the run goes: every broker's store
@@ -142,14 +141,17 @@ func (ir *inRun) compareStore(n *node.Node, groups []uint64) {
 			books.prepare(g)
 		}
 		sc, b := &g.Scopes[k], &books.next[g.ID][k]
-		return properties.StoreScope{Scope: sc.Scope, Tables: shardScope{sh: sc.Shard, sc: sc.Scope}, OutboxStart: sc.OutboxStart,
-			Changes: shardChangesSince(b, sc.Shard), Verified: &b.verified}
+		return properties.StoreScope{Scope: sc.Scope, Tables: viewTables{v: sc.Memory(), sc: sc.Scope}, OutboxStart: sc.OutboxStart,
+			Changes: shardChangesSince(b, sc), Verified: &b.verified}
 	})
 	d := storeImageOf(ir.name(n.ID()), &durable, func(g *node.GroupImage, k int) properties.StoreScope {
 		sc := &g.Scopes[k]
-		tables := storedScope{st: g.Raft, sc: sc.Scope}
-		taken := ds.TakeChanges(sc.Scope)
-		out := properties.StoreScope{Scope: sc.Scope, Tables: tables, Outbox: tables, Changes: storedChangesOf(&taken)}
+		stored := g.Stored(sc.Scope)
+		c := ds.TakeChanges(sc.Scope)
+		out := properties.StoreScope{Scope: sc.Scope, Tables: viewTables{v: stored, sc: sc.Scope}, Outbox: stored,
+			Changes: properties.ScopeChanges{KeysAll: c.KeysOverflow, StateKeys: c.StateKeys, Groups: c.ConsumerGroups,
+				LogWritten: properties.OffsetSpan(c.LogWritten), LogDeleted: properties.OffsetSpan(c.LogDeleted),
+				OutboxWritten: properties.OffsetSpan(c.OutboxWritten), OutboxDeleted: properties.OffsetSpan(c.OutboxDeleted)}}
 		if b := books.lookup(g.ID, sc.Scope); b == nil || b.generation != ds.Generation() {
 			out.Changes.All = true
 		}
@@ -159,22 +161,19 @@ func (ir *inRun) compareStore(n *node.Node, groups []uint64) {
 	books.keep(&memory, ds.Generation())
 }
 
-// shardChangesSince is what memory changed in a scope since b's
-// comparison: everything when the shard is another one (a snapshot
+// shardChangesSince is what memory changed in scope sc since b's
+// comparison: everything when its shard is another one (a snapshot
 // installed, a restart), else the state keys and groups it lists.
-func shardChangesSince(b *scopeBook, sh *statemachine.Shard) properties.ScopeChanges {
+func shardChangesSince(b *scopeBook, sc *node.ScopeImage) properties.ScopeChanges {
 	var c properties.ScopeChanges
-	if b.shard != sh {
-		c.All = true
-		return c
-	}
-	c.KeysAll = !sh.ChangesSince(b.changes, func(group bool, key string) {
+	same, complete := sc.ChangesSince(b.mark, func(group bool, key string) {
 		if group {
 			c.Groups = append(c.Groups, key)
 		} else {
 			c.StateKeys = append(c.StateKeys, key)
 		}
 	})
+	c.All, c.KeysAll = !same, !complete
 	return c
 }
 
@@ -197,7 +196,7 @@ func storeImageOf(broker string, img *node.StoreImage, scopeOf func(g *node.Grou
 	for i := range img.Groups {
 		g := &img.Groups[i]
 		sg := properties.StoreGroup{ID: g.ID, HardState: hardStateOf(g.HardState), Applied: g.Applied, Incarnation: g.Incarnation.String(),
-			Voters: g.Voters, Learners: g.Learners, FirstIndex: g.FirstIndex, LastIndex: g.LastIndex, Raft: &raftOf{st: g.Raft, id: g.ID, last: g.LastIndex}}
+			Voters: g.Voters, Learners: g.Learners, FirstIndex: g.FirstIndex, LastIndex: g.LastIndex, Raft: g.RaftTail()}
 		if g.Features.AtomicCommitFinalized {
 			sg.Features = node.FeatureAtomicCommit
 		}

@@ -6,7 +6,6 @@ import (
 	"github.com/felixsim/felixsim/felix"
 	"github.com/felixsim/felixsim/node"
 	"github.com/felixsim/felixsim/properties"
-	"github.com/felixsim/felixsim/statemachine"
 )
 
 // scopeBook is what the store check keeps of one scope of one broker
@@ -15,9 +14,8 @@ import (
 type scopeBook struct {
 	scope    felix.Scope
 	verified properties.ScopeVerified
-	// shard is memory's shard then, and changes its ChangeCount.
-	shard   *statemachine.Shard
-	changes uint64
+	// mark is where memory's shard and its list of changes stood then.
+	mark node.ShardMark
 	// generation is the follower's then (node.DurableStore.Generation).
 	generation uint64
 }
@@ -80,8 +78,7 @@ func (b *scopeBooks) keep(memory *node.StoreImage, generation uint64) {
 		g := &memory.Groups[i]
 		next := b.next[g.ID]
 		for k := range next {
-			sh := g.Scopes[k].Shard
-			next[k].shard, next[k].changes, next[k].generation = sh, sh.ChangeCount(), generation
+			next[k].mark, next[k].generation = g.Scopes[k].Mark(), generation
 		}
 		b.groups[g.ID] = next
 		delete(b.next, g.ID)
