@@ -9,30 +9,63 @@ import (
 
 // In-place reads of single rows and row counts, for a checker that
 // compares a store with another copy row by row instead of listing
-// whole tables (the scans sort and copy).
+// whole tables (the scans sort and copy): ScopeRows for one scope's
+// tables, and a group's raft state.
 
-// LogLen returns how many log rows scope holds.
-func (s *Store) LogLen(scope felix.Scope) int { return len(s.tab.log[scope]) }
+// ScopeRows reads one scope's rows in place, each table looked up once
+// (a row look-up by the store's methods hashes the scope each time). It
+// is valid until the store's next commit or replay.
+type ScopeRows struct {
+	position Position
+	log      map[uint64]felix.Record
+	state    map[string]StateValue
+	outbox   map[uint64]Intent
+	consumer map[string]statemachine.GroupState
+}
 
-// StateLen returns how many state rows scope holds.
-func (s *Store) StateLen(scope felix.Scope) int { return len(s.tab.state[scope]) }
+// ScopeRows returns scope's rows.
+func (s *Store) ScopeRows(scope felix.Scope) ScopeRows {
+	return ScopeRows{position: s.tab.position[scope], log: s.tab.log[scope], state: s.tab.state[scope], outbox: s.tab.outbox[scope],
+		consumer: s.tab.consumer[scope]}
+}
 
-// OutboxLen returns how many outbox rows scope holds.
-func (s *Store) OutboxLen(scope felix.Scope) int { return len(s.tab.outbox[scope]) }
+// Position returns the scope's position row (zero without one).
+func (r ScopeRows) Position() Position { return r.position }
 
-// OutboxGet returns scope's outbox row at offset.
-func (s *Store) OutboxGet(scope felix.Scope, offset uint64) (Intent, bool) {
-	in, ok := s.tab.outbox[scope][offset]
+// LogLen returns how many log rows the scope holds.
+func (r ScopeRows) LogLen() int { return len(r.log) }
+
+// LogGet returns the log row at offset.
+func (r ScopeRows) LogGet(offset uint64) (felix.Record, bool) {
+	rec, ok := r.log[offset]
+	return rec, ok
+}
+
+// StateLen returns how many state rows the scope holds.
+func (r ScopeRows) StateLen() int { return len(r.state) }
+
+// StateGet returns the state row of key.
+func (r ScopeRows) StateGet(key string) (StateValue, bool) {
+	v, ok := r.state[key]
+	return v, ok
+}
+
+// OutboxLen returns how many outbox rows the scope holds.
+func (r ScopeRows) OutboxLen() int { return len(r.outbox) }
+
+// OutboxGet returns the outbox row at offset.
+func (r ScopeRows) OutboxGet(offset uint64) (Intent, bool) {
+	in, ok := r.outbox[offset]
 	return in, ok
 }
 
-// ConsumerGroupLen returns how many consumer groups scope holds.
-func (s *Store) ConsumerGroupLen(scope felix.Scope) int { return len(s.tab.consumer[scope]) }
+// ConsumerGroupLen returns how many consumer groups the scope holds.
+func (r ScopeRows) ConsumerGroupLen() int { return len(r.consumer) }
 
-// ConsumerGroupGet returns scope's consumer group name. Its leases are
-// the store's: do not modify them.
-func (s *Store) ConsumerGroupGet(scope felix.Scope, name string) (statemachine.GroupState, bool) {
-	g, ok := s.tab.consumer[scope][name]
+// ConsumerGroupGet returns consumer group name (its leases are the
+// store's: do not modify them).
+func (r ScopeRows) ConsumerGroupGet(name string) (statemachine.GroupState, bool) {
+	g, ok := r.consumer[name]
 	return g, ok
 }
 

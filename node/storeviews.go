@@ -35,50 +35,54 @@ var (
 
 // StoredScope reads one scope of a store (a DurableImage's: GroupImage.Raft).
 type StoredScope struct {
-	st *logstore.Store
-	sc felix.Scope
+	st   *logstore.Store
+	sc   felix.Scope
+	rows logstore.ScopeRows
 }
 
-// Stored returns the view of scope in g's store.
-func (g *GroupImage) Stored(scope felix.Scope) StoredScope { return StoredScope{st: g.Raft, sc: scope} }
+// Stored returns the view of scope in g's store (valid until the store
+// next changes).
+func (g *GroupImage) Stored(scope felix.Scope) StoredScope {
+	return StoredScope{st: g.Raft, sc: scope, rows: g.Raft.ScopeRows(scope)}
+}
 
 // Window is the position row's retained window [first, next) (zero
 // without one).
 func (s StoredScope) Window() (uint64, uint64) {
-	p, _ := s.st.PositionGet(s.sc)
+	p := s.rows.Position()
 	return p.FirstOffset, p.NextOffset
 }
 
 // LogLen is how many log rows the scope holds.
-func (s StoredScope) LogLen() int { return s.st.LogLen(s.sc) }
+func (s StoredScope) LogLen() int { return s.rows.LogLen() }
 
 // LogAt reads the log row at offset.
-func (s StoredScope) LogAt(offset uint64) (felix.Record, bool) { return s.st.LogGet(s.sc, offset) }
+func (s StoredScope) LogAt(offset uint64) (felix.Record, bool) { return s.rows.LogGet(offset) }
 
 // StateLen is how many state rows the scope holds.
-func (s StoredScope) StateLen() int { return s.st.StateLen(s.sc) }
+func (s StoredScope) StateLen() int { return s.rows.StateLen() }
 
 // StateGet reads the state row of key.
 func (s StoredScope) StateGet(key string) (value []byte, version uint64, ok bool) {
-	v, ok := s.st.StateGet(s.sc, key)
+	v, ok := s.rows.StateGet(key)
 	return v.Value, v.Version, ok
 }
 
 // GroupsLen is how many consumer groups the scope holds.
-func (s StoredScope) GroupsLen() int { return s.st.ConsumerGroupLen(s.sc) }
+func (s StoredScope) GroupsLen() int { return s.rows.ConsumerGroupLen() }
 
 // GroupGet reads consumer group name (its leases are the store's).
 func (s StoredScope) GroupGet(name string) (statemachine.GroupState, bool) {
-	return s.st.ConsumerGroupGet(s.sc, name)
+	return s.rows.ConsumerGroupGet(name)
 }
 
 // OutboxLen is how many outbox rows the scope holds.
-func (s StoredScope) OutboxLen() int { return s.st.OutboxLen(s.sc) }
+func (s StoredScope) OutboxLen() int { return s.rows.OutboxLen() }
 
 // OutboxAt reads the outbox row at offset, as an entry whose record
 // carries the event alone.
 func (s StoredScope) OutboxAt(offset uint64) (felix.Entry, bool) {
-	in, ok := s.st.OutboxGet(s.sc, offset)
+	in, ok := s.rows.OutboxGet(offset)
 	return outboxEntryOf(offset, in), ok
 }
 
