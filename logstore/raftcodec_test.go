@@ -29,21 +29,29 @@ func withUnknown[M proto.Message](t *rapid.T, m M) {
 	}
 }
 
+// drawRaftMessages draws an entry and a hard state: every presence
+// combination, enum values raft does not know (negative too), nil, empty
+// and full data, sometimes with unknown fields.
+func drawRaftMessages(t *rapid.T) (*raftpb.Entry, *raftpb.HardState) {
+	ent := &raftpb.Entry{Term: optU64(t, "term"), Index: optU64(t, "index"), Data: genBytes(t, "data")}
+	if !rapid.Bool().Draw(t, "type absent") {
+		ent.Type = raftpb.EntryType(rapid.Int32Range(-2, 5).Draw(t, "type")).Enum()
+	}
+	hs := &raftpb.HardState{Term: optU64(t, "hs term"), Vote: optU64(t, "vote"), Commit: optU64(t, "commit")}
+	if rapid.Bool().Draw(t, "unknown fields") {
+		withUnknown(t, ent)
+		withUnknown(t, hs)
+	}
+	return ent, hs
+}
+
 // TestRaftCodecMatchesProto holds the hand-written entry and hard state
 // encoders to proto's deterministic Marshal, byte for byte, for every
 // presence combination, enum values raft does not know (negative too),
 // nil, empty and full data, and messages carrying unknown fields.
 func TestRaftCodecMatchesProto(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		ent := &raftpb.Entry{Term: optU64(t, "term"), Index: optU64(t, "index"), Data: genBytes(t, "data")}
-		if !rapid.Bool().Draw(t, "type absent") {
-			ent.Type = raftpb.EntryType(rapid.Int32Range(-2, 5).Draw(t, "type")).Enum()
-		}
-		hs := &raftpb.HardState{Term: optU64(t, "hs term"), Vote: optU64(t, "vote"), Commit: optU64(t, "commit")}
-		if rapid.Bool().Draw(t, "unknown fields") {
-			withUnknown(t, ent)
-			withUnknown(t, hs)
-		}
+		ent, hs := drawRaftMessages(t)
 		if got, want := entrySize(ent), proto.Size(ent); got != want {
 			t.Fatalf("entry %v: size %d, proto says %d", ent, got, want)
 		}
@@ -84,15 +92,7 @@ func sameDecoded(t *rapid.T, what string, p []byte, got, want proto.Message) {
 // proto's error, if any, is the decoder's).
 func TestRaftDecodeMatchesProto(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		ent := &raftpb.Entry{Term: optU64(t, "term"), Index: optU64(t, "index"), Data: genBytes(t, "data")}
-		if !rapid.Bool().Draw(t, "type absent") {
-			ent.Type = raftpb.EntryType(rapid.Int32Range(-2, 5).Draw(t, "type")).Enum()
-		}
-		hs := &raftpb.HardState{Term: optU64(t, "hs term"), Vote: optU64(t, "vote"), Commit: optU64(t, "commit")}
-		if rapid.Bool().Draw(t, "unknown fields") {
-			withUnknown(t, ent)
-			withUnknown(t, hs)
-		}
+		ent, hs := drawRaftMessages(t)
 		ep, _ := marshalOpts.Marshal(ent)
 		hp, _ := marshalOpts.Marshal(hs)
 		if rapid.Bool().Draw(t, "random bytes") {

@@ -1,6 +1,7 @@
 package properties
 
 import (
+	"maps"
 	"slices"
 	"strings"
 
@@ -89,35 +90,25 @@ func (f *fakeSide) LogRows() []felix.Entry {
 	for o, r := range f.log {
 		out = append(out, felix.Entry{Offset: o, Record: r})
 	}
-	slices.SortFunc(out, func(a, b felix.Entry) int { return cmpU64(a.Offset, b.Offset) })
-	return out
+	return sortedBy(out, func(a, b felix.Entry) int { return cmpU64(a.Offset, b.Offset) })
 }
 
 func (f *fakeSide) StateRows() []StoreSlot {
-	var out []StoreSlot
-	for _, s := range f.state {
-		out = append(out, s)
-	}
-	slices.SortFunc(out, func(a, b StoreSlot) int { return strings.Compare(a.Key, b.Key) })
-	return out
+	return sortedBy(slices.Collect(maps.Values(f.state)), func(a, b StoreSlot) int { return strings.Compare(a.Key, b.Key) })
 }
 
 func (f *fakeSide) GroupRows() []GroupView {
-	var out []GroupView
-	for _, g := range f.groups {
-		out = append(out, g)
-	}
-	slices.SortFunc(out, func(a, b GroupView) int { return strings.Compare(a.Name, b.Name) })
-	return out
+	return sortedBy(slices.Collect(maps.Values(f.groups)), func(a, b GroupView) int { return strings.Compare(a.Name, b.Name) })
 }
 
 func (f *fakeSide) OutboxRows() []felix.Entry {
-	var out []felix.Entry
-	for _, e := range f.outbox {
-		out = append(out, e)
-	}
-	slices.SortFunc(out, func(a, b felix.Entry) int { return cmpU64(a.Offset, b.Offset) })
-	return out
+	return sortedBy(slices.Collect(maps.Values(f.outbox)), func(a, b felix.Entry) int { return cmpU64(a.Offset, b.Offset) })
+}
+
+// sortedBy sorts rows by cmp and returns them.
+func sortedBy[R any](rows []R, cmp func(a, b R) int) []R {
+	slices.SortFunc(rows, cmp)
+	return rows
 }
 
 // fakeRaft is a stored raft log of one group, by index.
