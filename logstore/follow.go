@@ -112,6 +112,51 @@ func (f *Follower) Follow(src DurableSource) error {
 	return nil
 }
 
+// FollowRewritten is Follow for a file its writer has just rewritten
+// (replaced by one holding only its content, Store.Rewrite). When the
+// durable file starts with, byte for byte, the rewrite of what the
+// follower holds, it holds what those bytes say already: the bytes a
+// rewrite writes are the canonical encoding of a content, and what the
+// follower holds was decoded from the old file's durable bytes, apart
+// from the writer, so the check reads nothing the writer claims. The
+// follower then keeps what it holds, in the same generation, and reads on
+// past the rewrite. Otherwise (a rewrite that lost or changed a row, or
+// transactions the follower had not read yet) it reads the new file from
+// its start, as Follow after a Reset.
+func (f *Follower) FollowRewritten(src DurableSource) error {
+	if f.committed != 0 && f.matchesRewrite(src) {
+		return f.Follow(src)
+	}
+	f.Reset()
+	return f.Follow(src)
+}
+
+// matchesRewrite reports whether src's durable file starts with the
+// rewrite of what f holds, and if so makes f stand at its end.
+func (f *Follower) matchesRewrite(src DurableSource) bool {
+	_, size, err := src.DurableReadAt(f.name, nil, 0)
+	if err != nil {
+		return false
+	}
+	want, seq, err := f.s.rewrittenFile(size)
+	if err != nil || int64(len(want)) > size {
+		return false
+	}
+	chunk := make([]byte, min(len(want), followKeepBytesMin))
+	for off := 0; off < len(want); {
+		n, _, err := src.DurableReadAt(f.name, chunk[:min(len(chunk), len(want)-off)], int64(off))
+		if err != nil || n == 0 || !bytes.Equal(chunk[:n], want[off:off+n]) {
+			f.Reset()
+			return false
+		}
+		off += n
+	}
+	keep := min(len(want), followMarkerBytes)
+	f.buf = append(f.buf[:0], want[len(want)-keep:]...)
+	f.base, f.committed, f.s.seq = len(want)-keep, len(want), seq
+	return true
+}
+
 // followKeepBytesMin is how many replayed bytes a follower lets pile up
 // before it drops them: dropping copies the tail, so it waits for a few
 // transactions' worth.

@@ -67,7 +67,8 @@ type DurableStore struct {
 	f *logstore.Follower
 	// node and rewrites are the incarnation followed and its store
 	// rewrites when last followed: a rewrite (the file replaced) is read
-	// again from the start. A new incarnation's store reopened the same
+	// again from the start, unless it is the rewrite of what was followed
+	// (logstore.Follower.FollowRewritten). A new incarnation's store reopened the same
 	// file (a torn tail cut, nothing before it changed): the follower
 	// reads on unless the file no longer extends what it read.
 	node     *Node
@@ -100,12 +101,13 @@ func NewDurableStore() *DurableStore {
 // src, the node's disk. An error is damage in the durable bytes (a
 // corrupted sector): nothing can be compared until the node reopens.
 func (d *DurableStore) Follow(n *Node, src logstore.DurableSource) error {
+	follow := d.f.Follow
 	if d.node == n && d.rewrites != n.stats.Rewrites {
-		d.f.Reset()
+		follow = d.f.FollowRewritten
 	}
 	d.node, d.rewrites = n, n.stats.Rewrites
 	was := d.f.Store()
-	err := d.f.Follow(src)
+	err := follow(src)
 	if d.f.Store() != was || d.folds == nil {
 		d.folds = map[uint64]*durableFold{} // read again from the start
 	}
