@@ -139,7 +139,12 @@
 // (observe.go). It changes nothing. A checker comparing the store with
 // memory reads both through storeimage.go: MemoryImage from memory,
 // DurableImage from a DurableStore that follows the store file's durable
-// bytes (logstore.Follower) and reads them back as recovery does.
+// bytes (logstore.Follower) and reads them back as recovery does; the
+// images point at their tables, which it reads in place, row by row,
+// through storeviews.go (ScopeView: a followed store's rows of one scope
+// or a shard; RaftTail; ShardMark, where a shard's changes stood), and
+// learns which rows changed on each side since it last compared them
+// (DurableStore.TakeChanges, ScopeImage.ChangesSince).
 //
 // # Moments (moments.go)
 //

@@ -123,6 +123,7 @@ func (n *Node) round() bool {
 	n.reportMoments()
 	for i := range rds {
 		gr := &rds[i]
+		n.cfg.Density.noteRaft(&gr.rd)
 		n.out.add(gr.g.id, gr.rd.Messages)
 		for _, rs := range gr.rd.ReadStates {
 			n.reads.confirm(rs.RequestCtx, rs.Index)
