@@ -90,11 +90,13 @@ bench-floor:
 sweep-scale: build
 	scripts/sweep-scale.sh
 
-## profile-subsystems: CPU share of a default run by subsystem (store, raft,
-## checks, trace, workload, world, wire, relay, GC, ...): BenchmarkDefaultRun
-## under -cpuprofile, pprof's -top grouped by package, then the rows of
-## docs/performance.md's table with this tree's revision. See
-## scripts/profile-subsystems.sh.
+## profile-subsystems: CPU of a default run (trace validated, as felixsim
+## run does) by subsystem (store, raft, broker, StoreMatchesMemory, checks,
+## trace, world, workload, wire, GC, ...) in ms per simulated second, each
+## beside its budget (scripts/subsystem-budgets.txt, in floors: etcd raft
+## alone, measured in the same session); a subsystem over budget is marked
+## OVER and the target fails (exit 1); then the rows of docs/performance.md's
+## table with this tree's revision. See scripts/profile-subsystems.sh.
 profile-subsystems:
 	scripts/profile-subsystems.sh
 

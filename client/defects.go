@@ -20,6 +20,13 @@ type Defects struct {
 	// request may have landed, and a caller that trusts the failure re-sends
 	// a write that is already written.
 	TimeoutAsFailure bool
+	// FailedOnCopyRefusal completes a write whose last request a broker
+	// refused before proposing it (NotLeader once the redirects ran out,
+	// Unavailable, EphemeralStream, ...: wire.ErrorCode.WriteNotApplied)
+	// as failed, not unknown: it reads "this copy was not written" as "the
+	// write had no effect", although an earlier copy (sent before a
+	// redirect, or duplicated by the network) may have landed.
+	FailedOnCopyRefusal bool
 }
 
 // shardOfFNV1 is WrongRouteHash's routing function.
@@ -52,4 +59,13 @@ func (c *Client) timeoutAsFailure(op wire.RequestKind, ce *CallError) {
 	if c.cfg.Defects.TimeoutAsFailure && isWrite(op) {
 		ce.Unknown, ce.Cause, ce.Detail = false, nil, "deadline exceeded: "+ce.Detail // planted bug
 	}
+}
+
+// copyRefusal is the hook on a broker's error answer to a call: under
+// FailedOnCopyRefusal, a write whose copy was refused is no longer unknown.
+func (c *Client) copyRefusal(ce *CallError) *CallError {
+	if c.cfg.Defects.FailedOnCopyRefusal && ce.CopyRefused {
+		ce.Unknown = false
+	}
+	return ce
 }

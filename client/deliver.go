@@ -42,7 +42,7 @@ func (c *Client) Deliver(nowNs int64, from NodeID, a *wire.Answer) {
 	} else if e.Code == wire.CodeUnavailable || e.Code == wire.CodeTimeout {
 		c.forget(cl.req.Scope, from)
 	}
-	cl.finish(cl, nil, brokerError(cl, e))
+	cl.finish(cl, nil, c.copyRefusal(brokerError(cl, e)))
 }
 
 // redirect re-sends a call refused with NotLeader under a new request id,

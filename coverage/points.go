@@ -145,6 +145,31 @@ const (
 	// LearnerPromoted: a learner (a replaced broker's new identity) was
 	// seen promoted to voter in a raft group.
 	LearnerPromoted Point = "membership.learner_promoted"
+	// ContractLeaseRedeliveryJudged: two answered fetches that handed out
+	// one record were judged by the lease rule (GroupLeaseHonored).
+	ContractLeaseRedeliveryJudged Point = "contract.lease.redelivery_judged"
+	// ContractLeaseExpiryJudged: an answered fetch with room was judged,
+	// in log order, for a lease known to have expired unacknowledged. Not
+	// Sometimes: the workload acks every record it is handed at once, so
+	// it needs that ack lost and no fetch of unknown effect before the
+	// next one after the expiry (24 judged over seeds 1..150, 20 s,
+	// all,operator).
+	ContractLeaseExpiryJudged Point = "contract.lease.expiry_judged"
+	// ContractFailedJudged: a sent write recorded failed was judged
+	// against its requests' answers (FailedOnlyWhenCertain).
+	ContractFailedJudged Point = "contract.failed.judged"
+	// ContractCommandAnswerJudged: a group fetch's, ack's or outbox
+	// trim's request answered NotLeader or Unavailable was judged against
+	// the brokers' traced proposals (AnswersHonest, CommandAnswersHonest).
+	ContractCommandAnswerJudged Point = "contract.command_answer.judged"
+	// ContractGenerationJudged: a write the administered stream's brokers
+	// applied was judged against the generation it was accepted in
+	// (WriteInItsGeneration). Not Sometimes, like the other stream points.
+	ContractGenerationJudged Point = "contract.generation.judged"
+	// ContractLiveReadJudged: two live reads of one subscriber answered by
+	// one leader without a break were judged for the publishes queued in
+	// between (EphemeralLiveComplete).
+	ContractLiveReadJudged Point = "contract.live_read.judged"
 )
 
 // RetentionNearGroupRecords is how close, in records, a retention step
@@ -197,6 +222,12 @@ var declarations = []Declaration{
 	{PendingSeqOfEarlierIncarnation, "a restarted broker applied its earlier incarnation's proposal whose seq is that of a write pending in the new one", false},
 	{RetentionAtGroupPosition, "a retention step dropped records up to within a few of a consumer group's committed position", true},
 	{LearnerPromoted, "a learner (a replaced broker's new identity) was promoted to voter in a raft group", true},
+	{ContractLeaseRedeliveryJudged, "two answered fetches that handed out one record were judged by the lease rule", true},
+	{ContractLeaseExpiryJudged, "an answered fetch with room was judged for a lease known to have expired unacknowledged", false},
+	{ContractFailedJudged, "a sent write recorded failed was judged against its requests' answers", false},
+	{ContractCommandAnswerJudged, "a group fetch's, ack's or outbox trim's request answered NotLeader or Unavailable was judged against the brokers' traced proposals", true},
+	{ContractGenerationJudged, "a write the administered stream's brokers applied was judged against the generation it was accepted in", false},
+	{ContractLiveReadJudged, "two live reads of one subscriber answered by one leader without a break were judged for the publishes queued in between", true},
 }
 
 // FaultFired names the point counting faults of the named kind that the

@@ -132,3 +132,32 @@ func BenchmarkOpenRewrite(b *testing.B) {
 		s.Close()
 	}
 }
+
+// BenchmarkFollow is a checker following a store as it commits: one
+// single-record transaction, then one Follow of the durable bytes, per
+// op. It reports the bytes followed per transaction; the commit alone is
+// BenchmarkCommitMem.
+func BenchmarkFollow(b *testing.B) {
+	mem := vfs.NewMem()
+	s, err := Open(Options{FS: mem, Dir: "store"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	f := NewFollower("store")
+	sc := scopeOf("bench", 0)
+	batches := make([]*Batch, b.N)
+	for i := range batches {
+		batches[i] = benchBatch(sc, uint64(i+1), 1)
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if err := s.Commit(batches[i]); err != nil {
+			b.Fatal(err)
+		}
+		if err := f.Follow(mem); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(s.Stats().FileBytes)/float64(b.N), "B/txn")
+}

@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math/bits"
-
-	"github.com/felixsim/felixsim/felix"
 )
 
 // errShort marks a field that runs past the end of its frame payload.
@@ -41,8 +39,8 @@ type dec struct {
 	b   []byte
 	off int
 	err error
-	// lastScope is the scope decoded last, whose names the next may share.
-	lastScope felix.Scope
+	// names are the scope names decoded before, to share (nil: none).
+	names *scopeNames
 }
 
 func (d *dec) fail(err error) {

@@ -40,6 +40,10 @@ type Follower struct {
 	buf       []byte
 	base      int
 	committed int
+	// generation counts the Resets (see Generation).
+	generation uint64
+	// tail is where extends reads the file's last bytes again.
+	tail [followMarkerBytes]byte
 }
 
 // NewFollower returns a follower of the store file in dir ("" or "." for
@@ -56,8 +60,9 @@ func NewFollower(dir string) *Follower {
 // Reset forgets every byte read: the next Follow reads the file from its
 // start (after a rewrite, or a reopen that truncated a torn tail).
 func (f *Follower) Reset() {
-	f.s = &Store{name: f.name, groups: map[uint64]*group{}, tab: newTables()}
+	f.s = &Store{name: f.name, groups: map[uint64]*group{}, tab: newTrackedTables()}
 	f.buf, f.base, f.committed = f.buf[:0], 0, 0
+	f.generation++
 }
 
 // Store is what the durable bytes read so far hold: every transaction
@@ -107,14 +112,65 @@ func (f *Follower) Follow(src DurableSource) error {
 	return nil
 }
 
+// FollowRewritten is Follow for a file its writer has just rewritten
+// (replaced by one holding only its content, Store.Rewrite). When the
+// durable file starts with, byte for byte, the rewrite of what the
+// follower holds, it holds what those bytes say already: the bytes a
+// rewrite writes are the canonical encoding of a content, and what the
+// follower holds was decoded from the old file's durable bytes, apart
+// from the writer, so the check reads nothing the writer claims. The
+// follower then keeps what it holds, in the same generation, and reads on
+// past the rewrite. Otherwise (a rewrite that lost or changed a row, or
+// transactions the follower had not read yet) it reads the new file from
+// its start, as Follow after a Reset.
+func (f *Follower) FollowRewritten(src DurableSource) error {
+	if f.committed != 0 && f.matchesRewrite(src) {
+		return f.Follow(src)
+	}
+	f.Reset()
+	return f.Follow(src)
+}
+
+// matchesRewrite reports whether src's durable file starts with the
+// rewrite of what f holds, and if so makes f stand at its end.
+func (f *Follower) matchesRewrite(src DurableSource) bool {
+	_, size, err := src.DurableReadAt(f.name, nil, 0)
+	if err != nil {
+		return false
+	}
+	want, seq, err := f.s.rewrittenFile(size)
+	if err != nil || int64(len(want)) > size {
+		return false
+	}
+	chunk := make([]byte, min(len(want), followKeepBytesMin))
+	for off := 0; off < len(want); {
+		n, _, err := src.DurableReadAt(f.name, chunk[:min(len(chunk), len(want)-off)], int64(off))
+		if err != nil || n == 0 || !bytes.Equal(chunk[:n], want[off:off+n]) {
+			f.Reset()
+			return false
+		}
+		off += n
+	}
+	keep := min(len(want), followMarkerBytes)
+	f.buf = append(f.buf[:0], want[len(want)-keep:]...)
+	f.base, f.committed, f.s.seq = len(want)-keep, len(want), seq
+	return true
+}
+
 // followKeepBytesMin is how many replayed bytes a follower lets pile up
 // before it drops them: dropping copies the tail, so it waits for a few
 // transactions' worth.
 const followKeepBytesMin = 64 << 10
 
+// followBufBytesMax is the largest buffer a follower keeps for its next
+// reads: a larger one (a whole file read at once) is let go once its
+// bytes are replayed.
+const followBufBytesMax = 4 * followKeepBytesMin
+
 // dropReplayed forgets the bytes before the last whole transaction that
-// the extends check does not need, moving the rest to a buffer of their
-// size when the old one is much larger (so a file's bytes are not held
+// the extends check does not need, moving the rest to the front of the
+// buffer, or to a buffer of their size when the old one is past
+// followBufBytesMax and much larger (so a file's bytes are not held
 // twice: the decoded store holds what they said).
 func (f *Follower) dropReplayed() {
 	keep := min(f.committed, f.base+len(f.buf)-followMarkerBytes) - f.base
@@ -122,7 +178,7 @@ func (f *Follower) dropReplayed() {
 		return
 	}
 	tail := f.buf[keep:]
-	if cap(f.buf) > 4*len(tail)+followKeepBytesMin {
+	if cap(f.buf) > followBufBytesMax && cap(f.buf) > 4*len(tail)+followKeepBytesMin {
 		f.buf = append(make([]byte, 0, len(tail)+followKeepBytesMin), tail...)
 	} else {
 		f.buf = f.buf[:copy(f.buf, tail)]
@@ -147,7 +203,7 @@ func (f *Follower) extends(src DurableSource, size int64) bool {
 		return false
 	}
 	from := max(0, len(f.buf)-followMarkerBytes)
-	tail := make([]byte, len(f.buf)-from)
+	tail := f.tail[:len(f.buf)-from]
 	n, _, err := src.DurableReadAt(f.name, tail, int64(f.base+from))
 	return err == nil && bytes.Equal(tail[:n], f.buf[from:])
 }

@@ -126,3 +126,70 @@ func fileSize(t *testing.T, fs *vfs.Mem, name string) int64 {
 	}
 	return size
 }
+
+// TestFollowerKeepsWhatARewriteRewrote: a follower told of a rewrite
+// whose file is the rewrite of what it holds keeps what it holds (the
+// same store, the same generation) and reads on past it; told of a
+// "rewrite" that changed a row (the file of a store whose last record's
+// event differs, as long, put in its place), or lost rows (a shorter
+// file), it reads the new file from its start and holds what it says.
+func TestFollowerKeepsWhatARewriteRewrote(t *testing.T) {
+	fs := vfs.NewMem()
+	s := openMem(t, fs)
+	f := NewFollower("node1")
+	for off := uint64(1); off <= 20; off++ {
+		mustCommit(t, s, fullBatch(scopeOf("t", uint32(off%3)), 1, off))
+	}
+	if err := f.Follow(fs); err != nil {
+		t.Fatal(err)
+	}
+	held, gen := f.Store(), f.Generation()
+	if err := s.Rewrite(); err != nil {
+		t.Fatal(err)
+	}
+	mustCommit(t, s, fullBatch(scopeOf("t", 0), 1, 21))
+	if err := f.FollowRewritten(fs); err != nil {
+		t.Fatal(err)
+	}
+	if f.Store() != held || f.Generation() != gen || dump(f.Store()) != dump(s) {
+		t.Fatalf("after a faithful rewrite: same store %v, generation %d then %d, holds what the store holds %v",
+			f.Store() == held, gen, f.Generation(), dump(f.Store()) == dump(s))
+	}
+
+	for _, commits := range []uint64{21, 20} {
+		// Another store's rewritten file renamed over this one's: its
+		// commit 21 carries another event of the same length, or it has
+		// no commit 21.
+		other := vfs.NewMem()
+		o := openMem(t, other)
+		for off := uint64(1); off <= commits; off++ {
+			b := fullBatch(scopeOf("t", uint32(off%3)), 1, off)
+			if off == 21 {
+				b.Log[0].Record.Payload = []byte("event-99")
+			}
+			mustCommit(t, o, b)
+		}
+		if err := o.Rewrite(); err != nil {
+			t.Fatal(err)
+		}
+		bad, err := vfs.ReadAll(other, "node1/"+FileName)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w, err := fs.Create("node1/" + FileName + ".bad")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := w.Write(bad); err != nil || w.Sync() != nil || fs.Rename("node1/"+FileName+".bad", "node1/"+FileName) != nil || fs.SyncDir("node1") != nil {
+			t.Fatal("putting the bad file in place failed")
+		}
+		gen := f.Generation()
+		if err := f.FollowRewritten(fs); err != nil {
+			t.Fatal(err)
+		}
+		if f.Generation() == gen || dump(f.Store()) != dump(o) {
+			t.Fatalf("%d commits: after a bad rewrite the follower kept generation %d (%v) or does not hold what the file says:\n%s\nthe file:\n%s",
+				commits, gen, f.Generation() == gen, dump(f.Store()), dump(o))
+		}
+	}
+}

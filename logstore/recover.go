@@ -27,10 +27,11 @@ func (s *Store) replayFile() error {
 		return s.create()
 	}
 	end, tornAt, err := s.replay(buf)
+	s.replayScratch = replayScratch{} // a broker's store replays once
 	if err != nil {
 		return err
 	}
-	s.adoptReplayBuffer(buf)
+	s.checkReplayBufferUnshared(buf)
 	s.sizeBytes = int64(end)
 	if end == len(buf) && s.sealMissing == nil {
 		return nil
@@ -75,8 +76,9 @@ func (s *Store) replay(buf []byte) (end, tornAt int, err error) {
 // returned index buf, the errors name offsets in the file.
 func (s *Store) replayFrom(buf []byte, base, off int) (end, tornAt int, err error) {
 	committed := off
-	var frames []rawFrame
-	var rows Batch // the row slices every transaction's decoding reuses
+	sc := &s.replayScratch
+	frames := sc.frames[:0]
+	defer func() { sc.frames = clearFrames(frames) }()
 	for off < len(buf) {
 		kind, p, next, err := parseFrame(buf, off)
 		if err != nil {
@@ -87,7 +89,7 @@ func (s *Store) replayFrom(buf []byte, base, off int) (end, tornAt int, err erro
 		}
 		switch kind {
 		case kindCommit:
-			if err := s.replayTxn(buf, base, committed, off, frames, p, &rows); err != nil {
+			if err := s.replayTxn(buf, base, committed, off, frames, p, sc); err != nil {
 				return 0, -1, err
 			}
 			copyEnd := next + (next - off)
@@ -112,11 +114,52 @@ func (s *Store) replayFrom(buf []byte, base, off int) (end, tornAt int, err erro
 	return committed, -1, nil
 }
 
+// replayScratch is what replaying keeps from one transaction to the next,
+// and (a Follower's store) from one Follow to the next: the frame list,
+// the row slices decoding reuses and the scope names decoded, which later
+// rows share.
+type replayScratch struct {
+	frames []rawFrame
+	rows   Batch
+	names  scopeNames
+}
+
+// scopeNamesMax caps the names a replay keeps to share: past it, a name
+// not kept yet is allocated each time it is decoded.
+const scopeNamesMax = 1024
+
+// scopeNames are scope names decoded before, each kept once.
+type scopeNames struct{ m map[string]string }
+
+// intern returns p as a string, the one kept when p was decoded before.
+func (n *scopeNames) intern(p []byte) string {
+	if n == nil {
+		return string(p)
+	}
+	if s, ok := n.m[string(p)]; ok {
+		return s
+	}
+	s := string(p)
+	if n.m == nil {
+		n.m = map[string]string{}
+	}
+	if len(n.m) < scopeNamesMax {
+		n.m[s] = s
+	}
+	return s
+}
+
+// clearFrames empties frames for reuse, dropping what they point at.
+func clearFrames(frames []rawFrame) []rawFrame {
+	clear(frames)
+	return frames[:0]
+}
+
 // replayTxn checks a transaction's commit marker, decodes its frames and
-// applies them. The decoded rows go into rows's slices, which it leaves
+// applies them. The decoded rows go into sc's slices, which it leaves
 // holding the largest seen for the next transaction: install copies rows by
 // value and keeps no slice of them.
-func (s *Store) replayTxn(buf []byte, base, start, markerOff int, frames []rawFrame, marker []byte, rows *Batch) error {
+func (s *Store) replayTxn(buf []byte, base, start, markerOff int, frames []rawFrame, marker []byte, sc *replayScratch) error {
 	m, err := parseCommit(marker)
 	if err != nil {
 		return s.corrupt(base+markerOff, "%v", err)
@@ -130,14 +173,14 @@ func (s *Store) replayTxn(buf []byte, base, start, markerOff int, frames []rawFr
 	if got := crc32Of(buf[start:markerOff]); got != m.txnCRC {
 		return s.corrupt(base+markerOff, "transaction checksum %08x, the marker says %08x", got, m.txnCRC)
 	}
-	b, err := decodeTxn(frames, rows)
+	b, err := decodeTxnSharing(frames, &sc.rows, &sc.names)
 	if err != nil {
 		return s.corrupt(base+start, "transaction %d: %v", m.seq, err)
 	}
 	if invariantsOn {
 		checkDecodesAsFresh(frames, &b)
 	}
-	keepLargerRows(rows, &b)
+	keepLargerRows(&sc.rows, &b)
 	groups, err := s.plan(&b)
 	if err != nil {
 		return s.corrupt(base+start, "transaction %d contradicts the ones before it: %v", m.seq, err)
@@ -161,7 +204,8 @@ func checkDecodesAsFresh(frames []rawFrame, b *Batch) {
 }
 
 // keepLargerRows keeps in rows each of b's row slices whose array is
-// larger than the one rows holds.
+// larger than the one rows holds, up to ownRowsKeepMax rows (a rewritten
+// file's first transaction, which holds every row, is not kept).
 func keepLargerRows(rows, b *Batch) {
 	rows.Groups = largerRows(rows.Groups, b.Groups)
 	rows.Log = largerRows(rows.Log, b.Log)
@@ -172,19 +216,19 @@ func keepLargerRows(rows, b *Batch) {
 }
 
 func largerRows[R any](kept, used []R) []R {
-	if cap(used) > cap(kept) {
+	if cap(used) > cap(kept) && cap(used) <= ownRowsKeepMax {
 		return used[:0]
 	}
 	return kept
 }
 
-// adoptReplayBuffer keeps the buffer the file was read into as the first
-// Rewrite's encode buffer: a restarted store rewrites soon, into a file
-// about as large, and would otherwise grow a fresh buffer by doubling.
-// Nothing replay installed refers to the buffer (decoding copies every
-// byte it keeps); built with -tags invariants, Open scribbles over the
-// buffer and panics if that changed what the store holds.
-func (s *Store) adoptReplayBuffer(buf []byte) {
+// checkReplayBufferUnshared holds that nothing replay installed refers to
+// the buffer the file was read into (decoding copies every byte it
+// keeps), so the buffer goes once Open returns instead of staying alive,
+// a second copy of the file, for as long as a row refers to it: built
+// with -tags invariants, Open scribbles over the buffer and panics if
+// that changed what the store holds.
+func (s *Store) checkReplayBufferUnshared(buf []byte) {
 	if invariantsOn {
 		before := s.contentBytes()
 		full := buf[:cap(buf)]
@@ -196,7 +240,6 @@ func (s *Store) adoptReplayBuffer(buf []byte) {
 				s.name, len(before), len(after)))
 		}
 	}
-	s.rewriteBuf = buf[:0]
 }
 
 // contentBytes encodes everything the store holds as a Rewrite would,

@@ -74,18 +74,33 @@ func (s *Store) writeRewrite(name string) (vfs.File, uint64, int64, error) {
 	if err != nil {
 		return nil, 0, 0, err
 	}
-	// The file's encoding is built in the buffer of the last rewrite (or
-	// the one Open read the file into), which a Write copies out: growing
-	// a fresh one by append re-copied the whole content several times
-	// over. A store without one (created, not opened from a file) starts
-	// from its file's size, about the content's or more.
-	if s.rewriteBuf == nil {
-		s.rewriteBuf = make([]byte, 0, s.sizeBytes)
+	buf, seq, err := s.rewrittenFile(s.sizeBytes)
+	if err != nil {
+		return f, 0, 0, err
 	}
-	buf := append(s.rewriteBuf[:0], headerFrame()...)
-	defer func() { s.rewriteBuf = buf[:0] }()
+	if _, err := f.Write(buf); err != nil {
+		return f, 0, 0, err
+	}
+	if !s.defects.skipsFsync() {
+		if err := f.Sync(); err != nil {
+			return f, 0, 0, err
+		}
+	}
+	return f, seq, int64(len(buf)), nil
+}
+
+// rewrittenFile encodes the store's current content as a rewritten file,
+// header and sealed transactions, and returns it with its transaction
+// count. It is built in one buffer sized from the file, about the
+// content's size or more (growing one by append re-copied the whole
+// content several times over), which the caller lets go once written:
+// kept for the next rewrite, it held a second copy of the file for the
+// store's whole life. The same content always encodes the same; sizeHint
+// is the buffer's first size.
+func (s *Store) rewrittenFile(sizeHint int64) ([]byte, uint64, error) {
+	buf := append(make([]byte, 0, max(sizeHint, int64(len(headerFrame())))), headerFrame()...)
 	seq := uint64(0)
-	err = s.eachContentBatch(func(b *Batch) error {
+	err := s.eachContentBatch(func(b *Batch) error {
 		start := len(buf)
 		var raftFrame []byte
 		var tableFrames [tableCount][]byte
@@ -106,18 +121,7 @@ func (s *Store) writeRewrite(name string) (vfs.File, uint64, int64, error) {
 		buf = commitMarker{seq: seq, frameCount: count, txnCRC: crc32Of(buf[start:])}.appendSealed(buf)
 		return nil
 	})
-	if err != nil {
-		return f, 0, 0, err
-	}
-	if _, err := f.Write(buf); err != nil {
-		return f, 0, 0, err
-	}
-	if !s.defects.skipsFsync() {
-		if err := f.Sync(); err != nil {
-			return f, 0, 0, err
-		}
-	}
-	return f, seq, int64(len(buf)), nil
+	return buf, seq, err
 }
 
 // eachContentBatch hands fn, in order, batches that, committed in order to

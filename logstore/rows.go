@@ -37,29 +37,25 @@ func (e *enc) scope(s felix.Scope) {
 	e.uvar(uint64(s.Shard))
 }
 
-// scope decodes a scope; names equal to the previous scope's are shared
-// with it rather than allocated again (a frame's rows mostly share one).
+// scope decodes a scope; its names are shared with the store's earlier
+// rows rather than allocated again (a store's rows name a few scopes).
 func (d *dec) scope() felix.Scope {
 	var s felix.Scope
-	s.Tenant = d.name("tenant", d.lastScope.Tenant)
-	s.Namespace = d.name("namespace", d.lastScope.Namespace)
-	s.Stream = d.name("stream", d.lastScope.Stream)
+	s.Tenant = d.name("tenant")
+	s.Namespace = d.name("namespace")
+	s.Stream = d.name("stream")
 	shard := d.uvar()
 	if d.err == nil && shard > 1<<32-1 {
 		d.fail(fmt.Errorf("shard %d exceeds 32 bits", shard))
 	}
 	s.Shard = uint32(shard)
-	d.lastScope = s
 	return s
 }
 
-// name decodes a scope name, returning prev itself when the bytes equal it.
-func (d *dec) name(what, prev string) string {
-	p := d.take(d.lenField(what, felix.NameLenMax))
-	if string(p) == prev {
-		return prev
-	}
-	return string(p)
+// name decodes a scope name, as a string the store already holds when
+// it decoded the same name before (d.names).
+func (d *dec) name(what string) string {
+	return d.names.intern(d.take(d.lenField(what, felix.NameLenMax)))
 }
 
 // record appends r as a wire record frame (the canonical record codec),
@@ -112,6 +108,36 @@ func (e *enc) message(m proto.Message) {
 		panic(fmt.Sprintf("logstore: %T marshalled as %d bytes, its size said %d", m, len(b)-start, n))
 	}
 	e.b = b
+}
+
+// entry decodes a length-prefixed raft entry into e (zero), by hand when
+// it holds only raft's fields (decodeKnownEntry), else by proto.
+func (d *dec) entry(e *raftpb.Entry, sc *entryScalars) {
+	p := d.take(d.lenField("entry", protoLenMax))
+	if d.err != nil || decodeKnownEntry(p, e, sc) {
+		return
+	}
+	*e = raftpb.Entry{}
+	if err := proto.Unmarshal(p, e); err != nil {
+		d.fail(fmt.Errorf("entry: %v", err))
+	}
+}
+
+// hardState decodes a length-prefixed hard state, by hand when it holds
+// only raft's fields (decodeKnownHardState), else by proto.
+func (d *dec) hardState() *raftpb.HardState {
+	p := d.take(d.lenField("hard state", protoLenMax))
+	if d.err != nil {
+		return nil
+	}
+	if hs := decodeKnownHardState(p); hs != nil {
+		return hs
+	}
+	hs := &raftpb.HardState{}
+	if err := proto.Unmarshal(p, hs); err != nil {
+		d.fail(fmt.Errorf("hard state: %v", err))
+	}
+	return hs
 }
 
 // message decodes a length-prefixed raft message into m; proto.Unmarshal
@@ -180,15 +206,15 @@ func decodeGroups(p []byte, reuse []GroupWrite) ([]GroupWrite, error) {
 		}
 		if n := d.count("entries", entryBytesMin); n > 0 {
 			g.Entries = make([]*raftpb.Entry, n)
-			ents := make([]raftpb.Entry, n) // one allocation for the group's entries
+			ents := make([]raftpb.Entry, n)    // one allocation for the group's entries,
+			scalars := make([]entryScalars, n) // and one for their scalar fields
 			for j := range g.Entries {
 				g.Entries[j] = &ents[j]
-				d.message("entry", g.Entries[j])
+				d.entry(g.Entries[j], &scalars[j])
 			}
 		}
 		if d.boolean() {
-			g.HardState = &raftpb.HardState{}
-			d.message("hard state", g.HardState)
+			g.HardState = d.hardState()
 		}
 		if d.boolean() {
 			g.Compact = &Compaction{Snapshot: &raftpb.Snapshot{}}
@@ -215,8 +241,8 @@ func (e *enc) logRows(rows []LogRow) {
 	}
 }
 
-func decodeLog(p []byte, reuse []LogRow) ([]LogRow, error) {
-	d := dec{b: p}
+func decodeLog(p []byte, reuse []LogRow, names *scopeNames) ([]LogRow, error) {
+	d := dec{b: p, names: names}
 	rows := clearedRows(reuse, d.count("log rows", scopeBytesMin+recordBytesMin))
 	for i := range rows {
 		rows[i].Scope = d.scope()
@@ -244,8 +270,8 @@ func (e *enc) stateRows(rows []StateRow) {
 	}
 }
 
-func decodeState(p []byte, reuse []StateRow) ([]StateRow, error) {
-	d := dec{b: p}
+func decodeState(p []byte, reuse []StateRow, names *scopeNames) ([]StateRow, error) {
+	d := dec{b: p, names: names}
 	rows := clearedRows(reuse, d.count("state rows", scopeBytesMin+rowBytesMin))
 	for i := range rows {
 		rows[i].Kind = WriteKind(d.u8())
@@ -274,8 +300,8 @@ func (e *enc) positionRows(rows []PositionRow) {
 	}
 }
 
-func decodePositions(p []byte, reuse []PositionRow) ([]PositionRow, error) {
-	d := dec{b: p}
+func decodePositions(p []byte, reuse []PositionRow, names *scopeNames) ([]PositionRow, error) {
+	d := dec{b: p, names: names}
 	rows := clearedRows(reuse, d.count("position rows", scopeBytesMin+rowBytesMin+1))
 	for i := range rows {
 		rows[i].Scope = d.scope()
@@ -304,8 +330,8 @@ func (e *enc) outboxRows(rows []OutboxRow) {
 	}
 }
 
-func decodeOutbox(p []byte, reuse []OutboxRow) ([]OutboxRow, error) {
-	d := dec{b: p}
+func decodeOutbox(p []byte, reuse []OutboxRow, names *scopeNames) ([]OutboxRow, error) {
+	d := dec{b: p, names: names}
 	rows := clearedRows(reuse, d.count("outbox rows", scopeBytesMin+rowBytesMin+2))
 	for i := range rows {
 		rows[i].Kind = WriteKind(d.u8())
@@ -343,8 +369,8 @@ func (e *enc) consumerGroupRows(rows []ConsumerGroupRow) {
 // leaseBytesMin is the smallest encoded lease: two one-byte varints.
 const leaseBytesMin = 2
 
-func decodeConsumerGroups(p []byte, reuse []ConsumerGroupRow) ([]ConsumerGroupRow, error) {
-	d := dec{b: p}
+func decodeConsumerGroups(p []byte, reuse []ConsumerGroupRow, names *scopeNames) ([]ConsumerGroupRow, error) {
+	d := dec{b: p, names: names}
 	rows := clearedRows(reuse, d.count("consumer group rows", scopeBytesMin+4))
 	for i := range rows {
 		rows[i].Scope = d.scope()

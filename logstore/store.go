@@ -60,10 +60,6 @@ type Store struct {
 	//
 	// Invariant: cap(encodeBuf) <= encodeBufKeepBytesMax.
 	encodeBuf []byte
-	// rewriteBuf is the last Rewrite's encode buffer (the file's whole
-	// content, which the tables hold in memory anyway), reused by the next;
-	// before the first, the buffer Open read the file into.
-	rewriteBuf []byte
 	// ownRows holds the row slices of the last batch Commit installed,
 	// cleared, for ownBatch to reuse (see keepOwnRows for its invariant).
 	ownRows Batch
@@ -76,6 +72,9 @@ type Store struct {
 	// markerBuf holds the commit marker being written, so writing one
 	// allocates nothing.
 	markerBuf [2 * commitFrameBytes]byte
+	// replayScratch is what replaying a file keeps between transactions, and a
+	// Follower's store between follows.
+	replayScratch replayScratch
 }
 
 // Open opens the store in opts.Dir, creating it if it does not exist, and

@@ -18,6 +18,9 @@ type tables struct {
 	outbox   map[felix.Scope]map[uint64]Intent
 	consumer map[felix.Scope]map[string]statemachine.GroupState
 	counts   RowCounts
+	// changes, when set (a Follower's store), collects the rows apply
+	// changes, per scope, for the follower's checker.
+	changes *changeLog
 }
 
 // RowCounts is how many rows each table holds.
@@ -27,6 +30,14 @@ type RowCounts struct {
 	Position      int
 	Outbox        int
 	ConsumerGroup int
+}
+
+// newTrackedTables returns empty tables that collect the rows apply
+// changes (a Follower's).
+func newTrackedTables() tables {
+	t := newTables()
+	t.changes = newChangeLog()
+	return t
 }
 
 func newTables() tables {
@@ -49,10 +60,14 @@ func (t *tables) apply(b *Batch) {
 				// first transaction holds a scope's whole log in one.
 				m = make(map[uint64]felix.Record, scopeRunLen(b.Log[i:]))
 				t.log[r.Scope] = m
+				t.scopeTablesChanged(r.Scope, +1)
 			}
 		}
 		m[r.Offset] = r.Record
 		t.counts.Log++
+		if t.changes != nil {
+			t.changes.of(r.Scope).LogWritten.Add(r.Offset)
+		}
 	}
 	for i := range b.State {
 		t.applyState(&b.State[i])
@@ -62,6 +77,7 @@ func (t *tables) apply(b *Batch) {
 		old, ok := t.position[r.Scope]
 		if !ok {
 			t.counts.Position++
+			t.scopeTablesChanged(r.Scope, +1)
 		}
 		t.dropBefore(r.Scope, old.FirstOffset, r.Position.FirstOffset)
 		t.position[r.Scope] = r.Position
@@ -71,7 +87,20 @@ func (t *tables) apply(b *Batch) {
 	}
 	for i := range b.ConsumerGroups {
 		r := &b.ConsumerGroups[i]
-		applyKeyed(t.consumer, r.Scope, r.Group.Name, WritePut, r.Group, &t.counts.ConsumerGroup)
+		t.scopeTablesChanged(r.Scope, applyKeyed(t.consumer, r.Scope, r.Group.Name, WritePut, r.Group, &t.counts.ConsumerGroup))
+		if t.changes != nil {
+			sc := t.changes.of(r.Scope)
+			sc.key(&sc.groups, r.Group.Name)
+		}
+	}
+}
+
+// scopeTablesChanged tells a follower's checker that scope's rows now
+// take delta more tables (+1: its first row in one, -1: its last row gone
+// from one, 0: neither).
+func (t *tables) scopeTablesChanged(scope felix.Scope, delta int) {
+	if delta != 0 && t.changes != nil {
+		t.changes.tablesChanged(scope, delta)
 	}
 }
 
@@ -113,29 +142,46 @@ func (t *tables) dropBefore(scope felix.Scope, from, to uint64) {
 	for _, o := range offsets {
 		for _, op := range m[o].Ops {
 			if v, ok := st[op.Key]; ok && v.Version == o {
-				applyKeyed(t.state, scope, op.Key, WriteDelete, StateValue{}, &t.counts.State)
+				t.applyState(&StateRow{Kind: WriteDelete, Scope: scope, Key: op.Key})
 			}
 		}
 		delete(m, o)
 		t.counts.Log--
 	}
+	if t.changes != nil && len(offsets) > 0 {
+		t.changes.of(scope).LogDeleted.addRange(offsets[0], offsets[len(offsets)-1]+1)
+	}
 	if len(m) == 0 {
 		delete(t.log, scope)
+		t.scopeTablesChanged(scope, -1)
 	}
 }
 
 func (t *tables) applyState(r *StateRow) {
-	applyKeyed(t.state, r.Scope, r.Key, r.Kind, StateValue{Value: r.Value, Version: r.Version}, &t.counts.State)
+	t.scopeTablesChanged(r.Scope, applyKeyed(t.state, r.Scope, r.Key, r.Kind, StateValue{Value: r.Value, Version: r.Version}, &t.counts.State))
+	if t.changes != nil {
+		sc := t.changes.of(r.Scope)
+		sc.key(&sc.stateKeys, r.Key)
+	}
 }
 
 func (t *tables) applyOutbox(r *OutboxRow) {
-	applyKeyed(t.outbox, r.Scope, r.Offset, r.Kind, r.Intent, &t.counts.Outbox)
+	t.scopeTablesChanged(r.Scope, applyKeyed(t.outbox, r.Scope, r.Offset, r.Kind, r.Intent, &t.counts.Outbox))
+	if t.changes != nil {
+		sc := t.changes.of(r.Scope)
+		if r.Kind == WriteDelete {
+			sc.OutboxDeleted.Add(r.Offset)
+		} else {
+			sc.OutboxWritten.Add(r.Offset)
+		}
+	}
 }
 
 // applyKeyed puts or deletes key in scope's map of a scoped table, keeping
 // the table's row count and dropping a scope's map when it empties: the one
-// place the state, outbox and consumer-group tables change.
-func applyKeyed[K comparable, V any](table map[felix.Scope]map[K]V, scope felix.Scope, key K, kind WriteKind, value V, rows *int) {
+// place the state, outbox and consumer-group tables change. It reports
+// +1 when it made scope's map, -1 when it dropped it, else 0.
+func applyKeyed[K comparable, V any](table map[felix.Scope]map[K]V, scope felix.Scope, key K, kind WriteKind, value V, rows *int) (scopeMaps int) {
 	m := table[scope]
 	_, had := m[key]
 	switch kind {
@@ -143,6 +189,7 @@ func applyKeyed[K comparable, V any](table map[felix.Scope]map[K]V, scope felix.
 		if m == nil {
 			m = map[K]V{}
 			table[scope] = m
+			scopeMaps = +1
 		}
 		m[key] = value
 		if !had {
@@ -154,9 +201,11 @@ func applyKeyed[K comparable, V any](table map[felix.Scope]map[K]V, scope felix.
 			*rows--
 			if len(m) == 0 {
 				delete(table, scope)
+				scopeMaps = -1
 			}
 		}
 	}
+	return scopeMaps
 }
 
 // Counts returns how many rows each applied table holds.

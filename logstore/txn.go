@@ -98,27 +98,33 @@ func appendFrameOf(dst []byte, kind frameKind, b *Batch) ([]byte, error) {
 // batch's row slices are reuse's when large enough (an empty reuse: all
 // new), every row decoded afresh.
 func decodeTxn(frames []rawFrame, reuse *Batch) (Batch, error) {
+	return decodeTxnSharing(frames, reuse, nil)
+}
+
+// decodeTxnSharing is decodeTxn whose rows share their scopes' names with
+// the ones names holds (a store's rows name a few scopes), which it keeps.
+func decodeTxnSharing(frames []rawFrame, reuse *Batch, names *scopeNames) (Batch, error) {
 	var b Batch
-	last := kindInvalid
+	lastKind := kindInvalid
 	for _, f := range frames {
-		if f.kind <= last {
+		if f.kind <= lastKind {
 			return Batch{}, fmt.Errorf("%s frame at byte %d is out of order", f.kind, f.off)
 		}
-		last = f.kind
+		lastKind = f.kind
 		var err error
 		switch f.kind {
 		case kindRaft:
 			b.Groups, err = decodeGroups(f.payload, reuse.Groups)
 		case kindLog:
-			b.Log, err = decodeLog(f.payload, reuse.Log)
+			b.Log, err = decodeLog(f.payload, reuse.Log, names)
 		case kindState:
-			b.State, err = decodeState(f.payload, reuse.State)
+			b.State, err = decodeState(f.payload, reuse.State, names)
 		case kindPosition:
-			b.Positions, err = decodePositions(f.payload, reuse.Positions)
+			b.Positions, err = decodePositions(f.payload, reuse.Positions, names)
 		case kindOutbox:
-			b.Outbox, err = decodeOutbox(f.payload, reuse.Outbox)
+			b.Outbox, err = decodeOutbox(f.payload, reuse.Outbox, names)
 		case kindConsumerGroup:
-			b.ConsumerGroups, err = decodeConsumerGroups(f.payload, reuse.ConsumerGroups)
+			b.ConsumerGroups, err = decodeConsumerGroups(f.payload, reuse.ConsumerGroups, names)
 		default:
 			err = fmt.Errorf("unexpected %s frame", f.kind)
 		}

@@ -32,7 +32,7 @@ var tableFields = map[string]bool{"tab": true, "log": true, "state": true, "posi
 // allowedCalls says which functions (file:func) may call which method.
 var allowedCalls = map[string][]string{
 	"apply":       {"apply.go:install"},
-	"applyState":  {"tables.go:apply"},
+	"applyState":  {"tables.go:apply", "tables.go:dropBefore"},
 	"applyOutbox": {"tables.go:apply"},
 	"install":     {"commit.go:Commit", "recover.go:replayTxn"},
 	"f.Write":     {"commit.go:write", "store.go:create", "rewrite.go:writeRewrite", "recover.go:replayFile"},

@@ -135,7 +135,10 @@ func (n *Node) applyCommand(b *logstore.Batch, g *raftGroup, c *command, touched
 		n.applyIncarnation(b, g, c, touched)
 		return &wire.Acked{}
 	}
-	if refusal := deletedRefusal(g, c.kind.String()); refusal != nil && c.kind != cmdRetain {
+	if refusal := deletedRefusal(g, c.kind.String()); refusal != nil && c.kind != cmdRetain && !n.appliesDeleted(c) {
+		return refusal
+	}
+	if refusal := staleWriteRefusal(g, c); refusal != nil && !n.appliesDeleted(c) {
 		return refusal
 	}
 	if c.kind == cmdOutboxTrim {
@@ -175,7 +178,7 @@ func (n *Node) applyCommand(b *logstore.Batch, g *raftGroup, c *command, touched
 		}
 		return &wire.Acked{}
 	case cmdFetch:
-		ds, err := s.Fetch(statemachine.GroupFetch{Group: c.group, NowNs: n.fetchNowNs(c), LeaseNs: c.leaseNs, EntriesMax: int(c.entriesMax)})
+		ds, err := s.Fetch(statemachine.GroupFetch{Group: c.group, NowNs: n.fetchNowNs(c), LeaseNs: n.stateLeaseNs(c), EntriesMax: int(c.entriesMax)})
 		if err != nil {
 			return errorAnswer(err)
 		}

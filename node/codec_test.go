@@ -2,6 +2,7 @@ package node
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"reflect"
 	"testing"
@@ -27,6 +28,9 @@ func genCommand(t *rapid.T) command {
 		c.record = felix.Record{Event: felix.EventPublish, Payload: []byte(name.Draw(t, "payload"))}
 		if rapid.Bool().Draw(t, "op") {
 			c.record.Ops = []felix.StateOp{{Kind: felix.OpPut, Key: name.Draw(t, "key"), Value: []byte(name.Draw(t, "value"))}}
+		}
+		if rapid.Bool().Draw(t, "later generation") {
+			c.generation = rapid.Uint32Range(2, GenerationsMax).Draw(t, "accepted in")
 		}
 	case cmdFetch:
 		c.group, c.nowNs, c.leaseNs, c.entriesMax = name.Draw(t, "group"), rapid.Int64().Draw(t, "now"), rapid.Int64().Draw(t, "lease"), rapid.Uint32().Draw(t, "max")
@@ -90,7 +94,8 @@ func TestCommandDecodeRefuses(t *testing.T) {
 			t.Fatalf("truncation to %d bytes: err %v", n, err)
 		}
 	}
-	for _, bad := range [][]byte{append([]byte{0}, b[1:]...), append([]byte{b[0], 99}, b[2:]...), append(append([]byte(nil), b...), 0)} {
+	gen1 := binary.LittleEndian.AppendUint32(append([]byte(nil), b...), 1) // the first generation is encoded by its absence
+	for _, bad := range [][]byte{append([]byte{0}, b[1:]...), append([]byte{b[0], 99}, b[2:]...), append(append([]byte(nil), b...), 0), gen1} {
 		if _, err := decodeCommand(bad); !errors.Is(err, ErrMalformed) {
 			t.Fatalf("corrupted command decoded: err %v", err)
 		}

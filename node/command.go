@@ -90,7 +90,7 @@ type command struct {
 	node        uint64       // cmdSetVersion
 	version     uint32       // cmdSetVersion
 	feature     string       // cmdFinalize, cmdFeature
-	generation  uint32       // cmdIncarnation; cmdStreamAdmin: the generation it acts on (0: the current one)
+	generation  uint32       // cmdIncarnation; cmdStreamAdmin: the generation it acts on (0: the current one); cmdWrite: the one whose leader accepted it (0: the first)
 	deleted     bool         // cmdStreamAdmin (delete, else create), cmdIncarnation
 }
 
@@ -118,6 +118,9 @@ func encodeCommand(c *command) ([]byte, error) {
 			return nil, err
 		}
 		binary.LittleEndian.PutUint32(e.b[at:], uint32(len(e.b)-at-4))
+		if c.generation > bootIncarnation.Generation {
+			e.u32(c.generation) // absent: the first generation (how every write was encoded before)
+		}
 	case cmdFetch:
 		e.str(c.group)
 		e.u64(uint64(c.nowNs))
@@ -158,6 +161,9 @@ func commandLen(c *command) int {
 	switch c.kind {
 	case cmdWrite:
 		n += 4 + wire.RecordFrameLen(&c.record)
+		if c.generation > bootIncarnation.Generation {
+			n += 4
+		}
 	case cmdFetch:
 		n += 4 + len(c.group) + 8 + 8 + 4
 	case cmdAck:
@@ -242,6 +248,11 @@ func decodeCommandBody(d *dec, c *command) {
 				d.fail("record: %v", err)
 			}
 			c.record = rec
+		}
+		if d.err == nil && d.off < len(d.b) {
+			if c.generation = d.u32("generation"); d.err == nil && c.generation <= bootIncarnation.Generation {
+				d.fail("write accepted in generation %d, which is encoded by its absence", c.generation)
+			}
 		}
 	case cmdFetch:
 		c.group = d.str("group", statemachine.GroupNameLenMax)

@@ -228,6 +228,43 @@ type Defects struct {
 	// shard alone, not by tenant: one tenant's publishes reach every
 	// tenant's subscribers of the same namespace, stream and shard.
 	EphemeralUnscoped bool
+	// The client-contract checks' planted bugs:
+	// LeaseUnitSlip hands a fetch's lease to the state machine in the
+	// wrong unit (the wire's nanoseconds read as microseconds: a
+	// thousandth of the lease) while the answer reports the lease the
+	// client asked for: a record is handed out again long before the
+	// expiry its consumer was told.
+	LeaseUnitSlip bool
+	// FailedOnCopyRefusal is a client-library bug carried in the same set
+	// (client.Defects.FailedOnCopyRefusal): the simulated clients
+	// report a write whose last copy a broker refused as failed, not
+	// unknown. The node itself ignores it.
+	FailedOnCopyRefusal bool
+	// CommandsNotLeaderAfterPropose makes a leader that steps down answer
+	// every group fetch, group ack and outbox trim it proposed and has not
+	// applied with NotLeader, as NotLeaderAfterPropose does writes: the
+	// command may still commit under the next leader (a fetch's records
+	// leased to nobody, an ack or a trim applied twice), though NotLeader
+	// promised this copy was not proposed.
+	CommandsNotLeaderAfterPropose bool
+	// OutboxReadFromWindow serves a relay's outbox read from the scope's
+	// retained log window when the read starts below it, as a subscribe
+	// read is bounded: the rows retention dropped from the log but the
+	// outbox keeps until relayed are skipped, and the relay starts past
+	// the first record it had not relayed.
+	OutboxReadFromWindow bool
+	// DeletedStreamTakesWrites refuses a deleted stream's requests at the
+	// leader only: a write a leader accepted while the stream was live
+	// and that applies after the delete's marker is written all the
+	// same, into the deleted generation (then emptied by the create) or
+	// into the next one, whatever generation it was accepted in.
+	DeletedStreamTakesWrites bool
+	// LiveReadWaitsForBatch answers a live subscriber's read of an
+	// ephemeral stream only once a full batch (its entry cap) is queued
+	// for it: a read that finds fewer answers nothing and keeps the
+	// queue, so an empty answer no longer means the subscriber is caught
+	// up, and what it is owed comes late, or never if it goes idle.
+	LiveReadWaitsForBatch bool
 }
 
 // Config configures one broker; build it by field name.

@@ -73,6 +73,7 @@ func (n *Node) plantedWrite(client uint64, req *wire.Request, g *raftGroup, rec 
 func (n *Node) proposeSilently(g *raftGroup, c *command) {
 	n.seq++
 	c.proposer, c.incarnation, c.seq = n.cfg.ID, n.writes.incarnation, n.seq
+	stampGeneration(g, c)
 	if data, err := encodeCommand(c); err == nil {
 		_ = n.raftPropose(g, data)
 	}
@@ -451,4 +452,55 @@ func (n *Node) commitToSubscribers(es *ephemeralScope, req *wire.Request) wire.A
 	}
 	es.publish(*rec)
 	return &wire.Acked{}
+}
+
+// stateLeaseNs is the lease a fetch command's records are leased for in
+// the state machine: the command's (under LeaseUnitSlip, a thousandth of
+// it, at least 1 ns).
+func (n *Node) stateLeaseNs(c *command) int64 {
+	if n.cfg.Defects.LeaseUnitSlip {
+		return max(c.leaseNs/1000, 1)
+	}
+	return c.leaseNs
+}
+
+// dropCommands is the hook where a node that stops leading g leaves its
+// pending commands pending (their proposals may yet commit); under
+// CommandsNotLeaderAfterPropose it answers them NotLeader instead.
+func (n *Node) dropCommands(g *raftGroup) {
+	if !n.cfg.Defects.CommandsNotLeaderAfterPropose {
+		return
+	}
+	for _, w := range n.writes.takeWhere(func(w *pendingWrite) bool { return w.group == g.id && !w.write }) {
+		n.answer(w.client, w.reqID, &wire.Error{Code: wire.CodeNotLeader, Message: fmt.Sprintf("node %d lost the lead of group %d", n.cfg.ID, g.id), LeaderHint: g.lead})
+	}
+}
+
+// outboxReadFrom is the offset an outbox read of tenant's scope in g from
+// offset from starts at: from (the outbox answers its rows at or above
+// it); under OutboxReadFromWindow, no lower than the log's window start.
+func (n *Node) outboxReadFrom(g *raftGroup, tenant string, from uint64) uint64 {
+	if s := g.lookup(tenant); n.cfg.Defects.OutboxReadFromWindow && s != nil {
+		return max(from, s.FirstOffset())
+	}
+	return from
+}
+
+// appliesDeleted is the hook where applying a write in a deleted
+// stream's shard group, or in a generation other than the one it was
+// accepted in, refuses it: false, unless DeletedStreamTakesWrites lets
+// the write through.
+func (n *Node) appliesDeleted(c *command) bool {
+	return n.cfg.Defects.DeletedStreamTakesWrites && c.kind == cmdWrite
+}
+
+// liveRead serves subscriber client's read of at most entriesMax
+// publishes from es: es.read, but under LiveReadWaitsForBatch a read that
+// finds less than a full batch queued drains nothing (it still registers
+// the subscriber and keeps it live).
+func (n *Node) liveRead(es *ephemeralScope, client uint64, entriesMax int) wire.AnswerBody {
+	if n.cfg.Defects.LiveReadWaitsForBatch && es.queued(client) < entriesMax {
+		entriesMax = 0
+	}
+	return es.read(client, n.ticks, entriesMax)
 }

@@ -3,6 +3,7 @@ package node
 import (
 	"fmt"
 
+	"go.etcd.io/raft/v3"
 	"go.etcd.io/raft/v3/raftpb"
 )
 
@@ -30,6 +31,50 @@ type Density struct {
 	// ProposalBytes sums the proposals' entry data sizes; ProposalBytesMax
 	// is the largest.
 	ProposalBytes, ProposalBytesMax uint64
+	// Raft counts the messages the brokers' raft groups sent and the
+	// elections they started: the work beyond the proposals that faults
+	// add (elections, snapshots, appends sent again).
+	Raft RaftWork
+}
+
+// RaftWork counts what raft replicas did beyond the proposals: every
+// message sent (Ready.Messages) and, among them, the appends and the
+// entries they carried, the snapshots, the vote and pre-vote requests and
+// the heartbeats; and the elections started (a replica turned candidate,
+// bumping its term). bench/bareraft counts the same for the floor.
+type RaftWork struct {
+	Sent, Appends, AppendedEntries, Snapshots, Votes, Heartbeats uint64
+	Elections                                                    uint64
+}
+
+// noteSent counts the messages one Ready sent.
+func (w *RaftWork) noteSent(msgs []*raftpb.Message) {
+	for _, m := range msgs {
+		w.Sent++
+		switch m.GetType() {
+		case raftpb.MsgApp:
+			w.Appends++
+			w.AppendedEntries += uint64(len(m.GetEntries()))
+		case raftpb.MsgSnap:
+			w.Snapshots++
+		case raftpb.MsgVote, raftpb.MsgPreVote:
+			w.Votes++
+		case raftpb.MsgHeartbeat:
+			w.Heartbeats++
+		}
+	}
+}
+
+// noteRaft counts one Ready's messages and, if it turned a replica
+// candidate, an election.
+func (d *Density) noteRaft(rd *raft.Ready) {
+	if d == nil {
+		return
+	}
+	d.Raft.noteSent(rd.Messages)
+	if rd.SoftState != nil && rd.SoftState.RaftState == raft.StateCandidate {
+		d.Raft.Elections++
+	}
 }
 
 // noteProposal counts one accepted proposal of size bytes.

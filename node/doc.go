@@ -121,13 +121,14 @@
 // Defects holds switchable bugs, all off by default, each the shape of a
 // real mistake, for proving that the simulator's checks catch them.
 // Two of them are the store's (NoFsync, KeepStaleSuffix: logstore.Defects
-// when the node opens its store) and two the client library's
-// (WrongRouteHash, TimeoutAsFailure), kept in the same set so one list
-// selects every bug. Every switch is read in defects.go, through a named
-// hook the main path calls at the step the defect changes (with the
-// defect off, the hook does what the broker does), so the request path
-// reads as the broker; nothing else in node reads a Defects field
-// (sim/runner's TestDefectTableNamesTheSwitchFiles holds it to that).
+// when the node opens its store) and some the client library's
+// (WrongRouteHash, TimeoutAsFailure, FailedOnCopyRefusal), kept in the
+// same set so one list selects every bug. Every switch is read
+// in defects.go, through a named hook the main path calls at the step the
+// defect changes (with the defect off, the hook does what the broker
+// does), so the request path reads as the broker; nothing else in node
+// reads a Defects field (sim/runner's TestDefectTableNamesTheSwitchFiles
+// holds it to that).
 //
 // # Observer
 //
@@ -138,7 +139,12 @@
 // (observe.go). It changes nothing. A checker comparing the store with
 // memory reads both through storeimage.go: MemoryImage from memory,
 // DurableImage from a DurableStore that follows the store file's durable
-// bytes (logstore.Follower) and reads them back as recovery does.
+// bytes (logstore.Follower) and reads them back as recovery does; the
+// images point at their tables, which it reads in place, row by row,
+// through storeviews.go (ScopeView: a followed store's rows of one scope
+// or a shard; RaftTail; ShardMark, where a shard's changes stood), and
+// learns which rows changed on each side since it last compared them
+// (DurableStore.TakeChanges, ScopeImage.ChangesSince).
 //
 // # Moments (moments.go)
 //

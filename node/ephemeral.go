@@ -73,7 +73,7 @@ func (n *Node) serveEphemeral(client uint64, req *wire.Request, g *raftGroup) wi
 		es.publish(body.Record)
 		return &wire.Acked{}
 	case *wire.SubscribeRead:
-		return es.read(client, n.ticks, int(body.MaxEntries))
+		return n.liveRead(es, client, int(body.MaxEntries))
 	}
 	if a := n.commitToSubscribers(es, req); a != nil {
 		return a
@@ -114,6 +114,16 @@ func (es *ephemeralScope) read(client, nowTick uint64, entriesMax int) wire.Answ
 	}
 	es.subs = append(es.subs, ephemeralSub{client: client, lastReadTick: nowTick})
 	return &wire.Entries{}
+}
+
+// queued is how many publishes wait for client (0 when it is not live).
+func (es *ephemeralScope) queued(client uint64) int {
+	for i := range es.subs {
+		if es.subs[i].client == client {
+			return len(es.subs[i].queue)
+		}
+	}
+	return 0
 }
 
 // expire drops subscribers idle for EphemeralIdleTicks.

@@ -26,7 +26,7 @@ func outboxIntent(rec *felix.Record) *logstore.Intent {
 // store: the rows at offsets >= from, at most entriesMax, each as an entry
 // whose record carries the event alone.
 func (n *Node) outboxRead(g *raftGroup, tenant string, b *wire.OutboxRead) wire.AnswerBody {
-	rows := n.store.OutboxRange(n.outboxKey(g.scopeOf(tenant)), b.FromOffset, int(b.MaxEntries))
+	rows := n.store.OutboxRange(n.outboxKey(g.scopeOf(tenant)), n.outboxReadFrom(g, tenant, b.FromOffset), int(b.MaxEntries))
 	out := &wire.Entries{Entries: make([]felix.Entry, len(rows))}
 	for i, r := range rows {
 		out.Entries[i] = felix.Entry{Offset: r.Offset, Record: felix.Record{Event: r.Intent.Event, Payload: r.Intent.Data}}

@@ -123,6 +123,7 @@ func (n *Node) round() bool {
 	n.reportMoments()
 	for i := range rds {
 		gr := &rds[i]
+		n.cfg.Density.noteRaft(&gr.rd)
 		n.out.add(gr.g.id, gr.rd.Messages)
 		for _, rs := range gr.rd.ReadStates {
 			n.reads.confirm(rs.RequestCtx, rs.Index)
@@ -162,6 +163,7 @@ func (n *Node) persist(b *logstore.Batch, gr *groupReady) {
 		if wasLeader && !g.isLeader {
 			n.dropReads(g)
 			n.dropWrites(g)
+			n.dropCommands(g)
 			g.ephemeral = nil // subscribers reconnect to the new leader
 		}
 		if !wasLeader && g.isLeader {

@@ -187,6 +187,7 @@ func (n *Node) propose(client, reqID uint64, g *raftGroup, c *command, req *wire
 	}
 	n.seq++
 	c.proposer, c.incarnation, c.seq = n.cfg.ID, n.writes.incarnation, n.seq
+	stampGeneration(g, c)
 	data, err := encodeCommand(c)
 	if err != nil {
 		n.answer(client, reqID, &wire.Error{Code: wire.CodeInvalidRequest, Message: truncate(err.Error())})

@@ -15,7 +15,10 @@ import (
 // memory (MemoryImage) or from what its store made durable (DurableImage:
 // the bytes a crash would leave, decoded apart from the Store that wrote
 // them, and read back the way a restart reads them), so a checker can
-// compare the two after every durable round (Observer.RoundDurable).
+// compare the two after every durable round (Observer.RoundDurable). An
+// image holds each group's raft state and points at its tables (a store
+// and a scope, or a shard) for the checker to read in place: nothing is
+// listed or copied whole.
 
 // StoreImage is some raft groups of one node, read from one side.
 type StoreImage struct {
@@ -41,23 +44,21 @@ type GroupImage struct {
 	Voters      []uint64
 	Learners    []uint64
 	// FirstIndex and LastIndex bound the raft log the store holds (in
-	// memory: what raft reads as its stable log); Tail is its newest
-	// RaftLogTailEntries entries (or all).
+	// memory: what raft reads as its stable log); Raft holds it (the
+	// node's own store, or the followed one), to read in place.
 	FirstIndex, LastIndex uint64
-	Tail                  []StoredEntry
-	// Scopes ascend by scope. Shard holds each one's window, log, state
-	// and consumer groups; OutboxStart is memory's outbox start, Outbox
-	// the store's outbox rows (entries whose records carry the event
-	// alone).
+	Raft                  *logstore.Store
+	// Scopes ascend by scope.
 	Scopes []ScopeImage
 }
 
-// ScopeImage is one scope of a GroupImage.
+// ScopeImage is one scope of a GroupImage: in memory its shard and outbox
+// start; on the durable side the scope alone (its rows are the followed
+// store's, GroupImage.Raft).
 type ScopeImage struct {
 	Scope       felix.Scope
-	Shard       statemachine.Snapshot
+	Shard       *statemachine.Shard
 	OutboxStart uint64
-	Outbox      []felix.Entry
 }
 
 // DurableStore follows a node's store file as a crash would leave it
@@ -66,7 +67,8 @@ type DurableStore struct {
 	f *logstore.Follower
 	// node and rewrites are the incarnation followed and its store
 	// rewrites when last followed: a rewrite (the file replaced) is read
-	// again from the start. A new incarnation's store reopened the same
+	// again from the start, unless it is the rewrite of what was followed
+	// (logstore.Follower.FollowRewritten). A new incarnation's store reopened the same
 	// file (a torn tail cut, nothing before it changed): the follower
 	// reads on unless the file no longer extends what it read.
 	node     *Node
@@ -76,6 +78,10 @@ type DurableStore struct {
 	// image folds only the entries applied since, as long as the group's
 	// stored snapshot and boot features are the same.
 	folds map[uint64]*durableFold
+	// scopes are the followed store's scopes, ascending, as of the
+	// follower's generation and scope count scopesAt (see Scopes).
+	scopes   []felix.Scope
+	scopesAt [2]uint64
 }
 
 // durableFold is one shard group as recovery derived it from a durable
@@ -95,16 +101,36 @@ func NewDurableStore() *DurableStore {
 // src, the node's disk. An error is damage in the durable bytes (a
 // corrupted sector): nothing can be compared until the node reopens.
 func (d *DurableStore) Follow(n *Node, src logstore.DurableSource) error {
+	follow := d.f.Follow
 	if d.node == n && d.rewrites != n.stats.Rewrites {
-		d.f.Reset()
+		follow = d.f.FollowRewritten
 	}
 	d.node, d.rewrites = n, n.stats.Rewrites
 	was := d.f.Store()
-	err := d.f.Follow(src)
+	err := follow(src)
 	if d.f.Store() != was || d.folds == nil {
 		d.folds = map[uint64]*durableFold{} // read again from the start
 	}
 	return err
+}
+
+// TakeChanges returns which of scope's rows the followed store changed
+// since the last call for scope, and forgets them (logstore.Follower).
+func (d *DurableStore) TakeChanges(scope felix.Scope) logstore.ScopeChanges {
+	return d.f.TakeChanges(scope)
+}
+
+// Generation counts the times the follower read the file again from its
+// start: every row then counts as changed.
+func (d *DurableStore) Generation() uint64 { return d.f.Generation() }
+
+// Scopes lists the followed store's scopes, ascending, listed again only
+// when one gained its first row or lost its last.
+func (d *DurableStore) Scopes() []felix.Scope {
+	if at := [2]uint64{d.f.Generation(), d.f.ScopesChanged()}; d.scopes == nil || at != d.scopesAt {
+		d.scopes, d.scopesAt = d.f.Store().Scopes(), at
+	}
+	return d.scopes
 }
 
 // MemoryImage reads the groups ids (hosted by the node) from memory.
@@ -118,14 +144,14 @@ func (n *Node) MemoryImage(ids []uint64) StoreImage {
 		st := g.rn.BasicStatus()
 		gi := GroupImage{ID: id, HardState: HardState{Term: st.HardState.GetTerm(), Vote: st.HardState.GetVote(), Commit: st.HardState.GetCommit()},
 			Voters: sortedIDs(g.confState.GetVoters()), Learners: sortedIDs(g.confState.GetLearners())}
-		gi.FirstIndex, gi.LastIndex, gi.Tail = n.storedLogImage(n.store, id)
+		gi.FirstIndex, gi.LastIndex, gi.Raft = storedLogSpan(n.store, id)
 		if id == MetaGroup {
 			img.Metadata = n.meta
 		} else {
 			gi.Applied, gi.Features, gi.Incarnation = g.applied, g.features, g.incarnation
 		}
 		for _, t := range g.tenants {
-			gi.Scopes = append(gi.Scopes, ScopeImage{Scope: g.scopeOf(t), Shard: g.scopes[t].Snapshot(), OutboxStart: g.outboxStart[t]})
+			gi.Scopes = append(gi.Scopes, ScopeImage{Scope: g.scopeOf(t), Shard: g.scopes[t], OutboxStart: g.outboxStart[t]})
 		}
 		img.Groups = append(img.Groups, gi)
 	}
@@ -136,12 +162,13 @@ func (n *Node) MemoryImage(ids []uint64) StoreImage {
 // node's store, as a restart reads a store back: the raft state as
 // stored, the applied index, features, incarnation and membership as
 // recovery derives them from the stored snapshot and entries (the
-// metadata group folded up to memory's applied index), and each scope's
-// rows of the log, state, position, outbox and consumer-group tables.
+// metadata group folded up to memory's applied index), and each scope
+// with a row in the log, state, position, outbox or consumer-group table
+// (read in place from the followed store, GroupImage.Raft).
 func (n *Node) DurableImage(d *DurableStore, ids []uint64) (StoreImage, error) {
 	st := d.f.Store()
 	img := StoreImage{Node: n.cfg.ID}
-	if len(st.Groups()) == 0 && !n.cfg.Join {
+	if st.GroupsLen() == 0 && !n.cfg.Join {
 		return img, nil // nothing durable: a restart would bootstrap afresh
 	}
 	r := &Node{cfg: n.cfg, store: st, logger: n.logger, topo: n.topo}
@@ -154,7 +181,6 @@ func (n *Node) DurableImage(d *DurableStore, ids []uint64) (StoreImage, error) {
 		return StoreImage{}, err
 	}
 	r.meta = meta
-	var scopes []felix.Scope
 	for _, id := range ids {
 		mem := n.raftGroup(id)
 		if mem == nil {
@@ -165,11 +191,8 @@ func (n *Node) DurableImage(d *DurableStore, ids []uint64) (StoreImage, error) {
 			err = r.durableMeta(&gi, metaSnap, n.raftGroups[0].applied)
 			img.Metadata = r.meta
 		} else {
-			if scopes == nil {
-				scopes = st.Scopes()
-			}
 			err = r.durableShardGroup(&gi, d, mem, bootFeatures)
-			gi.Scopes = r.durableScopes(id, scopes)
+			gi.Scopes = r.durableScopes(id, d.Scopes())
 		}
 		if err != nil {
 			return StoreImage{}, err
@@ -187,7 +210,7 @@ func (r *Node) durableRaft(gi *GroupImage) error {
 		return fmt.Errorf("node %d: group %d durable hard state: %w", r.cfg.ID, gi.ID, err)
 	}
 	gi.HardState = hardStateOf(hs)
-	gi.FirstIndex, gi.LastIndex, gi.Tail = r.storedLogImage(r.store, gi.ID)
+	gi.FirstIndex, gi.LastIndex, gi.Raft = storedLogSpan(r.store, gi.ID)
 	return nil
 }
 
@@ -215,11 +238,7 @@ func (r *Node) durableShardGroup(gi *GroupImage, d *DurableStore, mem *raftGroup
 		return err
 	}
 	id := mem.id
-	snap, err := r.store.RaftStorage(id).Snapshot()
-	if err != nil {
-		return fmt.Errorf("node %d: group %d durable snapshot: %w", r.cfg.ID, id, err)
-	}
-	snapIndex := snap.GetMetadata().GetIndex()
+	snapIndex := r.store.SnapshotIndex(id)
 	applied := max(r.store.AppliedIndex(id), snapIndex)
 	f := d.folds[id]
 	if f != nil && f.snapIndex == snapIndex && f.bootFeatures == bootFeatures && f.g.applied <= applied {
@@ -231,6 +250,10 @@ func (r *Node) durableShardGroup(gi *GroupImage, d *DurableStore, mem *raftGroup
 			}
 		}
 	} else {
+		snap, err := r.store.RaftStorage(id).Snapshot()
+		if err != nil {
+			return fmt.Errorf("node %d: group %d durable snapshot: %w", r.cfg.ID, id, err)
+		}
 		f = &durableFold{snapIndex: snapIndex, bootFeatures: bootFeatures,
 			g: raftGroup{id: id, spec: mem.spec, shard: mem.shard, features: bootFeatures, applied: applied}}
 		for _, recover := range []func(*raftGroup, *raftpb.Snapshot) error{r.recoverFeatures, r.recoverIncarnation, r.recoverConfState} {
@@ -245,49 +268,25 @@ func (r *Node) durableShardGroup(gi *GroupImage, d *DurableStore, mem *raftGroup
 	return nil
 }
 
-// durableScopes reads every scope of group id among scopes (those with a
-// row in r's store's tables, in scope order).
+// durableScopes lists the scopes of group id among scopes (the store's,
+// ascending).
 func (r *Node) durableScopes(id uint64, scopes []felix.Scope) []ScopeImage {
 	var out []ScopeImage
 	for _, sc := range scopes {
-		if r.topo.raftGroupOf(sc.Namespace, sc.Stream, sc.Shard) != id {
-			continue
+		if r.topo.raftGroupOf(sc.Namespace, sc.Stream, sc.Shard) == id {
+			out = append(out, ScopeImage{Scope: sc})
 		}
-		si := ScopeImage{Scope: sc}
-		if pos, ok := r.store.PositionGet(sc); ok {
-			si.Shard.FirstOffset, si.Shard.NextOffset = pos.FirstOffset, pos.NextOffset
-		}
-		si.Shard.Entries = r.store.LogScan(sc, 0, 0)
-		for _, row := range r.store.StateScan(sc) {
-			si.Shard.State = append(si.Shard.State, statemachine.KeyValue{Key: row.Key, Value: row.Value, Version: row.Version})
-		}
-		si.Shard.Groups = r.store.ConsumerGroupScan(sc)
-		for _, row := range r.store.OutboxScan(sc) {
-			si.Outbox = append(si.Outbox, felix.Entry{Offset: row.Offset, Record: felix.Record{Event: row.Intent.Event, Payload: row.Intent.Data}})
-		}
-		out = append(out, si)
 	}
 	return out
 }
 
-// RaftLogTailEntries is how many of a group's newest raft entries an image
-// holds: the ones the latest rounds wrote. Older entries are committed
-// and never rewritten; a store that keeps a stale suffix or loses an
-// append differs in the log's span or its tail.
-const RaftLogTailEntries = 64
-
-// storedLogImage is group id's raft log in st: its first and last index
-// and its newest RaftLogTailEntries entries. A store that cannot read
-// back an entry it holds is a bug.
-func (n *Node) storedLogImage(st *logstore.Store, id uint64) (first, last uint64, tail []StoredEntry) {
+// storedLogSpan is the first and last index of group id's raft log in st,
+// and st to read its entries from.
+func storedLogSpan(st *logstore.Store, id uint64) (first, last uint64, in *logstore.Store) {
 	rs := st.RaftStorage(id)
 	first, _ = rs.FirstIndex()
 	last, _ = rs.LastIndex()
-	tail, err := storedFrom(rs, last+1-min(last+1-first, RaftLogTailEntries))
-	if err != nil {
-		panic(fmt.Sprintf("node %d: group %d: the store cannot read back its own raft log: %v", n.cfg.ID, id, err))
-	}
-	return first, last, tail
+	return first, last, st
 }
 
 // sortedIDs returns a sorted copy of ids.

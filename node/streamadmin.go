@@ -29,7 +29,10 @@ import (
 // with an old one's), with them its state and outbox rows, and its
 // consumer groups restart at the tail with no leases. A deleted
 // incarnation refuses every request (CodeUnknownStream, naming the
-// deletion) at the leader and, for a write already in the log, at apply.
+// deletion) at the leader and, for a write already in the log, at apply;
+// and a write carries the generation whose live leader accepted it, so
+// one accepted before a delete is refused at apply in the next
+// generation too (staleWriteRefusal): that is a new stream.
 
 // StreamIncarnation is one stream's incarnation: its generation and
 // whether that generation was deleted.
@@ -140,6 +143,30 @@ func deletedRefusal(g *raftGroup, what string) *wire.Error {
 	return &wire.Error{Code: wire.CodeUnknownStream, Message: truncate(fmt.Sprintf(
 		"%s refused: stream %s/%s was deleted (%s); nothing was written or read",
 		what, g.spec.Namespace, g.spec.Stream, g.incarnation))}
+}
+
+// stampGeneration stamps a write proposed in shard group g with the
+// generation it is accepted in: the one g has applied (a deleted one
+// refused the request before it got here).
+func stampGeneration(g *raftGroup, c *command) {
+	if c.kind == cmdWrite && g.id != MetaGroup {
+		c.generation = g.incarnation.Generation
+	}
+}
+
+// staleWriteRefusal is the answer to a write applied in a generation of
+// its stream other than the one whose live leader accepted it (nil when
+// it is that one): a write accepted before a delete is refused after its
+// marker, in the deleted generation (deletedRefusal) and in the next one
+// alike, for the new generation is a new stream.
+func staleWriteRefusal(g *raftGroup, c *command) *wire.Error {
+	accepted := max(c.generation, bootIncarnation.Generation)
+	if c.kind != cmdWrite || accepted == g.incarnation.Generation {
+		return nil
+	}
+	return &wire.Error{Code: wire.CodeUnknownStream, Message: truncate(fmt.Sprintf(
+		"write refused: accepted while stream %s/%s was at generation %d, applied at %s; nothing was written",
+		g.spec.Namespace, g.spec.Stream, accepted, g.incarnation))}
 }
 
 // tickIncarnations has each shard group this node leads carry its

@@ -46,12 +46,28 @@
 // records (linearizable_model.go), and searches each scope's history with
 // porcupine: writes, refused conditional writes, writes of unknown outcome
 // (which may take effect at any point after their invocation, or never),
-// state_get, subscribe and group-fetch reads, and the reference log read
-// after every answer. Its search cuts are proved verdict-preserving
+// state_get, subscribe and group-fetch reads, group acks (an acknowledged
+// offset is never handed out again), and the reference log read after
+// every answer. Its search cuts are proved verdict-preserving
 // against porcupine's plain search on random histories
 // (linearizable_test.go); a search out of budget is unknown, never a pass.
 // The specific read and write checks (history_*.go) stay: their messages
 // say more.
+//
+// The client contract as a whole is one sequential model
+// (contract_model*.go: ContractScope), written from the seeds and
+// docs/atomic-commit.md apart from the broker's state machine, which a
+// test in sim/runner holds to it on random calls. The linearizability
+// model takes the rules it shares with it (the conditional write, the
+// lease rule's ack); the timed and cross-broker parts of the contract
+// are judged by the contract checks (contract_*.go), each over what a
+// history shows (and, where the client cannot see it, the brokers'
+// abstract trace): leases against the lease rule (GroupLeaseHonored),
+// writes against their stream's generation (WriteInItsGeneration), live
+// reads against their queue (EphemeralLiveComplete), a client's failed
+// outcomes against its answers (FailedOnlyWhenCertain), answers to
+// group commands and trims against the proposals (AnswersHonest), and
+// the relay's sink against the outbox's start (OutboxFromStart).
 //
 // properties must not import any felixsim package but felix (the leaf of
 // the import graph), nor anything with a wall clock, randomness or I/O: it

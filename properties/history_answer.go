@@ -37,12 +37,16 @@ const (
 	AnswerTimeout
 	AnswerInternal
 	AnswerAdminRefused
+	// AnswerEntries: a read's records (a live read's drained queue).
+	AnswerEntries
+	// AnswerDeliveries: a group fetch's records, handed out under a lease.
+	AnswerDeliveries
 	historyAnswerEnd
 )
 
 var historyAnswerNames = [...]string{"invalid", "unrecorded", "none", "written", "refused", "acked", "mismatch",
 	"NotLeader", "NotOnOwningShard", "EphemeralStream", "FeatureNotFinalized", "BeforeWindow", "InvalidRequest",
-	"UnknownStream", "Unavailable", "Timeout", "Internal", "AdminRefused"}
+	"UnknownStream", "Unavailable", "Timeout", "Internal", "AdminRefused", "entries", "deliveries"}
 
 // String names the answer as the history encoding spells it.
 func (a HistoryAnswer) String() string {
@@ -81,7 +85,8 @@ func (a HistoryAnswer) NotProposed() bool { return a == AnswerNotLeader || a == 
 // docs/atomic-commit.md says none of them writes anything.
 func (a HistoryAnswer) WroteNothing() bool {
 	switch a {
-	case historyAnswerInvalid, AnswerUnrecorded, AnswerNone, AnswerWritten, AnswerMismatch, AnswerTimeout, AnswerInternal:
+	case historyAnswerInvalid, AnswerUnrecorded, AnswerNone, AnswerWritten, AnswerMismatch, AnswerTimeout, AnswerInternal,
+		AnswerEntries, AnswerDeliveries:
 		return false
 	}
 	return a < historyAnswerEnd
@@ -89,8 +94,8 @@ func (a HistoryAnswer) WroteNothing() bool {
 
 // HistoryAnswerOfWire is the history's answer for an answer named as the
 // wire spells it (client.Attempt.AnswerName): an error code's or answer
-// kind's name, "none" or "mismatch". A kind that does not answer a write
-// (a state value, entries) is a mismatch.
+// kind's name, "none" or "mismatch". A kind the history has no name for
+// (a state value) is a mismatch.
 func HistoryAnswerOfWire(name string) HistoryAnswer {
 	a, err := ParseHistoryAnswer(name)
 	if err != nil || a == AnswerUnrecorded {

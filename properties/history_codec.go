@@ -147,9 +147,13 @@ func (op *HistoryOp) Validate() error {
 		return fmt.Errorf("op %d: not sent, yet %s at %d ns after its invocation at %d ns", op.ID, op.Outcome, op.CompleteNs, op.InvokeNs)
 	case op.Outcome == OutcomeRefused && !op.Kind.IsConditional():
 		return fmt.Errorf("op %d: %s cannot be refused", op.ID, op.Kind)
-	case op.Requests != nil && (!op.Kind.CarriesRecord() || op.NotSent || len(op.Requests) == 0):
-		return fmt.Errorf("op %d: %d requests recorded for a %s with not sent=%t; only a sent write or live publish has requests, at least one",
+	case op.Requests != nil && (!op.Kind.RecordsRequests() || op.NotSent || len(op.Requests) == 0):
+		return fmt.Errorf("op %d: %d requests recorded for a %s with not sent=%t; only a sent write, live publish, live read, group fetch or ack has requests, at least one",
 			op.ID, len(op.Requests), op.Kind, op.NotSent)
+	case (op.LeaseNs != 0 || op.LeaseExpiryNs != 0) && op.Kind != HistoryGroupFetch:
+		return fmt.Errorf("op %d: a %s with lease %d ns, expiry %d ns; only a group fetch has a lease", op.ID, op.Kind, op.LeaseNs, op.LeaseExpiryNs)
+	case op.LeaseNs < 0 || op.LeaseExpiryNs < 0:
+		return fmt.Errorf("op %d: lease %d ns, expiry %d ns: negative", op.ID, op.LeaseNs, op.LeaseExpiryNs)
 	}
 	for i := range op.Requests {
 		if !op.Requests[i].Answer.Valid() {
@@ -233,6 +237,8 @@ type opJSON struct {
 	MaxEntries     uint32         `json:"max_entries,omitempty"`
 	Group          string         `json:"group,omitempty"`
 	AckOffset      uint64         `json:"ack_offset,omitempty"`
+	LeaseNs        int64          `json:"lease_ns,omitempty"`
+	LeaseExpiryNs  int64          `json:"lease_expiry_ns,omitempty"`
 	InvokeNs       int64          `json:"invoke_ns"`
 	CompleteNs     int64          `json:"complete_ns,omitempty"`
 	Outcome        HistoryOutcome `json:"outcome"`
@@ -286,7 +292,8 @@ func opJSONOf(op *HistoryOp) *opJSON {
 	j := &opJSON{ID: op.ID, Client: op.Client, RetryOf: op.RetryOf, Kind: op.Kind,
 		Scope:     scopeJSON{Tenant: op.Scope.Tenant, Namespace: op.Scope.Namespace, Stream: op.Scope.Stream, Shard: op.Scope.Shard},
 		EntityKey: op.EntityKey, Key: op.Key, FromOffset: op.FromOffset, MaxEntries: op.MaxEntries,
-		Group: op.Group, AckOffset: op.AckOffset, InvokeNs: op.InvokeNs, CompleteNs: op.CompleteNs,
+		Group: op.Group, AckOffset: op.AckOffset, LeaseNs: op.LeaseNs, LeaseExpiryNs: op.LeaseExpiryNs,
+		InvokeNs: op.InvokeNs, CompleteNs: op.CompleteNs,
 		Outcome: op.Outcome, Offset: op.Offset, Tail: op.Tail, Found: op.Found, Value: op.Value,
 		Version: op.Version, Error: op.Error, NotSent: op.NotSent}
 	if op.Record != nil {
@@ -310,7 +317,8 @@ func (j *opJSON) historyOp() (HistoryOp, error) {
 	op := HistoryOp{ID: j.ID, Client: j.Client, RetryOf: j.RetryOf, Kind: j.Kind,
 		Scope:     felix.Scope{Tenant: j.Scope.Tenant, Namespace: j.Scope.Namespace, Stream: j.Scope.Stream, Shard: j.Scope.Shard},
 		EntityKey: j.EntityKey, Key: j.Key, FromOffset: j.FromOffset, MaxEntries: j.MaxEntries,
-		Group: j.Group, AckOffset: j.AckOffset, InvokeNs: j.InvokeNs, CompleteNs: j.CompleteNs,
+		Group: j.Group, AckOffset: j.AckOffset, LeaseNs: j.LeaseNs, LeaseExpiryNs: j.LeaseExpiryNs,
+		InvokeNs: j.InvokeNs, CompleteNs: j.CompleteNs,
 		Outcome: j.Outcome, Offset: j.Offset, Tail: j.Tail, Found: j.Found, Value: j.Value,
 		Version: j.Version, Error: j.Error, NotSent: j.NotSent}
 	if j.Record != nil {

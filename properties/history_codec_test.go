@@ -59,12 +59,17 @@ func drawHistory(t *rapid.T) *History {
 			if id > 1 && rapid.Bool().Draw(t, "retry") {
 				op.RetryOf = rapid.Uint64Range(1, id-1).Draw(t, "retryOf")
 			}
+		}
+		if op.Kind.RecordsRequests() {
 			for q, m := uint64(0), rapid.IntRange(0, 3).Draw(t, "requests"); len(op.Requests) < m; {
 				q += rapid.Uint64Range(1, 9).Draw(t, "reqgap")
 				op.Requests = append(op.Requests, HistoryRequest{ID: q, Broker: rapid.Uint64Range(0, 5).Draw(t, "broker"),
 					Answer:    HistoryAnswer(rapid.IntRange(int(AnswerUnrecorded), int(historyAnswerEnd)-1).Draw(t, "answer")),
 					Delivered: rapid.Uint32Range(0, 3).Draw(t, "delivered")})
 			}
+		}
+		if op.Kind == HistoryGroupFetch {
+			op.LeaseNs, op.LeaseExpiryNs = rapid.Int64Range(0, 1e10).Draw(t, "lease"), rapid.Int64Range(0, 1e12).Draw(t, "expiry")
 		}
 		op.Key = rapid.String().Draw(t, "skey")
 		op.Found = rapid.Bool().Draw(t, "found")
@@ -125,6 +130,9 @@ func TestParseHistoryRefuses(t *testing.T) {
 		"spelled unrecorded":   historyHeader + "\n" + strings.Replace(sentWrite, `"NotLeader"`, `"unrecorded"`, 1),
 		"answer of no request": historyHeader + "\n" + strings.Replace(sentWrite, `"NotLeader"`, `"invalid"`, 1),
 		"request field":        historyHeader + "\n" + strings.Replace(sentWrite, `"broker":2`, `"broker":2,"copies":1`, 1),
+		"requests of a read":   historyHeader + "\n" + strings.Replace(ok, `"outcome":"ok"`, `"outcome":"ok","requests":[{"id":7,"delivered":1}]`, 1),
+		"lease of a read":      historyHeader + "\n" + strings.Replace(ok, `"invoke_ns"`, `"lease_ns":5,"invoke_ns"`, 1),
+		"negative lease":       historyHeader + "\n" + strings.Replace(strings.Replace(ok, "state_get", "group_fetch", 1), `"invoke_ns"`, `"lease_ns":-5,"invoke_ns"`, 1),
 	}
 	for name, in := range cases {
 		if _, err := ParseHistory(strings.NewReader(in)); err == nil {

@@ -57,6 +57,14 @@ func (k HistoryKind) IsWrite() bool {
 // none.
 func (k HistoryKind) CarriesRecord() bool { return k.IsWrite() || k == HistoryLivePublish }
 
+// RecordsRequests reports whether a sent operation of the kind names its
+// requests (HistoryOp.Requests): every kind that carries a record, and the
+// calls whose answers the contract checks judge per copy: group fetches
+// and acks (AnswersHonest), live reads (EphemeralLiveComplete).
+func (k HistoryKind) RecordsRequests() bool {
+	return k.CarriesRecord() || k == HistoryGroupFetch || k == HistoryGroupAck || k == HistoryLiveRead
+}
+
 // IsConditional reports whether the kind is commit_if or publish_if.
 func (k HistoryKind) IsConditional() bool { return k == HistoryCommitIf || k == HistoryPublishIf }
 
@@ -158,6 +166,10 @@ type HistoryOp struct {
 	// Group names a consumer group; AckOffset is a group ack's offset.
 	Group     string
 	AckOffset uint64
+	// LeaseNs is a group fetch's lease as asked; LeaseExpiryNs is the
+	// expiry its answer reported for every record it handed out (0: no
+	// answer): the proposing broker's clock at the fetch plus LeaseNs.
+	LeaseNs, LeaseExpiryNs int64
 	// InvokeNs and CompleteNs are simulated times; CompleteNs is 0 while pending.
 	InvokeNs   int64
 	CompleteNs int64
@@ -179,12 +191,12 @@ type HistoryOp struct {
 	// NotSent marks a call the client refused before sending anything
 	// (validation, such as NotOnOwningShard, or a full pending table).
 	NotSent bool
-	// Requests are a sent write's (or live publish's) requests (its call's attempts): the one
-	// its call sent first, then one per NotLeader redirect, each with the
-	// broker it went to, what that broker answered and the copies of it
-	// the network delivered to a broker. Nil when not recorded; the
-	// checks that match landings to requests by id (a Ledger) then leave
-	// the write unjudged.
+	// Requests are a sent call's requests (its attempts), for the kinds
+	// that record them (HistoryKind.RecordsRequests): the one its call
+	// sent first, then one per NotLeader redirect, each with the broker it
+	// went to, what that broker answered and the copies of it the network
+	// delivered to a broker. Nil when not recorded; the checks that match
+	// requests by id (a Ledger) then leave the call unjudged.
 	Requests []HistoryRequest
 }
 

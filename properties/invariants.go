@@ -55,6 +55,11 @@ const (
 	InvariantOutboxKeptUntilRelayed     InvariantName = "OutboxKeptUntilRelayed"
 	InvariantPromotedCaughtUp           InvariantName = "PromotedCaughtUp"
 	InvariantLivenessDuringChange       InvariantName = "LivenessDuringChange"
+	InvariantGroupLeaseHonored          InvariantName = "GroupLeaseHonored"
+	InvariantFailedOnlyWhenCertain      InvariantName = "FailedOnlyWhenCertain"
+	InvariantOutboxFromStart            InvariantName = "OutboxFromStart"
+	InvariantWriteInItsGeneration       InvariantName = "WriteInItsGeneration"
+	InvariantEphemeralLiveComplete      InvariantName = "EphemeralLiveComplete"
 )
 
 // Errorf returns an error naming the invariant: "Name: " and the message.
@@ -162,9 +167,9 @@ var registry = mustRegistry([]Invariant{
 	},
 	{
 		Name:      InvariantAnswersHonest,
-		Statement: "an answer speaks truly for the copy of the request it answers: NotLeader or Unavailable means the answering broker did not propose it, a refusal or another error (but Timeout and Internal) that it wrote nothing, written at an offset that it landed there",
+		Statement: "an answer speaks truly for the copy of the request it answers: NotLeader or Unavailable means the answering broker did not propose it (a write, a group fetch or ack, an outbox trim), a refusal or another error (but Timeout and Internal) that a write wrote nothing, written at an offset that it landed there",
 		Family:    FamilySafety,
-		Checks:    []string{"properties.HistoryAnswersHonest"},
+		Checks:    []string{"properties.HistoryAnswersHonest", "properties.CommandAnswersHonest"},
 	},
 	{
 		Name:      InvariantLandingMatchesRequest,
@@ -192,7 +197,7 @@ var registry = mustRegistry([]Invariant{
 	},
 	{
 		Name:      InvariantLinearizable,
-		Statement: "per shard, writes, state reads, subscribe and group-fetch reads and the final log have a linearization; a write of unknown outcome lands any time after its invocation, or never",
+		Statement: "per shard, writes, state reads, subscribe and group-fetch reads, group acks and the final log have a linearization (an acked offset is never handed out after its ack); a write of unknown outcome lands any time after its invocation, or never",
 		Family:    FamilySafety,
 		Checks:    []string{"properties.HistoryLinearizable"},
 	},
@@ -351,6 +356,36 @@ var registry = mustRegistry([]Invariant{
 		Statement: "while a membership change is in flight, a shard group whose voters' majority (in every configuration a running broker holds) is running and connected to each other and to the client acknowledges a write within the change-liveness budget",
 		Family:    FamilyLiveness,
 		Checks:    []string{"properties.WritesAckedDuringChange"},
+	},
+	{
+		Name:      InvariantGroupLeaseHonored,
+		Statement: "a consumer group hands a record out again only once the lease it was last handed out under has expired (by the time its fetch carried, as the answers report it), and a fetch with room hands out a lease known expired and unacknowledged",
+		Family:    FamilySafety,
+		Checks:    []string{"properties.HistoryGroupLeases"},
+	},
+	{
+		Name:      InvariantFailedOnlyWhenCertain,
+		Statement: "a client records a sent write failed only when a broker answered one of its requests with a refusal every copy meets (InvalidRequest, NotOnOwningShard); a copy refused NotLeader, Unavailable or another error leaves the outcome unknown",
+		Family:    FamilySafety,
+		Checks:    []string{"properties.HistoryFailedOnlyWhenCertain"},
+	},
+	{
+		Name:      InvariantOutboxFromStart,
+		Statement: "the relay hands the sink each scope's events from the outbox's start: the first delivery is the scope's first record, and no offset is first delivered before one below it that retention dropped from the log but the outbox still held",
+		Family:    FamilySafety,
+		Checks:    []string{"properties.OutboxFromStart"},
+	},
+	{
+		Name:      InvariantWriteInItsGeneration,
+		Statement: "a write lands only in the live generation of its stream that accepted it: one a leader accepted before the stream's delete and applied after the delete's marker is refused, in the deleted generation and in the next one",
+		Family:    FamilySafety,
+		Checks:    []string{"properties.WritesInTheirGeneration"},
+	},
+	{
+		Name:      InvariantEphemeralLiveComplete,
+		Statement: "a live subscriber's read drains its queue: a read with room, answered by the broker that acknowledged a publish to its scope while the subscriber was live there, returns that publish (an empty answer means the subscriber is caught up)",
+		Family:    FamilySafety,
+		Checks:    []string{"properties.HistoryLiveReadsComplete"},
 	},
 })
 

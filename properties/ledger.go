@@ -25,6 +25,10 @@ type Ledger struct {
 	// Landings are the records written, one per (digest, shard, offset)
 	// however many brokers applied it, in the order first applied.
 	Landings []LedgerLanding
+	// Commands are the proposals of client requests that write no record
+	// (group fetches and acks, the relay's outbox trims), in trace order:
+	// what the honesty of their answers is judged by (CommandAnswersHonest).
+	Commands []LedgerProposal
 	// Overflowed marks a ledger that reached a cap and left steps out; the
 	// checks that read it then judge nothing (see LedgerStepsMax).
 	Overflowed bool
@@ -39,13 +43,18 @@ type Ledger struct {
 // Overflowed.
 const LedgerStepsMax = 1 << 22
 
-// LedgerProposal is one client write request a broker proposed.
+// LedgerRelayClient is the Client of the outbox relay's requests in a
+// ledger: the relay is no history client, but its trims are judged.
+const LedgerRelayClient = -2
+
+// LedgerProposal is one client request a broker proposed.
 type LedgerProposal struct {
 	// Broker is the proposing broker as a client names it: its slot's
 	// first raft id (a replacement identity is read as its slot's).
 	Broker uint64
 	// Client is the history's client that sent the request (HistoryOp.Client),
-	// -1 for a sender no history records (the liveness probe, the relay).
+	// LedgerRelayClient for the outbox relay, -1 for a sender no history
+	// records (the liveness probe).
 	Client int
 	// Request is the request's id, unique per client.
 	Request uint64
@@ -55,6 +64,12 @@ type LedgerProposal struct {
 	// Digest is the digest of the proposal's data; an entry applied under
 	// it carries this proposal.
 	Digest uint64
+	// AppliedIndex is, for a command (Ledger.Commands), the raft index its
+	// entry was first applied at (0: never applied), the command's place
+	// in its shard's log; AppliedError says that apply refused it (a
+	// command with no effect).
+	AppliedIndex uint64
+	AppliedError bool
 }
 
 // LedgerLanding is one record written by applying an entry.

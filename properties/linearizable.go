@@ -162,7 +162,7 @@ func linModel(ls *linScope, cut bool, budget *linBudget) porcupine.Model {
 			if st.final {
 				h++
 			}
-			return h
+			return h ^ uint64(st.acked.size())<<40
 		},
 		DescribeOperation: func(input, _ interface{}) string { return sp.describe(input.(*linOp)) },
 	}

@@ -19,7 +19,12 @@ import (
 // of the write that overflows the window, by age as a step of its own
 // between two records. After it, the dropped records cannot be read, and
 // a key whose last operation was in the prefix reads absent; before it,
-// nothing changes.
+// nothing changes. Consumer groups (the contract model's lease rule,
+// contract_model_groups.go): an ack answered ok acknowledges an offset the
+// log holds (one never handed out is refused, and only a written record is
+// handed out), and once it is acknowledged no group fetch hands it out
+// again. The rules a state shares with the contract model are the model's
+// (conditionalRefused, LeaseExpired's group rule stated once there).
 
 // linKind is what one operation of the linearizability check does; the
 // zero value is invalid.
@@ -47,6 +52,8 @@ const (
 	// linDrop: a retention step of its own (retention by age): when the
 	// log is offset long, drop the records below first.
 	linDrop
+	// linAck: a group ack answered ok: the offset is acknowledged.
+	linAck
 )
 
 // linEntry is a record (interned) at an offset, as a read saw it.
@@ -81,6 +88,9 @@ type linOp struct {
 	lagging bool
 	// entries are what a linRead or the linFinal read saw.
 	entries []linEntry
+	// group names a group fetch's (a linRead not lagging) or a linAck's
+	// consumer group; a linAck acknowledges offset.
+	group string
 	// first and next bound the final read's window (retention may have
 	// dropped the offsets below first); a linDrop drops below first when
 	// the log is offset long.
@@ -115,12 +125,81 @@ type linBuf struct {
 
 // linState is a shard's log: the first n records of buf, of which those
 // below first were dropped by retention. final is true once the final
-// read is linearized.
+// read is linearized. acked are the group offsets acknowledged so far.
 type linState struct {
 	buf   *linBuf
 	n     uint64
 	first uint64
 	final bool
+	acked *linAcked
+}
+
+// linAcked is an immutable set of acknowledged group offsets, shared by
+// the states that hold it: a state that acks one more builds a new set.
+// Invariant: offsets are sorted by (group, offset), without repeats.
+type linAcked struct {
+	offsets []groupOffsetKey
+}
+
+// groupOffsetKey is one offset of one consumer group of the scope.
+type groupOffsetKey struct {
+	group  string
+	offset uint64
+}
+
+// has reports whether the set holds group's offset.
+func (a *linAcked) has(group string, offset uint64) bool {
+	if a == nil {
+		return false
+	}
+	i := sort.Search(len(a.offsets), func(i int) bool { return !lessGroupOffset(a.offsets[i], groupOffsetKey{group, offset}) })
+	return i < len(a.offsets) && a.offsets[i] == groupOffsetKey{group, offset}
+}
+
+// with is the set holding group's offset too (a itself when it does).
+func (a *linAcked) with(group string, offset uint64) *linAcked {
+	k := groupOffsetKey{group, offset}
+	if a.has(group, offset) {
+		return a
+	}
+	out := &linAcked{}
+	if a != nil {
+		out.offsets = make([]groupOffsetKey, 0, len(a.offsets)+1)
+		out.offsets = append(out.offsets, a.offsets...)
+	}
+	i := sort.Search(len(out.offsets), func(i int) bool { return !lessGroupOffset(out.offsets[i], k) })
+	out.offsets = append(out.offsets, groupOffsetKey{})
+	copy(out.offsets[i+1:], out.offsets[i:])
+	out.offsets[i] = k
+	return out
+}
+
+// size is how many offsets the set holds.
+func (a *linAcked) size() int {
+	if a == nil {
+		return 0
+	}
+	return len(a.offsets)
+}
+
+// equal reports whether two sets hold the same offsets.
+func (a *linAcked) equal(b *linAcked) bool {
+	if a.size() != b.size() {
+		return false
+	}
+	for i := 0; i < a.size(); i++ {
+		if a.offsets[i] != b.offsets[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func lessGroupOffset(a, b groupOffsetKey) bool {
+	if a.group != b.group {
+		return a.group < b.group
+	}
+	return a.offset < b.offset
 }
 
 // linSpec is one scope's specification context: its interned records and
@@ -160,14 +239,14 @@ const pinConflict int32 = -1
 func (sp *linSpec) step(s linState, op *linOp, cut bool) (bool, linState) {
 	switch op.kind {
 	case linWrite:
-		if s.n != op.offset || op.conditional && op.expected != op.offset {
+		if s.n != op.offset || conditionalRefused(op.conditional, op.expected, op.offset) {
 			return false, s
 		}
 		return sp.appendIf(s, op.rec, cut)
 	case linRefused:
-		return s.n == op.offset && op.offset != op.expected, s
+		return s.n == op.offset && conditionalRefused(true, op.expected, op.offset), s
 	case linMaybe:
-		if op.conditional && s.n != op.expected {
+		if conditionalRefused(op.conditional, op.expected, s.n) {
 			return true, s // refused: no effect
 		}
 		if cut && sp.outOfTurn(s, op) {
@@ -183,7 +262,13 @@ func (sp *linSpec) step(s linState, op *linOp, cut bool) (bool, linState) {
 		if op.lagging {
 			return sp.written(s, op.entries), s
 		}
-		return sp.holds(s, op.entries), s
+		return sp.holds(s, op.entries) && !sp.handsOutAcked(s, op), s
+	case linAck:
+		if op.offset >= s.n {
+			return false, s // never handed out: the contract refuses the ack
+		}
+		s.acked = s.acked.with(op.group, op.offset)
+		return true, s
 	case linFinal:
 		if s.final || s.n != op.next || !sp.holds(s, op.entries) || sp.dropsKnown && s.first != op.first {
 			return false, s
@@ -198,6 +283,17 @@ func (sp *linSpec) step(s linState, op *linOp, cut bool) (bool, linState) {
 		return true, s
 	}
 	panic(fmt.Sprintf("properties: linearizability step of kind %d", op.kind))
+}
+
+// handsOutAcked reports whether group fetch op hands out an offset its
+// group has acknowledged in s.
+func (sp *linSpec) handsOutAcked(s linState, op *linOp) bool {
+	for _, e := range op.entries {
+		if s.acked.has(op.group, e.offset) {
+			return true
+		}
+	}
+	return false
 }
 
 // appendIf appends rec at the tail unless the cut refuses it.
@@ -249,7 +345,7 @@ func (sp *linSpec) append(s linState, rec int32) linState {
 	b := s.buf
 	if uint64(len(b.recs)) > s.n {
 		if b.recs[s.n] == rec {
-			return linState{buf: b, n: s.n + 1, first: sp.firstAfterWrite(s.first, s.n+1), final: s.final}
+			return linState{buf: b, n: s.n + 1, first: sp.firstAfterWrite(s.first, s.n+1), final: s.final, acked: s.acked}
 		}
 		b = sp.fork(b, s.n)
 	}
@@ -257,7 +353,7 @@ func (sp *linSpec) append(s linState, rec int32) linState {
 	for k := range sp.recs[rec].touch { //det:ok each key's list gets one offset; order does not matter
 		b.touched[k] = append(b.touched[k], s.n)
 	}
-	return linState{buf: b, n: s.n + 1, first: sp.firstAfterWrite(s.first, s.n+1), final: s.final}
+	return linState{buf: b, n: s.n + 1, first: sp.firstAfterWrite(s.first, s.n+1), final: s.final, acked: s.acked}
 }
 
 // firstAfterWrite is the first retained offset after a write made the log
@@ -321,7 +417,7 @@ func (sp *linSpec) written(s linState, es []linEntry) bool {
 
 // equal reports whether two states hold the same log and the same final flag.
 func (sp *linSpec) equal(a, b linState) bool {
-	if a.n != b.n || a.first != b.first || a.final != b.final {
+	if a.n != b.n || a.first != b.first || a.final != b.final || !a.acked.equal(b.acked) {
 		return false
 	}
 	if a.buf == b.buf {
@@ -355,11 +451,16 @@ func (sp *linSpec) describe(op *linOp) string {
 		}
 		return fmt.Sprintf("op %d (state_get %s → %q at version %d)", op.id, op.key, op.value, op.version)
 	case linRead:
+		if !op.lagging {
+			return fmt.Sprintf("op %d (group %q fetch of %d record(s) from offset %d)", op.id, op.group, len(op.entries), firstOffsetOf(op.entries))
+		}
 		return fmt.Sprintf("op %d (read of %d record(s) from offset %d)", op.id, len(op.entries), firstOffsetOf(op.entries))
 	case linFinal:
 		return fmt.Sprintf("the final read of the reference log (offsets %d..%d)", op.first, op.next)
 	case linDrop:
 		return fmt.Sprintf("retention by age dropping offsets below %d when the log was %d long", op.first, op.offset)
+	case linAck:
+		return fmt.Sprintf("op %d (group %q ack of offset %d → ok)", op.id, op.group, op.offset)
 	}
 	return fmt.Sprintf("op %d (kind %d)", op.id, op.kind)
 }

@@ -106,8 +106,10 @@ func (b *linBuilder) add(op *HistoryOp) {
 	case op.Kind == HistoryStateGet:
 		b.ls.ops = append(b.ls.ops, linOp{kind: linStateGet, id: op.ID, key: op.Key, found: op.Found,
 			value: string(op.Value), version: op.Version, callNs: op.InvokeNs, returnNs: op.CompleteNs})
+	case op.Kind == HistoryGroupAck:
+		b.ls.ops = append(b.ls.ops, linOp{kind: linAck, id: op.ID, group: op.Group, offset: op.AckOffset, callNs: op.InvokeNs, returnNs: op.CompleteNs})
 	case op.Kind == HistorySubscribe, op.Kind == HistoryGroupFetch:
-		lo := linOp{kind: linRead, id: op.ID, lagging: op.Kind == HistorySubscribe, callNs: op.InvokeNs, returnNs: op.CompleteNs}
+		lo := linOp{kind: linRead, id: op.ID, lagging: op.Kind == HistorySubscribe, group: op.Group, callNs: op.InvokeNs, returnNs: op.CompleteNs}
 		for j := range op.Entries {
 			r := b.historyRecord(&op.Entries[j].Record)
 			b.pin(op.Entries[j].Offset, r)

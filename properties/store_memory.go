@@ -8,11 +8,12 @@ import (
 	"github.com/felixsim/felixsim/felix"
 )
 
-// StoreImage is one broker's replica as plain data, read either from
-// what its store made durable (decoded from the bytes a crash would
-// leave, as a restart reads them) or from what the broker holds in
-// memory: the two sides StoreMatchesMemory compares. An image may cover
-// some of the broker's raft groups only (those a durable round touched).
+// StoreImage is one broker's replica, read either from what its store
+// made durable (decoded from the bytes a crash would leave, as a restart
+// reads them) or from what the broker holds in memory: the two sides
+// StoreMatchesMemory compares. An image may cover some of the broker's
+// raft groups only (those a durable round touched). Its tables are read
+// in place (ScopeTables), never copied whole.
 type StoreImage struct {
 	Broker string
 	// Fleet is the metadata group's state (streams, broker versions,
@@ -40,31 +41,77 @@ type StoreGroup struct {
 	Learners    []uint64
 	// FirstIndex and LastIndex bound the raft log the store holds
 	// (memory: what raft reads as its stable log; LastIndex <
-	// FirstIndex when it is empty); Tail are its newest entries, up to
-	// LastIndex (both sides hold as many).
+	// FirstIndex when it is empty); Raft reads its entries.
 	FirstIndex, LastIndex uint64
-	Tail                  []RaftEntry
+	Raft                  RaftLogSource
 	// Scopes ascend by scope (felix.Scope.Less).
 	Scopes []StoreScope
 }
 
-// StoreScope is one scope's tables.
+// RaftTailEntries is how many of a group's newest raft entries
+// StoreMatchesMemory compares: the ones the latest rounds wrote. Older
+// entries are committed and never rewritten; a store that keeps a stale
+// suffix or loses an append differs in the log's span or its tail.
+const RaftTailEntries = 64
+
+// RaftLogSource reads one side's stored raft log of one group in place.
+type RaftLogSource interface {
+	// RaftEntry returns the term and data of the entry at index, or false
+	// if the log does not hold it.
+	RaftEntry(index uint64) (term uint64, data []byte, ok bool)
+}
+
+// StoreScope is one scope of a StoreGroup: its tables, read in place, and
+// what changed in them since its last comparison (Verified).
 type StoreScope struct {
-	Scope felix.Scope
-	// FirstOffset and NextOffset bound the retained window; Log holds its
-	// records, ascending.
-	FirstOffset, NextOffset uint64
-	Log                     []felix.Entry
-	// State ascends by key.
-	State []StoreSlot
+	Scope  felix.Scope
+	Tables ScopeTables
 	// OutboxStart (memory side) is the first offset the relay has not
-	// confirmed: the outbox holds OutboxStart..NextOffset-1.
+	// confirmed: the store's outbox must hold OutboxStart..NextOffset-1.
 	OutboxStart uint64
-	// Outbox (durable side) is every outbox row, ascending by offset, as
-	// an entry whose record carries the event alone.
-	Outbox []felix.Entry
-	// Groups are the consumer groups, ascending by name.
-	Groups []GroupView
+	// Outbox (durable side) reads the store's outbox rows.
+	Outbox OutboxTable
+	// Changes is what this side changed in the scope's rows since
+	// Verified was taken.
+	Changes ScopeChanges
+	// Verified (memory side) is what the scope's last comparison
+	// verified (the zero value: nothing); StoreMatchesMemory reads it and
+	// leaves there what this comparison verified. nil: nothing, and
+	// nothing kept.
+	Verified *ScopeVerified
+}
+
+// ScopeTables reads one side's tables of one scope in place: the store's
+// through its index, memory's shard through its ring.
+type ScopeTables interface {
+	// Window is the retained window [first, next): the store's position
+	// row (zero without one), the shard's log.
+	Window() (first, next uint64)
+	// LogLen is how many log rows the side holds (memory: its window);
+	// LogAt reads the record at offset (its byte slices are the side's:
+	// valid until it changes).
+	LogLen() int
+	LogAt(offset uint64) (felix.Record, bool)
+	StateLen() int
+	StateAt(key string) (StoreSlot, bool)
+	GroupsLen() int
+	GroupAt(name string) (GroupView, bool)
+	// LogRows, StateRows and GroupRows list a table whole, ascending (by
+	// offset, key and name): for a first comparison of the keyed tables
+	// and to name a difference.
+	LogRows() []felix.Entry
+	StateRows() []StoreSlot
+	GroupRows() []GroupView
+}
+
+// OutboxTable reads the store's outbox rows of one scope in place: each
+// an entry whose record carries the event alone.
+type OutboxTable interface {
+	OutboxLen() int
+	OutboxAt(offset uint64) (felix.Entry, bool)
+	// OutboxRows lists every row, ascending by offset (to name a
+	// difference).
+	OutboxRows() []felix.Entry
 }
 
 // StoreSlot is one state-table row: a key's value and version.
@@ -77,24 +124,37 @@ type StoreSlot struct {
 // StoreMatchesMemory checks that a broker's durable store holds what its
 // memory holds, on the raft groups memory covers: per group, the raft
 // term and vote (the stored commit index may trail memory's, never lead
-// it), the stored raft log (its span and its newest entries), the
-// applied index, fleet features, stream
-// incarnation and membership; per scope, the retained window and every
-// log record in it, the state table, the consumer groups (positions and
-// leases) and the outbox: exactly the offsets OutboxStart..NextOffset-1,
-// each row below the window present and each row in it holding its
-// record's event kind and payload (the outbox's statement, not the
-// writer's). It names the first difference. Memory's Fleet is compared
-// when set.
+// it), the stored raft log (its span and its newest RaftTailEntries
+// entries), the applied index, fleet features, stream incarnation and
+// membership; per scope, the retained window and every log record in it,
+// the state table, the consumer groups (positions and leases) and the
+// outbox: exactly the offsets OutboxStart..NextOffset-1, each row below
+// the window present and each row in it holding its record's event kind
+// and payload (the outbox's statement, not the writer's). It names the
+// first difference, as a comparison of the two sides whole names it.
+// Memory's Fleet is compared when set.
+//
+// Each scope is compared from what its last comparison verified
+// (StoreScope.Verified) and what changed since on either side: the rows
+// below a verified log and outbox prefix and the keys nothing changed are
+// not read again (scopeMatches). A scope whose comparison fails keeps
+// nothing verified.
 func StoreMatchesMemory(durable, memory *StoreImage) error {
 	for i := range memory.Groups {
 		m := &memory.Groups[i]
 		j, found := slices.BinarySearchFunc(durable.Groups, m.ID, func(g StoreGroup, id uint64) int { return cmpU64(g.ID, id) })
-		if !found {
-			return InvariantStoreMatchesMemory.Errorf("%s: group %d is in memory but not in the store", memory.Broker, m.ID)
+		err := InvariantStoreMatchesMemory.Errorf("%s: group %d is in memory but not in the store", memory.Broker, m.ID)
+		if found {
+			err = groupMatches(&durable.Groups[j], m)
+			if err != nil {
+				err = InvariantStoreMatchesMemory.Errorf("%s: group %d: %v", memory.Broker, m.ID, err)
+			}
 		}
-		if err := groupMatches(&durable.Groups[j], m); err != nil {
-			return InvariantStoreMatchesMemory.Errorf("%s: group %d: %v", memory.Broker, m.ID, err)
+		if err != nil {
+			for k := i; k < len(memory.Groups); k++ {
+				forgetVerified(memory.Groups[k].Scopes)
+			}
+			return err
 		}
 	}
 	if memory.Fleet != "" && durable.Fleet != memory.Fleet {
@@ -124,16 +184,22 @@ func groupMatches(d, m *StoreGroup) error {
 }
 
 // raftLogMatches compares the stored raft log with memory's: its span
-// and its newest entries.
+// and its newest RaftTailEntries entries.
 func raftLogMatches(d, m *StoreGroup) error {
-	if d.FirstIndex != m.FirstIndex || d.LastIndex != m.LastIndex || len(d.Tail) != len(m.Tail) {
+	if d.FirstIndex != m.FirstIndex || d.LastIndex != m.LastIndex {
 		return fmt.Errorf("stored raft log holds %s, memory's %s", indexSpan(d.FirstIndex, d.LastIndex), indexSpan(m.FirstIndex, m.LastIndex))
 	}
-	from := d.LastIndex + 1 - uint64(len(d.Tail))
-	for k := range d.Tail {
-		if d.Tail[k].Term != m.Tail[k].Term || !bytes.Equal(d.Tail[k].Data, m.Tail[k].Data) {
-			return fmt.Errorf("stored raft entry %d (term %d, %d bytes) differs from memory's (term %d, %d bytes)",
-				from+uint64(k), d.Tail[k].Term, len(d.Tail[k].Data), m.Tail[k].Term, len(m.Tail[k].Data))
+	if d.LastIndex < d.FirstIndex {
+		return nil
+	}
+	for i := d.LastIndex + 1 - min(d.LastIndex+1-d.FirstIndex, RaftTailEntries); i <= d.LastIndex; i++ {
+		dt, dd, dok := d.Raft.RaftEntry(i)
+		mt, md, mok := m.Raft.RaftEntry(i)
+		switch {
+		case !dok || !mok:
+			return fmt.Errorf("raft entry %d of the span [%d, %d] cannot be read back (store %v, memory %v)", i, d.FirstIndex, d.LastIndex, dok, mok)
+		case dt != mt || !bytes.Equal(dd, md):
+			return fmt.Errorf("stored raft entry %d (term %d, %d bytes) differs from memory's (term %d, %d bytes)", i, dt, len(dd), mt, len(md))
 		}
 	}
 	return nil
@@ -153,7 +219,7 @@ func scopesMatch(ds, ms []StoreScope) error {
 	for i < len(ds) || j < len(ms) {
 		switch {
 		case j == len(ms) || (i < len(ds) && ds[i].Scope.Less(ms[j].Scope)):
-			return fmt.Errorf("scope %s is in the store (%d log rows, %d outbox rows) but not in memory", ds[i].Scope, len(ds[i].Log), len(ds[i].Outbox))
+			return fmt.Errorf("scope %s is in the store (%d log rows, %d outbox rows) but not in memory", ds[i].Scope, ds[i].Tables.LogLen(), ds[i].Outbox.OutboxLen())
 		case i == len(ds) || ms[j].Scope.Less(ds[i].Scope):
 			return fmt.Errorf("scope %s is in memory but not in the store", ms[j].Scope)
 		}
@@ -165,130 +231,15 @@ func scopesMatch(ds, ms []StoreScope) error {
 	return nil
 }
 
-// scopeMatches compares one scope's window, log, state, groups and outbox.
-func scopeMatches(d, m *StoreScope) error {
-	if d.FirstOffset != m.FirstOffset || d.NextOffset != m.NextOffset {
-		return fmt.Errorf("stored window [%d, %d), memory's [%d, %d)", d.FirstOffset, d.NextOffset, m.FirstOffset, m.NextOffset)
-	}
-	if err := logRowsMatch(d.Log, m.Log); err != nil {
-		return err
-	}
-	if err := stateRowsMatch(d.State, m.State); err != nil {
-		return err
-	}
-	if err := groupRowsMatch(d.Groups, m.Groups); err != nil {
-		return err
-	}
-	return outboxMatches(d.Outbox, m)
-}
-
-func logRowsMatch(d, m []felix.Entry) error {
-	for k := 0; k < max(len(d), len(m)); k++ {
-		switch {
-		case k == len(d):
-			return fmt.Errorf("memory's log holds offset %d, the store's log table does not", m[k].Offset)
-		case k == len(m):
-			return fmt.Errorf("the store's log table holds offset %d, memory's log does not", d[k].Offset)
-		case d[k].Offset != m[k].Offset:
-			return fmt.Errorf("the store's log table holds offset %d where memory's holds %d", d[k].Offset, m[k].Offset)
-		case !sameRecord(&d[k].Record, &m[k].Record):
-			return fmt.Errorf("the record at offset %d differs: stored %s, memory's %s", d[k].Offset, recordText(&d[k].Record), recordText(&m[k].Record))
+// forgetVerified leaves nothing verified in scopes (memory's): a
+// comparison cut short by a difference may not have compared them, and
+// the changes it was handed are gone.
+func forgetVerified(scopes []StoreScope) {
+	for i := range scopes {
+		if v := scopes[i].Verified; v != nil {
+			*v = ScopeVerified{}
 		}
 	}
-	return nil
-}
-
-func stateRowsMatch(d, m []StoreSlot) error {
-	for k := 0; k < max(len(d), len(m)); k++ {
-		switch {
-		case k == len(d):
-			return fmt.Errorf("memory's state holds %q, the store's state table does not", m[k].Key)
-		case k == len(m):
-			return fmt.Errorf("the store's state table holds %q, memory's state does not", d[k].Key)
-		case d[k].Key != m[k].Key:
-			return fmt.Errorf("the store's state table holds %q where memory's holds %q", d[k].Key, m[k].Key)
-		case d[k].Version != m[k].Version || !bytes.Equal(d[k].Value, m[k].Value):
-			return fmt.Errorf("key %q: stored %q at version %d, memory's %q at version %d", d[k].Key, d[k].Value, d[k].Version, m[k].Value, m[k].Version)
-		}
-	}
-	return nil
-}
-
-func groupRowsMatch(d, m []GroupView) error {
-	for k := 0; k < max(len(d), len(m)); k++ {
-		switch {
-		case k == len(d):
-			return fmt.Errorf("consumer group %q is in memory, not in the store", m[k].Name)
-		case k == len(m):
-			return fmt.Errorf("consumer group %q is in the store, not in memory", d[k].Name)
-		case d[k].Name != m[k].Name || d[k].CommittedOffset != m[k].CommittedOffset || d[k].DeliverNextOffset != m[k].DeliverNextOffset || !slices.Equal(d[k].Leases, m[k].Leases):
-			return fmt.Errorf("consumer group stored %s, memory's %s", groupText(&d[k]), groupText(&m[k]))
-		}
-	}
-	return nil
-}
-
-// outboxMatches checks the stored outbox rows against memory: exactly the
-// offsets m.OutboxStart..m.NextOffset-1, and each row in the retained
-// window holding its record's event kind and payload.
-func outboxMatches(rows []felix.Entry, m *StoreScope) error {
-	start := min(m.OutboxStart, m.NextOffset)
-	if want := m.NextOffset - start; uint64(len(rows)) != want || (want > 0 && (rows[0].Offset != start || rows[len(rows)-1].Offset != m.NextOffset-1)) {
-		return fmt.Errorf("the store's outbox holds %s, memory's outbox [%d, %d)", outboxSpan(rows), start, m.NextOffset)
-	}
-	for k := range rows {
-		r := &rows[k]
-		if r.Offset != start+uint64(k) {
-			return fmt.Errorf("the store's outbox skips offset %d", start+uint64(k))
-		}
-		if r.Offset < m.FirstOffset {
-			continue // held below the window: memory keeps no record of it
-		}
-		i := r.Offset - m.FirstOffset
-		if i >= uint64(len(m.Log)) {
-			return fmt.Errorf("memory's log lacks offset %d of its window [%d, %d)", r.Offset, m.FirstOffset, m.NextOffset)
-		}
-		rec := &m.Log[i].Record
-		if r.Record.Event != rec.Event || !bytes.Equal(r.Record.Payload, rec.Payload) {
-			return fmt.Errorf("the outbox row at offset %d holds a %s event of %d bytes, its record a %s event of %d bytes", r.Offset, r.Record.Event, len(r.Record.Payload), rec.Event, len(rec.Payload))
-		}
-	}
-	return nil
-}
-
-// outboxSpan renders stored outbox rows as their offsets' span.
-func outboxSpan(rows []felix.Entry) string {
-	switch len(rows) {
-	case 0:
-		return "no rows"
-	case 1:
-		return fmt.Sprintf("1 row at offset %d", rows[0].Offset)
-	}
-	return fmt.Sprintf("%d rows at offsets %d..%d", len(rows), rows[0].Offset, rows[len(rows)-1].Offset)
-}
-
-// sameRecord reports whether two records are the same: event, payload,
-// operations and condition (empty and nil bytes alike).
-func sameRecord(a, b *felix.Record) bool {
-	if a.Event != b.Event || !bytes.Equal(a.Payload, b.Payload) || a.Conditional != b.Conditional || a.ExpectedOffset != b.ExpectedOffset || len(a.Ops) != len(b.Ops) {
-		return false
-	}
-	for i := range a.Ops {
-		if a.Ops[i].Kind != b.Ops[i].Kind || a.Ops[i].Key != b.Ops[i].Key || !bytes.Equal(a.Ops[i].Value, b.Ops[i].Value) {
-			return false
-		}
-	}
-	return true
-}
-
-// recordText renders a record for a message: event, payload size, ops.
-func recordText(r *felix.Record) string {
-	return fmt.Sprintf("%s event of %d bytes with %d operations", r.Event, len(r.Payload), len(r.Ops))
-}
-
-// groupText renders a consumer group's state.
-func groupText(g *GroupView) string {
-	return fmt.Sprintf("%q committed %d deliver-next %d leases %v", g.Name, g.CommittedOffset, g.DeliverNextOffset, g.Leases)
 }
 
 func cmpU64(a, b uint64) int {

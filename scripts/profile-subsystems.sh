@@ -11,6 +11,10 @@
 #
 #   GC        the background collector, sweeper and scavenger, and the
 #             mark assists a goroutine pays while allocating
+#   StoreMatchesMemory
+#             every sample under the in-run store check
+#             (sim/runner/inrun_store*.go: following each broker's durable
+#             bytes, the comparisons), whatever it called
 #   raft      go.etcd.io/raft/v3
 #   store     logstore, vfs (commit, rewrite, boot replay, raft storage)
 #   trace     tla, modeltrace, the broker's tracer (node/tracehook.go)
@@ -30,8 +34,14 @@
 #
 # and prints each subsystem's share and milliseconds of CPU per simulated
 # second (the benchmark's sim-s/cpu-s metric gives the run's simulated
-# seconds; with PROFILE, shares only). Outputs stay in OUT (default a fresh
-# temp dir).
+# seconds; with PROFILE, shares only) beside its budget: budgets are kept
+# in scripts/subsystem-budgets.txt in floors (etcd raft alone at a default
+# run's density), and the floor is measured in the same session
+# (bench/bareraft's BenchmarkBareRaft, FLOOR_TIME default 3x, -cpu 1, the
+# same GOGC; FLOOR_MS=ms per simulated second skips it). A subsystem over
+# its budget is marked OVER and the script then exits 1 (after printing
+# everything); with PROFILE it prints shares only and judges nothing. Outputs
+# stay in OUT (default a fresh temp dir).
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -52,11 +62,22 @@ if [ -z "$prof" ]; then
 fi
 go tool pprof -traces -lines ${binary:+"$binary"} "$prof" > "$out/traces.txt"
 
-python3 - "$out/traces.txt" "$sim_seconds" "$("$root"/scripts/doc-rev.sh)" <<'EOF'
+floor_ms=${FLOOR_MS:-}
+if [ -z "$floor_ms" ] && [ -n "$sim_seconds" ]; then
+  (cd "$root" && go test -c -o "$out/bareraft.test" ./bench/bareraft)
+  (cd "$out" && GOGC=${GOGC:-400} "$out/bareraft.test" -test.run '^$' -test.bench '^BenchmarkBareRaft$' -test.benchtime "${FLOOR_TIME:-3x}" \
+    -test.cpu 1 > "$out/floor.txt") || { cat "$out/floor.txt" >&2; exit 1; }
+  grep '^BenchmarkBareRaft' "$out/floor.txt"
+  floor_ms=$(awk '/^BenchmarkBareRaft/ { for (i = 1; i <= NF; i++) if ($(i+1) == "cpu-ns/sim-s") print $i / 1e6 }' "$out/floor.txt")
+fi
+
+rc=0
+python3 - "$out/traces.txt" "$sim_seconds" "$root/scripts/subsystem-budgets.txt" "$floor_ms" "$("$root"/scripts/doc-rev.sh)" <<'EOF' || rc=$?
 import re, sys
 
 M = "github.com/felixsim/felixsim/"
 RUNNER_CHECKS = ("check.go", "check_cluster.go", "check_groups.go", "check_linearizable.go", "inrun.go", "inrun_checker.go", "evidence.go", "vacuous.go")
+STORE_CHECK = ("inrun_store.go", "inrun_store_books.go", "inrun_store_sides.go")
 def pkg(f, *names): return any(f.startswith(M + n + ".") for n in names)
 # (subsystem, test on a frame's function and source file), tried in order
 # on each frame from the leaf up; the first frame that matches names the
@@ -81,6 +102,8 @@ UNIT = {"ns": 1e-6, "us": 1e-3, "µs": 1e-3, "ms": 1.0, "s": 1e3, "min": 6e4, "h
 def classify(frames):
     if any(f.startswith(GC) for f, _ in frames):
         return "GC"
+    if any(pkg(f, "sim/runner") and path.rsplit("/", 1)[-1].split(":")[0] in STORE_CHECK for f, path in frames):
+        return "StoreMatchesMemory"
     for f, path in frames:
         for name, test in RULES:
             if test(f, path):
@@ -104,16 +127,44 @@ for line in open(sys.argv[1]):
         parts = line.split()
         block.append((parts[0], parts[1] if len(parts) > 1 else ""))
 flush()
+budgets = {}
+for line in open(sys.argv[3]):
+    f = line.split("#", 1)[0].split()
+    if f:
+        budgets[f[0]] = float(f[1])
 all_ms = sum(totals.values())
 sim = float(sys.argv[2]) if sys.argv[2] else 0
-print("%-9s %7s %10s%s" % ("subsystem", "share", "CPU ms", "  ms/sim-s" if sim else ""))
-for k, v in sorted(totals.items(), key=lambda kv: -kv[1]):
-    print("%-9s %6.1f%% %10.0f%s" % (k, 100 * v / all_ms, v, "  %9.2f" % (v / sim) if sim else ""))
-print("%-9s %6.1f%% %10.0f%s" % ("all", 100.0, all_ms, "  %9.2f  (%.1f simulated s)" % (all_ms / sim, sim) if sim else ""))
+floor = float(sys.argv[4]) if sys.argv[4] else 0
+judge = sim > 0 and floor > 0
+over = []
+print("%-18s %7s %10s%s" % ("subsystem", "share", "CPU ms", "  ms/sim-s  budget ms/sim-s (floors)" if judge else ("  ms/sim-s" if sim else "")))
+for k in sorted(set(totals) | set(budgets), key=lambda k: -totals.get(k, 0)):
+    v = totals.get(k, 0.0)
+    line = "%-18s %6.1f%% %10.0f" % (k, 100 * v / all_ms, v)
+    if sim:
+        line += "  %9.2f" % (v / sim)
+    if judge:
+        b = budgets.get(k)
+        if b is None:
+            line += "  %9s         OVER (no budget)" % "-"
+            over.append(k)
+        else:
+            line += "  %9.2f (%.2f)" % (b * floor, b)
+            if v / sim > b * floor:
+                line += "  OVER"
+                over.append(k)
+    print(line)
+print("%-18s %6.1f%% %10.0f%s" % ("all", 100.0, all_ms, "  %9.2f  (%.1f simulated s)" % (all_ms / sim, sim) if sim else ""))
+if judge:
+    print("floor: %.2f ms of CPU per simulated s (etcd raft alone, bench/bareraft); all: %.2f floors against a budget of %.2f" % (floor, all_ms / sim / floor, sum(budgets.values())))
 if sim:
     print("\ndocs/performance.md rows:")
     for k, v in sorted(totals.items(), key=lambda kv: -kv[1]):
-        print("| %s | %.1f%% | %.1f | %s |" % (k, 100 * v / all_ms, v / sim, sys.argv[3]))
-    print("| all (%.1f simulated s) | 100%% | %.1f | %s |" % (sim, all_ms / sim, sys.argv[3]))
+        print("| %s | %.1f%% | %.1f | %s |" % (k, 100 * v / all_ms, v / sim, sys.argv[5]))
+    print("| all (%.1f simulated s) | 100%% | %.1f | %s |" % (sim, all_ms / sim, sys.argv[5]))
+if judge and over:
+    print("over budget: " + ", ".join(over))
+    sys.exit(1)
 EOF
 echo "profile: $prof (go tool pprof -top ${binary:+$binary }$prof for functions)"
+exit $rc

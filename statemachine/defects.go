@@ -49,6 +49,7 @@ func (s *Shard) AckOldestOnly(cmd GroupAck) error {
 	}
 	g.leases = g.leases[1:]
 	g.recompute(cmd.Group)
+	s.changes.note(true, cmd.Group)
 	return nil
 }
 
@@ -65,6 +66,7 @@ func (s *Shard) AckDropsOlderLeases(cmd GroupAck) error {
 	if i > 0 {
 		g.leases = append(g.leases[:0], g.leases[i:]...)
 		g.recompute(cmd.Group)
+		s.changes.note(true, cmd.Group)
 	}
 	return nil
 }

@@ -23,6 +23,8 @@
 //	group_apply.go Fetch and Ack
 //	retention.go   DropBefore and Rebuild
 //	snapshot.go    Snapshot and Digest, for comparing and restoring replicas
+//	inplace.go     single-row reads in place (LogAt, GroupGet), for checkers
+//	changes.go     the state keys and groups changed lately (ChangesSince)
 //
 // # Semantics in brief
 //
@@ -52,4 +54,9 @@
 // expired leases first, then hands out new records; an ack ends a lease;
 // a group's committed position is its oldest unacked delivered offset and
 // never moves backwards.
+//
+// A shard keeps the newest ChangesKeptMax state keys and consumer groups
+// it wrote or deleted (ChangesSince), so a checker comparing it with a
+// copy elsewhere (a broker's store) reads only what changed; nothing in
+// the shard reads that list back.
 package statemachine

@@ -38,6 +38,7 @@ func (s *Shard) Fetch(cmd GroupFetch) ([]Delivery, error) {
 		return nil, err
 	}
 	s.groups.m[cmd.Group] = g
+	s.changes.note(true, cmd.Group)
 	return s.deliver(cmd.Group, g, &plan, cmd.NowNs+cmd.LeaseNs), nil
 }
 
@@ -115,6 +116,7 @@ func (s *Shard) Ack(cmd GroupAck) error {
 	if i < len(g.leases) && g.leases[i].Offset == cmd.Offset {
 		g.leases = append(g.leases[:i], g.leases[i+1:]...)
 		g.recompute(cmd.Group)
+		s.changes.note(true, cmd.Group)
 	}
 	return nil
 }
@@ -162,6 +164,7 @@ func (s *Shard) RestartGroups() []GroupState {
 			panic(fmt.Sprintf("group %q: restart at %d behind its position (committed %d, next %d)", name, start, g.committed, g.deliverNext))
 		}
 		g.committed, g.deliverNext, g.leases = start, start, g.leases[:0]
+		s.changes.note(true, name)
 	}
 	return s.Groups()
 }

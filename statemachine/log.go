@@ -11,6 +11,9 @@ import (
 //
 // Invariant: nextOffset - firstOffset == count <= lenMax.
 // Invariant: the entry at ring[(head+i)%len(ring)] has offset firstOffset+i.
+// Invariant: an entry is written once, by append, and cleared by
+// dropOldest (grow only moves it): a retained record never changes in
+// place, so a checker that verified it need not read it again.
 type retainedLog struct {
 	ring        []felix.Entry
 	head        int

@@ -42,6 +42,7 @@ func (s *Shard) dropOldest() {
 		k := e.Record.Ops[i].Key
 		if v, ok := s.state.m[k]; ok && v.Version == e.Offset {
 			delete(s.state.m, k)
+			s.state.noteChanged(k)
 			s.keysDropped++
 		}
 	}
@@ -113,6 +114,7 @@ func (s *Shard) restoreGroups(states []GroupState) error {
 			deliverNext: st.DeliverNextOffset,
 			leases:      append([]Lease(nil), st.Leases...),
 		}
+		s.changes.note(true, st.Name)
 	}
 	return nil
 }

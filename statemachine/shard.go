@@ -14,6 +14,8 @@ type Shard struct {
 	groups groupTable
 	// keysDropped counts keys forgotten by retention (see KeysDropped).
 	keysDropped uint64
+	// changes are the state keys and groups changed lately (changes.go).
+	changes changeRing
 }
 
 // New returns an empty shard whose first record will be written at offset 0.
@@ -25,12 +27,14 @@ func newAt(cfg Config, startOffset uint64) (*Shard, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	return &Shard{
+	s := &Shard{
 		cfg:    cfg,
 		log:    newRetainedLog(cfg.RetainedLenMax, startOffset),
 		state:  newKeyedState(),
 		groups: newGroupTable(),
-	}, nil
+	}
+	s.state.changes = &s.changes
+	return s, nil
 }
 
 // Config returns the configuration the shard was built with.

@@ -27,6 +27,9 @@ type KeyValue struct {
 // OpsPerRecordMax keys.
 type keyedState struct {
 	m map[string]Versioned
+	// changes notes every key written or deleted (the shard's; nil in a
+	// keyedState of no shard).
+	changes *changeRing
 }
 
 func newKeyedState() keyedState { return keyedState{m: make(map[string]Versioned)} }
@@ -43,6 +46,14 @@ func (s *keyedState) applyOps(ops []felix.StateOp, offset uint64) {
 		default:
 			panic(fmt.Sprintf("applyOps: op %d kind %d on key %q at offset %d passed validation", i, op.Kind, op.Key, offset))
 		}
+		s.noteChanged(op.Key)
+	}
+}
+
+// noteChanged notes key as written or deleted.
+func (s *keyedState) noteChanged(key string) {
+	if s.changes != nil {
+		s.changes.note(false, key)
 	}
 }
 

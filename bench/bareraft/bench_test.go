@@ -89,6 +89,7 @@ func BenchmarkBareRaft(b *testing.B) {
 	simNs := int64(secs * 1e9)
 	var cpu int64
 	var commits uint64
+	var work Stats
 	b.ReportAllocs()
 	for b.Loop() {
 		h, err := New(cfg)
@@ -102,9 +103,23 @@ func BenchmarkBareRaft(b *testing.B) {
 			b.Fatal(err)
 		}
 		commits += h.Stats().Committed
+		work.add(h.Stats())
 	}
 	simTotal := secs * float64(b.N)
 	b.ReportMetric(float64(cpu)/simTotal, "cpu-ns/sim-s")
 	b.ReportMetric(float64(cpu)/1e3/float64(max(commits, 1)), "cpu-us/commit")
 	b.ReportMetric(float64(commits)/simTotal, "commits/sim-s")
+	for _, m := range []struct {
+		n    uint64
+		unit string
+	}{{work.Sent, "msgs/sim-s"}, {work.Appends, "appends/sim-s"}, {work.AppendedEntries, "entries-sent/sim-s"},
+		{work.Heartbeats, "heartbeats/sim-s"}, {work.Votes, "votes/sim-s"}, {work.Elections, "elections/sim-s"}} {
+		b.ReportMetric(float64(m.n)/simTotal, m.unit)
+	}
+}
+
+// add sums another run's message counts into s.
+func (s *Stats) add(o Stats) {
+	s.Sent, s.Appends, s.AppendedEntries = s.Sent+o.Sent, s.Appends+o.Appends, s.AppendedEntries+o.AppendedEntries
+	s.Snapshots, s.Votes, s.Heartbeats, s.Elections = s.Snapshots+o.Snapshots, s.Votes+o.Votes, s.Heartbeats+o.Heartbeats, s.Elections+o.Elections
 }

@@ -107,6 +107,34 @@ type Stats struct {
 	// Committed counts the proposals applied on every replica of their
 	// group (summed over groups: the fewest any replica applied).
 	Committed uint64
+	// Sent counts the messages replicas sent (Ready.Messages), Appends
+	// the MsgApp among them and AppendedEntries their entries, Snapshots
+	// the MsgSnap, Votes the vote and pre-vote requests, Heartbeats the
+	// MsgHeartbeat; Elections the times a replica turned candidate. They
+	// are counted as felixsim's node.RaftWork counts them, to compare.
+	Sent, Appends, AppendedEntries, Snapshots, Votes, Heartbeats, Elections uint64
+}
+
+// noteReady counts one Ready's messages and, if it turned a replica
+// candidate, an election.
+func (s *Stats) noteReady(rd *raft.Ready) {
+	for _, m := range rd.Messages {
+		s.Sent++
+		switch m.GetType() {
+		case raftpb.MsgApp:
+			s.Appends++
+			s.AppendedEntries += uint64(len(m.GetEntries()))
+		case raftpb.MsgSnap:
+			s.Snapshots++
+		case raftpb.MsgVote, raftpb.MsgPreVote:
+			s.Votes++
+		case raftpb.MsgHeartbeat:
+			s.Heartbeats++
+		}
+	}
+	if rd.SoftState != nil && rd.SoftState.RaftState == raft.StateCandidate {
+		s.Elections++
+	}
 }
 
 // Harness runs Groups raft groups in one goroutine on counted time.

@@ -46,6 +46,13 @@ func TestHarnessCommitsEveryProposalOnEveryReplica(t *testing.T) {
 			if st.Proposed != tc.proposals || st.Pending != 0 || st.Committed != tc.proposals || st.Ticks != tc.ticks || st.SimNs != tc.durNs {
 				t.Fatalf("stats %+v: want %d proposals all committed, %d ticks, %d ns", st, tc.proposals, tc.ticks, tc.durNs)
 			}
+			// Without faults: every group elects a leader, which sends each
+			// proposal's entry to every follower, and no snapshot.
+			followers := uint64(tc.cfg.Replicas - 1)
+			if st.Elections < uint64(tc.cfg.Groups) || st.Votes < uint64(tc.cfg.Groups)*followers || st.Snapshots != 0 ||
+				st.AppendedEntries < tc.proposals*followers || st.Sent < st.Appends+st.Votes+st.Heartbeats {
+				t.Fatalf("stats %+v: want at least %d elections and their votes, %d entries sent, no snapshot", st, tc.cfg.Groups, tc.proposals*followers)
+			}
 			for _, g := range h.groups {
 				for _, r := range g.replicas {
 					if tc.compactsAtLeastOnce && r.compacted <= 1 {

@@ -68,6 +68,7 @@ func newReplica(h *Harness, g *group, id uint64, voters []uint64) (*replica, err
 func (r *replica) handleReady() {
 	rd := r.rn.Ready()
 	r.h.stats.Readies++
+	r.h.stats.noteReady(&rd)
 	if !raft.IsEmptySnap(rd.Snapshot) {
 		// Only a follower behind its leader's compacted log gets one; the
 		// harness runs without faults, and its followers keep up.

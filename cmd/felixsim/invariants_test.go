@@ -56,6 +56,11 @@ var wantInvariants = []struct{ name, family string }{
 	{"OutboxKeptUntilRelayed", "safety"},
 	{"PromotedCaughtUp", "safety"},
 	{"LivenessDuringChange", "liveness"},
+	{"GroupLeaseHonored", "safety"},
+	{"FailedOnlyWhenCertain", "safety"},
+	{"OutboxFromStart", "safety"},
+	{"WriteInItsGeneration", "safety"},
+	{"EphemeralLiveComplete", "safety"},
 }
 
 // TestListInvariants: --list-invariants exits 0 and prints exactly the

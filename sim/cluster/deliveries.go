@@ -2,7 +2,7 @@ package cluster
 
 import "github.com/felixsim/felixsim/wire"
 
-// RequestDeliveriesMax caps the write requests a RequestDeliveries tally
+// RequestDeliveriesMax caps the requests a RequestDeliveries tally
 // counts. Overflow policy: a request first delivered once the tally is
 // full is not counted, and the tally reports itself Overflowed; Copies
 // then cannot tell an uncounted request from one never delivered and
@@ -16,7 +16,8 @@ type requestKey struct {
 	id   uint64
 }
 
-// RequestDeliveries counts, per client write request, the copies the
+// RequestDeliveries counts, per client write request (and per group
+// fetch, ack, outbox trim and subscribe read: see counted), the copies the
 // simulated network delivered to any broker (every incarnation, every
 // broker): a duplicated message counts twice, a lost one or one dropped
 // at a down broker not at all. It only reads the messages, at the
@@ -39,9 +40,11 @@ func newRequestDeliveries(copiesMax int) *RequestDeliveries {
 }
 
 // note counts one delivered copy of req from sim id from, if it is a
-// write (a request that carries a record).
+// request whose copies a check counts: a write (a request that carries a
+// record), a group fetch or ack, an outbox trim, or a subscribe read (a
+// live read drains its subscriber's queue once per copy).
 func (t *RequestDeliveries) note(from int, req *wire.Request) {
-	if wire.RecordOf(req.Body) == nil {
+	if !counted(req.Body) {
 		return
 	}
 	k := requestKey{from: from, id: req.ID}
@@ -66,3 +69,12 @@ func (t *RequestDeliveries) Copies(from int, id uint64) (copies uint32, known bo
 
 // Overflowed reports whether a request went uncounted for the cap.
 func (t *RequestDeliveries) Overflowed() bool { return t.overflowed }
+
+// counted reports whether the tally counts copies of a request of body's kind.
+func counted(body wire.RequestBody) bool {
+	switch body.(type) {
+	case *wire.GroupFetch, *wire.GroupAck, *wire.OutboxTrim, *wire.SubscribeRead:
+		return true
+	}
+	return wire.RecordOf(body) != nil
+}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/felixsim/felixsim/client"
 	"github.com/felixsim/felixsim/felix"
+	"github.com/felixsim/felixsim/properties"
 	"github.com/felixsim/felixsim/sim/cluster"
 	"github.com/felixsim/felixsim/sim/simapi"
 	"github.com/felixsim/felixsim/sim/world"
@@ -51,7 +52,15 @@ type Relay struct {
 	// epoch counts MarkQuiesce calls; Drained asks for reads begun in it.
 	epoch uint64
 	stats Stats
+	// trims records every trim call answered (or timed out), for the
+	// honesty of its answers; at most TrimCallsMax (overflow policy:
+	// later ones are not recorded, and trimsCut is set).
+	trims    []properties.OutboxTrimCall
+	trimsCut bool
 }
+
+// TrimCallsMax caps the trim calls a relay records.
+const TrimCallsMax = 1 << 16
 
 // Stats counts the relay's work over all incarnations.
 type Stats struct {
@@ -298,12 +307,34 @@ func (inc *incarnation) trim(now int64, i int) {
 	}
 	s.trimming = true
 	p.OnDone(func(_ struct{}, err error) {
+		inc.r.recordTrim(inc, i, through, now, p.Attempts())
 		s.trimming = false
 		if err == nil {
 			inc.r.stats.Trims++
 			s.trimmed = max(s.trimmed, through+1)
 		}
 	})
+}
+
+// recordTrim records a completed trim of scope i through offset through,
+// sent at sentNs, and its attempts (their delivered copies still to count).
+func (r *Relay) recordTrim(inc *incarnation, i int, through uint64, sentNs int64, ats []client.Attempt) {
+	if len(r.trims) >= TrimCallsMax {
+		r.trimsCut = true
+		return
+	}
+	call := properties.OutboxTrimCall{Incarnation: inc.env.Incarnation(), Scope: r.cfg.Scopes[i], Through: through,
+		InvokeNs: sentNs, CompleteNs: inc.env.NowNs()}
+	for _, a := range ats {
+		call.Requests = append(call.Requests, properties.HistoryRequest{ID: a.RequestID, Broker: uint64(a.Broker), Answer: properties.HistoryAnswerOfWire(a.AnswerName())})
+	}
+	r.trims = append(r.trims, call)
+}
+
+// TrimCalls returns the trim calls recorded (the caller owns the copy) and
+// whether the record was cut at TrimCallsMax.
+func (r *Relay) TrimCalls() ([]properties.OutboxTrimCall, bool) {
+	return append([]properties.OutboxTrimCall(nil), r.trims...), r.trimsCut
 }
 
 // transport sends a copy of each request to the broker's sim id.

@@ -17,7 +17,8 @@ import (
 // BenchmarkDefaultRun is `felixsim run` with default options (3 brokers,
 // 1 stream x 4 shards + the metadata group, every healable fault kind in
 // swarm, the default workload, 60 simulated seconds of faults, then heal,
-// liveness, quiesce and every check), one seed per iteration. It reports
+// liveness, quiesce and every check, the trace validated against the
+// model as `felixsim run` validates it), one seed per iteration. It reports
 // simulated seconds per wall second and per CPU second (user+system of the
 // whole process: run it with -cpu 1), the run's density (events, message
 // deliveries, timers and client operations per simulated second), the
@@ -32,7 +33,7 @@ func BenchmarkDefaultRun(b *testing.B) {
 	cpu0 := cpuNs(b)
 	for i := 0; i < b.N; i++ {
 		start := time.Now()
-		res, err := Run(Options{Seed: uint64(i + 1)})
+		res, err := Run(Options{Seed: uint64(i + 1), ValidateTrace: true})
 		wallNs += time.Since(start).Nanoseconds()
 		if err != nil {
 			b.Fatal(err)

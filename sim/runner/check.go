@@ -31,6 +31,7 @@ func (r *run) check() {
 	r.violate(properties.InvariantCommittedNeverLost, r.res.KeysLost.Err())
 	r.res.Violations = append(r.res.Violations, ephemeralViolations(j.ephemeral)...)
 	r.checkGroups(snap, j)
+	r.checkContract(j)
 	r.checkLinearizable(j.lin)
 	r.res.Violations = append(r.res.Violations, outboxViolations(j.outbox)...)
 	if r.admin != nil {
@@ -116,6 +117,7 @@ var outboxChecks = []outboxCheck{
 	{properties.InvariantOutboxNothingUncommitted, properties.OutboxNothingUncommitted},
 	{properties.InvariantOutboxOffsetMatchesState, properties.OutboxOffsetMatchesState},
 	{properties.InvariantOutboxInOrder, properties.OutboxInOrder},
+	{properties.InvariantOutboxFromStart, properties.OutboxFromStart},
 	{properties.InvariantOutboxDelivered, properties.OutboxDelivered},
 }
 

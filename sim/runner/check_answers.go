@@ -18,10 +18,17 @@ import (
 // outcome written: digest, group, offset). It only reads the steps, so
 // a run is the same with it; a run always has one (see traceSink).
 //
-// Invariant: len(proposals) and len(landings) stay within
+// It keeps the proposals of group fetches, acks and outbox trims apart
+// (commands), for the honesty of their answers.
+//
+// Invariant: len(proposals), len(commands) and len(landings) stay within
 // properties.LedgerStepsMax; past it steps are dropped and overflowed set.
 type LedgerSink struct {
 	proposals []sunkProposal
+	commands  []sunkProposal
+	// commandAt finds a command kept by its proposal's digest (digests
+	// are unique per proposal); it is only looked up, never iterated.
+	commandAt map[uint64]int
 	landings  []sunkLanding
 	// landingAt finds a landing already kept by (digest, group, offset);
 	// it is only looked up, never iterated.
@@ -30,9 +37,13 @@ type LedgerSink struct {
 }
 
 // sunkProposal is a Request step as kept: raft ids and sim ids as the trace has them.
+// A command's applied is the index its entry was first applied at (0: not
+// applied), applyErr whether that apply refused it.
 type sunkProposal struct {
 	broker, client, request, group, digest uint64
 	tenant                                 string
+	applied                                uint64
+	applyErr                               bool
 }
 
 // sunkLanding is one record written, with every broker that applied it.
@@ -44,9 +55,12 @@ type sunkLanding struct {
 type landingKey struct{ digest, group, offset uint64 }
 
 // NewLedgerSink returns an empty sink.
-func NewLedgerSink() *LedgerSink { return &LedgerSink{landingAt: map[landingKey]int{}} }
+func NewLedgerSink() *LedgerSink {
+	return &LedgerSink{landingAt: map[landingKey]int{}, commandAt: map[uint64]int{}}
+}
 
-// Step keeps a client write's Request step and a written record's Apply step.
+// Step keeps a client write's Request step and a written record's Apply
+// step, and a client command's Request step and its first Apply step.
 func (s *LedgerSink) Step(st *modeltrace.Step) {
 	switch {
 	case st.Kind == modeltrace.Request && st.Client != 0 && st.Asked != nil && st.Asked.Kind.Writes():
@@ -56,7 +70,19 @@ func (s *LedgerSink) Step(st *modeltrace.Step) {
 		}
 		s.proposals = append(s.proposals, sunkProposal{broker: st.Broker, client: st.Client, request: st.ReqID,
 			group: st.Group, digest: st.Digest, tenant: st.Asked.Tenant})
-	case st.Kind == modeltrace.Apply && st.Outcome == modeltrace.OutcomeWritten:
+	case st.Kind == modeltrace.Request && st.Client != 0 && st.Asked != nil && isCommand(st.Asked.Kind):
+		if len(s.commands) >= properties.LedgerStepsMax {
+			s.overflowed = true
+			return
+		}
+		s.commandAt[st.Digest] = len(s.commands)
+		s.commands = append(s.commands, sunkProposal{broker: st.Broker, client: st.Client, request: st.ReqID,
+			group: st.Group, digest: st.Digest, tenant: st.Asked.Tenant})
+	case st.Kind == modeltrace.Apply && st.Outcome != modeltrace.OutcomeWritten:
+		if i, ok := s.commandAt[st.Digest]; ok && s.commands[i].applied == 0 {
+			s.commands[i].applied, s.commands[i].applyErr = st.Index, st.Outcome == modeltrace.OutcomeError
+		}
+	case st.Kind == modeltrace.Apply:
 		k := landingKey{digest: st.Digest, group: st.Group, offset: st.Offset}
 		if i, ok := s.landingAt[k]; ok {
 			if !slices.Contains(s.landings[i].brokers, st.Broker) {
@@ -73,6 +99,12 @@ func (s *LedgerSink) Step(st *modeltrace.Step) {
 	}
 }
 
+// isCommand reports whether a request of kind k is a client command that
+// writes no record: a group fetch or ack, or an outbox trim.
+func isCommand(k modeltrace.CommitKind) bool {
+	return k == modeltrace.KindFetch || k == modeltrace.KindAck || k == modeltrace.KindOutboxTrim
+}
+
 // Ledger is what the sink kept, in properties' terms: brokers named as
 // clients name them (a slot's first raft id), raft groups as the stream
 // shards of streams (the cluster's topology), and senders as the
@@ -81,15 +113,8 @@ func (s *LedgerSink) Step(st *modeltrace.Step) {
 func (s *LedgerSink) Ledger(streams []node.StreamSpec, clientOf func(simID uint64) (int, bool)) *properties.Ledger {
 	shards := shardsOf(streams)
 	l := &properties.Ledger{Overflowed: s.overflowed}
-	for _, p := range s.proposals {
-		c, ok := clientOf(p.client)
-		if !ok {
-			c = -1
-		}
-		sc := shards[p.group]
-		sc.Tenant = p.tenant
-		l.Proposals = append(l.Proposals, properties.LedgerProposal{Broker: slotOf(p.broker), Client: c, Request: p.request, Scope: sc, Digest: p.digest})
-	}
+	l.Proposals = ledgerProposals(s.proposals, shards, clientOf)
+	l.Commands = ledgerProposals(s.commands, shards, clientOf)
 	for _, ld := range s.landings {
 		bs := make([]uint64, len(ld.brokers))
 		for i, b := range ld.brokers {
@@ -99,6 +124,22 @@ func (s *LedgerSink) Ledger(streams []node.StreamSpec, clientOf func(simID uint6
 		l.Landings = append(l.Landings, properties.LedgerLanding{Digest: ld.key.digest, Shard: shards[ld.key.group], Offset: ld.key.offset, Brokers: slices.Compact(bs)})
 	}
 	return l
+}
+
+// ledgerProposals converts kept proposals to properties' terms.
+func ledgerProposals(ps []sunkProposal, shards map[uint64]felix.Scope, clientOf func(simID uint64) (int, bool)) []properties.LedgerProposal {
+	out := make([]properties.LedgerProposal, 0, len(ps))
+	for _, p := range ps {
+		c, ok := clientOf(p.client)
+		if !ok {
+			c = -1
+		}
+		sc := shards[p.group]
+		sc.Tenant = p.tenant
+		out = append(out, properties.LedgerProposal{Broker: slotOf(p.broker), Client: c, Request: p.request, Scope: sc, Digest: p.digest,
+			AppliedIndex: p.applied, AppliedError: p.applyErr})
+	}
+	return out
 }
 
 // slotOf names a broker identity as clients do: its slot's first raft id.
@@ -115,10 +156,14 @@ func shardsOf(streams []node.StreamSpec) map[uint64]felix.Scope {
 	return out
 }
 
-// ledger is the run's ledger, its senders read as the workload's clients.
+// ledger is the run's ledger, its senders read as the workload's clients
+// and the outbox relay.
 func (r *run) ledger() *properties.Ledger {
 	wc := r.wl.Config()
 	return r.trace.ledger.Ledger(r.c.Config().Streams, func(simID uint64) (int, bool) {
+		if simID == r.relaySimID {
+			return properties.LedgerRelayClient, true
+		}
 		i := int(simID) - wc.FirstSimID
 		return i, simID >= uint64(wc.FirstSimID) && i < wc.Clients
 	})
@@ -140,6 +185,9 @@ func countAnswers(c *coverage.Counts, h *properties.History, l *properties.Ledge
 	}
 	for i := range h.Ops {
 		op := &h.Ops[i]
+		if !op.Kind.CarriesRecord() {
+			continue // a group command's or read's requests: counted apart (contract checks)
+		}
 		for _, q := range op.Requests {
 			if q.Answer.NotProposed() {
 				c.Add(coverage.AnswerCopyRefusedJudged)

@@ -7,8 +7,9 @@ import (
 
 // CheckCluster runs, at this instant, every property a run's final check
 // runs that needs no workload or relay: the stored raft logs, routing,
-// the replica properties over a snapshot and every history property and
-// linearizability over h (a caller's own history, such as a scenario's).
+// the replica properties over a snapshot and every history property,
+// linearizability and the client-contract checks over h (a caller's own
+// history, such as a scenario's).
 // shardCount is the topology the routing check reads; steps, when not
 // nil, observed every broker since boot and gives linearizability the
 // retention steps (nil: retention is not modelled). ledger is what the
@@ -37,5 +38,6 @@ func CheckCluster(c *cluster.Cluster, h *properties.History, shardCount func(nam
 		add(hc.name, v.history[i])
 	}
 	add(properties.InvariantLinearizable, v.lin.Err())
+	out = append(out, v.contract.violations()...)
 	return append(out, ephemeralViolations(p.judgeEphemeral())...)
 }

@@ -172,7 +172,7 @@ func detectionCases() []detectionCase {
 		out = append(out, detectionCase{defect: dc.defect, faults: dc.faults, gapNs: dc.gapNs, criterion: criterion,
 			caught: func(res *Result) bool { return dc.judge(res) == nil }})
 	}
-	for _, dc := range slices.Concat(checkerDefectCases, groupDefectCases, storeDefectCases, membershipDefectCases) {
+	for _, dc := range slices.Concat(checkerDefectCases, groupDefectCases, storeDefectCases, membershipDefectCases, contractDefectCases) {
 		out = append(out, detectionCase{defect: dc.defect, faults: dc.faults, gapNs: dc.gapNs, criterion: string(dc.invariant),
 			caught: func(res *Result) bool { return hasViolation(res.Violations, dc.invariant) }})
 	}
@@ -192,7 +192,7 @@ func TestEveryDefectHasACatchPlan(t *testing.T) {
 	}
 	for _, name := range strings.Split(DefectNames(), ",") {
 		if plans[name] != 1 {
-			t.Errorf("defect %s has %d catch plans, want 1 (defectCases, checkerDefectCases, groupDefectCases, traceDefectCases, storeDefectCases or membershipDefectCases)", name, plans[name])
+			t.Errorf("defect %s has %d catch plans, want 1 (defectCases, checkerDefectCases, groupDefectCases, traceDefectCases, storeDefectCases, membershipDefectCases or contractDefectCases)", name, plans[name])
 		}
 		delete(plans, name)
 	}

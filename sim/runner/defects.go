@@ -62,6 +62,12 @@ var defectNames = []struct {
 	{"ephemeral-commit-to-subscribers", func(d *node.Defects) *bool { return &d.EphemeralCommitToSubscribers }, "", nodeDefectsFile, ""},
 	{"ephemeral-unscoped", func(d *node.Defects) *bool { return &d.EphemeralUnscoped }, "", nodeDefectsFile, ""},
 	{"recreate-strands-groups", func(d *node.Defects) *bool { return &d.RecreateStrandsGroups }, "streamcreate,kill", nodeDefectsFile, ""},
+	{"lease-unit-slip", func(d *node.Defects) *bool { return &d.LeaseUnitSlip }, "", nodeDefectsFile, ""},
+	{"failed-on-copy-refusal", func(d *node.Defects) *bool { return &d.FailedOnCopyRefusal }, "", clientDefectsFile, ""},
+	{"commands-not-leader-after-propose", func(d *node.Defects) *bool { return &d.CommandsNotLeaderAfterPropose }, "", nodeDefectsFile, ""},
+	{"outbox-read-from-window", func(d *node.Defects) *bool { return &d.OutboxReadFromWindow }, "", nodeDefectsFile, ""},
+	{"deleted-stream-takes-writes", func(d *node.Defects) *bool { return &d.DeletedStreamTakesWrites }, "streamdelete,streamcreate,latency", nodeDefectsFile, ""},
+	{"live-read-waits-for-batch", func(d *node.Defects) *bool { return &d.LiveReadWaitsForBatch }, "", nodeDefectsFile, ""},
 }
 
 // ParseDefects reads a comma-separated list of planted-bug names ("none"

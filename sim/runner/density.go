@@ -39,12 +39,28 @@ type Density struct {
 	Ticks       uint64  `json:"ticks"`
 	Proposals   uint64  `json:"proposals"`
 	ConfChanges uint64  `json:"conf_changes"`
+	// RaftWork is what raft did beyond the proposals over the run
+	// (counts): messages sent, appends and their entries, snapshots, vote
+	// requests, heartbeats, elections (node.RaftWork), the work faults
+	// add above the floor, which bench/bareraft counts alike.
+	RaftWork
+}
+
+// RaftWork is node.RaftWork in a run's JSON (flat in "density").
+type RaftWork struct {
+	Sent            uint64 `json:"raft_messages"`
+	Appends         uint64 `json:"raft_appends"`
+	AppendedEntries uint64 `json:"raft_appended_entries"`
+	Snapshots       uint64 `json:"raft_snapshots"`
+	Votes           uint64 `json:"raft_vote_requests"`
+	Heartbeats      uint64 `json:"raft_heartbeats"`
+	Elections       uint64 `json:"raft_elections"`
 }
 
 // DensityOf turns the brokers' counts over a run of simNs into rates.
 func DensityOf(d *node.Density, brokers int, simNs int64) Density {
 	out := Density{RaftGroups: d.RaftGroupsMax, Brokers: brokers, ProposalBytesMax: d.ProposalBytesMax,
-		SimSeconds: float64(simNs) / 1e9, Ticks: d.Ticks, Proposals: d.Proposals, ConfChanges: d.ConfChanges}
+		SimSeconds: float64(simNs) / 1e9, Ticks: d.Ticks, Proposals: d.Proposals, ConfChanges: d.ConfChanges, RaftWork: RaftWork(d.Raft)}
 	if d.Proposals > 0 {
 		out.ProposalBytesMean = float64(d.ProposalBytes) / float64(d.Proposals)
 	}

@@ -40,6 +40,13 @@ func TestDensityOfAFaultFreeRun(t *testing.T) {
 	if written == 0 || d.Proposals < uint64(written) || d.ProposalBytesMean <= 0 || d.ProposalBytesMean > float64(d.ProposalBytesMax) {
 		t.Fatalf("density %+v for %d writes answered Written", d, written)
 	}
+	// Every group elected a leader, which sent each written record's entry
+	// to every follower; nothing fell behind far enough for a snapshot.
+	r, followers := d.RaftWork, uint64(d.Brokers-1)
+	if r.Elections < uint64(groups) || r.Votes < uint64(groups)*followers || r.Snapshots != 0 ||
+		r.AppendedEntries < uint64(written)*followers || r.Sent < r.Appends+r.Votes+r.Heartbeats {
+		t.Fatalf("raft work %+v for %d groups and %d writes answered Written", r, groups, written)
+	}
 	if got := d.ProposalsPerSimSecond * d.SimSeconds; got < float64(d.Proposals)-0.5 || got > float64(d.Proposals)+0.5 {
 		t.Fatalf("rate %.2f/s over %.3f s is not %d proposals", d.ProposalsPerSimSecond, d.SimSeconds, d.Proposals)
 	}

@@ -37,7 +37,15 @@
 //     read back from the bytes a crash would leave against its memory
 //     (StoreMatchesMemory, inrun_store.go: every boot, every round that
 //     installs a snapshot, compacts or appends a membership change, and
-//     one other durable round in StoreCheckEveryRounds).
+//     one other durable round in StoreCheckEveryRounds);
+//   - the client contract's timed and cross-broker rules (check_contract*.go,
+//     properties/contract_*.go): leases by the lease rule, a failed
+//     write's answers, answers to group commands and the relay's trims
+//     against the proposals, the relay's sink from the outbox's start,
+//     the administered stream's landings against the generation each
+//     write was accepted in (a generation watch on the trace and the
+//     applied records), and live reads against their leader's queue (a
+//     leader watch on the trace); each counts what it judged.
 //
 // The history checks judge the workload's history a scope at a time
 // (history_judge.go): each scope's operations are read back from disk,

@@ -180,7 +180,7 @@ func (r *run) groupProgress(g uint64, k properties.GroupKey) (committed, next ui
 func (r *run) drainFetch(g uint64, k properties.GroupKey, endNs int64) ([]felix.Entry, error) {
 	w := r.c.World
 	op := properties.HistoryOp{Client: r.drainClient(), Kind: properties.HistoryGroupFetch, Scope: k.Scope, Group: k.Group,
-		MaxEntries: drainFetchMax, InvokeNs: w.NowNs()}
+		MaxEntries: drainFetchMax, LeaseNs: drainLeaseNs, InvokeNs: w.NowNs()}
 	req := &wire.Request{Scope: k.Scope, Body: &wire.GroupFetch{Group: k.Group, MaxEntries: drainFetchMax, LeaseNs: drainLeaseNs}}
 	ans, err := r.probe.Call(r.c, g, req, max(1, endNs-w.NowNs()))
 	op.CompleteNs = w.NowNs()
@@ -191,7 +191,7 @@ func (r *run) drainFetch(g uint64, k properties.GroupKey, endNs int64) ([]felix.
 	default:
 		switch b := ans.Body.(type) {
 		case *wire.Deliveries:
-			op.Outcome, op.Entries = properties.OutcomeOK, workload.HistoryEntries(b.Entries)
+			op.Outcome, op.Entries, op.LeaseExpiryNs = properties.OutcomeOK, workload.HistoryEntries(b.Entries), int64(b.LeaseExpiryNs)
 			out = op.Entries
 		case *wire.Error:
 			op.Outcome, op.Error = properties.OutcomeFailed, b.Message

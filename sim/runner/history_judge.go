@@ -103,7 +103,8 @@ func (r *run) historyFacts() *historyFacts {
 		drained = nil
 	}
 	return &historyFacts{shardCount: r.shardCounter(), live: liveStreams(r.c.Config().Streams), drained: drained,
-		drainRan: r.drainSt.ran, latestNs: latest, stepsMax: r.opts.LinearizableStepsMax}
+		drainRan: r.drainSt.ran, latestNs: latest, stepsMax: r.opts.LinearizableStepsMax,
+		trims: r.relayTrims(), liveComplete: r.trace.leaders.check}
 }
 
 // judgeScoped judges the history a scope at a time: every scope of the
@@ -295,8 +296,10 @@ func mergeVerdicts(vs []partVerdicts, e ephemeral) partVerdicts {
 	routes, acked, delivered := make([]error, len(vs)), make([]error, len(vs)), make([]error, len(vs))
 	history := make([][]error, len(historyChecks))
 	outbox := make([][]error, len(outboxChecks)+1)
+	contract := make([]contractVerdicts, len(vs))
 	for i := range vs {
 		v := &vs[i]
+		contract[i] = v.contract
 		routes[i], acked[i], delivered[i] = v.route, v.groupsAcked, v.groupsDelivered
 		out.replica = append(out.replica, v.replica...)
 		for c := range historyChecks {
@@ -309,6 +312,7 @@ func mergeVerdicts(vs []partVerdicts, e ephemeral) partVerdicts {
 		out.lin.Add(v.lin)
 		out.tally.add(v.tally)
 	}
+	out.contract = mergeContract(contract)
 	out.route = properties.MergeFindings(routes)
 	out.groupsAcked, out.groupsDelivered = properties.MergeFindings(acked), properties.MergeFindings(delivered)
 	for c := range historyChecks {

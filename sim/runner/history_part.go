@@ -37,6 +37,11 @@ type historyFacts struct {
 	// latestNs is the whole history's latest invocation or answer.
 	latestNs int64
 	stepsMax int
+	// trims are the relay's outbox trims (nil: none judged), for the part
+	// that judges the ledger; liveComplete judges the live reads of the
+	// part that holds every live scope (nil: not judged).
+	trims        []properties.OutboxTrimCall
+	liveComplete func(h *properties.History) (int, error)
 }
 
 // partVerdicts are the errors (and reports) the history checks returned
@@ -49,6 +54,7 @@ type partVerdicts struct {
 	ephemeral
 	groupsAcked, groupsDelivered error
 	lin                          properties.LinearizableReport
+	contract                     contractVerdicts
 	tally                        historyTally
 	// outbox are the outbox checks' errors (outboxErrors) over the part's
 	// relayed scopes and the sink's deliveries of them.
@@ -58,6 +64,10 @@ type partVerdicts struct {
 // ephemeral are the errors of the ephemeral streams' checks.
 type ephemeral struct {
 	refusesCommits, liveDelivery error
+	// liveComplete is EphemeralLiveComplete's error and liveReads the
+	// reads it judged.
+	liveComplete error
+	liveReads    int
 }
 
 // scopeFindings are the replica properties' findings on one scope.
@@ -82,6 +92,11 @@ func (p *historyPart) judge() partVerdicts {
 		v.groupsDelivered = properties.HistoryGroupDeliversEveryRecord(p.h, &p.ref, p.drainedHere())
 	}
 	v.lin = properties.HistoryLinearizableAt(withoutLiveStreams(p.h, p.facts.live), &p.ref, p.facts.stepsMax, p.facts.latestNs)
+	var trims []properties.OutboxTrimCall
+	if p.part.Scopes == nil || p.part.Ledger {
+		trims = p.facts.trims
+	}
+	v.contract = contractOf(p.h, trims, p.ledger)
 	v.tally = tallyOf(p.h)
 	countLandedTwice(v.tally.counts, p.h, &p.ref)
 	countAnswers(v.tally.counts, p.h, p.ledger)
@@ -96,6 +111,9 @@ func (p *historyPart) judgeEphemeral() ephemeral {
 	var foreign bool
 	e.liveDelivery, foreign = properties.HistoryLiveDeliveryIn(p.h, p.part)
 	p.foreign = p.foreign || foreign
+	if p.facts.liveComplete != nil {
+		e.liveReads, e.liveComplete = p.facts.liveComplete(p.h)
+	}
 	return e
 }
 

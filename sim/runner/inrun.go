@@ -46,6 +46,8 @@ type inRun struct {
 	windowViews []properties.GroupPositionView
 	// counts is the run's coverage (countNearGroup's).
 	counts *coverage.Counts
+	// gens gathers the administered stream's landings (nil: none).
+	gens *generationWatch
 }
 
 // stateGetter is the part of a shard Applied reads (the runner does not
@@ -129,6 +131,7 @@ func (ir *inRun) Applied(a *node.AppliedRecord) {
 	ir.shard = a.Shard
 	ir.note(properties.InvariantNoPartialCommit, properties.AppliedWhole(ir.name(a.Node), a.Offset, logged, ir.lookupFn))
 	ir.shard = nil
+	ir.gens.applied(a)
 }
 
 // Dropped records a retention step for the linearizability check,

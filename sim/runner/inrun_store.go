@@ -6,14 +6,15 @@ import (
 	"github.com/felixsim/felixsim/node"
 	"github.com/felixsim/felixsim/properties"
 	"github.com/felixsim/felixsim/sim/cluster"
-	"github.com/felixsim/felixsim/sim/workload"
 )
 
 // storeCheck is StoreMatchesMemory as the run goes: every broker's store
 // file is followed as a crash would leave it (node.DurableStore decodes
 // each durable byte once), and after each durable round it samples, and
 // each boot, what the store holds is compared with what the broker holds
-// in memory, on the raft groups the round touched (every group at boot).
+// in memory, on the raft groups the round touched (every group at boot):
+// each scope from what its last comparison verified, reading the rows
+// either side changed since (scopeBooks).
 type storeCheck struct {
 	// durable follows each broker identity's store, by raft id (looked
 	// up, never ranged over); rounds counts the durable rounds seen.
@@ -31,6 +32,13 @@ type storeCheck struct {
 	seeded      bool
 	// all is every raft group's id, for a boot's comparison.
 	all []uint64
+	// books are, per broker identity (by raft id; looked up, never ranged
+	// over), what each scope's last comparison verified.
+	books map[uint64]*scopeBooks
+	// identities are each broker slot's identity last followed: a slot's
+	// new identity (a replaced disk) retires the old one's follower and
+	// books, each a decoded copy of a store nobody reads again.
+	identities map[int]uint64
 }
 
 // StoreCheckEveryRounds is how sparsely the run compares a broker's store
@@ -43,7 +51,7 @@ const StoreCheckEveryRounds = 64
 
 func newStoreCheck() storeCheck {
 	return storeCheck{durable: map[uint64]*node.DurableStore{}, rounds: map[uint64]uint64{}, damaged: map[uint64]*node.Node{},
-		everyRounds: StoreCheckEveryRounds}
+		everyRounds: StoreCheckEveryRounds, books: map[uint64]*scopeBooks{}, identities: map[int]uint64{}}
 }
 
 // RoundDurable compares, on a sampled or rare round, the groups it
@@ -90,6 +98,12 @@ func (sc *storeCheck) follow(ir *inRun, n *node.Node) bool {
 	if sc.damaged[id] == n {
 		return false
 	}
+	delete(sc.damaged, id) // an incarnation that reopened its store
+	slot := cluster.SimID(id)
+	if old, ok := sc.identities[slot]; ok && old != id {
+		sc.retire(old)
+	}
+	sc.identities[slot] = id
 	d := sc.durable[id]
 	if d == nil {
 		d = node.NewDurableStore()
@@ -102,16 +116,65 @@ func (sc *storeCheck) follow(ir *inRun, n *node.Node) bool {
 	return true
 }
 
-// compareStore compares groups of n's durable store with its memory.
+// retire forgets broker identity id, whose slot runs another now: an
+// identity never comes back (cluster.Replacement).
+func (sc *storeCheck) retire(id uint64) {
+	delete(sc.durable, id)
+	delete(sc.rounds, id)
+	delete(sc.damaged, id)
+	delete(sc.books, id)
+}
+
+// compareStore compares groups of n's durable store with its memory,
+// each scope from what its last comparison verified (scopeBook).
 func (ir *inRun) compareStore(n *node.Node, groups []uint64) {
-	durable, err := n.DurableImage(ir.store.durable[n.ID()], groups)
+	ds := ir.store.durable[n.ID()]
+	durable, err := n.DurableImage(ds, groups)
 	if err != nil {
 		ir.note(properties.InvariantStoreMatchesMemory, properties.InvariantStoreMatchesMemory.Errorf("%s: a restart could not read its store back: %v", ir.name(n.ID()), err))
 		return
 	}
 	memory := n.MemoryImage(groups)
-	d, m := storeImageOf(ir.name(n.ID()), &durable), storeImageOf(ir.name(n.ID()), &memory)
+	books := ir.store.booksOf(n.ID())
+	m := storeImageOf(ir.name(n.ID()), &memory, func(g *node.GroupImage, k int) properties.StoreScope {
+		if k == 0 {
+			books.prepare(g)
+		}
+		sc, b := &g.Scopes[k], &books.next[g.ID][k]
+		return properties.StoreScope{Scope: sc.Scope, Tables: viewTables{v: sc.Memory(), sc: sc.Scope}, OutboxStart: sc.OutboxStart,
+			Changes: shardChangesSince(b, sc), Verified: &b.verified}
+	})
+	d := storeImageOf(ir.name(n.ID()), &durable, func(g *node.GroupImage, k int) properties.StoreScope {
+		sc := &g.Scopes[k]
+		stored := g.Stored(sc.Scope)
+		c := ds.TakeChanges(sc.Scope)
+		out := properties.StoreScope{Scope: sc.Scope, Tables: viewTables{v: stored, sc: sc.Scope}, Outbox: stored,
+			Changes: properties.ScopeChanges{KeysAll: c.KeysOverflow, StateKeys: c.StateKeys, Groups: c.ConsumerGroups,
+				LogWritten: properties.OffsetSpan(c.LogWritten), LogDeleted: properties.OffsetSpan(c.LogDeleted),
+				OutboxWritten: properties.OffsetSpan(c.OutboxWritten), OutboxDeleted: properties.OffsetSpan(c.OutboxDeleted)}}
+		if b := books.lookup(g.ID, sc.Scope); b == nil || b.generation != ds.Generation() {
+			out.Changes.All = true
+		}
+		return out
+	})
 	ir.note(properties.InvariantStoreMatchesMemory, properties.StoreMatchesMemory(&d, &m))
+	books.keep(&memory, ds.Generation())
+}
+
+// shardChangesSince is what memory changed in scope sc since b's
+// comparison: everything when its shard is another one (a snapshot
+// installed, a restart), else the state keys and groups it lists.
+func shardChangesSince(b *scopeBook, sc *node.ScopeImage) properties.ScopeChanges {
+	var c properties.ScopeChanges
+	same, complete := sc.ChangesSince(b.mark, func(group bool, key string) {
+		if group {
+			c.Groups = append(c.Groups, key)
+		} else {
+			c.StateKeys = append(c.StateKeys, key)
+		}
+	})
+	c.All, c.KeysAll = !same, !complete
+	return c
 }
 
 // mixSample hashes a broker's round for sampling (SplitMix64's finalizer
@@ -123,8 +186,9 @@ func mixSample(seed, broker, round uint64) uint64 {
 	return z ^ (z >> 31)
 }
 
-// storeImageOf converts a node's store image to the check's.
-func storeImageOf(broker string, img *node.StoreImage) properties.StoreImage {
+// storeImageOf converts a node's store image to the check's, scope k of
+// group g by scopeOf(g, k).
+func storeImageOf(broker string, img *node.StoreImage, scopeOf func(g *node.GroupImage, k int) properties.StoreScope) properties.StoreImage {
 	out := properties.StoreImage{Broker: broker}
 	if img.Metadata != nil {
 		out.Fleet = fmt.Sprintf("%+v", *img.Metadata)
@@ -132,31 +196,14 @@ func storeImageOf(broker string, img *node.StoreImage) properties.StoreImage {
 	for i := range img.Groups {
 		g := &img.Groups[i]
 		sg := properties.StoreGroup{ID: g.ID, HardState: hardStateOf(g.HardState), Applied: g.Applied, Incarnation: g.Incarnation.String(),
-			Voters: g.Voters, Learners: g.Learners}
+			Voters: g.Voters, Learners: g.Learners, FirstIndex: g.FirstIndex, LastIndex: g.LastIndex, Raft: g.RaftTail()}
 		if g.Features.AtomicCommitFinalized {
 			sg.Features = node.FeatureAtomicCommit
 		}
-		sg.FirstIndex, sg.LastIndex = g.FirstIndex, g.LastIndex
-		sg.Tail = make([]properties.RaftEntry, len(g.Tail))
-		for k, e := range g.Tail {
-			sg.Tail[k] = properties.RaftEntry{Term: e.Term, Data: e.Data}
-		}
 		for k := range g.Scopes {
-			sg.Scopes = append(sg.Scopes, storeScopeOf(&g.Scopes[k]))
+			sg.Scopes = append(sg.Scopes, scopeOf(g, k))
 		}
 		out.Groups = append(out.Groups, sg)
-	}
-	return out
-}
-
-// storeScopeOf converts one scope of a node's store image.
-func storeScopeOf(s *node.ScopeImage) properties.StoreScope {
-	out := properties.StoreScope{Scope: s.Scope, FirstOffset: s.Shard.FirstOffset, NextOffset: s.Shard.NextOffset,
-		Log: s.Shard.Entries, OutboxStart: s.OutboxStart, Outbox: s.Outbox,
-		Groups: workload.ScopeGroupsOf(s.Scope, s.Shard.Groups).Groups}
-	out.State = make([]properties.StoreSlot, len(s.Shard.State))
-	for k, kv := range s.Shard.State {
-		out.State[k] = properties.StoreSlot{Key: kv.Key, Value: kv.Value, Version: kv.Version}
 	}
 	return out
 }

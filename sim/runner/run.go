@@ -44,8 +44,10 @@ type run struct {
 	wl    *workload.Workload
 	probe *cluster.Probe
 	relay *relay.Relay
-	plan  *faultplan.Plan
-	res   *Result
+	// relaySimID is the relay's sim id: the world's last node.
+	relaySimID uint64
+	plan       *faultplan.Plan
+	res        *Result
 	// hist is the workload's history as the checks read it, when they
 	// read it whole (nil before, and when judged a scope at a time).
 	hist *properties.History
@@ -194,7 +196,8 @@ func liveStreams(specs []node.StreamSpec) []properties.LiveStream {
 func workloadConfig(o *Options) (workload.Config, error) {
 	c := workload.Config{Seed: o.Seed, Brokers: o.Brokers, FirstSimID: o.Brokers, Clients: o.Clients, StartSpreadNs: o.ClientStartSpreadNs,
 		Namespace: Namespace, Streams: streamNames(o.Streams), Shards: o.Shards, LiveStream: LiveStream, LiveShards: LiveShards, StopNs: o.DurationNs,
-		WrongRouteHash: o.Defects.WrongRouteHash, TimeoutAsFailure: o.Defects.TimeoutAsFailure, HeldOps: o.historyHeldOps}
+		WrongRouteHash: o.Defects.WrongRouteHash, TimeoutAsFailure: o.Defects.TimeoutAsFailure, HeldOps: o.historyHeldOps,
+		FailedOnCopyRefusal: o.Defects.FailedOnCopyRefusal}
 	if o.Plan == nil {
 		c.StickyClients, c.Arrivals = StickyClientsDrawn, o.Steer.Arrivals
 		return c, nil
@@ -301,14 +304,18 @@ func (r *run) build() error {
 	}
 	ir.c, r.inRun = c, ir
 	r.trace.nowNs = c.World.NowNs
+	r.trace.leaders.watch(c)
 	wl.BindDeliveries(c.RequestDeliveries())
-	r.c, r.wl, r.probe, r.relay = c, wl, probe, rl
+	r.c, r.wl, r.probe, r.relay, r.relaySimID = c, wl, probe, rl, uint64(nodes-1)
 	if err := faultplan.ApplyPlan(c.World, plan); err != nil {
 		c.Close()
 		return err
 	}
 	r.plan = plan
 	if plan.AdministersStream() {
+		sc := adminScope()
+		r.trace.gens.watch(c, []uint64{c.RaftGroupOf(sc.Namespace, sc.Stream, sc.Shard)})
+		ir.gens = &r.trace.gens
 		r.startAdminTraffic()
 	}
 	return nil

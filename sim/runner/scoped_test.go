@@ -25,6 +25,8 @@ func TestScopedJudgedAlike(t *testing.T) {
 		{3, "stale-read", true}, {1, "commit-if-at-proposal", true}, {1, "ack-before-quorum", true},
 		{1, "timeout-as-failure", true}, {1, "redeliver-acked", true}, {1, "repropose-pending", true},
 		{1, "ephemeral-unscoped", true}, {1, "unscoped-outbox", true},
+		{1, "lease-unit-slip", true}, {1, "failed-on-copy-refusal", true}, {2, "commands-not-leader-after-propose", true},
+		{1, "live-read-waits-for-batch", true},
 		{1, "commit-as-two-records", false}, {1, "wrong-route-hash", false},
 	} {
 		o := Options{Seed: c.seed, DurationNs: 10e9, historyHeldOps: 64, sinkHeldMax: 64}

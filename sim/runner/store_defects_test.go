@@ -58,6 +58,19 @@ func TestOnlyTheStoreCheckSeesATrimOneShort(t *testing.T) {
 	}
 }
 
+// TestOnlyTheStoreCheckSeesNoFsyncWithoutFaults: a store that never
+// fsyncs loses nothing while no broker crashes, so with no faults every
+// other check passes (its catch plan, checkerDefectCases, needs kills);
+// the store check sees at once that nothing memory holds is durable.
+func TestOnlyTheStoreCheckSeesNoFsyncWithoutFaults(t *testing.T) {
+	if res := runStoreCheckOff(t, "no-fsync", "none", 0, 1); !res.OK() {
+		t.Fatalf("with the store check off, a check other than StoreMatchesMemory failed:\n%s", res.Summary())
+	}
+	if res := runDefectPlan(t, "no-fsync", "none", 0, 1, true); !hasViolation(res.Violations, properties.InvariantStoreMatchesMemory) {
+		t.Fatalf("with the store check on: %s", violationNames(res))
+	}
+}
+
 // TestTargetedRestartCatchesAStaleInstall: with the store check off, a
 // broker restarted right after a snapshot install (restartafter) reads
 // back the consumer groups install-keeps-old-groups left out of its store,
@@ -83,6 +96,46 @@ func TestTargetedRestartCatchesAStaleInstall(t *testing.T) {
 		return
 	}
 	t.Fatalf("restartafter did not catch install-keeps-old-groups in seeds 1..%d with the store check off", seedsMax)
+}
+
+// TestStoreCheckForgetsRetiredIdentities: after a run whose disks are
+// replaced (each slot's old identity never comes back), the store check
+// holds a follower and scope books only for the identities the slots run
+// at the end, not a decoded copy of every store there ever was.
+func TestStoreCheckForgetsRetiredIdentities(t *testing.T) {
+	f, err := ParseFaults("diskreplace")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r *run
+	res, err := runWith(Options{Seed: 1, DurationNs: 20e9, FaultGapMeanNs: 2e9, Faults: f}, func(built *run) { r = built })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Replaced) == 0 {
+		t.Fatal("no disk was replaced: the test shows nothing")
+	}
+	current := map[uint64]bool{}
+	for slot := 0; slot < r.c.Brokers(); slot++ {
+		current[r.c.IdentityOf(slot)] = true
+	}
+	sc := &r.inRun.store
+	for _, m := range []map[uint64]bool{keysOf(sc.durable), keysOf(sc.books), keysOf(sc.rounds)} {
+		for id := range m {
+			if !current[id] {
+				t.Errorf("the store check still holds retired identity %d (replaced: %v)", id, res.Replaced)
+			}
+		}
+	}
+}
+
+// keysOf is a map's key set.
+func keysOf[V any](m map[uint64]V) map[uint64]bool {
+	out := map[uint64]bool{}
+	for k := range m {
+		out[k] = true
+	}
+	return out
 }
 
 // TestStoreCheckKeepsTheHash: comparing store and memory at every durable

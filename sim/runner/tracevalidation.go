@@ -15,6 +15,11 @@ type traceSinks struct {
 	export     modeltrace.Sink
 	ledger     *LedgerSink
 	promotions *promotionCheck
+	// gens gathers the administered stream's writes (WriteInItsGeneration).
+	gens generationWatch
+	// leaders keeps the ephemeral streams' leadership changes
+	// (EphemeralLiveComplete).
+	leaders leaderWatch
 	// nowNs reads the world's clock (set once the world is built), and
 	// rejectedNs is when the validator first rejected a step (-1 before).
 	nowNs      func() int64
@@ -35,6 +40,8 @@ func (t *traceSinks) Step(s *modeltrace.Step) {
 		t.export.Step(s)
 	}
 	t.ledger.Step(s)
+	t.gens.Step(s)
+	t.leaders.Step(s)
 	if t.promotions != nil {
 		t.promotions.Step(s)
 	}

@@ -420,6 +420,9 @@ func (r *Runner) cmdSub(a *args) (string, error) {
 	}
 	i := r.begin(op, who.idx)
 	ps, err := who.proc.Client.Subscribe(who.proc.NowNs(), sc, uint64(from), uint32(maxN))
+	if op.Kind == properties.HistoryLiveRead {
+		noteSent(r, i, who, ps, err)
+	}
 	return r.issue(who, pending("sub "+p[2], ps, err, func(es []felix.Entry, err error) (string, error) {
 		op := r.finish(i, err)
 		if err != nil {
@@ -451,14 +454,15 @@ func (r *Runner) cmdGroupFetch(a *args) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	i := r.begin(properties.HistoryOp{Kind: properties.HistoryGroupFetch, Scope: sc, Group: p[3], MaxEntries: uint32(maxN)}, who.idx)
+	i := r.begin(properties.HistoryOp{Kind: properties.HistoryGroupFetch, Scope: sc, Group: p[3], MaxEntries: uint32(maxN), LeaseNs: leaseNs}, who.idx)
 	pf, err := who.proc.Client.GroupFetch(who.proc.NowNs(), sc, p[3], uint32(maxN), uint64(leaseNs))
+	noteSent(r, i, who, pf, err)
 	return r.issue(who, pending("group fetch "+p[3], pf, err, func(d client.Deliveries, err error) (string, error) {
 		op := r.finish(i, err)
 		if err != nil {
 			return failure(op, err), nil
 		}
-		op.Entries = d.Entries
+		op.Entries, op.LeaseExpiryNs = d.Entries, int64(d.LeaseExpiryNs)
 		return entriesText(d.Entries), nil
 	}))
 }
@@ -483,6 +487,7 @@ func (r *Runner) cmdGroupAck(a *args) (string, error) {
 	}
 	i := r.begin(properties.HistoryOp{Kind: properties.HistoryGroupAck, Scope: sc, Group: p[3], AckOffset: off}, who.idx)
 	pa, err := who.proc.Client.GroupAck(who.proc.NowNs(), sc, p[3], off)
+	noteSent(r, i, who, pa, err)
 	return r.issue(who, pending(fmt.Sprintf("group ack %s %d", p[3], off), pa, err, func(_ struct{}, err error) (string, error) {
 		op := r.finish(i, err)
 		if err != nil {

@@ -136,16 +136,19 @@ func (r *Runner) cmdStreamCreate(a *args) (string, error) {
 // once they apply it, which the command waits for (as it waits for a
 // create's new generation).
 func (r *Runner) cmdStreamDelete(a *args) (string, error) {
-	return r.streamAdmin(a, node.AdminStreamDelete, "stream delete NAME [--namespace NS]")
+	return r.streamAdmin(a, node.AdminStreamDelete, "stream delete NAME [--namespace NS] [--nowait]")
 }
 
 // streamAdmin sends a stream create or delete of a running cluster's
-// stream to the metadata leader and prints its answer.
+// stream to the metadata leader and prints its answer, once every shard
+// carried it into its log; with --nowait it only sends it ("sent"), so
+// that faults can strike while the shards carry it.
 func (r *Runner) streamAdmin(a *args, kind node.AdminKind, usage string) (string, error) {
 	ns, ok := a.flag("namespace")
 	if !ok {
 		ns = "orders"
 	}
+	nowait := a.boolFlag("nowait")
 	p := a.positional(1, 1, usage)
 	if p == nil {
 		return "", nil
@@ -153,6 +156,14 @@ func (r *Runner) streamAdmin(a *args, kind node.AdminKind, usage string) (string
 	c, err := r.cluster()
 	if err != nil {
 		return "", err
+	}
+	if nowait {
+		lead, ok := c.Leader(node.MetaGroup)
+		if !ok {
+			return "", fmt.Errorf("stream %s --nowait: the metadata group has no leader", p[0])
+		}
+		r.probe.SendAdmin(lead, &node.AdminRequest{Kind: kind, Namespace: ns, Stream: p[0]})
+		return "sent", nil
 	}
 	askedNs := c.World.NowNs()
 	ans, err := r.probe.Admin(c, &node.AdminRequest{Kind: kind, Namespace: ns, Stream: p[0]}, WaitBudgetNs)

@@ -186,6 +186,8 @@ func (r *Runner) cmdCheck(a *args) (string, error) {
 		return 0, false
 	}, r.steps, r.ledgerOf(c))...)
 	vs = append(vs, r.groupViolations(c, h)...)
+	vs = append(vs, r.inRun.GenerationViolations()...)
+	vs = append(vs, r.inRun.LiveViolations(h)...)
 	if r.trace != nil {
 		vs = append(vs, r.trace.Violations()...)
 	}

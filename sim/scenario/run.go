@@ -232,7 +232,8 @@ func (r *Runner) cluster() (*cluster.Cluster, error) {
 	cfg.Extra = []world.NodeSpec{spec}
 	procs := map[string]*cluster.ClientProc{}
 	ccfg := client.Config{CallTimeoutNs: r.callTimeoutNs, NotLeaderRedirectsMax: 3,
-		Defects: client.Defects{WrongRouteHash: cfg.Defects.WrongRouteHash, TimeoutAsFailure: cfg.Defects.TimeoutAsFailure}}
+		Defects: client.Defects{WrongRouteHash: cfg.Defects.WrongRouteHash, TimeoutAsFailure: cfg.Defects.TimeoutAsFailure,
+			FailedOnCopyRefusal: cfg.Defects.FailedOnCopyRefusal}}
 	for i := 0; i < cfg.Brokers; i++ {
 		ccfg.Brokers = append(ccfg.Brokers, client.NodeID(cluster.RaftID(i)))
 	}
@@ -248,10 +249,10 @@ func (r *Runner) cluster() (*cluster.Cluster, error) {
 	cfg.Observer, r.steps = ir.Observer(), ir.Retention()
 	r.ledger = runner.NewLedgerSink()
 	r.promotions = runner.NewPromotionChecker()
-	cfg.Trace = modeltrace.Tee{r.ledger, r.promotions}
+	cfg.Trace = modeltrace.Tee{r.ledger, r.promotions, ir.Generations(), ir.Leaders()}
 	if r.validateTrace {
 		r.trace = runner.NewTraceCheck(cfg.Brokers)
-		cfg.Trace = modeltrace.Tee{r.ledger, r.promotions, r.trace}
+		cfg.Trace = modeltrace.Tee{r.ledger, r.promotions, ir.Generations(), ir.Leaders(), r.trace}
 	}
 	if r.changeProbe {
 		r.change = runner.NewChangeProbe(probe, cfg.Brokers, runner.ProbeScopes(cfg.Streams), 0)

@@ -6,8 +6,9 @@ import (
 	"github.com/felixsim/felixsim/sim/cluster"
 )
 
-// sentWrite is a write the scenario sent: its history op, the sender's
-// sim id and the call, for the requests it sent.
+// sentWrite is a call the scenario sent whose history op names its
+// requests (properties.HistoryKind.RecordsRequests): its history op, the
+// sender's sim id and the call, for the requests it sent.
 type sentWrite struct {
 	op   int
 	from int

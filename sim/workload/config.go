@@ -87,6 +87,10 @@ type Config struct {
 	// TimeoutAsFailure plants the client's outcome bug (client.Defects):
 	// a timed-out write is reported failed.
 	TimeoutAsFailure bool
+	// FailedOnCopyRefusal plants the client's certainty bug
+	// (client.Defects): a write whose last copy was refused is
+	// reported failed.
+	FailedOnCopyRefusal bool
 	// StartSpreadNs spreads the clients' first invocations: each client
 	// starts at a time drawn from [1, OpGapMeanNs+StartSpreadNs], so a
 	// tenant's scopes get their first commits while faults strike, not
@@ -223,7 +227,8 @@ func (c *Config) ClientConfig() client.Config {
 		CallTimeoutNs:         c.CallTimeoutNs,
 		PendingMax:            c.InFlightMax + FetchMaxDefault,
 		NotLeaderRedirectsMax: NotLeaderRedirectsDefault,
-		Defects:               client.Defects{WrongRouteHash: c.WrongRouteHash, TimeoutAsFailure: c.TimeoutAsFailure},
+		Defects: client.Defects{WrongRouteHash: c.WrongRouteHash, TimeoutAsFailure: c.TimeoutAsFailure,
+			FailedOnCopyRefusal: c.FailedOnCopyRefusal},
 	}
 }
 

@@ -16,12 +16,17 @@ func HistoryEntries(es []felix.Entry) []felix.Entry { return historyEntriesOf(es
 // to properties' form.
 func ScopeGroupsOf(scope felix.Scope, gs []statemachine.GroupState) properties.ScopeGroups {
 	sg := properties.ScopeGroups{Scope: scope, Groups: make([]properties.GroupView, 0, len(gs))}
-	for _, g := range gs {
-		gv := properties.GroupView{Name: g.Name, CommittedOffset: g.CommittedOffset, DeliverNextOffset: g.DeliverNextOffset}
-		for _, l := range g.Leases {
-			gv.Leases = append(gv.Leases, properties.GroupLease{Offset: l.Offset, ExpiryNs: l.ExpiryNs})
-		}
-		sg.Groups = append(sg.Groups, gv)
+	for i := range gs {
+		sg.Groups = append(sg.Groups, GroupViewOf(&gs[i]))
 	}
 	return sg
+}
+
+// GroupViewOf converts one consumer group (ScopeGroupsOf's conversion).
+func GroupViewOf(g *statemachine.GroupState) properties.GroupView {
+	gv := properties.GroupView{Name: g.Name, CommittedOffset: g.CommittedOffset, DeliverNextOffset: g.DeliverNextOffset}
+	for _, l := range g.Leases {
+		gv.Leases = append(gv.Leases, properties.GroupLease{Offset: l.Offset, ExpiryNs: l.ExpiryNs})
+	}
+	return gv
 }

@@ -64,6 +64,7 @@ func (p *proc) liveRead(now int64, r *prng.Rand) {
 		p.finish(i, err)
 		return
 	}
+	p.w.rec.writes.sent(i, pd)
 	pd.OnDone(func(es []felix.Entry, err error) {
 		if done := p.finish(i, err); err == nil {
 			done.Entries = historyEntriesOf(es)

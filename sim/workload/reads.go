@@ -72,7 +72,7 @@ func (p *proc) subscribe(now int64, r *prng.Rand) {
 func (p *proc) groupFetch(now int64, r *prng.Rand) {
 	sc := p.shardScope(r)
 	group := GroupNameDefault
-	i := p.begin(properties.HistoryOp{Kind: properties.HistoryGroupFetch, Scope: sc, Group: group, MaxEntries: FetchMaxDefault}, now)
+	i := p.begin(properties.HistoryOp{Kind: properties.HistoryGroupFetch, Scope: sc, Group: group, MaxEntries: FetchMaxDefault, LeaseNs: LeaseNsDefault}, now)
 	if i < 0 {
 		return
 	}
@@ -81,12 +81,13 @@ func (p *proc) groupFetch(now int64, r *prng.Rand) {
 		p.finish(i, err)
 		return
 	}
+	p.w.rec.writes.sent(i, pd)
 	pd.OnDone(func(d client.Deliveries, err error) {
 		done := p.finish(i, err)
 		if err != nil {
 			return
 		}
-		done.Entries = historyEntriesOf(d.Entries)
+		done.Entries, done.LeaseExpiryNs = historyEntriesOf(d.Entries), int64(d.LeaseExpiryNs)
 		offsets := make([]uint64, len(d.Entries))
 		for j := range d.Entries {
 			offsets[j] = d.Entries[j].Offset
@@ -108,5 +109,6 @@ func (p *proc) groupAck(now int64, sc felix.Scope, group string, offset uint64) 
 		p.finish(i, err)
 		return
 	}
+	p.w.rec.writes.sent(i, pd)
 	pd.OnDone(func(_ struct{}, err error) { p.finish(i, err) })
 }

@@ -12,7 +12,9 @@ import (
 // every request it sent, with its broker and answer.
 type attempts interface{ Attempts() []client.Attempt }
 
-// sentWrites remembers each sent write's call, to name in the history
+// sentWrites remembers each sent call that names its requests (a write,
+// live publish, live read, group fetch or ack:
+// properties.HistoryKind.RecordsRequests), to name in the history
 // the requests it sent (its attempts), the broker each went to, what
 // each was answered and how many copies of each reached a broker. It
 // forgets the calls of operations the recorder has spilled, which carry
