@@ -134,67 +134,6 @@ type linState struct {
 	acked *linAcked
 }
 
-// linAcked is an immutable set of acknowledged group offsets, shared by
-// the states that hold it: a state that acks one more builds a new set.
-// Invariant: offsets are sorted by (group, offset), without repeats.
-type linAcked struct {
-	offsets []groupOffsetKey
-}
-
-// groupOffsetKey is one offset of one consumer group of the scope.
-type groupOffsetKey struct {
-	group  string
-	offset uint64
-}
-
-// has reports whether the set holds group's offset.
-func (a *linAcked) has(group string, offset uint64) bool {
-	if a == nil {
-		return false
-	}
-	i := sort.Search(len(a.offsets), func(i int) bool { return !lessGroupOffset(a.offsets[i], groupOffsetKey{group, offset}) })
-	return i < len(a.offsets) && a.offsets[i] == groupOffsetKey{group, offset}
-}
-
-// with is the set holding group's offset too (a itself when it does).
-func (a *linAcked) with(group string, offset uint64) *linAcked {
-	k := groupOffsetKey{group, offset}
-	if a.has(group, offset) {
-		return a
-	}
-	out := &linAcked{}
-	if a != nil {
-		out.offsets = make([]groupOffsetKey, 0, len(a.offsets)+1)
-		out.offsets = append(out.offsets, a.offsets...)
-	}
-	i := sort.Search(len(out.offsets), func(i int) bool { return !lessGroupOffset(out.offsets[i], k) })
-	out.offsets = append(out.offsets, groupOffsetKey{})
-	copy(out.offsets[i+1:], out.offsets[i:])
-	out.offsets[i] = k
-	return out
-}
-
-// size is how many offsets the set holds.
-func (a *linAcked) size() int {
-	if a == nil {
-		return 0
-	}
-	return len(a.offsets)
-}
-
-// equal reports whether two sets hold the same offsets.
-func (a *linAcked) equal(b *linAcked) bool {
-	if a.size() != b.size() {
-		return false
-	}
-	for i := 0; i < a.size(); i++ {
-		if a.offsets[i] != b.offsets[i] {
-			return false
-		}
-	}
-	return true
-}
-
 func lessGroupOffset(a, b groupOffsetKey) bool {
 	if a.group != b.group {
 		return a.group < b.group
