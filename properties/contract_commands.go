@@ -39,8 +39,9 @@ type commandCall struct {
 	what     string
 	requests []HistoryRequest
 	// key orders the call's findings (MergeFindings): its op's id, or
-	// past every op a trim's place.
-	key uint64
+	// past every op a trim's place; scope is a trim's.
+	key   uint64
+	scope felix.Scope
 }
 
 // CommandAnswersHonest checks AnswersHonest for the commands: every group
@@ -52,8 +53,21 @@ type commandCall struct {
 // recorded, nor anything when the ledger overflowed. It returns how many
 // answers it judged.
 func CommandAnswersHonest(h *History, trims []OutboxTrimCall, l *Ledger) (int, error) {
+	n, err, _ := CommandAnswersHonestIn(h, trims, l, HistoryPart{})
+	return n, err
+}
+
+// CommandAnswersHonestIn is CommandAnswersHonest over part of a history
+// (h holds the part's operations; trims are whole, and l is whole or the
+// part's shard groups' steps with every relay command: a relay request id
+// names no scope), judging the trims of the part's scopes. foreign
+// reports a command proposed for one of the part's scopes that no fetch
+// or ack of h sent: where it belongs decides another part's verdict, so
+// the caller must judge the history whole (it never happens in a part
+// that is the whole).
+func CommandAnswersHonestIn(h *History, trims []OutboxTrimCall, l *Ledger, part HistoryPart) (judged int, err error, foreign bool) {
 	if l == nil || l.Overflowed {
-		return 0, nil
+		return 0, nil, false
 	}
 	by := map[requestKey][]*LedgerProposal{}
 	for i := range l.Commands {
@@ -61,9 +75,12 @@ func CommandAnswersHonest(h *History, trims []OutboxTrimCall, l *Ledger) (int, e
 		k := requestKey{p.Client, p.Request}
 		by[k] = append(by[k], p)
 	}
+	calls := commandCalls(h, trims)
+	if part.Scopes != nil {
+		calls, foreign = partCalls(calls, l, part)
+	}
 	v := violations{what: InvariantAnswersHonest}
-	judged := 0
-	for _, c := range commandCalls(h, trims) {
+	for _, c := range calls {
 		v.at = c.key
 		for _, q := range c.requests {
 			if !q.Answer.NotProposed() {
@@ -82,12 +99,33 @@ func CommandAnswersHonest(h *History, trims []OutboxTrimCall, l *Ledger) (int, e
 			}
 		}
 	}
-	return judged, v.err()
+	return judged, v.err(), foreign
 }
 
-// commandCalls lists the judged calls: h's sent group fetches and acks
-// with recorded requests, and the relay's trims whose request ids no other
-// incarnation's trim used.
+// partCalls are the calls of calls that the part judges (every history
+// call, which h holds, and the trims of its scopes), and whether l holds a
+// history client's command for the part's scopes that none of them sent.
+func partCalls(calls []commandCall, l *Ledger, part HistoryPart) ([]commandCall, bool) {
+	var out []commandCall
+	mine := map[requestKey]bool{} // the requests of the part's calls; looked up only
+	for _, c := range calls {
+		if c.client == LedgerRelayClient && !part.holds(c.scope) {
+			continue
+		}
+		for _, q := range c.requests {
+			mine[requestKey{c.client, q.ID}] = true
+		}
+		out = append(out, c)
+	}
+	for i := range l.Commands {
+		p := &l.Commands[i]
+		if p.Client >= 0 && part.holds(p.Scope) && !mine[requestKey{p.Client, p.Request}] {
+			return out, true
+		}
+	}
+	return out, false
+}
+
 func commandCalls(h *History, trims []OutboxTrimCall) []commandCall {
 	var out []commandCall
 	for i := range h.Ops {
@@ -114,7 +152,7 @@ func commandCalls(h *History, trims []OutboxTrimCall) []commandCall {
 				qs = append(qs, q)
 			}
 		}
-		out = append(out, commandCall{client: LedgerRelayClient, requests: qs, key: 1<<62 + uint64(i),
+		out = append(out, commandCall{client: LedgerRelayClient, requests: qs, key: 1<<62 + uint64(i), scope: t.Scope,
 			what: fmt.Sprintf("the relay's outbox trim of %s through %d (relay incarnation %d)", t.Scope, t.Through, t.Incarnation)})
 	}
 	return out

@@ -71,13 +71,13 @@ func HistoryLandingsMatchRequestsIn(h *History, l *Ledger, ref *ReplicaLog, part
 		}
 		foreign = foreign || !whole
 		if judged[p.Client] {
-			v.at = uint64(i)
+			v.at = p.Seq
 			v.add("broker %d proposed request %d of client %d on %s, which no write of that client's history sent", p.Broker, p.Request, p.Client, p.Scope)
 		}
 	}
 	for i := range l.Landings {
-		v.at = uint64(len(l.Proposals) + i)
 		ld := &l.Landings[i]
+		v.at = 1<<62 + ld.Seq // after every proposal's
 		ps := x.byDigest[ld.Digest]
 		if len(ps) == 0 {
 			if part.judgesLedger() {

@@ -70,6 +70,10 @@ type LedgerProposal struct {
 	// command with no effect).
 	AppliedIndex uint64
 	AppliedError bool
+	// Seq is the proposal's place among the trace's proposals of its
+	// list (Proposals or Commands), which a ledger of one shard group's
+	// steps keeps: the order key of the findings about it (MergeFindings).
+	Seq uint64
 }
 
 // LedgerLanding is one record written by applying an entry.
@@ -84,6 +88,9 @@ type LedgerLanding struct {
 	// Brokers are the brokers (as clients name them) that applied it,
 	// ascending.
 	Brokers []uint64
+	// Seq orders the landing among the trace's landings, as Seq does a
+	// proposal: the place of its first apply among every written apply.
+	Seq uint64
 }
 
 // ledgerIndex looks a ledger's proposals up by digest and by request.

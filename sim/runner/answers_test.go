@@ -20,15 +20,15 @@ func TestLedgerAttributesEveryAnswer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var r *run
-	res, err := runWith(Options{Seed: 2, DurationNs: 10e9, FaultGapMeanNs: 6e8, Faults: f, KeepHistory: true}, func(b *run) { r = b })
-	if err != nil {
-		t.Fatal(err)
+	var l *properties.Ledger
+	var lerr error
+	res, err := Run(Options{Seed: 2, DurationNs: 10e9, FaultGapMeanNs: 6e8, Faults: f, KeepHistory: true, judged: func(r *run) { l, lerr = r.ledger() }})
+	if err != nil || lerr != nil {
+		t.Fatal(err, lerr)
 	}
 	if !res.OK() {
 		t.Fatalf("seed 2: %s", res.Summary())
 	}
-	l := r.ledger()
 	if l.Overflowed || len(l.Proposals) == 0 || len(l.Landings) == 0 {
 		t.Fatalf("ledger overflowed %t with %d proposals and %d landings", l.Overflowed, len(l.Proposals), len(l.Landings))
 	}

@@ -1,7 +1,9 @@
 package runner
 
 import (
+	"cmp"
 	"slices"
+	"strings"
 
 	"github.com/felixsim/felixsim/coverage"
 	"github.com/felixsim/felixsim/felix"
@@ -15,48 +17,47 @@ import (
 // checks attribute landings by (properties.Ledger): every client write
 // request a broker proposed (a Request step: client, request id, the
 // proposal's digest) and every record a broker wrote (an Apply step of
-// outcome written: digest, group, offset). It only reads the steps, so
-// a run is the same with it; a run always has one (see traceSink).
+// outcome written: digest, group, offset), and the proposals of group
+// fetches, acks and outbox trims apart (commands) with where each was
+// first applied, for the honesty of their answers. It only reads the
+// steps, so a run is the same with it; a run always has one (see
+// traceSink).
 //
-// It keeps the proposals of group fetches, acks and outbox trims apart
-// (commands), for the honesty of their answers.
+// The steps wait on disk (ledgerSpill), each tagged with its raft group:
+// the end checks read the ledger one shard group at a time
+// (GroupLedger), the whole of it only when a run is judged whole. In
+// memory it keeps the counts and the commands not yet applied.
 //
-// Invariant: len(proposals), len(commands) and len(landings) stay within
-// properties.LedgerStepsMax; past it steps are dropped and overflowed set.
+// Invariant: pending holds exactly the commands proposed and not yet
+// applied (the last proposal of each digest), each with its place and
+// group.
 type LedgerSink struct {
-	proposals []sunkProposal
-	commands  []sunkProposal
-	// commandAt finds a command kept by its proposal's digest (digests
-	// are unique per proposal); it is only looked up, never iterated.
-	commandAt map[uint64]int
-	landings  []sunkLanding
-	// landingAt finds a landing already kept by (digest, group, offset);
-	// it is only looked up, never iterated.
-	landingAt  map[landingKey]int
-	overflowed bool
+	spill ledgerSpill
+	// proposals, commands and applies count the steps kept of each kind
+	// (written applies: landings, each broker's apply apart).
+	proposals, commands, applies uint64
+	// pending finds a command not yet applied by its digest (digests are
+	// unique per proposal); only looked up and deleted, never ranged over.
+	pending map[uint64]pendingCommand
+	// crossGroup is set when a command's digest was applied in a group
+	// other than the one it was proposed in.
+	crossGroup bool
+	// scopes are the (group, tenant) pairs of the proposals kept, ascending.
+	scopes []groupTenant
 }
 
-// sunkProposal is a Request step as kept: raft ids and sim ids as the trace has them.
-// A command's applied is the index its entry was first applied at (0: not
-// applied), applyErr whether that apply refused it.
-type sunkProposal struct {
-	broker, client, request, group, digest uint64
-	tenant                                 string
-	applied                                uint64
-	applyErr                               bool
+// pendingCommand is a command not yet applied: its place and group.
+type pendingCommand struct{ seq, group uint64 }
+
+// groupTenant is a raft group and a tenant whose requests it proposed.
+type groupTenant struct {
+	group  uint64
+	tenant string
 }
 
-// sunkLanding is one record written, with every broker that applied it.
-type sunkLanding struct {
-	key     landingKey
-	brokers []uint64
-}
-
-type landingKey struct{ digest, group, offset uint64 }
-
-// NewLedgerSink returns an empty sink.
+// NewLedgerSink returns an empty sink; Close releases its file.
 func NewLedgerSink() *LedgerSink {
-	return &LedgerSink{landingAt: map[landingKey]int{}, commandAt: map[uint64]int{}}
+	return &LedgerSink{pending: map[uint64]pendingCommand{}, spill: ledgerSpill{heldMax: ledgerHeldMax}}
 }
 
 // Step keeps a client write's Request step and a written record's Apply
@@ -64,40 +65,56 @@ func NewLedgerSink() *LedgerSink {
 func (s *LedgerSink) Step(st *modeltrace.Step) {
 	switch {
 	case st.Kind == modeltrace.Request && st.Client != 0 && st.Asked != nil && st.Asked.Kind.Writes():
-		if len(s.proposals) >= properties.LedgerStepsMax {
-			s.overflowed = true
-			return
-		}
-		s.proposals = append(s.proposals, sunkProposal{broker: st.Broker, client: st.Client, request: st.ReqID,
-			group: st.Group, digest: st.Digest, tenant: st.Asked.Tenant})
+		s.spill.proposal('P', st, s.proposals)
+		s.proposals++
+		s.noteScope(st.Group, st.Asked.Tenant)
 	case st.Kind == modeltrace.Request && st.Client != 0 && st.Asked != nil && isCommand(st.Asked.Kind):
-		if len(s.commands) >= properties.LedgerStepsMax {
-			s.overflowed = true
-			return
-		}
-		s.commandAt[st.Digest] = len(s.commands)
-		s.commands = append(s.commands, sunkProposal{broker: st.Broker, client: st.Client, request: st.ReqID,
-			group: st.Group, digest: st.Digest, tenant: st.Asked.Tenant})
+		s.pending[st.Digest] = pendingCommand{seq: s.commands, group: st.Group}
+		s.spill.proposal('C', st, s.commands)
+		s.commands++
+		s.noteScope(st.Group, st.Asked.Tenant)
 	case st.Kind == modeltrace.Apply && st.Outcome != modeltrace.OutcomeWritten:
-		if i, ok := s.commandAt[st.Digest]; ok && s.commands[i].applied == 0 {
-			s.commands[i].applied, s.commands[i].applyErr = st.Index, st.Outcome == modeltrace.OutcomeError
+		if pc, ok := s.pending[st.Digest]; ok {
+			delete(s.pending, st.Digest)
+			s.crossGroup = s.crossGroup || pc.group != st.Group
+			s.spill.applied(pc.group, pc.seq, st.Index, st.Outcome == modeltrace.OutcomeError)
 		}
 	case st.Kind == modeltrace.Apply:
-		k := landingKey{digest: st.Digest, group: st.Group, offset: st.Offset}
-		if i, ok := s.landingAt[k]; ok {
-			if !slices.Contains(s.landings[i].brokers, st.Broker) {
-				s.landings[i].brokers = append(s.landings[i].brokers, st.Broker)
-			}
-			return
-		}
-		if len(s.landings) >= properties.LedgerStepsMax {
-			s.overflowed = true
-			return
-		}
-		s.landingAt[k] = len(s.landings)
-		s.landings = append(s.landings, sunkLanding{key: k, brokers: []uint64{st.Broker}})
+		s.spill.landing(st, s.applies)
+		s.applies++
 	}
 }
+
+// noteScope adds (group, tenant) to the scopes kept.
+func (s *LedgerSink) noteScope(group uint64, tenant string) {
+	k := groupTenant{group, tenant}
+	i, found := slices.BinarySearchFunc(s.scopes, k, func(a, b groupTenant) int {
+		if a.group != b.group {
+			return cmp.Compare(a.group, b.group)
+		}
+		return strings.Compare(a.tenant, b.tenant)
+	})
+	if !found {
+		s.scopes = slices.Insert(s.scopes, i, k)
+	}
+}
+
+// Scopes are the scopes of the requests proposed (streams give each raft
+// group its stream shard), ascending.
+func (s *LedgerSink) Scopes(streams []node.StreamSpec) []felix.Scope {
+	shards := shardsOf(streams)
+	var out []felix.Scope
+	for _, gt := range s.scopes {
+		sc := shards[gt.group]
+		sc.Tenant = gt.tenant
+		out = append(out, sc)
+	}
+	slices.SortFunc(out, felix.Scope.Compare)
+	return slices.Compact(out)
+}
+
+// Close releases the file the sink's steps wait in.
+func (s *LedgerSink) Close() error { return s.spill.close() }
 
 // isCommand reports whether a request of kind k is a client command that
 // writes no record: a group fetch or ack, or an outbox trim.
@@ -109,19 +126,71 @@ func isCommand(k modeltrace.CommitKind) bool {
 // clients name them (a slot's first raft id), raft groups as the stream
 // shards of streams (the cluster's topology), and senders as the
 // history's clients by clientOf (a sim id to a history client, false for
-// a sender no history records).
-func (s *LedgerSink) Ledger(streams []node.StreamSpec, clientOf func(simID uint64) (int, bool)) *properties.Ledger {
-	shards := shardsOf(streams)
-	l := &properties.Ledger{Overflowed: s.overflowed}
-	l.Proposals = ledgerProposals(s.proposals, shards, clientOf)
-	l.Commands = ledgerProposals(s.commands, shards, clientOf)
-	for _, ld := range s.landings {
+// a sender no history records). It fails only when the sink's file could
+// not be written or read back.
+func (s *LedgerSink) Ledger(streams []node.StreamSpec, clientOf func(simID uint64) (int, bool)) (*properties.Ledger, error) {
+	k, err := s.spill.read(func(uint64) bool { return true }, nil)
+	if err != nil {
+		return nil, err
+	}
+	l := k.ledger(shardsOf(streams), clientOf)
+	if l.Overflowed = s.overflowed() || len(l.Landings) > properties.LedgerStepsMax; l.Overflowed {
+		// What a capped ledger would have kept: the first of each (the
+		// checks judge nothing of an overflowed ledger; coverage counts it).
+		l.Proposals, l.Commands = l.Proposals[:min(len(l.Proposals), properties.LedgerStepsMax)], l.Commands[:min(len(l.Commands), properties.LedgerStepsMax)]
+		l.Landings = l.Landings[:min(len(l.Landings), properties.LedgerStepsMax)]
+	}
+	return l, nil
+}
+
+// overflowed reports whether more proposals or commands were kept than
+// properties.LedgerStepsMax (landings are counted once deduplicated).
+func (s *LedgerSink) overflowed() bool {
+	return s.proposals > properties.LedgerStepsMax || s.commands > properties.LedgerStepsMax
+}
+
+// GroupLedger is the part of Ledger whose steps raft groups groups took,
+// with every command of the outbox relay (whose request ids name no
+// scope, so a trim's may stand for a proposal of any group), for the end
+// checks judging those shard groups' scopes. ok is false when the
+// part may differ from what the whole ledger says of the group's requests
+// (its landings or first proposals: a record landed in the group under a
+// digest no proposal of the group carries, a command applied in another
+// group than its proposal's), or when the whole ledger overflowed or so
+// many records landed that whether it did needs it whole: the caller then
+// judges whole.
+func (s *LedgerSink) GroupLedger(groups []uint64, streams []node.StreamSpec, clientOf func(simID uint64) (int, bool)) (l *properties.Ledger, ok bool, err error) {
+	if s.crossGroup || s.applies > properties.LedgerStepsMax || s.overflowed() {
+		return nil, false, nil
+	}
+	relay := func(simID uint64) bool { c, ok := clientOf(simID); return ok && c == properties.LedgerRelayClient }
+	k, err := s.spill.read(func(g uint64) bool { return slices.Contains(groups, g) }, relay)
+	if err != nil {
+		return nil, false, err
+	}
+	proposed := map[uint64]bool{} // the digests the group proposed; looked up only
+	for _, p := range k.proposals {
+		proposed[p.digest] = true
+	}
+	for _, ld := range k.landings {
+		if !proposed[ld.key.digest] {
+			return nil, false, nil
+		}
+	}
+	return k.ledger(shardsOf(streams), clientOf), true, nil
+}
+
+// ledger converts what was read back to properties' terms.
+func (k *sunkLedger) ledger(shards map[uint64]felix.Scope, clientOf func(simID uint64) (int, bool)) *properties.Ledger {
+	l := &properties.Ledger{Proposals: ledgerProposals(k.proposals, shards, clientOf), Commands: ledgerProposals(k.commands, shards, clientOf)}
+	for _, ld := range k.landings {
 		bs := make([]uint64, len(ld.brokers))
 		for i, b := range ld.brokers {
 			bs[i] = slotOf(b)
 		}
 		slices.Sort(bs)
-		l.Landings = append(l.Landings, properties.LedgerLanding{Digest: ld.key.digest, Shard: shards[ld.key.group], Offset: ld.key.offset, Brokers: slices.Compact(bs)})
+		l.Landings = append(l.Landings, properties.LedgerLanding{Digest: ld.key.digest, Shard: shards[ld.key.group], Offset: ld.key.offset,
+			Brokers: slices.Compact(bs), Seq: ld.seq})
 	}
 	return l
 }
@@ -137,7 +206,7 @@ func ledgerProposals(ps []sunkProposal, shards map[uint64]felix.Scope, clientOf 
 		sc := shards[p.group]
 		sc.Tenant = p.tenant
 		out = append(out, properties.LedgerProposal{Broker: slotOf(p.broker), Client: c, Request: p.request, Scope: sc, Digest: p.digest,
-			AppliedIndex: p.applied, AppliedError: p.applyErr})
+			AppliedIndex: p.applied, AppliedError: p.applyErr, Seq: p.seq})
 	}
 	return out
 }
@@ -158,15 +227,24 @@ func shardsOf(streams []node.StreamSpec) map[uint64]felix.Scope {
 
 // ledger is the run's ledger, its senders read as the workload's clients
 // and the outbox relay.
-func (r *run) ledger() *properties.Ledger {
+func (r *run) ledger() (*properties.Ledger, error) {
+	return r.trace.ledger.Ledger(r.c.Config().Streams, r.ledgerClient)
+}
+
+// groupLedger is the part of the run's ledger of raft groups groups (see
+// LedgerSink.GroupLedger).
+func (r *run) groupLedger(groups []uint64) (*properties.Ledger, bool, error) {
+	return r.trace.ledger.GroupLedger(groups, r.c.Config().Streams, r.ledgerClient)
+}
+
+// ledgerClient reads a sender's sim id as a history client or the relay.
+func (r *run) ledgerClient(simID uint64) (int, bool) {
+	if simID == r.relaySimID {
+		return properties.LedgerRelayClient, true
+	}
 	wc := r.wl.Config()
-	return r.trace.ledger.Ledger(r.c.Config().Streams, func(simID uint64) (int, bool) {
-		if simID == r.relaySimID {
-			return properties.LedgerRelayClient, true
-		}
-		i := int(simID) - wc.FirstSimID
-		return i, simID >= uint64(wc.FirstSimID) && i < wc.Clients
-	})
+	i := int(simID) - wc.FirstSimID
+	return i, simID >= uint64(wc.FirstSimID) && i < wc.Clients
 }
 
 // countAnswers counts what the id-matching checks judged: write requests

@@ -19,7 +19,7 @@ type ContractJudged struct {
 // trims. OutboxFromStart runs with the other outbox checks
 // (OutboxViolations).
 func ContractViolations(h *properties.History, trims []properties.OutboxTrimCall, ledger *properties.Ledger) ([]Violation, ContractJudged) {
-	c := contractOf(h, trims, ledger)
+	c, _ := contractOf(h, trims, ledger, properties.HistoryPart{})
 	return c.violations(), c.judged
 }
 
@@ -32,14 +32,16 @@ type contractVerdicts struct {
 	judged   ContractJudged
 }
 
-// contractOf runs the client-contract checks over h, trims and ledger.
-func contractOf(h *properties.History, trims []properties.OutboxTrimCall, ledger *properties.Ledger) contractVerdicts {
-	var c contractVerdicts
+// contractOf runs the client-contract checks over h, part of a history
+// (the whole: the zero part), the relay's trims and the ledger; foreign
+// reports a command whose verdict another part decides (see
+// properties.CommandAnswersHonestIn).
+func contractOf(h *properties.History, trims []properties.OutboxTrimCall, ledger *properties.Ledger, part properties.HistoryPart) (c contractVerdicts, foreign bool) {
 	c.leases = properties.HistoryGroupLeases(h, ledger)
 	c.judged.LeaseRedeliveries, c.judged.LeaseExpiries = c.leases.HandoutPairs, c.leases.ExpiriesJudged
 	c.judged.FailedWrites, c.failed = properties.HistoryFailedOnlyWhenCertain(h)
-	c.judged.CommandAnswers, c.commands = properties.CommandAnswersHonest(h, trims, ledger)
-	return c
+	c.judged.CommandAnswers, c.commands, foreign = properties.CommandAnswersHonestIn(h, trims, ledger, part)
+	return c, foreign
 }
 
 // violations are c's violations, in the order the contract checks report.

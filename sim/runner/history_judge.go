@@ -54,14 +54,17 @@ type historyJudgment struct {
 // only when the history could not be read back.
 func (r *run) judgeHistory(outline cluster.Snapshot) (*historyJudgment, error) {
 	facts := r.historyFacts()
-	ledger := r.ledger()
 	if !r.opts.judgeWhole {
-		j, ok, err := r.judgeScoped(ReplicaLogsOf(outline), facts, ledger)
+		j, ok, err := r.judgeScoped(ReplicaLogsOf(outline), facts)
 		if err != nil || ok {
 			return j, err
 		}
 	}
 	h, err := r.wholeHistory()
+	if err != nil {
+		return nil, err
+	}
+	ledger, err := r.ledger()
 	if err != nil {
 		return nil, err
 	}
@@ -107,54 +110,115 @@ func (r *run) historyFacts() *historyFacts {
 		trims: r.relayTrims(), liveComplete: r.trace.leaders.check}
 }
 
-// judgeScoped judges the history a scope at a time: every scope of the
-// history or of a replica (outline: the replicas' views without their
-// logs), the probe's last (they need the payloads of the writes refused
-// before sending), then the live scopes together for the ephemeral
-// checks. ok is false when a part proved dependent on another (see
-// above): the caller judges the history whole.
-func (r *run) judgeScoped(outline []properties.ReplicaLog, facts *historyFacts, ledger *properties.Ledger) (j *historyJudgment, ok bool, err error) {
+// judgeScoped judges the history a part at a time: the scopes of the
+// history, of a replica (outline: the replicas' views without their
+// logs), of the relay and of the ledger, ascending, cut into parts of
+// whole scopes holding at most partOpsMax operations unless one scope
+// holds more (scopedParts); the probe's scopes last (they need the
+// payloads of the writes refused before sending), then the live scopes
+// together for the ephemeral checks. A part reads the ledger of its
+// scopes' shard groups. ok is false when a part proved dependent on
+// another (see above): the caller judges the history whole.
+func (r *run) judgeScoped(outline []properties.ReplicaLog, facts *historyFacts) (j *historyJudgment, ok bool, err error) {
 	scopes := r.judgedScopes(outline)
+	parts := r.scopedParts(scopes)
 	notSent := map[string]bool{} // payloads of writes refused before sending; looked up only
-	verdicts := make([]partVerdicts, len(scopes))
-	j = &historyJudgment{scoped: true}
+	verdicts := make([]partVerdicts, len(parts))
 	for _, probe := range []bool{false, true} {
-		for i, s := range scopes {
-			if (s.Tenant == livenessTenant) != probe {
+		for i, ps := range parts {
+			if (ps[0].Tenant == livenessTenant) != probe {
 				continue
 			}
-			p, err := r.scopePart([]felix.Scope{s}, facts, ledger, i == 0)
-			if err != nil {
-				return nil, false, err
-			}
-			if !p.independent(notSent) {
-				return nil, false, nil
-			}
-			verdicts[i] = p.judge()
-			if p.foreign {
-				return nil, false, nil
-			}
-			if err := r.judgeOutbox(p, &verdicts[i]); err != nil {
+			if ok, err := r.judgePart(ps, i == 0, facts, notSent, &verdicts[i]); err != nil || !ok {
 				return nil, false, err
 			}
 		}
 	}
-	if j.ephemeral, ok, err = r.judgeLive(scopes, facts, ledger); err != nil || !ok {
+	j = &historyJudgment{scoped: true}
+	if j.ephemeral, ok, err = r.judgeLive(scopes, facts); err != nil || !ok {
 		return nil, false, err
 	}
 	j.partVerdicts = mergeVerdicts(verdicts, j.ephemeral)
 	return j, true, nil
 }
 
+// judgePart judges the part of scopes (ascending; ledgerPart: the one that
+// judges the ledger's own findings) into v; ok is false when it proved
+// dependent on another part.
+func (r *run) judgePart(scopes []felix.Scope, ledgerPart bool, facts *historyFacts, notSent map[string]bool, v *partVerdicts) (ok bool, err error) {
+	ledger, ok, err := r.partLedger(scopes)
+	if err != nil || !ok {
+		return false, err
+	}
+	p, err := r.scopePart(scopes, facts, ledger, ledgerPart)
+	if err != nil || !p.independent(notSent) {
+		return false, err
+	}
+	if *v = p.judge(); p.foreign {
+		return false, nil
+	}
+	return true, r.judgeOutbox(p, v)
+}
+
+// partOpsMax is how many operations one part of a history judged in parts
+// holds at most (scopedParts), unless one scope holds more: what the
+// workload holds in memory during the run (workload.HeldOpsDefault).
+const partOpsMax = workload.HeldOpsDefault
+
+// scopedParts cuts scopes (ascending) into parts of consecutive scopes
+// holding at most partOpsMax operations (a scope with more is a part of
+// its own); the liveness probe's scopes, which hold none, never share a
+// part with others.
+func (r *run) scopedParts(scopes []felix.Scope) [][]felix.Scope {
+	var out [][]felix.Scope
+	ops, opsMax := 0, partOpsMax
+	if r.opts.partOpsMax > 0 {
+		opsMax = r.opts.partOpsMax
+	}
+	for i, s := range scopes {
+		n := r.wl.ScopeOps(s) + r.drainOps(s)
+		probe := s.Tenant == livenessTenant
+		if i == 0 || ops+n > opsMax || probe != (scopes[i-1].Tenant == livenessTenant) {
+			out, ops = append(out, nil), 0
+		}
+		out[len(out)-1] = append(out[len(out)-1], s)
+		ops += n
+	}
+	return out
+}
+
+// drainOps counts the drain's operations of scope s.
+func (r *run) drainOps(s felix.Scope) int {
+	n := 0
+	for i := range r.drainSt.ops {
+		if r.drainSt.ops[i].Scope == s {
+			n++
+		}
+	}
+	return n
+}
+
+// partLedger is the part of the run's ledger of the shard groups of
+// scopes (see LedgerSink.GroupLedger).
+func (r *run) partLedger(scopes []felix.Scope) (*properties.Ledger, bool, error) {
+	var groups []uint64
+	for _, s := range scopes {
+		if g := r.c.RaftGroupOf(s.Namespace, s.Stream, s.Shard); !slices.Contains(groups, g) {
+			groups = append(groups, g)
+		}
+	}
+	return r.groupLedger(groups)
+}
+
 // judgeLive runs the ephemeral streams' checks over every live scope.
-func (r *run) judgeLive(scopes []felix.Scope, facts *historyFacts, ledger *properties.Ledger) (ephemeral, bool, error) {
+func (r *run) judgeLive(scopes []felix.Scope, facts *historyFacts) (ephemeral, bool, error) {
 	var live []felix.Scope
 	for _, s := range scopes {
 		if slices.Contains(facts.live, properties.LiveStream{Namespace: s.Namespace, Stream: s.Stream}) {
 			live = append(live, s)
 		}
 	}
-	p, err := r.scopePart(live, facts, ledger, false)
+	p, err := r.scopePart(live, facts, nil, false)
 	if err != nil {
 		return ephemeral{}, false, err
 	}
@@ -166,10 +230,13 @@ func (r *run) judgeLive(scopes []felix.Scope, facts *historyFacts, ledger *prope
 }
 
 // judgedScopes are the scopes of the history (the drain's included), of
-// every replica's logs and of the relay, ascending.
+// every replica's logs, of the relay and of the ledger, ascending.
 func (r *run) judgedScopes(logs []properties.ReplicaLog) []felix.Scope {
 	out := r.historyScopes()
 	for _, s := range relayScopes(r.wl.Config()) {
+		out = insertScope(out, s)
+	}
+	for _, s := range r.trace.ledger.Scopes(r.c.Config().Streams) {
 		out = insertScope(out, s)
 	}
 	for i := range logs {

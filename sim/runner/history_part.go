@@ -37,9 +37,9 @@ type historyFacts struct {
 	// latestNs is the whole history's latest invocation or answer.
 	latestNs int64
 	stepsMax int
-	// trims are the relay's outbox trims (nil: none judged), for the part
-	// that judges the ledger; liveComplete judges the live reads of the
-	// part that holds every live scope (nil: not judged).
+	// trims are the relay's outbox trims (nil: none judged), each part
+	// judging its scopes'; liveComplete judges the live reads of the part
+	// that holds every live scope (nil: not judged).
 	trims        []properties.OutboxTrimCall
 	liveComplete func(h *properties.History) (int, error)
 }
@@ -92,11 +92,9 @@ func (p *historyPart) judge() partVerdicts {
 		v.groupsDelivered = properties.HistoryGroupDeliversEveryRecord(p.h, &p.ref, p.drainedHere())
 	}
 	v.lin = properties.HistoryLinearizableAt(withoutLiveStreams(p.h, p.facts.live), &p.ref, p.facts.stepsMax, p.facts.latestNs)
-	var trims []properties.OutboxTrimCall
-	if p.part.Scopes == nil || p.part.Ledger {
-		trims = p.facts.trims
-	}
-	v.contract = contractOf(p.h, trims, p.ledger)
+	var foreign bool
+	v.contract, foreign = contractOf(p.h, p.facts.trims, p.ledger, p.part)
+	p.foreign = p.foreign || foreign
 	v.tally = tallyOf(p.h)
 	countLandedTwice(v.tally.counts, p.h, &p.ref)
 	countAnswers(v.tally.counts, p.h, p.ledger)

@@ -134,6 +134,15 @@ type Options struct {
 	judgeWhole bool
 	// sinkHeldMax is the relay's Config.SinkHeldMax (0: its default).
 	sinkHeldMax int
+	// partOpsMax is how many operations a part of the history judged in
+	// parts holds at most (0: partOpsMax; 1: a scope a part).
+	partOpsMax int
+	// ledgerHeldMax is how many steps the ledger holds in memory (0:
+	// ledgerHeldMax).
+	ledgerHeldMax int
+	// judged, when set, is called once the run is judged, before what it
+	// kept on disk is released (tests read the ledger there).
+	judged func(*run)
 	// historyHeldOps is the workload's Config.HeldOps (0: its default);
 	// tests shrink it to stream almost the whole history to disk.
 	historyHeldOps int

@@ -114,10 +114,14 @@ func runWith(opts Options, built func(*run)) (*Result, error) {
 	defer r.c.Close()
 	defer r.wl.Close()
 	defer r.relay.Close()
+	defer r.trace.ledger.Close()
 	if built != nil {
 		built(r)
 	}
 	r.execute()
+	if r.opts.judged != nil {
+		r.opts.judged(r)
+	}
 	if r.histErr != nil {
 		return nil, fmt.Errorf("%w: what the end checks read was lost: %w", ErrNoVerdict, r.histErr)
 	}

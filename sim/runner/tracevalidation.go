@@ -57,6 +57,9 @@ func (t *traceSinks) Step(s *modeltrace.Step) {
 func (r *run) traceSink(plan *faultplan.Plan) modeltrace.Sink {
 	o := &r.opts
 	r.trace = &traceSinks{export: o.TraceExport, ledger: NewLedgerSink(), rejectedNs: -1}
+	if o.ledgerHeldMax > 0 {
+		r.trace.ledger.spill.heldMax = o.ledgerHeldMax
+	}
 	if o.ValidateTrace || o.TraceExport != nil || mayChangeMembership(plan) {
 		r.trace.promotions = newPromotionCheck()
 	}

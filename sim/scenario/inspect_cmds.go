@@ -176,6 +176,10 @@ func (r *Runner) cmdCheck(a *args) (string, error) {
 		return "", err
 	}
 	h := r.history()
+	ledger, err := r.ledgerOf(c)
+	if err != nil {
+		return "", err
+	}
 	vs := r.inRun.Found()
 	vs = append(vs, runner.CheckCluster(c, h, func(ns, stream string) (uint32, bool) {
 		for _, s := range c.Config().Streams {
@@ -184,7 +188,7 @@ func (r *Runner) cmdCheck(a *args) (string, error) {
 			}
 		}
 		return 0, false
-	}, r.steps, r.ledgerOf(c))...)
+	}, r.steps, ledger)...)
 	vs = append(vs, r.groupViolations(c, h)...)
 	vs = append(vs, r.inRun.GenerationViolations()...)
 	vs = append(vs, r.inRun.LiveViolations(h)...)

@@ -103,11 +103,14 @@ func NewRunner(opts Options) *Runner {
 	return &Runner{opts: opts, inFlight: map[string][]call{}, clients: ClientsDefault, callTimeoutNs: CallTimeoutNsDefault, cfg: cluster.Config{Seed: SeedDefault, Streams: []node.StreamSpec{}}}
 }
 
-// Close releases the cluster's world.
+// Close releases the cluster's world and the ledger's file.
 func (r *Runner) Close() {
 	if r.c != nil {
 		r.c.Close()
 		r.c = nil
+	}
+	if r.ledger != nil {
+		r.ledger.Close()
 	}
 }
 

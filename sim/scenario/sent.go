@@ -45,8 +45,8 @@ func (r *Runner) attachRequests(ops []properties.HistoryOp) {
 
 // ledgerOf is what the brokers' trace showed of the scenario's requests,
 // their senders read as the scenario's clients (history client i is
-// ClientNames[i]).
-func (r *Runner) ledgerOf(c *cluster.Cluster) *properties.Ledger {
+// ClientNames[i]); it fails only when the ledger's file failed.
+func (r *Runner) ledgerOf(c *cluster.Cluster) (*properties.Ledger, error) {
 	return r.ledger.Ledger(c.Config().Streams, func(simID uint64) (int, bool) {
 		for i, n := range r.clientNames() {
 			if p := r.client[n]; p != nil && uint64(p.SimID()) == simID {

@@ -35,8 +35,10 @@ type recorder struct {
 	// writes are the sent writes' calls, for their requests.
 	writes sentWrites
 	// scopes are the scopes of the operations recorded, ascending (one
-	// per scope the workload's clients use: a few dozen at most).
-	scopes []felix.Scope
+	// per scope the workload's clients use: a few dozen at most), and
+	// scopeOps how many operations each has.
+	scopes   []felix.Scope
+	scopeOps []int
 	// latestNs is the latest invocation or completion recorded.
 	latestNs int64
 }
@@ -75,9 +77,11 @@ func (r *recorder) invoke(op properties.HistoryOp, nowNs int64) int {
 	r.blocks[last] = append(r.blocks[last], op)
 	r.held++
 	r.latestNs = max(r.latestNs, nowNs)
-	if i, found := slices.BinarySearchFunc(r.scopes, op.Scope, felix.Scope.Compare); !found {
-		r.scopes = slices.Insert(r.scopes, i, op.Scope)
+	i, found := slices.BinarySearchFunc(r.scopes, op.Scope, felix.Scope.Compare)
+	if !found {
+		r.scopes, r.scopeOps = slices.Insert(r.scopes, i, op.Scope), slices.Insert(r.scopeOps, i, 0)
 	}
+	r.scopeOps[i]++
 	return n
 }
 

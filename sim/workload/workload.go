@@ -67,6 +67,14 @@ func (w *Workload) ScopeHistory(scopes []felix.Scope) (*properties.History, erro
 // Scopes are the scopes of the operations recorded so far, ascending.
 func (w *Workload) Scopes() []felix.Scope { return slices.Clone(w.rec.scopes) }
 
+// ScopeOps is how many operations of scope s were recorded so far.
+func (w *Workload) ScopeOps(s felix.Scope) int {
+	if i, found := slices.BinarySearchFunc(w.rec.scopes, s, felix.Scope.Compare); found {
+		return w.rec.scopeOps[i]
+	}
+	return 0
+}
+
 // LatestNs is the latest invocation or completion recorded so far (0
 // before the first operation).
 func (w *Workload) LatestNs() int64 { return w.rec.latestNs }
