@@ -108,7 +108,7 @@ var layers = map[string]layer{
 	// verdict is the one rule from what a run saw to its verdict and
 	// exit code: a pure leaf over properties' families.
 	"sim/verdict": {may: []string{"properties"}, forbidStd: pureStd, simulated: true},
-	"sim/runner": {may: []string{"felix", "sim/world", "sim/faultplan", "sim/cluster", "sim/workload", "sim/relay", "node", "properties", "wire", "coverage", "modeltrace", "tla", "sim/verdict"},
+	"sim/runner": {may: []string{"felix", "sim/world", "sim/faultplan", "sim/cluster", "sim/workload", "sim/relay", "node", "properties", "wire", "coverage", "modeltrace", "tla", "sim/verdict", "vfs"},
 		simulated: true},
 	// scenario runs scripted broker stories on a cluster and checks them
 	// with the runner's properties; its file I/O lives in cmd and tests.

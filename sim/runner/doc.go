@@ -79,6 +79,8 @@
 // options give the same trace hash, in this process or another. It imports
 // sim/world, sim/faultplan, sim/cluster, sim/workload, sim/relay, node, properties,
 // statemachine, wire, modeltrace, tla (whose TraceValidator checks the
-// run's abstract trace) and sim/verdict (a run's verdict by the one rule); it must not import cmd. sim/detcheck/layers.go
-// holds the table.
+// run's abstract trace), sim/verdict (a run's verdict by the one rule)
+// and vfs (the ledger of the brokers' steps waits in a vfs.Scratch file:
+// ledger_spill.go); it must not import cmd. sim/detcheck/layers.go holds
+// the table.
 package runner
