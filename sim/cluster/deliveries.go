@@ -24,19 +24,35 @@ type requestKey struct {
 // brokers' doors, so counting changes nothing in the run. It is only
 // looked up, never iterated, so its map order reaches nothing.
 //
-// Invariant: len(copies) <= copiesMax (RequestDeliveriesMax in a cluster).
+// A sender numbers its requests 1, 2, 3, ..., so each sender's counts
+// are a dense array by request id, two bytes a request (a map of every
+// request cost some forty: the tally grows with the run either way). A
+// count the array cannot hold (an id far past the sender's others, a
+// sender id out of range, more than 65,535 copies) goes to a map.
+//
+// Invariant: counted <= copiesMax (RequestDeliveriesMax in a cluster);
+// a request is counted in dense or in sparse, never both.
 type RequestDeliveries struct {
-	copies     map[requestKey]uint32
+	dense      [][]uint16
+	sparse     map[requestKey]uint32
+	counted    int
 	copiesMax  int
 	overflowed bool
 }
+
+// Dense counting's bounds: sender ids below deliverySendersMax, and ids
+// at most deliveryIDGapMax past a sender's highest counted one.
+const (
+	deliverySendersMax = 1 << 10
+	deliveryIDGapMax   = 1 << 16
+)
 
 // RequestDeliveries is the cluster's tally of delivered write requests,
 // counted since it was built.
 func (c *Cluster) RequestDeliveries() *RequestDeliveries { return c.deliveries }
 
 func newRequestDeliveries(copiesMax int) *RequestDeliveries {
-	return &RequestDeliveries{copies: map[requestKey]uint32{}, copiesMax: copiesMax}
+	return &RequestDeliveries{sparse: map[requestKey]uint32{}, copiesMax: copiesMax}
 }
 
 // note counts one delivered copy of req from sim id from, if it is a
@@ -48,23 +64,70 @@ func (t *RequestDeliveries) note(from int, req *wire.Request) {
 		return
 	}
 	k := requestKey{from: from, id: req.ID}
-	n, ok := t.copies[k]
-	switch {
-	case ok:
-		t.copies[k] = n + 1
-	case len(t.copies) >= t.copiesMax:
-		t.overflowed = true
-	default:
-		t.copies[k] = 1
+	if n, ok := t.sparse[k]; ok {
+		t.sparse[k] = n + 1
+		return
 	}
+	d := t.denseSlot(k, true)
+	n := uint32(0)
+	if d != nil {
+		n = uint32(*d)
+	}
+	if n == 0 {
+		if t.counted >= t.copiesMax {
+			t.overflowed = true
+			return
+		}
+		t.counted++
+	}
+	if d != nil && n+1 < 1<<16 {
+		*d = uint16(n + 1)
+		return
+	}
+	if d != nil {
+		*d = 0 // past what the array holds: the map counts it from now on
+	}
+	t.sparse[k] = n + 1
+}
+
+// count is k's copies so far (0: never delivered or not counted).
+func (t *RequestDeliveries) count(k requestKey) uint32 {
+	if d := t.denseSlot(k, false); d != nil && *d > 0 {
+		return uint32(*d)
+	}
+	return t.sparse[k]
+}
+
+// denseSlot is k's place in the dense arrays, grown to hold it when grow
+// allows and k is within their bounds; nil when it has none.
+func (t *RequestDeliveries) denseSlot(k requestKey, grow bool) *uint16 {
+	if k.from < 0 || k.from >= deliverySendersMax {
+		return nil
+	}
+	if grow && k.from >= len(t.dense) {
+		t.dense = append(t.dense, make([][]uint16, k.from+1-len(t.dense))...)
+	}
+	if k.from >= len(t.dense) {
+		return nil
+	}
+	a := t.dense[k.from]
+	if k.id < uint64(len(a)) {
+		return &a[k.id]
+	}
+	if !grow || k.id >= uint64(len(a))+deliveryIDGapMax {
+		return nil
+	}
+	a = append(a, make([]uint16, k.id+1-uint64(len(a)))...)
+	t.dense[k.from] = a
+	return &a[k.id]
 }
 
 // Copies is how many copies of the write request id sent by sim id from
 // were delivered to a broker; known is false when the tally overflowed
 // and holds no count of it.
 func (t *RequestDeliveries) Copies(from int, id uint64) (copies uint32, known bool) {
-	n, ok := t.copies[requestKey{from: from, id: id}]
-	return n, ok || !t.overflowed
+	n := t.count(requestKey{from: from, id: id})
+	return n, n > 0 || !t.overflowed
 }
 
 // Overflowed reports whether a request went uncounted for the cap.

@@ -49,3 +49,36 @@ func TestRequestDeliveriesCounts(t *testing.T) {
 		t.Fatal("not overflowed past the cap")
 	}
 }
+
+// TestRequestDeliveriesDenseAndSparse: counts kept in the dense arrays,
+// in the map (a sender id out of range, an id far past the sender's
+// others) and moved from one to the other (more copies than two bytes
+// hold) all read back as counted, by an independent tally.
+func TestRequestDeliveriesDenseAndSparse(t *testing.T) {
+	d := newRequestDeliveries(1 << 20)
+	want := map[requestKey]uint32{}
+	note := func(from int, id uint64, times int) {
+		for i := 0; i < times; i++ {
+			d.note(from, publishReq(id))
+			want[requestKey{from, id}]++
+		}
+	}
+	note(3, 1, 1)
+	note(3, 2, 70000) // past 65,535: moves to the map
+	note(3, 3, 2)
+	note(deliverySendersMax+5, 1, 3) // sender id out of the arrays' range
+	note(4, 1<<40, 2)                // an id far past the sender's others
+	note(4, 7, 1)
+	note(3, 2, 1)
+	for k, n := range want {
+		if got, ok := d.Copies(k.from, k.id); got != n || !ok {
+			t.Fatalf("Copies(%d, %d) = %d, %t; want %d", k.from, k.id, got, ok, n)
+		}
+	}
+	if got, ok := d.Copies(3, 9); got != 0 || !ok || d.counted != len(want) || d.Overflowed() {
+		t.Fatalf("an unseen request: %d, %t; %d counted, want %d", got, ok, d.counted, len(want))
+	}
+	if _, inMap := d.sparse[requestKey{3, 2}]; !inMap || d.dense[3][2] != 0 || len(d.dense[4]) > 8 {
+		t.Fatalf("request 2 of sender 3 in the map %v (array %d), sender 4's array %d long", inMap, d.dense[3][2], len(d.dense[4]))
+	}
+}
