@@ -55,6 +55,8 @@ const (
 	InvariantOutboxKeptUntilRelayed     InvariantName = "OutboxKeptUntilRelayed"
 	InvariantPromotedCaughtUp           InvariantName = "PromotedCaughtUp"
 	InvariantLivenessDuringChange       InvariantName = "LivenessDuringChange"
+	InvariantStoreKeepsAcknowledged     InvariantName = "StoreKeepsAcknowledged"
+	InvariantStoreRoundsWhole           InvariantName = "StoreRoundsWhole"
 )
 
 // Errorf returns an error naming the invariant: "Name: " and the message.
@@ -351,6 +353,18 @@ var registry = mustRegistry([]Invariant{
 		Statement: "while a membership change is in flight, a shard group whose voters' majority (in every configuration a running broker holds) is running and connected to each other and to the client acknowledges a write within the change-liveness budget",
 		Family:    FamilyLiveness,
 		Checks:    []string{"properties.WritesAckedDuringChange"},
+	},
+	{
+		Name:      InvariantStoreKeepsAcknowledged,
+		Statement: "a broker's store, reopened after a crash, holds what the broker acknowledged before it: its raft log through the last index it acknowledged (a MsgAppResp, or a leader's own append) unless it recovered a later term, and the applied index it answered clients from (checked at every boot, before raft starts; term, vote and commit are HardStateMonotonic's, consumer positions GroupPositionMonotonic's)",
+		Family:    FamilySafety,
+		Checks:    []string{"properties.StoreKeepsAcknowledged"},
+	},
+	{
+		Name:      InvariantStoreRoundsWhole,
+		Statement: "a broker's store, reopened after a crash, holds whole store commits: every scope's position row has the log rows at both ends of the window it names and none past it (checked at every boot)",
+		Family:    FamilySafety,
+		Checks:    []string{"properties.StoreRoundsWhole"},
 	},
 })
 

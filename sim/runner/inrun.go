@@ -46,6 +46,8 @@ type inRun struct {
 	windowViews []properties.GroupPositionView
 	// counts is the run's coverage (countNearGroup's).
 	counts *coverage.Counts
+	// acks are what each broker acknowledged (inrun_acked.go).
+	acks acknowledged
 }
 
 // stateGetter is the part of a shard Applied reads (the runner does not
@@ -61,7 +63,7 @@ var _ node.Observer = (*inRun)(nil)
 
 func newInRun(brokers int) *inRun {
 	ir := &inRun{promised: map[brokerGroup]properties.RaftHardState{}, more: map[properties.InvariantName]int{}, drops: newRetentionDrops(),
-		store: newStoreCheck()}
+		store: newStoreCheck(), acks: newAcknowledged()}
 	for id := 0; id <= brokers; id++ {
 		ir.names = append(ir.names, brokerName(uint64(id)))
 	}
