@@ -26,6 +26,12 @@ const (
 	// instead of truncating it: when the new entries end before the old
 	// log did, the old entries beyond them stay, from an older term.
 	DefectKeepStaleSuffix
+	// DefectCutLastTxn makes Open, when the file ends in a partial or torn
+	// transaction, truncate it where the last whole transaction begins
+	// instead of where it ends (an off-by-one transaction): every crash
+	// that leaves a transaction half-written also loses the one before
+	// it, which was synced and acknowledged.
+	DefectCutLastTxn
 	defectEnd
 )
 
@@ -37,6 +43,7 @@ var defectNames = []struct {
 	{DefectHookBeforeTxn, "hook-before-txn"},
 	{DefectSkipFsync, "skip-fsync"},
 	{DefectKeepStaleSuffix, "keep-stale-suffix"},
+	{DefectCutLastTxn, "cut-last-txn"},
 }
 
 // String renders the set as comma-separated names ("none" when empty).
@@ -71,7 +78,11 @@ func ParseDefects(s string) (Defects, error) {
 			}
 		}
 		if !found {
-			return 0, fmt.Errorf("logstore: unknown defect %q (known: split-tables, hook-before-txn, skip-fsync, keep-stale-suffix)", part)
+			var known []string
+			for _, n := range defectNames {
+				known = append(known, n.name)
+			}
+			return 0, fmt.Errorf("logstore: unknown defect %q (known: %s)", part, strings.Join(known, ", "))
 		}
 	}
 	return d, nil
@@ -88,4 +99,40 @@ func keepStaleSuffix(old, next []*raftpb.Entry) []*raftpb.Entry {
 	out := make([]*raftpb.Entry, 0, len(old))
 	out = append(out, next...)
 	return append(out, old[len(next):]...)
+}
+
+// cutLastTxn is DefectCutLastTxn: when the file's tail past end (the end
+// of its last whole transaction) is not empty, it replays buf again up to
+// where that transaction begins and returns that offset, for Open to
+// truncate the file there. Without the defect it returns end.
+func (s *Store) cutLastTxn(buf []byte, end int) (int, error) {
+	if s.defects&DefectCutLastTxn == 0 || end == len(buf) {
+		return end, nil
+	}
+	start := lastTxnStart(buf, end)
+	s.groups, s.tab, s.seq, s.sealMissing = map[uint64]*group{}, newTables(), 0, nil
+	cut, _, err := s.replay(buf[:start])
+	return cut, err
+}
+
+// lastTxnStart returns where the last whole transaction of buf[:end]
+// begins: the end of the transaction before it, or of the header.
+func lastTxnStart(buf []byte, end int) int {
+	start := len(headerFrame())
+	for off := start; off < end; {
+		kind, _, next, err := parseFrame(buf, off)
+		if err != nil {
+			return start
+		}
+		if kind != kindCommit {
+			off = next
+			continue
+		}
+		txnEnd := next + (next - off) // the marker and its copy
+		if txnEnd >= end {
+			return start
+		}
+		start, off = txnEnd, txnEnd
+	}
+	return start
 }

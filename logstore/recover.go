@@ -30,6 +30,9 @@ func (s *Store) replayFile() error {
 	if err != nil {
 		return err
 	}
+	if end, err = s.cutLastTxn(buf, end); err != nil {
+		return err
+	}
 	s.adoptReplayBuffer(buf)
 	s.sizeBytes = int64(end)
 	if end == len(buf) && s.sealMissing == nil {

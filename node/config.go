@@ -103,6 +103,12 @@ type Defects struct {
 	// whose log is overwritten by a shorter conflicting append keeps the
 	// old entries beyond it.
 	KeepStaleSuffix bool
+	// RecoveryCutsLastCommit opens the store with its recovery off by one
+	// transaction (the store's DefectCutLastTxn): a crash that leaves a
+	// store commit half-written also loses the whole one before it,
+	// synced and acknowledged (its appends, its applied rows, its hard
+	// state).
+	RecoveryCutsLastCommit bool
 	// VoteNotPersisted persists raft's hard state without its vote: a
 	// broker restarted within a term has forgotten whom it voted for and
 	// may vote twice.

@@ -253,6 +253,9 @@ func (d *Defects) storeDefects() logstore.Defects {
 	if d.KeepStaleSuffix {
 		out |= logstore.DefectKeepStaleSuffix
 	}
+	if d.RecoveryCutsLastCommit {
+		out |= logstore.DefectCutLastTxn
+	}
 	return out
 }
 
