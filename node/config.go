@@ -230,6 +230,15 @@ type Defects struct {
 	// old generation had them: a group that lagged, or held leases, is
 	// stranded below the new generation's window, every fetch refused.
 	RecreateStrandsGroups bool
+	// LeaseReadByTicks serves a leader's state_get from its applied state
+	// at once, without a ReadIndex, while its lease holds: half an
+	// election timeout of its own ticks since a ReadIndex last confirmed
+	// its leadership. Ticks stop while the process is paused (and while
+	// its clock stalls), so a leader paused past an election, resumed
+	// before it hears from the new leader, trusts a leadership it lost
+	// and answers reads that miss writes the new leader acknowledged
+	// (rare_defects.go).
+	LeaseReadByTicks bool
 	// EphemeralUnscoped keys an ephemeral shard's live subscribers by the
 	// shard alone, not by tenant: one tenant's publishes reach every
 	// tenant's subscribers of the same namespace, stream and shard.

@@ -124,6 +124,7 @@ func (n *Node) round() bool {
 	for i := range rds {
 		gr := &rds[i]
 		n.out.add(gr.g.id, gr.rd.Messages)
+		n.renewLease(gr)
 		for _, rs := range gr.rd.ReadStates {
 			n.reads.confirm(rs.RequestCtx, rs.Index)
 		}

@@ -259,3 +259,38 @@ func TestTargetedPlanLinesRefuseBadFields(t *testing.T) {
 		}
 	}
 }
+
+// TestPauseAfterPausesAtTheMoment: a pauseafter fault pauses the node of
+// its mask that reaches its moment (its call runs on), so that what a
+// peer sends it meanwhile is lost while what a fault-exempt node (a
+// client) sends waits and arrives on resume, after dur_ns; it strikes
+// once and counts its window and its effect.
+func TestPauseAfterPausesAtTheMoment(t *testing.T) {
+	w, mm, send := momenterWorld(t, 3)
+	f := FaultEvent{AtNs: w.NowNs(), Kind: FaultPauseAfter, Mask: 1 << 1, After: moment.ReadsConfirmed, WindowNs: 50_000_000, DurNs: 20_000_000}
+	if err := ApplyFault(w, f); err != nil {
+		t.Fatal(err)
+	}
+	w.RunFor(0)
+	send(1, moment.ReadsConfirmed)
+	if w.Up(1) || w.Down(1) || mm.past[1] != 1 {
+		t.Fatalf("at the moment: up %v, down %v, calls past it %d; want paused, its call run on", w.Up(1), w.Down(1), mm.past[1])
+	}
+	w.At(w.NowNs(), 0, func() { w.Process(0).(*momenter).env.Send(1, worldtest.ProbeMsg(moment.Compacted)) }) // a peer's: lost
+	send(1, moment.Compacted)                                                                                 // the exempt sender's: waits
+	if mm.past[1] != 1 {
+		t.Fatalf("a paused node ran %d calls", mm.past[1]-1)
+	}
+	w.RunFor(20_000_000)
+	if !w.Up(1) || mm.past[1] != 2 {
+		t.Fatalf("after dur_ns: up %v, calls past a moment %d; want up, 2 (the client's message, not the peer's)", w.Up(1), mm.past[1])
+	}
+	send(1, moment.ReadsConfirmed)
+	if !w.Up(1) {
+		t.Fatal("a targeted fault struck twice")
+	}
+	c := w.Coverage()
+	if c.Get(coverage.TargetedReadsConfirmed) != 1 || c.Get(coverage.FaultEffect("pauseafter")) != 1 || c.Get(coverage.FaultFired("pauseafter")) != 1 {
+		t.Fatalf("coverage %v", c.Map())
+	}
+}

@@ -49,6 +49,7 @@ var defectNames = []struct {
 	{"ephemeral-unscoped", func(d *node.Defects) *bool { return &d.EphemeralUnscoped }, ""},
 	{"recreate-strands-groups", func(d *node.Defects) *bool { return &d.RecreateStrandsGroups }, "streamcreate,kill"},
 	{"recovery-cuts-last-commit", func(d *node.Defects) *bool { return &d.RecoveryCutsLastCommit }, ""},
+	{"lease-read-by-ticks", func(d *node.Defects) *bool { return &d.LeaseReadByTicks }, ""},
 }
 
 // ParseDefects reads a comma-separated list of planted-bug names ("none"
