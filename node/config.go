@@ -239,6 +239,13 @@ type Defects struct {
 	// and answers reads that miss writes the new leader acknowledged
 	// (rare_defects.go).
 	LeaseReadByTicks bool
+	// PendingMatchedBySeq matches an applied entry this node proposed to
+	// the pending write it answers by sequence number alone, not by
+	// incarnation: a restarted broker that applies its earlier
+	// incarnation's proposal answers, with that proposal's outcome, the
+	// write this incarnation gave the same sequence number
+	// (rare_defects.go).
+	PendingMatchedBySeq bool
 	// EphemeralUnscoped keys an ephemeral shard's live subscribers by the
 	// shard alone, not by tenant: one tenant's publishes reach every
 	// tenant's subscribers of the same namespace, stream and shard.

@@ -4,7 +4,10 @@ import "github.com/felixsim/felixsim/wire"
 
 // The planted bugs of the rare windows targeted faults reach: a lease read
 // that trusts a leadership lost while the process was paused
-// (LeaseReadByTicks, reached by pauseafter).
+// (LeaseReadByTicks, reached by pauseafter), and a restarted broker that
+// answers a write with its earlier incarnation's proposal of the same
+// sequence number (PendingMatchedBySeq, reached by restartafter's quick
+// restart at pending_held or pending_held_young).
 
 // leaseTicks is how long the LeaseReadByTicks defect trusts a leadership
 // a ReadIndex confirmed, in the node's own ticks: half an election
@@ -33,4 +36,16 @@ func (n *Node) leaseRead(client uint64, req *wire.Request, g *raftGroup, body *w
 	n.trace.stateRead(g, req.Scope.Tenant, body.Key, v)
 	n.answer(client, req.ID, v)
 	return true
+}
+
+// takePending removes and returns the write this node proposed as
+// (incarnation, seq): pendingWrites.take, but under the
+// PendingMatchedBySeq defect an entry of an earlier incarnation takes the
+// write this one gave the same seq.
+func (n *Node) takePending(incarnation, seq uint64) *pendingWrite {
+	if n.cfg.Defects.PendingMatchedBySeq && n.writes.sharesSeq(incarnation, seq) {
+		n.notePath(PathSeqOfEarlierIncarnation)
+		return n.writes.take(n.writes.incarnation, seq) // planted bug: the seq alone names the write
+	}
+	return n.writes.take(incarnation, seq)
 }

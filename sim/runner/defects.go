@@ -50,6 +50,7 @@ var defectNames = []struct {
 	{"recreate-strands-groups", func(d *node.Defects) *bool { return &d.RecreateStrandsGroups }, "streamcreate,kill"},
 	{"recovery-cuts-last-commit", func(d *node.Defects) *bool { return &d.RecoveryCutsLastCommit }, ""},
 	{"lease-read-by-ticks", func(d *node.Defects) *bool { return &d.LeaseReadByTicks }, ""},
+	{"pending-matched-by-seq", func(d *node.Defects) *bool { return &d.PendingMatchedBySeq }, ""},
 }
 
 // ParseDefects reads a comma-separated list of planted-bug names ("none"
