@@ -500,25 +500,31 @@ func drawMaskTargeted(r *prng.Rand, f *FaultEvent, targets []int) {
 	}
 }
 
-// Pause windows (pauseafter): longer than an election (the others elect
+// Pause lengths (pauseafter): longer than an election (the others elect
 // a leader and acknowledge writes meanwhile) and than a client's call
 // timeout (1 s: a client that keeps its broker gives up on its calls to
 // the paused leader and asks it again, after those writes).
 const (
-	pauseAfterMinNs = 1200 * msNs
-	pauseAfterMaxNs = 3000 * msNs
+	pauseAfterMinNs = 1100 * msNs
+	pauseAfterMaxNs = 1600 * msNs
 )
 
-// drawPauseAfter draws a pause's nodes, moment (reads_confirmed three
-// times in four: a leader about to serve the reads it holds; else
-// pending_held, a leader holding proposals), window and length.
+// drawPauseAfter draws a pause's node (one target), moment
+// (reads_confirmed three times in four: a leader about to serve the reads
+// it holds; else pending_held, a leader holding proposals), window and
+// length. The window is short (20 to 200 ms): the fault strikes only if
+// its node confirms reads right then, so pauses, each of which stalls a
+// leader's groups for over a second, stay sparse in the runs that draw
+// them (with the targeted faults' usual windows and masks, 5 of the 30
+// seeds of TestSeedsAllFaultsBounded acknowledged too few writes, against
+// 3 without pauseafter).
 func drawPauseAfter(r *prng.Rand, f *FaultEvent, targets []int) {
-	drawMaskTargeted(r, f, targets)
+	f.Mask = 1 << uint(targets[r.Intn(len(targets))])
 	f.After = moment.ReadsConfirmed
 	if r.Intn(4) == 0 {
 		f.After = moment.PendingHeld
 	}
-	f.WindowNs, f.DurNs = r.Int63nRange(1000*msNs, 10_000*msNs), r.Int63nRange(pauseAfterMinNs, pauseAfterMaxNs)
+	f.WindowNs, f.DurNs = r.Int63nRange(20*msNs, 200*msNs), r.Int63nRange(pauseAfterMinNs, pauseAfterMaxNs)
 }
 
 // QuickRestartMaxNs bounds a quick restart's delay: a tenth of a broker's
