@@ -34,16 +34,7 @@ func TestStoreKeepsAcknowledgedHandBroken(t *testing.T) {
 		{"the applied index lost", store(3, 10, 0, 7), "the commits that applied 8..8 are lost"},
 		{"applied below, compaction point above", store(3, 10, 8, 0), ""},
 	} {
-		err := StoreKeepsAcknowledged(&acked, &c.rec)
-		if c.want == "" {
-			if err != nil {
-				t.Errorf("%s: %v", c.name, err)
-			}
-			continue
-		}
-		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.HasPrefix(err.Error(), string(InvariantStoreKeepsAcknowledged)+": broker-2 group 3") {
-			t.Errorf("%s: %v, want a StoreKeepsAcknowledged error naming broker-2 group 3 and %q", c.name, err, c.want)
-		}
+		verdictIs(t, c.name, StoreKeepsAcknowledged(&acked, &c.rec), string(InvariantStoreKeepsAcknowledged)+": broker-2 group 3", c.want)
 	}
 	if err := StoreKeepsAcknowledged(&AcknowledgedGroup{Broker: "b", Group: 1}, &RecoveredGroup{}); err != nil {
 		t.Errorf("nothing acknowledged: %v", err)
@@ -68,14 +59,19 @@ func TestStoreRoundsWholeHandBroken(t *testing.T) {
 		{"a row past the window", pos(3, 7, true, true, true), "log row at offset 7, past the window"},
 	} {
 		err := StoreRoundsWhole("broker-1", []RecoveredPosition{pos(0, 2, true, true, false), c.p})
-		if c.want == "" {
-			if err != nil {
-				t.Errorf("%s: %v", c.name, err)
-			}
-			continue
-		}
-		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.HasPrefix(err.Error(), string(InvariantStoreRoundsWhole)+": broker-1 scope acme/orders/s/0") {
-			t.Errorf("%s: %v, want a StoreRoundsWhole error naming the scope and %q", c.name, err, c.want)
-		}
+		verdictIs(t, c.name, err, string(InvariantStoreRoundsWhole)+": broker-1 scope acme/orders/s/0", c.want)
+	}
+}
+
+// verdictIs requires err to be nil when want is empty, and otherwise an
+// error starting with prefix (the invariant and what it names) and
+// containing want.
+func verdictIs(t *testing.T, name string, err error, prefix, want string) {
+	t.Helper()
+	switch {
+	case want == "" && err != nil:
+		t.Errorf("%s: %v", name, err)
+	case want != "" && (err == nil || !strings.HasPrefix(err.Error(), prefix) || !strings.Contains(err.Error(), want)):
+		t.Errorf("%s: %v, want an error starting %q and naming %q", name, err, prefix, want)
 	}
 }
