@@ -2,6 +2,7 @@ package runner
 
 import (
 	"cmp"
+	"fmt"
 	"slices"
 
 	"github.com/felixsim/felixsim/node"
@@ -18,11 +19,17 @@ type acknowledged struct {
 	byBroker map[uint64]*brokerAcks
 }
 
-// brokerAcks is one broker's acknowledgements, one entry per raft group,
-// ascending by group.
+// brokerAcks is one broker's acknowledgements, indexed by raft group id
+// (an entry whose group is 0 holds nothing yet).
+//
+// Invariant: len(groups) <= groupsMax.
 type brokerAcks struct {
 	groups []groupAcks
 }
+
+// groupsMax bounds a broker's entries: the metadata group and every shard
+// group a node may host.
+const groupsMax = node.MetaGroup + node.ShardGroupsMax + 1
 
 // groupAcks is what a broker acknowledged in one group, and its refusals.
 type groupAcks struct {
@@ -35,22 +42,27 @@ type groupAcks struct {
 
 func newAcknowledged() acknowledged { return acknowledged{byBroker: map[uint64]*brokerAcks{}} }
 
-// group returns broker b's entry for group, adding it in order.
+// group returns broker b's entry for group, adding it if new.
 func (b *brokerAcks) group(broker string, group uint64) *groupAcks {
-	i, found := slices.BinarySearchFunc(b.groups, group, func(g groupAcks, id uint64) int { return cmp.Compare(g.acked.Group, id) })
-	if !found {
-		b.groups = slices.Insert(b.groups, i, groupAcks{acked: properties.AcknowledgedGroup{Broker: broker, Group: group}})
+	if group >= groupsMax {
+		panic(fmt.Sprintf("runner: %s acknowledged in raft group %d, past the %d groups a node may host", broker, group, groupsMax))
 	}
-	return &b.groups[i]
+	for uint64(len(b.groups)) <= group {
+		b.groups = append(b.groups, groupAcks{})
+	}
+	ga := &b.groups[group]
+	if ga.acked.Group == 0 {
+		ga.acked = properties.AcknowledgedGroup{Broker: broker, Group: group}
+	}
+	return ga
 }
 
 // find returns broker b's entry for group, nil if it has none.
 func (b *brokerAcks) find(group uint64) *groupAcks {
-	i, found := slices.BinarySearchFunc(b.groups, group, func(g groupAcks, id uint64) int { return cmp.Compare(g.acked.Group, id) })
-	if !found {
+	if group >= uint64(len(b.groups)) || b.groups[group].acked.Group == 0 {
 		return nil
 	}
-	return &b.groups[i]
+	return &b.groups[group]
 }
 
 // noteAcks records what a durable round acknowledges: each shard group's
@@ -105,6 +117,9 @@ func (ir *inRun) Recovered(r *node.RecoveredStore) {
 	var lost []error
 	for i := range b.groups {
 		a := &b.groups[i].acked
+		if a.Group == 0 {
+			continue
+		}
 		rec := recoveredGroupOf(r, a.Group)
 		if err := properties.StoreKeepsAcknowledged(a, &rec); err != nil {
 			lost = append(lost, err)
