@@ -101,38 +101,40 @@ func keepStaleSuffix(old, next []*raftpb.Entry) []*raftpb.Entry {
 	return append(out, old[len(next):]...)
 }
 
-// cutLastTxn is DefectCutLastTxn: when the file's tail past end (the end
-// of its last whole transaction) is not empty, it replays buf again up to
-// where that transaction begins and returns that offset, for Open to
-// truncate the file there. Without the defect it returns end.
-func (s *Store) cutLastTxn(buf []byte, end int) (int, error) {
-	if s.defects&DefectCutLastTxn == 0 || end == len(buf) {
-		return end, nil
+// cutLastTxn is DefectCutLastTxn: when the file's bytes end past their
+// last whole transaction (a partial or torn one follows it), it returns
+// buf only up to where that last whole transaction begins, for Open to
+// replay, and then truncate the file at the end of what it replayed.
+// Without the defect, or with no partial tail, it returns buf.
+func (s *Store) cutLastTxn(buf []byte) []byte {
+	if s.defects&DefectCutLastTxn == 0 {
+		return buf
 	}
-	start := lastTxnStart(buf, end)
-	s.groups, s.tab, s.seq, s.sealMissing = map[uint64]*group{}, newTables(), 0, nil
-	cut, _, err := s.replay(buf[:start])
-	return cut, err
+	if start, end := lastWholeTxn(buf); end < len(buf) {
+		return buf[:start]
+	}
+	return buf
 }
 
-// lastTxnStart returns where the last whole transaction of buf[:end]
-// begins: the end of the transaction before it, or of the header.
-func lastTxnStart(buf []byte, end int) int {
-	start := len(headerFrame())
-	for off := start; off < end; {
+// lastWholeTxn returns where the last whole transaction of buf (frames,
+// a commit marker and its copy) begins and ends; both are the header's
+// end when buf holds none.
+func lastWholeTxn(buf []byte) (start, end int) {
+	start, end = len(headerFrame()), len(headerFrame())
+	for off := end; off < len(buf); {
 		kind, _, next, err := parseFrame(buf, off)
 		if err != nil {
-			return start
+			return start, end
 		}
 		if kind != kindCommit {
 			off = next
 			continue
 		}
 		txnEnd := next + (next - off) // the marker and its copy
-		if txnEnd >= end {
-			return start
+		if txnEnd > len(buf) || string(buf[next:txnEnd]) != string(buf[off:next]) {
+			return start, end
 		}
-		start, off = txnEnd, txnEnd
+		start, end, off = end, txnEnd, txnEnd
 	}
-	return start
+	return start, end
 }

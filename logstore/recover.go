@@ -26,11 +26,8 @@ func (s *Store) replayFile() error {
 		s.f.Close()
 		return s.create()
 	}
-	end, tornAt, err := s.replay(buf)
+	end, tornAt, err := s.replay(s.cutLastTxn(buf))
 	if err != nil {
-		return err
-	}
-	if end, err = s.cutLastTxn(buf, end); err != nil {
 		return err
 	}
 	s.adoptReplayBuffer(buf)
