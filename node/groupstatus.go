@@ -26,6 +26,9 @@ type GroupStatus struct {
 	Peers []PeerProgress
 }
 
+// Leads reports whether the node leads the group (Role is StateLeader).
+func (s *GroupStatus) Leads() bool { return s.Role == raft.StateLeader.String() }
+
 // PeerProgress is a leader's view of one member's replication.
 type PeerProgress struct {
 	ID uint64

@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"strings"
 
-	"go.etcd.io/raft/v3"
-
 	"github.com/felixsim/felixsim/node"
 	"github.com/felixsim/felixsim/sim/cluster"
 )
@@ -34,7 +32,7 @@ type replicaStatus struct {
 func whyStuck(group uint64, views []replicaStatus) string {
 	lead := -1
 	for i := range views {
-		if v := &views[i]; v.running && v.st.Role == raft.StateLeader.String() && (lead < 0 || v.st.Term > views[lead].st.Term) {
+		if v := &views[i]; v.running && v.st.Leads() && (lead < 0 || v.st.Term > views[lead].st.Term) {
 			lead = i
 		}
 	}
@@ -48,7 +46,7 @@ func whyStuck(group uint64, views []replicaStatus) string {
 	l := &views[lead]
 	parts := []string{fmt.Sprintf("group %d led by %s in term %d, commit %d of last index %d", group, l.broker, l.st.Term, l.st.Commit, l.st.LastIndex)}
 	for i := range views {
-		if v := &views[i]; i != lead && v.running && v.st.Role == raft.StateLeader.String() {
+		if v := &views[i]; i != lead && v.running && v.st.Leads() {
 			parts = append(parts, fmt.Sprintf("%s also leads, in term %d", v.broker, v.st.Term))
 		}
 	}
