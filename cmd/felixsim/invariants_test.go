@@ -56,6 +56,8 @@ var wantInvariants = []struct{ name, family string }{
 	{"OutboxKeptUntilRelayed", "safety"},
 	{"PromotedCaughtUp", "safety"},
 	{"LivenessDuringChange", "liveness"},
+	{"StoreKeepsAcknowledged", "safety"},
+	{"StoreRoundsWhole", "safety"},
 }
 
 // TestListInvariants: --list-invariants exits 0 and prints exactly the
