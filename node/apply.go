@@ -111,7 +111,7 @@ func (n *Node) applyEntry(b *logstore.Batch, g *raftGroup, e *raftpb.Entry, touc
 	if c.proposer != n.cfg.ID {
 		return replies
 	}
-	pw := n.writes.take(c.incarnation, c.seq)
+	pw := n.takePending(c.incarnation, c.seq)
 	if pw == nil {
 		if n.writes.sharesSeq(c.incarnation, c.seq) {
 			n.notePath(PathSeqOfEarlierIncarnation)

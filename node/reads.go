@@ -10,6 +10,9 @@ import (
 // this node still leads (a heartbeat round with a quorum) and returns the
 // commit index; the read is answered once that index is applied.
 func (n *Node) startRead(client uint64, req *wire.Request, g *raftGroup, body *wire.StateGet) {
+	if n.leaseRead(client, req, g, body) {
+		return
+	}
 	if n.reads.len() >= n.cfg.PendingReadsMax {
 		n.answer(client, req.ID, &wire.Error{Code: wire.CodeUnavailable, Message: fmt.Sprintf("node %d has %d reads pending, the cap", n.cfg.ID, n.reads.len())})
 		return

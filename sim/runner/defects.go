@@ -68,6 +68,9 @@ var defectNames = []struct {
 	{"outbox-read-from-window", func(d *node.Defects) *bool { return &d.OutboxReadFromWindow }, "", nodeDefectsFile, ""},
 	{"deleted-stream-takes-writes", func(d *node.Defects) *bool { return &d.DeletedStreamTakesWrites }, "streamdelete,streamcreate,latency", nodeDefectsFile, ""},
 	{"live-read-waits-for-batch", func(d *node.Defects) *bool { return &d.LiveReadWaitsForBatch }, "", nodeDefectsFile, ""},
+	{"recovery-cuts-last-commit", func(d *node.Defects) *bool { return &d.RecoveryCutsLastCommit }, "", logstoreDefectsFile, "DefectCutLastTxn"},
+	{"lease-read-by-ticks", func(d *node.Defects) *bool { return &d.LeaseReadByTicks }, "", nodeDefectsFile, ""},
+	{"pending-matched-by-seq", func(d *node.Defects) *bool { return &d.PendingMatchedBySeq }, "", nodeDefectsFile, ""},
 }
 
 // ParseDefects reads a comma-separated list of planted-bug names ("none"
