@@ -14,7 +14,7 @@ import (
 	"github.com/felixsim/felixsim/properties"
 )
 
-var rewriteTraces = flag.Bool("rewrite-traces", false, "write testdata/traces' hand-edited traces again from the base trace and the edits of TestEditedRealTracesRejected")
+var rewriteTraces = flag.Bool("rewrite-traces", false, "write testdata/traces' base trace (its steps unchanged) and its hand-edited copies again, in the current format, from the base trace and the edits of TestEditedRealTracesRejected")
 
 // editBase is one raft group of a real run's trace: `felixsim run --seed 58
 // --duration 3s --faults partition,oneway,isolate,kill,pause --fault-gap
@@ -51,9 +51,12 @@ var traceEdits = []traceEdit{
 // testdata/traces, regenerated with -rewrite-traces) is what its edit
 // makes of editBase, and is rejected at the edited step, for its reason.
 func TestEditedRealTracesRejected(t *testing.T) {
-	base := readTraceFile(t, editBase)
+	base := readTraceSteps(t, editBase)
 	if res := ValidateTrace(base, 3); !res.Valid || res.Steps != len(base) {
 		t.Fatalf("%s: %+v %v", editBase, res, res.Rejection)
+	}
+	if *rewriteTraces {
+		writeTraceFile(t, editBase, base)
 	}
 	for _, e := range traceEdits {
 		steps, at := e.edit(t, cloneSteps(base))
@@ -79,6 +82,8 @@ func TestEditedRealTracesRejected(t *testing.T) {
 	}
 }
 
+// readTraceFile reads a whole trace file of the current format (what
+// make tlc-trace needs to give a verdict).
 func readTraceFile(t *testing.T, path string) []modeltrace.Step {
 	t.Helper()
 	f, err := os.Open(path)
@@ -86,19 +91,24 @@ func readTraceFile(t *testing.T, path string) []modeltrace.Step {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	steps, err := modeltrace.ReadNDJSON(f)
+	tr, err := modeltrace.Read(f)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return steps
+	if tr.Incomplete != "" || tr.Version != len(modeltrace.FormatVersions) {
+		t.Fatalf("%s: format version %d, %s (regenerate it: go test ./tla -run EditedRealTraces -rewrite-traces)", path, tr.Version, tr.Incomplete)
+	}
+	return tr.Steps
 }
 
+// writeTraceFile writes steps as a whole trace of a 3-broker cluster.
 func writeTraceFile(t *testing.T, path string, steps []modeltrace.Step) {
 	t.Helper()
 	var b bytes.Buffer
 	n := modeltrace.NewNDJSON(&b)
+	n.WriteHeader(modeltrace.Header{Brokers: 3})
 	modeltrace.Replay(steps, n)
-	if err := n.Flush(); err != nil {
+	if err := n.End(); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
@@ -298,4 +308,19 @@ func rebuiltScopes(g *traceGroup, x uint64) []modeltrace.ScopeNext {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Tenant < out[j].Tenant })
 	return out
+}
+
+// readTraceSteps reads a trace file's steps, whole or not (the base trace
+// before -rewrite-traces put it in the current format).
+func readTraceSteps(t *testing.T, path string) []modeltrace.Step {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	steps, err := modeltrace.ReadNDJSON(bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return steps
 }

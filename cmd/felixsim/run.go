@@ -212,7 +212,7 @@ func runCommand(args []string, stdout, stderr io.Writer) int {
 		return runError(stderr, "run", err)
 	}
 	if export != nil {
-		if err := export.Flush(); err != nil {
+		if err := export.End(); err != nil {
 			fmt.Fprintf(stderr, "felixsim run: trace export: %v\n", err)
 			return exitUsage
 		}
