@@ -22,9 +22,12 @@ type NDJSON struct {
 	ended  bool
 }
 
-// TraceFormat names the export format in its header: version 2 ends with
-// an end line (FormatVersions lists every version a reader accepts).
-const TraceFormat = "felixsim-modeltrace v2"
+// TraceFormat names the export format in its header: version 3 (the
+// steps of version 2 with the fields the model recomputes: a read's
+// start and index, an append's term, an apply's error and retention
+// point, a restart's group constants, an operator command's kind; see
+// FormatVersions for every version a reader accepts).
+const TraceFormat = "felixsim-modeltrace v3"
 
 // Header opens an exported trace: the cluster the steps come from.
 type Header struct {

@@ -9,23 +9,33 @@ import (
 	"testing"
 )
 
-// sampleTrace has a step of every kind, each field its kind uses set.
+// sampleTrace has a step of every kind, each field its kind uses set,
+// and a write of every operator kind.
 func sampleTrace() []Step {
 	w := Write{Tenant: "acme", Kind: KindCommitIf, Conditional: true, Expected: 3, Ops: 2, Digest: 7,
 		StateOps: []StateOp{{Key: "k1", Value: 12}, {Key: "k2", Delete: true}}}
+	retain := Write{Tenant: "acme", Kind: KindRetain, Retain: 2}
+	feature := Write{Kind: KindFeature, Feature: "atomic_commit"}
+	incarnation := Write{Kind: KindIncarnation, Generation: 2, Deleted: true}
 	return []Step{
-		{Kind: Restart, Broker: 1, Group: 2, Index: 1, Entries: []Entry{{Term: 1}}, CommitMark: 1, Applied: 1, Scopes: []ScopeNext{{Tenant: "acme", Next: 4}}},
+		{Kind: Restart, Broker: 1, Group: 2, Index: 1, Entries: []Entry{{Term: 1}}, CommitMark: 1, Applied: 1, Scopes: []ScopeNext{{Tenant: "acme", Next: 4, First: 1}},
+			RetainedMax: 1 << 20, Finalized: true},
 		{Kind: Vote, Broker: 1, Group: 2, Term: 2, Candidate: 1},
 		{Kind: Promote, Broker: 1, Group: 2, Term: 2},
 		{Kind: Request, Broker: 1, Group: 2, Term: 2, Digest: 9, Client: 5, ReqID: 6, Asked: w.Clone(), Proposed: w.Clone()},
-		{Kind: Persist, Broker: 1, Group: 2, Index: 2, Entries: []Entry{{Term: 2}, {Term: 2, Digest: 9}}},
+		{Kind: Request, Broker: 1, Group: 2, Term: 2, Digest: 10, Asked: retain.Clone(), Proposed: retain.Clone()},
+		{Kind: Request, Broker: 1, Group: 2, Term: 2, Digest: 13, Asked: feature.Clone(), Proposed: feature.Clone()},
+		{Kind: Request, Broker: 1, Group: 2, Term: 2, Digest: 14, Asked: incarnation.Clone(), Proposed: incarnation.Clone()},
+		{Kind: Persist, Broker: 1, Group: 2, Term: 2, Index: 2, Entries: []Entry{{Term: 2}, {Term: 2, Digest: 9}}},
 		{Kind: Commit, Broker: 1, Group: 2, Index: 3},
-		{Kind: Apply, Broker: 1, Group: 2, Index: 3, Term: 2, Digest: 9, Outcome: OutcomeRefused, Offset: 4},
+		{Kind: Apply, Broker: 1, Group: 2, Index: 3, Term: 2, Digest: 9, Outcome: OutcomeRefused, Offset: 4, First: 1},
+		{Kind: Apply, Broker: 1, Group: 2, Index: 4, Term: 2, Digest: 10, Outcome: OutcomeError, Error: "InvalidRequest", First: 1},
 		{Kind: Answer, Broker: 1, Client: 5, ReqID: 6, Outcome: OutcomeRefused, Offset: 4},
-		{Kind: Snapshot, Broker: 3, Group: 2, Index: 3, Term: 2, Scopes: []ScopeNext{{Tenant: "acme", Next: 4}}},
+		{Kind: Snapshot, Broker: 3, Group: 2, Index: 3, Term: 2, Scopes: []ScopeNext{{Tenant: "acme", Next: 4, First: 1}}},
 		{Kind: ProposeConf, Broker: 1, Group: 2, Term: 2, Digest: 11, Change: &ConfChange{Type: AddLearner, Node: 8}},
 		{Kind: ApplyConf, Broker: 1, Group: 2, Index: 4, Term: 2, Digest: 11, Voters: []uint64{1, 2, 3}, Learners: []uint64{8}},
-		{Kind: StateRead, Broker: 1, Group: 2, Tenant: "acme", Key: "k1", Applied: 4, Found: true, Digest: 12, Offset: 2, First: 1},
+		{Kind: ReadStart, Broker: 1, Group: 2, Client: 5, ReqID: 7, Tenant: "acme", Key: "k1"},
+		{Kind: StateRead, Broker: 1, Group: 2, Client: 5, ReqID: 7, Tenant: "acme", Key: "k1", Applied: 4, ReadIndex: 4, Found: true, Digest: 12, Offset: 2, First: 1},
 		{Kind: SubscriberRead, Broker: 1, Group: 2, Tenant: "acme", Applied: 4, Offset: 1, First: 1, Records: []uint64{7, 8}},
 	}
 }

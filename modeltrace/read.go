@@ -12,10 +12,14 @@ import (
 )
 
 // FormatVersions are the export formats a reader accepts, oldest first:
-// version 1 has a header and no end line; version 2 (TraceFormat) ends
-// with an end line. A trace without a header (written before headers) is
-// version 0.
-var FormatVersions = []string{"felixsim-modeltrace v1", TraceFormat}
+// version 1 has a header and no end line; version 2 ends with an end
+// line; version 3 (TraceFormat) adds ReadStart steps, StateRead's read
+// index and request, Persist's term, Apply's error code and first
+// retained offset, Restart's RetainedMax and Finalized, scopes' first
+// offsets, and the operator commands' own kinds (retain, feature,
+// incarnation) where version 2 said "operator". A trace without a header
+// (written before headers) is version 0.
+var FormatVersions = []string{"felixsim-modeltrace v1", "felixsim-modeltrace v2", TraceFormat}
 
 // Trace is an exported trace as read back.
 type Trace struct {

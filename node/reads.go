@@ -20,6 +20,7 @@ func (n *Node) startRead(client uint64, req *wire.Request, g *raftGroup, body *w
 		r.atArrival = n.stateValue(g, r.tenant, r.key) // planted bug: the value before the barrier
 	}
 	n.reads.add(r)
+	n.trace.readStart(g, client, req.ID, r.tenant, r.key)
 	g.rn.ReadIndex(n.reads.readContext(n.seq))
 }
 
@@ -30,7 +31,7 @@ func (n *Node) serveReads(g *raftGroup) {
 		if v == nil {
 			v = n.stateValue(g, r.tenant, r.key)
 		}
-		n.trace.stateRead(g, r.tenant, r.key, v)
+		n.trace.stateRead(g, r.client, r.reqID, r.tenant, r.key, r.index, v)
 		n.answer(r.client, r.reqID, v)
 	}
 }

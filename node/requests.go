@@ -24,7 +24,9 @@ func (n *Node) HandleRequest(client uint64, req *wire.Request) {
 	}
 	if sg, ok := req.Body.(*wire.StateGet); ok && n.cfg.Defects.StateReadWithoutReadIndex {
 		v := n.stateValue(g, req.Scope.Tenant, sg.Key) // planted bug
-		n.trace.stateRead(g, req.Scope.Tenant, sg.Key, v)
+		n.trace.readStart(g, client, req.ID, req.Scope.Tenant, sg.Key)
+		n.trace.stateRead(g, client, req.ID, req.Scope.Tenant, sg.Key, g.applied, v) // its read index: what it applied
+
 		n.answer(client, req.ID, v)
 		return
 	}

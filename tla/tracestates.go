@@ -254,7 +254,7 @@ func (t *stateTracker) view(g *traceGroup, id int, c *scopeCursor, b, leadTerm u
 	br := g.brokers[b]
 	for c.scanned < uint64(len(br.log)) && len(c.pos) < ProjectedCommits {
 		c.scanned++
-		if w, ok := g.writes[br.log[c.scanned-1].Digest]; ok && w.scope == id && w.w.Kind.Writes() {
+		if w, ok := g.writeAt(br.log[c.scanned-1], c.scanned); ok && w.scope == id && w.kind.Writes() {
 			c.pos = append(c.pos, c.scanned)
 		}
 	}

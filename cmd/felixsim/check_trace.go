@@ -38,8 +38,8 @@ var checkTraceHelp = help{
 	},
 	exits: "0 the trace is valid, 1 a step no action of the model explains (" + string(tla.TraceNotInModel) + "), or one that breaks one of the model's\n" +
 		"invariants on the trace's state (the rejection names it), 2 bad usage or an unreadable trace,\n" +
-		"3 no verdict: the trace (or the group asked for) holds no step, or it validates but is incomplete (no end line: cut short,\n" +
-		"or of a format without one) or its end line does not match its lines (altered)",
+		"3 no verdict: the trace (or the group asked for) holds no step, is of an older format (read, not judged), or it\n" +
+		"validates but is incomplete (no end line: cut short) or its end line does not match its lines (altered)",
 	positional: true,
 }
 
@@ -83,8 +83,11 @@ func checkTraceCommand(args []string, stdout, stderr io.Writer) int {
 			steps = tla.GroupTrace(steps, g)
 		}
 	}
-	if len(steps) == 0 {
+	if len(steps) == 0 || file.Version < len(modeltrace.FormatVersions) {
 		out.NoVerdict = noStepsReason(fs.Arg(0), int64(*group))
+		if len(steps) > 0 {
+			out.NoVerdict = oldFormatReason(fs.Arg(0), file.Version)
+		}
 		writeJSONLine(stdout, out)
 		fmt.Fprintf(stderr, "felixsim check-trace: no verdict: %s\n", out.NoVerdict)
 		return exitIncomplete
@@ -124,6 +127,19 @@ func checkTraceVerdict(out checkTraceJSON, file *modeltrace.Trace, path string, 
 		return exitSafety
 	}
 	return exitPass
+}
+
+// oldFormatReason says why a trace of an older format is read but not
+// judged: its steps lack fields the model's rules read (version 3 added
+// them), and judging them without would refuse good steps or pass bad
+// ones.
+func oldFormatReason(path string, version int) string {
+	format := "no header (an older felixsim's)"
+	if version > 0 {
+		format = fmt.Sprintf("format %q", modeltrace.FormatVersions[version-1])
+	}
+	return fmt.Sprintf("%s has %s, which predates the fields the model's rules judge (%s: read indexes, append terms, apply errors, retention points); export it again with this felixsim (run --trace-out)",
+		path, format, modeltrace.TraceFormat)
 }
 
 // noStepsReason says why there is nothing to judge.

@@ -14,7 +14,8 @@ import (
 // longer matches: no verdict, exit 3) and, without its end line, is
 // rejected, exit 1 (the steps of a cut trace happened); the file cut at a
 // line boundary has no verdict, exit 3; the event trace of --out is
-// refused naming what it is.
+// refused naming what it is; a trace of an older format is read but not
+// judged (exit 3).
 func TestCheckTrace(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "trace.ndjson")
 	var out, errb bytes.Buffer
@@ -57,6 +58,14 @@ func TestCheckTrace(t *testing.T) {
 	}
 	if code := dispatch([]string{"check-trace", filepath.Join(t.TempDir(), "missing")}, &out, &errb); code != exitUsage {
 		t.Errorf("missing file: exit %d", code)
+	}
+	for _, old := range []string{"v1.ndjson", "v2.ndjson"} {
+		out.Reset()
+		errb.Reset()
+		path := filepath.Join("..", "..", "modeltrace", "testdata", "versions", old)
+		if code := dispatch([]string{"check-trace", path}, &out, &errb); code != exitIncomplete || !strings.Contains(errb.String(), "predates the fields") {
+			t.Errorf("%s: exit %d: %s %s", old, code, out.String(), errb.String())
+		}
 	}
 }
 
