@@ -135,7 +135,7 @@ func (v *TraceValidator) Step(s *modeltrace.Step) {
 			v.rejection.Invariant = br.name
 			return
 		}
-		if v.states != nil && g != nil && s.Broker >= 1 && s.Broker <= projectedBrokers && !s.Kind.Reads() && s.Kind != modeltrace.ReadStart {
+		if v.states != nil && g != nil && !s.Kind.Reads() && s.Kind != modeltrace.ReadStart {
 			v.states.note(g, s)
 		}
 		return
