@@ -29,7 +29,8 @@ func (n *Node) servedStaleRead(client uint64, req *wire.Request, g *raftGroup) b
 		return false
 	}
 	v := n.stateValue(g, req.Scope.Tenant, sg.Key) // planted bug
-	n.trace.stateRead(g, req.Scope.Tenant, sg.Key, v)
+	n.trace.readStart(g, client, req.ID, req.Scope.Tenant, sg.Key)
+	n.trace.stateRead(g, client, req.ID, req.Scope.Tenant, sg.Key, g.applied, v) // its read index: what it applied
 	n.answer(client, req.ID, v)
 	return true
 }
@@ -539,7 +540,8 @@ func (n *Node) leaseRead(client uint64, req *wire.Request, g *raftGroup, body *w
 		return false
 	}
 	v := n.stateValue(g, req.Scope.Tenant, body.Key) // planted bug: a leadership the ticks vouch for
-	n.trace.stateRead(g, req.Scope.Tenant, body.Key, v)
+	n.trace.readStart(g, client, req.ID, req.Scope.Tenant, body.Key)
+	n.trace.stateRead(g, client, req.ID, req.Scope.Tenant, body.Key, g.applied, v) // its read index: what it applied
 	n.answer(client, req.ID, v)
 	return true
 }

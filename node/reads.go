@@ -21,6 +21,7 @@ func (n *Node) startRead(client uint64, req *wire.Request, g *raftGroup, body *w
 	r := &pendingRead{seq: n.seq, client: client, reqID: req.ID, group: g.id, tenant: req.Scope.Tenant, key: body.Key, arrivedTick: n.ticks}
 	r.atArrival = n.valueAtArrival(g, r.tenant, r.key)
 	n.reads.add(r)
+	n.trace.readStart(g, client, req.ID, r.tenant, r.key)
 	g.rn.ReadIndex(n.reads.readContext(n.seq))
 }
 
@@ -31,7 +32,7 @@ func (n *Node) serveReads(g *raftGroup) {
 		if v == nil {
 			v = n.stateValue(g, r.tenant, r.key)
 		}
-		n.trace.stateRead(g, r.tenant, r.key, v)
+		n.trace.stateRead(g, r.client, r.reqID, r.tenant, r.key, r.index, v)
 		n.answer(r.client, r.reqID, v)
 	}
 }
