@@ -5,7 +5,7 @@ GO       ?= go
 PKGS     := ./...
 GOFILES   = $(shell git ls-files '*.go' 2>/dev/null || find . -name '*.go')
 
-.PHONY: test lint vet fmt-check install bench bench-compare bench-floor sweep-scale profile-subsystems fuzz sweep detection shrink-bench tlc tlc-trace build timeline-test verdict-agreement perf-work
+.PHONY: test lint vet fmt-check install bench bench-compare bench-floor sweep-scale profile-subsystems fuzz sweep detection shrink-bench tlc tlc-trace tla-trace-table build timeline-test verdict-agreement perf-work
 
 ## test: lint, then every unit, property and bounded simulation test, then
 ## the store and the cluster again with the expensive invariant checks built
@@ -143,6 +143,14 @@ shrink-bench:
 ## tlc: run TLC on every TLA+ config; needs TLA2TOOLS_JAR (see tla/README.md).
 tlc:
 	@tla/run-tlc.sh
+
+## tla-trace-table: print the first four columns of tla/README.md's trace
+## table (each row's run, group, steps and the Go mirror's verdict) as this
+## tree gives them; TestTLAReadmeTraceTable (in make test) fails when the
+## README's rows differ. The TLC column is measured with make tlc-trace and
+## names the revision it was measured at.
+tla-trace-table:
+	@$(GO) test -count=1 ./sim/runner -run '^TestTLAReadmeTraceTable$$' -print-tla-table -v | grep '^|'
 
 ## tlc-trace: validate one raft group of an exported trace (TRACE=FILE from
 ## `felixsim run --trace-out`, optional GROUP=g) with TLC and with the Go

@@ -109,6 +109,9 @@ const (
 	TargetedMembershipInFlight Point = "targeted.membership_in_flight"
 	TargetedPendingHeld        Point = "targeted.pending_held"
 	TargetedPendingHeldYoung   Point = "targeted.pending_held_young"
+	// TargetedReadsConfirmed: a targeted fault (pauseafter) struck a
+	// leader right after a ReadIndex confirmed its leadership.
+	TargetedReadsConfirmed Point = "targeted.reads_confirmed"
 	// RetentionHeldByGroup: a leader proposed a retention step shorter
 	// than asked, because a consumer group had not committed past it.
 	RetentionHeldByGroup Point = "retention.held_by_group"
@@ -135,8 +138,9 @@ const (
 	// Not Sometimes: it needs a young incarnation killed while holding
 	// proposals (targeted.pending_held_young), back within a quick
 	// restart and leading again before its old entries commit; one seed
-	// of 1..500 (20 s, --faults all,operator) takes it, and
-	// TestEarlierIncarnationSeqReached pins it.
+	// of 1..500 (20 s, --faults all,operator) took it, restartafter alone
+	// every 0.3 s five of 1..40, which TestEarlierIncarnationSeqReached
+	// counts.
 	PendingSeqOfEarlierIncarnation Point = "broker.pending.seq_of_earlier_incarnation"
 	// RetentionAtGroupPosition: a retention step dropped a scope's records
 	// up to within RetentionNearGroupRecords of a consumer group's
@@ -213,6 +217,7 @@ var declarations = []Declaration{
 	{TargetedMembershipInFlight, "a targeted fault struck a broker right after a membership change reached its raft log, not yet applied", true},
 	{TargetedPendingHeld, "a targeted fault struck a broker right after it appended entries while holding unanswered client proposals", true},
 	{TargetedPendingHeldYoung, "a targeted fault struck a broker holding unanswered client proposals whose incarnation had made at most 16 proposals", false},
+	{TargetedReadsConfirmed, "a targeted fault struck a leader right after its ReadIndex confirmed its leadership for the state reads it held", true},
 	{RetentionHeldByGroup, "a leader proposed a retention step shorter than asked because a consumer group had not committed past it", true},
 	{PromotionJudged, "a promotion to voter was judged against the proposing leader's committed prefix (from the abstract trace)", true},
 	{ChangeWriteAcked, "during a membership change, a majority-connected shard group acknowledged the change probe's write", true},

@@ -26,6 +26,12 @@ const (
 	// instead of truncating it: when the new entries end before the old
 	// log did, the old entries beyond them stay, from an older term.
 	DefectKeepStaleSuffix
+	// DefectCutLastTxn makes Open, when the file ends in a partial or torn
+	// transaction, truncate it where the last whole transaction begins
+	// instead of where it ends (an off-by-one transaction): every crash
+	// that leaves a transaction half-written also loses the one before
+	// it, which was synced and acknowledged.
+	DefectCutLastTxn
 	defectEnd
 )
 
@@ -37,6 +43,7 @@ var defectNames = []struct {
 	{DefectHookBeforeTxn, "hook-before-txn"},
 	{DefectSkipFsync, "skip-fsync"},
 	{DefectKeepStaleSuffix, "keep-stale-suffix"},
+	{DefectCutLastTxn, "cut-last-txn"},
 }
 
 // String renders the set as comma-separated names ("none" when empty).
@@ -71,7 +78,11 @@ func ParseDefects(s string) (Defects, error) {
 			}
 		}
 		if !found {
-			return 0, fmt.Errorf("logstore: unknown defect %q (known: split-tables, hook-before-txn, skip-fsync, keep-stale-suffix)", part)
+			var known []string
+			for _, n := range defectNames {
+				known = append(known, n.name)
+			}
+			return 0, fmt.Errorf("logstore: unknown defect %q (known: %s)", part, strings.Join(known, ", "))
 		}
 	}
 	return d, nil
@@ -119,4 +130,42 @@ func keepStaleSuffix(old, next []*raftpb.Entry) []*raftpb.Entry {
 	out := make([]*raftpb.Entry, 0, len(old))
 	out = append(out, next...)
 	return append(out, old[len(next):]...)
+}
+
+// cutLastTxn is DefectCutLastTxn: when the file's bytes end past their
+// last whole transaction (a partial or torn one follows it), it returns
+// buf only up to where that last whole transaction begins, for Open to
+// replay, and then truncate the file at the end of what it replayed.
+// Without the defect, or with no partial tail, it returns buf.
+func (s *Store) cutLastTxn(buf []byte) []byte {
+	if s.defects&DefectCutLastTxn == 0 {
+		return buf
+	}
+	if start, end := lastWholeTxn(buf); end < len(buf) {
+		return buf[:start]
+	}
+	return buf
+}
+
+// lastWholeTxn returns where the last whole transaction of buf (frames,
+// a commit marker and its copy) begins and ends; both are the header's
+// end when buf holds none.
+func lastWholeTxn(buf []byte) (start, end int) {
+	start, end = len(headerFrame()), len(headerFrame())
+	for off := end; off < len(buf); {
+		kind, _, next, err := parseFrame(buf, off)
+		if err != nil {
+			return start, end
+		}
+		if kind != kindCommit {
+			off = next
+			continue
+		}
+		txnEnd := next + (next - off) // the marker and its copy
+		if txnEnd > len(buf) || string(buf[next:txnEnd]) != string(buf[off:next]) {
+			return start, end
+		}
+		start, end, off = end, txnEnd, txnEnd
+	}
+	return start, end
 }

@@ -26,7 +26,7 @@ func (s *Store) replayFile() error {
 		s.f.Close()
 		return s.create()
 	}
-	end, tornAt, err := s.replay(buf)
+	end, tornAt, err := s.replay(s.cutLastTxn(buf))
 	s.replayScratch = replayScratch{} // a broker's store replays once
 	if err != nil {
 		return err

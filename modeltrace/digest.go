@@ -74,3 +74,13 @@ func (x *Hasher) Uint(v uint64) {
 
 // Sum returns the digest.
 func (x *Hasher) Sum() uint64 { return x.h }
+
+// LinesDigest digests a trace file's lines in order (each without its
+// newline): the end line's digest of every line before it.
+type LinesDigest struct{ h uint64 }
+
+// Add folds one line.
+func (d *LinesDigest) Add(line []byte) { d.h = Mix64(d.h ^ Digest(line) ^ 0x9e3779b97f4a7c15) }
+
+// Sum returns the digest of the lines added so far.
+func (d *LinesDigest) Sum() uint64 { return d.h }

@@ -8,8 +8,10 @@
 // subscriber's records) from a broker's applied state.
 //
 // The broker (package node) emits steps through a Sink (nil: off, no
-// cost); package tla validates them against the model's actions and
-// exports them as ndjson for TLC.
+// cost); package tla validates them against the model's actions. NDJSON
+// exports them (a header naming the format and the cluster, one step per
+// line, an end line with the step count and a digest of every line
+// before it) and Read reads an export back, saying whether it is whole.
 //
 // modeltrace is a leaf: it imports no felixsim package.
 package modeltrace

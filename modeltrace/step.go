@@ -20,13 +20,17 @@ const (
 	Request
 	// Persist: a broker's stored raft log now holds Entries from Index on,
 	// any older suffix from Index dropped; the leader's own new entries are
-	// the model's Propose, a follower's the model's Replicate.
+	// the model's Propose, a follower's the model's Replicate. Term is the
+	// broker's raft term when it took them: its own as their leader, else
+	// that of the leader whose append it took last.
 	Persist
 	// Commit: a broker's commit mark moved to Index (AdvanceCommit on the
 	// leader; learned from the leader's message on a follower).
 	Commit
 	// Apply: a broker applied the entry at Index (term Term, data Digest):
-	// Outcome says what it wrote.
+	// Outcome says what it wrote (Error the error's code when it refused
+	// it with one); First is the entry's scope's first retained offset
+	// after it.
 	Apply
 	// Answer: a broker answered a client's request.
 	Answer
@@ -41,18 +45,24 @@ const (
 	// Term, data Digest): its configuration is now Voters and Learners
 	// (unchanged when the change was refused and skipped).
 	ApplyConf
-	// StateRead: a broker served a state_get of Key in scope Tenant from
-	// its applied state at index Applied: Found, the value's Digest and
-	// its version (Offset); First is the scope's first retained offset.
+	// StateRead: a broker served a state_get of Key in scope Tenant (the
+	// request of Client and ReqID) from its applied state at index
+	// Applied, once that reached the read's ReadIndex: Found, the value's
+	// Digest and its version (Offset); First is the scope's first retained
+	// offset.
 	StateRead
 	// SubscriberRead: a broker served a subscriber the records of scope
 	// Tenant from Offset on (Records: each record's digest, as Write.Digest covers a record) from its
 	// applied state at index Applied; First as StateRead's.
 	SubscriberRead
+	// ReadStart: a broker began a linearizable state read of Key in scope
+	// Tenant (the request of Client and ReqID): it asked raft for a read
+	// index; the read's StateRead follows once that index is applied.
+	ReadStart
 	kindEnd
 )
 
-var kindNames = [...]string{"invalid", "Restart", "Vote", "Promote", "Request", "Persist", "Commit", "Apply", "Answer", "Snapshot", "ProposeConf", "ApplyConf", "StateRead", "SubscriberRead"}
+var kindNames = [...]string{"invalid", "Restart", "Vote", "Promote", "Request", "Persist", "Commit", "Apply", "Answer", "Snapshot", "ProposeConf", "ApplyConf", "StateRead", "SubscriberRead", "ReadStart"}
 
 // String names the kind.
 func (k Kind) String() string {
@@ -110,16 +120,23 @@ const (
 	KindCommit
 	KindCommitIf
 	// KindFetch and KindAck are consumer-group commands, KindOutboxTrim
-	// the outbox relay's, KindOperator a broker's own (a fleet feature's
-	// marker, a retention-by-age drop): they write no record.
+	// the outbox relay's; KindOperator was a broker's own command in
+	// formats before v3, which named no more; KindRetain (drop a scope's
+	// records below Write.Retain), KindFeature (a fleet feature's marker,
+	// Write.Feature) and KindIncarnation (a stream's generation marker,
+	// Write.Generation and Write.Deleted) are a broker's own since. None
+	// writes a record.
 	KindFetch
 	KindAck
 	KindOutboxTrim
 	KindOperator
+	KindRetain
+	KindFeature
+	KindIncarnation
 	commitKindEnd
 )
 
-var commitKindNames = [...]string{"invalid", "publish", "publish_if", "enqueue", "commit", "commit_if", "fetch", "ack", "outbox_trim", "operator"}
+var commitKindNames = [...]string{"invalid", "publish", "publish_if", "enqueue", "commit", "commit_if", "fetch", "ack", "outbox_trim", "operator", "retain", "feature", "incarnation"}
 
 // String names the commit kind as the wire does.
 func (k CommitKind) String() string {
@@ -159,6 +176,14 @@ type Write struct {
 	Ops      int       `json:"ops,omitempty"`
 	Digest   uint64    `json:"digest,omitempty"`
 	StateOps []StateOp `json:"state_ops,omitempty"`
+	// Retain is a KindRetain's offset: drop the scope's records below it
+	// (no further than its consumer groups' committed positions).
+	Retain uint64 `json:"retain,omitempty"`
+	// Feature is a KindFeature's fleet feature (the group finalizes it).
+	Feature string `json:"feature,omitempty"`
+	// Generation and Deleted are a KindIncarnation's stream incarnation.
+	Generation uint32 `json:"generation,omitempty"`
+	Deleted    bool   `json:"deleted,omitempty"`
 }
 
 // StateOp is one state operation of a write: a put of a value (its
@@ -175,7 +200,8 @@ func (c *Write) Equal(o *Write) bool {
 		return c == o
 	}
 	if c.Tenant != o.Tenant || c.Kind != o.Kind || c.Conditional != o.Conditional || c.Expected != o.Expected ||
-		c.Ops != o.Ops || c.Digest != o.Digest || len(c.StateOps) != len(o.StateOps) {
+		c.Ops != o.Ops || c.Digest != o.Digest || len(c.StateOps) != len(o.StateOps) ||
+		c.Retain != o.Retain || c.Feature != o.Feature || c.Generation != o.Generation || c.Deleted != o.Deleted {
 		return false
 	}
 	for i := range c.StateOps {
@@ -196,10 +222,12 @@ func (c *Write) Clone() *Write {
 	return &w
 }
 
-// ScopeNext is one scope's next offset (project numbering).
+// ScopeNext is one scope's next offset and first retained offset
+// (project numbering).
 type ScopeNext struct {
 	Tenant string `json:"tenant"`
 	Next   uint64 `json:"next"`
+	First  uint64 `json:"first,omitempty"`
 }
 
 // ChangeType is what a simple membership change does to one identity.
@@ -261,8 +289,8 @@ type Step struct {
 	Kind   Kind   `json:"kind"`
 	Broker uint64 `json:"broker"`
 	Group  uint64 `json:"group"`
-	// Term: Vote, Promote and Request's term; Apply's entry term;
-	// Snapshot's term.
+	// Term: Vote, Promote, Request and Persist's term; Apply's entry
+	// term; Snapshot's term.
 	Term uint64 `json:"term,omitempty"`
 	// Index: Persist's and Restart's first entry (Restart's is the stored
 	// snapshot's index); Commit's new mark; Apply's entry; Snapshot's index.
@@ -274,7 +302,8 @@ type Step struct {
 	// Digest: the proposal's data digest (Request, Apply); the value's
 	// digest StateRead found (0 when not found).
 	Digest uint64 `json:"digest,omitempty"`
-	// Client and ReqID name a client's request (Request, Answer).
+	// Client and ReqID name a client's request (Request, Answer,
+	// ReadStart, StateRead).
 	Client uint64 `json:"client,omitempty"`
 	ReqID  uint64 `json:"req_id,omitempty"`
 	// Asked and Proposed: Request's commit as sent and as proposed.
@@ -282,15 +311,22 @@ type Step struct {
 	Proposed *Write `json:"proposed,omitempty"`
 	// Outcome and Offset: Apply's and Answer's record outcome; Offset is
 	// the written offset or the refusal's tail (project numbering);
-	// StateRead's version, SubscriberRead's first offset.
+	// StateRead's version, SubscriberRead's first offset. Error is Apply's
+	// error code (the wire's name) when Outcome is OutcomeError.
 	Outcome Outcome `json:"outcome,omitempty"`
 	Offset  uint64  `json:"offset,omitempty"`
+	Error   string  `json:"error,omitempty"`
 	// Commit and Applied: Restart's stored commit mark and applied index
 	// (a read's applied index: the state it was served from);
 	// Scopes its scopes' next offsets, sorted by tenant (Snapshot's too).
 	CommitMark uint64      `json:"commit,omitempty"`
 	Applied    uint64      `json:"applied,omitempty"`
 	Scopes     []ScopeNext `json:"scopes,omitempty"`
+	// RetainedMax and Finalized: Restart's constants of the group: the
+	// most records a scope retains (0: no cap), and whether the group
+	// booted with the atomic_commit feature finalized.
+	RetainedMax uint64 `json:"retained_max,omitempty"`
+	Finalized   bool   `json:"finalized,omitempty"`
 	// Change: ProposeConf's membership change (nil: one the model has no
 	// name for, such as a joint change).
 	Change *ConfChange `json:"change,omitempty"`
@@ -301,13 +337,16 @@ type Step struct {
 	// Tenant names a read's scope; Key is StateRead's key and Found
 	// whether it found one; First is the read scope's first retained
 	// offset (retention drops records below it, and every key whose last
-	// write they were); Records are SubscriberRead's records from Offset
-	// on, each by its digest (as Write.Digest).
-	Tenant  string   `json:"tenant,omitempty"`
-	Key     string   `json:"key,omitempty"`
-	Found   bool     `json:"found,omitempty"`
-	First   uint64   `json:"first,omitempty"`
-	Records []uint64 `json:"records,omitempty"`
+	// write they were; Apply's: after the apply); Records are
+	// SubscriberRead's records from Offset on, each by its digest (as
+	// Write.Digest); ReadIndex is StateRead's read index, the commit
+	// index raft confirmed for it.
+	Tenant    string   `json:"tenant,omitempty"`
+	Key       string   `json:"key,omitempty"`
+	Found     bool     `json:"found,omitempty"`
+	First     uint64   `json:"first,omitempty"`
+	Records   []uint64 `json:"records,omitempty"`
+	ReadIndex uint64   `json:"read_index,omitempty"`
 }
 
 // Sink receives steps. The step and its slices belong to the caller and
@@ -321,7 +360,7 @@ func (s *Step) String() string {
 	head := fmt.Sprintf("%s broker %d group %d", s.Kind, s.Broker, s.Group)
 	switch s.Kind {
 	case Restart:
-		return fmt.Sprintf("%s: stored log %d..%d, commit %d, applied %d, %d scopes", head, s.Index, s.Index+uint64(len(s.Entries))-1, s.CommitMark, s.Applied, len(s.Scopes))
+		return fmt.Sprintf("%s: stored log %d..%d, commit %d, applied %d, %d scopes%s", head, s.Index, s.Index+uint64(len(s.Entries))-1, s.CommitMark, s.Applied, len(s.Scopes), scopesText(s.Scopes))
 	case Vote:
 		return fmt.Sprintf("%s: term %d for %d", head, s.Term, s.Candidate)
 	case Promote:
@@ -329,11 +368,15 @@ func (s *Step) String() string {
 	case Request:
 		return fmt.Sprintf("%s: term %d, client %d request %d, proposal %016x, asked %v, proposed %v", head, s.Term, s.Client, s.ReqID, s.Digest, s.Asked, s.Proposed)
 	case Persist:
-		return fmt.Sprintf("%s: entries %d..%d (terms %s)", head, s.Index, s.Index+uint64(len(s.Entries))-1, termsOf(s.Entries))
+		return fmt.Sprintf("%s: entries %d..%d (terms %s) in term %d", head, s.Index, s.Index+uint64(len(s.Entries))-1, termsOf(s.Entries), s.Term)
 	case Commit:
 		return fmt.Sprintf("%s: commit mark %d", head, s.Index)
 	case Apply:
-		return fmt.Sprintf("%s: entry %d (term %d, proposal %016x): %s at %d", head, s.Index, s.Term, s.Digest, s.Outcome, s.Offset)
+		cause := ""
+		if s.Error != "" {
+			cause = " (" + s.Error + ")"
+		}
+		return fmt.Sprintf("%s: entry %d (term %d, proposal %016x): %s%s at %d, first offset %d", head, s.Index, s.Term, s.Digest, s.Outcome, cause, s.Offset, s.First)
 	case Answer:
 		return fmt.Sprintf("%s: client %d request %d: %s at %d", head, s.Client, s.ReqID, s.Outcome, s.Offset)
 	case Snapshot:
@@ -347,9 +390,11 @@ func (s *Step) String() string {
 		if s.Found {
 			found = fmt.Sprintf("value %016x at version %d", s.Digest, s.Offset)
 		}
-		return fmt.Sprintf("%s: scope %q key %q at applied index %d (first offset %d): %s", head, s.Tenant, s.Key, s.Applied, s.First, found)
+		return fmt.Sprintf("%s: client %d request %d: scope %q key %q at applied index %d, read index %d (first offset %d): %s", head, s.Client, s.ReqID, s.Tenant, s.Key, s.Applied, s.ReadIndex, s.First, found)
 	case SubscriberRead:
 		return fmt.Sprintf("%s: scope %q at applied index %d (first offset %d): %d records from offset %d", head, s.Tenant, s.Applied, s.First, len(s.Records), s.Offset)
+	case ReadStart:
+		return fmt.Sprintf("%s: client %d request %d: scope %q key %q", head, s.Client, s.ReqID, s.Tenant, s.Key)
 	}
 	return head
 }
@@ -360,10 +405,29 @@ func (c *Write) String() string {
 		return "none"
 	}
 	cond := ""
-	if c.Conditional {
+	switch {
+	case c.Conditional:
 		cond = fmt.Sprintf(" if next=%d", c.Expected)
+	case c.Kind == KindRetain:
+		cond = fmt.Sprintf(" below %d", c.Retain)
+	case c.Kind == KindFeature:
+		cond = " " + c.Feature
+	case c.Kind == KindIncarnation:
+		cond = fmt.Sprintf(" generation %d deleted %t", c.Generation, c.Deleted)
 	}
 	return fmt.Sprintf("{%s %s%s, %d ops, %016x}", c.Tenant, c.Kind, cond, c.Ops, c.Digest)
+}
+
+// scopesText renders scopes' next and first offsets (at most 4).
+func scopesText(sc []ScopeNext) string {
+	out := ""
+	for i, x := range sc {
+		if i == 4 {
+			return out + " …"
+		}
+		out += fmt.Sprintf(" %s %d..%d", x.Tenant, x.First, x.Next)
+	}
+	return out
 }
 
 // termsOf renders entries' terms compactly ("2,2,3"), at most 8 of them.

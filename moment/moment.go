@@ -6,15 +6,15 @@ import (
 )
 
 // Moment names a point in a broker's work that matters for crash
-// recovery: a host may strike the process right after it (the simulator's
-// targeted faults, see sim/faultplan's fault table). A broker reports one
+// recovery or for timing: a host may strike the process right after it
+// (the simulator's targeted faults, see sim/faultplan's fault table). A broker reports one
 // to its host (node.Config.OnMoment, the simulator's Env.Moment); the zero
 // value is invalid.
 type Moment uint8
 
 // Moments, in the order plans and coverage list them. Each is reported
-// once its effect is durable (the store commit that made it so has
-// returned), before the process does anything else.
+// once the Ready round that reached it is durable (the store commit that
+// made it so has returned), before the process does anything else.
 const (
 	invalid Moment = iota
 	// SnapshotInstalled: a received raft snapshot was installed.
@@ -34,12 +34,15 @@ const (
 	// has made at most YoungProposalsMax proposals (its sequence numbers
 	// are still those a restart hands out again).
 	PendingHeldYoung
+	// ReadsConfirmed: a leader's ReadIndex returned, confirming its
+	// leadership for the state reads it holds, which it serves next.
+	ReadsConfirmed
 	end
 )
 
 // names are the moments' plan spellings.
 var names = [end]string{"invalid", "snapshot_installed", "group_ack_durable", "compacted", "membership_in_flight", "pending_held",
-	"pending_held_young"}
+	"pending_held_young", "reads_confirmed"}
 
 // docs say in a few words what each moment is.
 var docs = [end]string{"",
@@ -48,7 +51,8 @@ var docs = [end]string{"",
 	"a raft log was compacted or retention dropped a log prefix",
 	"a membership change reached the raft log, not yet applied",
 	"entries were appended while unanswered client proposals are held",
-	"entries were appended while unanswered client proposals are held, by an incarnation young enough that a restart reuses its sequence numbers"}
+	"entries were appended while unanswered client proposals are held, by an incarnation young enough that a restart reuses its sequence numbers",
+	"a leader's ReadIndex confirmed its leadership for the state reads it holds"}
 
 // YoungProposalsMax bounds the proposals an incarnation has made for it
 // to reach PendingHeldYoung.

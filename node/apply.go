@@ -93,25 +93,25 @@ func (n *Node) applyEntry(b *logstore.Batch, g *raftGroup, e *raftpb.Entry, touc
 		return replies
 	}
 	if len(e.GetData()) == 0 {
-		n.trace.apply(g, e, nil)
+		n.trace.apply(g, e, nil, "")
 		return replies // a new leader's empty entry
 	}
 	c, err := decodeCommandSharing(e.GetData(), knownNamesOf(g))
 	if err != nil {
 		// Every replica skips the same entry, so they stay equal.
 		n.logger.Errorf("group %d index %d: skipped an undecodable entry: %v", g.id, e.GetIndex(), err)
-		n.trace.apply(g, e, nil)
+		n.trace.apply(g, e, nil, "")
 		return replies
 	}
 	body := n.applyCommand(b, g, &c, touched)
-	n.trace.apply(g, e, body)
+	n.trace.apply(g, e, body, c.scope.Tenant)
 	if c.kind == cmdFetch || c.kind == cmdAck && !n.ackNotPersisted() {
 		*groupsTouched = append(*groupsTouched, groupTouch{tenant: c.scope.Tenant, name: c.group})
 	}
 	if c.proposer != n.cfg.ID {
 		return replies
 	}
-	pw := n.writes.take(c.incarnation, c.seq)
+	pw := n.takePending(c.incarnation, c.seq)
 	if pw == nil {
 		if n.writes.sharesSeq(c.incarnation, c.seq) {
 			n.notePath(PathSeqOfEarlierIncarnation)

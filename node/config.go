@@ -103,6 +103,12 @@ type Defects struct {
 	// whose log is overwritten by a shorter conflicting append keeps the
 	// old entries beyond it.
 	KeepStaleSuffix bool
+	// RecoveryCutsLastCommit opens the store with its recovery off by one
+	// transaction (the store's DefectCutLastTxn): a crash that leaves a
+	// store commit half-written also loses the whole one before it,
+	// synced and acknowledged (its appends, its applied rows, its hard
+	// state).
+	RecoveryCutsLastCommit bool
 	// VoteNotPersisted persists raft's hard state without its vote: a
 	// broker restarted within a term has forgotten whom it voted for and
 	// may vote twice.
@@ -224,6 +230,22 @@ type Defects struct {
 	// old generation had them: a group that lagged, or held leases, is
 	// stranded below the new generation's window, every fetch refused.
 	RecreateStrandsGroups bool
+	// LeaseReadByTicks serves a leader's state_get from its applied state
+	// at once, without a ReadIndex, while its lease holds: half an
+	// election timeout of its own ticks since a ReadIndex last confirmed
+	// its leadership. Ticks stop while the process is paused (and while
+	// its clock stalls), so a leader paused past an election, resumed
+	// before it hears from the new leader, trusts a leadership it lost
+	// and answers reads that miss writes the new leader acknowledged
+	// (rare_defects.go).
+	LeaseReadByTicks bool
+	// PendingMatchedBySeq matches an applied entry this node proposed to
+	// the pending write it answers by sequence number alone, not by
+	// incarnation: a restarted broker that applies its earlier
+	// incarnation's proposal answers, with that proposal's outcome, the
+	// write this incarnation gave the same sequence number
+	// (rare_defects.go).
+	PendingMatchedBySeq bool
 	// EphemeralUnscoped keys an ephemeral shard's live subscribers by the
 	// shard alone, not by tenant: one tenant's publishes reach every
 	// tenant's subscribers of the same namespace, stream and shard.

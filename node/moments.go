@@ -24,7 +24,9 @@ import (
 //     too when this incarnation has made at most
 //     moment.YoungProposalsMax proposals (a restart right there leaves
 //     proposals in the log whose sequence numbers the next incarnation
-//     hands out again: PathSeqOfEarlierIncarnation).
+//     hands out again: PathSeqOfEarlierIncarnation);
+//   - MomentReadsConfirmed when a group it leads had a ReadIndex return
+//     (it serves the reads the index confirms next).
 //
 // Reporting changes nothing in the node.
 
@@ -43,6 +45,9 @@ func (n *Node) noteRoundMoments(rds []groupReady, b *logstore.Batch) {
 		gr := &rds[i]
 		if !raft.IsEmptySnap(gr.rd.Snapshot) {
 			n.reached.add(moment.SnapshotInstalled)
+		}
+		if len(gr.rd.ReadStates) > 0 && gr.g.isLeader {
+			n.reached.add(moment.ReadsConfirmed)
 		}
 		appended = appended || len(gr.rd.Entries) > 0
 		for _, e := range gr.rd.Entries {

@@ -78,6 +78,7 @@ func Open(cfg Config, host Host, incarnation uint64) (*Node, error) {
 		return nil, fmt.Errorf("node %d: open store: %w", cfg.ID, err)
 	}
 	n := &Node{cfg: cfg, host: host, store: store}
+	n.observeRecovered()
 	n.logger = NewLogger(cfg.ID, host.NowNs)
 	n.writes = newPendingWrites(incarnation)
 	n.reads = newPendingReads(incarnation)

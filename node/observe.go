@@ -36,13 +36,23 @@ type Observer interface {
 	// returned, after Persisted for its groups and before anything else
 	// (messages, answers, Advance); r is reused afterwards.
 	RoundDurable(n *Node, r *DurableRound)
+	// Recovered is called once Open has opened the store, before the
+	// node rebuilds anything from it or starts raft; r is valid only
+	// during the call.
+	Recovered(r *RecoveredStore)
 }
 
 // DurableRound is one Ready round a store commit just made durable.
 type DurableRound struct {
 	// Groups are the raft groups that had a Ready in the round, ascending:
-	// the only ones whose memory or store the round changed.
-	Groups []uint64
+	// the only ones whose memory or store the round changed; Applied[i]
+	// is Groups[i]'s applied index once the round is durable.
+	Groups  []uint64
+	Applied []uint64
+	// Acks are the appends the round acknowledges, in the order raft
+	// produced them: each MsgAppResp it is about to send, and a leader's
+	// own append of new entries (which raft counts towards the quorum).
+	Acks []AppendAck
 	// Rare is set when the round installed a snapshot, compacted a raft
 	// log, dropped a retained prefix or appended a membership change: the
 	// rounds whose writes a restart reads back least often, which a
@@ -238,9 +248,11 @@ func (n *Node) observeDropped(scope felix.Scope, atNext, below uint64, withWrite
 // the groups that had a Ready in it.
 func (n *Node) observeRound(rds []groupReady) {
 	r := &n.roundBuf
-	r.Groups = r.Groups[:0]
+	r.Groups, r.Applied, r.Acks = r.Groups[:0], r.Applied[:0], r.Acks[:0]
 	for i := range rds {
 		r.Groups = append(r.Groups, rds[i].g.id)
+		r.Applied = append(r.Applied, rds[i].g.applied)
+		r.Acks = appendAcks(r.Acks, n.cfg.ID, &rds[i])
 	}
 	r.Rare = n.reached.has(moment.SnapshotInstalled) || n.reached.has(moment.Compacted) || n.reached.has(moment.MembershipInFlight)
 	n.cfg.Observer.RoundDurable(n, r)

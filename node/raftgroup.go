@@ -66,6 +66,9 @@ type raftGroup struct {
 	// group started from, which carries it).
 	incarnation      StreamIncarnation
 	incarnationIndex uint64
+	// leaseUntil is the tick the LeaseReadByTicks defect's lease runs to
+	// (0: none taken; see rare_defects.go).
+	leaseUntil uint64
 }
 
 // scopeOf is the scope of tenant inside this stream shard.

@@ -10,6 +10,9 @@ import (
 // this node still leads (a heartbeat round with a quorum) and returns the
 // commit index; the read is answered once that index is applied.
 func (n *Node) startRead(client uint64, req *wire.Request, g *raftGroup, body *wire.StateGet) {
+	if n.leaseRead(client, req, g, body) {
+		return
+	}
 	if n.reads.len() >= n.cfg.PendingReadsMax {
 		n.answer(client, req.ID, &wire.Error{Code: wire.CodeUnavailable, Message: fmt.Sprintf("node %d has %d reads pending, the cap", n.cfg.ID, n.reads.len())})
 		return
@@ -18,6 +21,7 @@ func (n *Node) startRead(client uint64, req *wire.Request, g *raftGroup, body *w
 	r := &pendingRead{seq: n.seq, client: client, reqID: req.ID, group: g.id, tenant: req.Scope.Tenant, key: body.Key, arrivedTick: n.ticks}
 	r.atArrival = n.valueAtArrival(g, r.tenant, r.key)
 	n.reads.add(r)
+	n.trace.readStart(g, client, req.ID, r.tenant, r.key)
 	g.rn.ReadIndex(n.reads.readContext(n.seq))
 }
 
@@ -28,7 +32,7 @@ func (n *Node) serveReads(g *raftGroup) {
 		if v == nil {
 			v = n.stateValue(g, r.tenant, r.key)
 		}
-		n.trace.stateRead(g, r.tenant, r.key, v)
+		n.trace.stateRead(g, r.client, r.reqID, r.tenant, r.key, r.index, v)
 		n.answer(r.client, r.reqID, v)
 	}
 }

@@ -125,6 +125,7 @@ func (n *Node) round() bool {
 		gr := &rds[i]
 		n.cfg.Density.noteRaft(&gr.rd)
 		n.out.add(gr.g.id, gr.rd.Messages)
+		n.renewLease(gr)
 		for _, rs := range gr.rd.ReadStates {
 			n.reads.confirm(rs.RequestCtx, rs.Index)
 		}

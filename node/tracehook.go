@@ -137,7 +137,8 @@ func (t *tracer) restart(n *Node) {
 		// The snapshot's index is committed, whatever the hard state says.
 		commit := max(hs.GetCommit(), first-1)
 		t.vote[i], t.commit[i] = termVote{hs.GetTerm(), hs.GetVote()}, commit
-		s := modeltrace.Step{Kind: modeltrace.Restart, Group: g.id, Index: first - 1, CommitMark: commit, Applied: g.applied}
+		s := modeltrace.Step{Kind: modeltrace.Restart, Group: g.id, Index: first - 1, CommitMark: commit, Applied: g.applied,
+			RetainedMax: uint64(g.spec.RetainedLenMax), Finalized: g.features.AtomicCommitFinalized}
 		// The stored snapshot (the bootstrap one, or the compaction point)
 		// leads the log; its data is not the trace's.
 		s.Entries = append(s.Entries, modeltrace.Entry{Term: snapTerm})
@@ -180,30 +181,29 @@ func (t *tracer) ready(g *raftGroup, rd *raft.Ready) {
 	// term reached it before the Ready): no Ready shows it leading, but
 	// its messages do, and its log holds the entries it proposed.
 	roundLed, roundVoted := t.ledWithinRound(g, rd, term)
-	own := roundLed // the term whose entries at the log's tail are its own proposals
+	own := roundLed // the term whose entries are its own proposals
 	if g.isLeader {
 		own = term
 	}
-	k := len(rd.Entries)
-	for own != 0 && k > 0 && rd.Entries[k-1].GetTerm() == own {
-		k--
-	}
+	before, mine, after := splitByTerm(rd.Entries, own)
 	if led := t.led[i]; led != 0 && (!g.isLeader || led != term) {
 		// It led term led when the round began and proposed these entries
 		// before stepping down within the round (a newer term reached it):
 		// its own changes are proposals of that term, before anything of
 		// the newer one.
-		t.proposeConf(g, termEntries(rd.Entries[:k], led))
+		t.proposeConf(g, termEntries(before, led))
 	}
-	t.persist(g, rd.Entries[:k])
+	t.persist(g, before, t.takenTerm(rd, before, own, i, term))
 	if roundLed != 0 {
 		if roundVoted && t.vote[i] != (termVote{roundLed, t.broker}) {
 			t.stage(modeltrace.Step{Kind: modeltrace.Vote, Group: g.id, Term: roundLed, Candidate: t.broker})
 			t.vote[i] = termVote{roundLed, t.broker}
 		}
 		t.stage(modeltrace.Step{Kind: modeltrace.Promote, Group: g.id, Term: roundLed})
-		t.proposeConf(g, rd.Entries[k:])
-		t.persist(g, rd.Entries[k:])
+		t.proposeConf(g, mine)
+		t.persist(g, mine, roundLed)
+		// What it took from a newer term's leader once it lost roundLed.
+		t.persist(g, after, t.takenTerm(rd, after, 0, i, term))
 	}
 	if !raft.IsEmptyHardState(hs) && hs.GetVote() != 0 && (hs.GetTerm() != t.vote[i].term || hs.GetVote() != t.vote[i].vote) {
 		t.stage(modeltrace.Step{Kind: modeltrace.Vote, Group: g.id, Term: hs.GetTerm(), Candidate: hs.GetVote()})
@@ -215,8 +215,9 @@ func (t *tracer) ready(g *raftGroup, rd *raft.Ready) {
 		t.stage(modeltrace.Step{Kind: modeltrace.Promote, Group: g.id, Term: term})
 	}
 	if roundLed == 0 {
-		t.proposeConf(g, rd.Entries[k:])
-		t.persist(g, rd.Entries[k:])
+		t.proposeConf(g, mine)
+		t.persist(g, mine, own)
+		t.persist(g, after, t.takenTerm(rd, after, 0, i, term)) // none: it leads the round's last term
 	}
 	t.led[i] = 0
 	if g.isLeader {
@@ -256,6 +257,59 @@ func (t *tracer) ledWithinRound(g *raftGroup, rd *raft.Ready, finalTerm uint64) 
 		}
 	}
 	return term, voted
+}
+
+// splitByTerm splits es (terms ascending) at own, the term whose entries
+// are the broker's own proposals (0: none): the entries of older terms,
+// of own, and of newer ones (taken from a newer term's leader after it
+// lost own within the round).
+func splitByTerm(es []*raftpb.Entry, own uint64) (before, mine, after []*raftpb.Entry) {
+	if own == 0 {
+		return es, nil, nil
+	}
+	lo := len(es)
+	for lo > 0 && es[lo-1].GetTerm() >= own {
+		lo--
+	}
+	hi := lo
+	for hi < len(es) && es[hi].GetTerm() == own {
+		hi++
+	}
+	return es[:lo], es[lo:hi], es[hi:]
+}
+
+// takenTerm is the term in which the broker took es: the term of its
+// answers accepting a leader's append that cover es (older than below,
+// when below is not 0); else the term it led when the round began (es
+// are its own proposals of that term); else the round's term.
+func (t *tracer) takenTerm(rd *raft.Ready, es []*raftpb.Entry, below uint64, i, term uint64) uint64 {
+	if at, ok := appendTerm(rd, t.broker, es, below); ok {
+		return at
+	}
+	if t.led[i] != 0 {
+		return t.led[i]
+	}
+	return term
+}
+
+// appendTerm is the term in which broker took es (stored as a follower):
+// that of its last answer accepting a leader's append (MsgAppResp, not a
+// rejection) that covers es, sent in the same Ready, older than below
+// when below is not 0; ok is false when it sent none (es are its own, or
+// empty).
+func appendTerm(rd *raft.Ready, broker uint64, es []*raftpb.Entry, below uint64) (term uint64, ok bool) {
+	if len(es) == 0 {
+		return 0, false
+	}
+	for _, m := range rd.Messages {
+		if m.GetType() != raftpb.MsgAppResp || m.GetFrom() != broker || m.GetTo() == broker || m.GetReject() || m.GetIndex() < es[0].GetIndex() {
+			continue
+		}
+		if below == 0 || m.GetTerm() < below {
+			term, ok = max(term, m.GetTerm()), true
+		}
+	}
+	return term, ok
 }
 
 // termEntries are the entries of es in term.
@@ -315,25 +369,31 @@ func (t *tracer) applyConf(g *raftGroup, e *raftpb.Entry) {
 		Voters: slices.Clone(g.confState.GetVoters()), Learners: slices.Clone(g.confState.GetLearners())})
 }
 
-func (t *tracer) persist(g *raftGroup, es []*raftpb.Entry) {
+// persist stages the storing of es, taken in term.
+func (t *tracer) persist(g *raftGroup, es []*raftpb.Entry, term uint64) {
 	if len(es) == 0 {
 		return
 	}
-	s := modeltrace.Step{Kind: modeltrace.Persist, Group: g.id, Index: es[0].GetIndex(), Entries: make([]modeltrace.Entry, len(es))}
+	s := modeltrace.Step{Kind: modeltrace.Persist, Group: g.id, Term: term, Index: es[0].GetIndex(), Entries: make([]modeltrace.Entry, len(es))}
 	for j, e := range es {
 		s.Entries[j] = modeltrace.Entry{Term: e.GetTerm(), Digest: modeltrace.Digest(e.GetData())}
 	}
 	t.stage(s)
 }
 
-// apply stages the apply of entry e; body is the answer applying it gave
-// (nil for an empty or undecodable entry).
-func (t *tracer) apply(g *raftGroup, e *raftpb.Entry, body wire.AnswerBody) {
+// apply stages the apply of entry e, a command of tenant's scope ("" for
+// none); body is the answer applying it gave (nil for an empty or
+// undecodable entry).
+func (t *tracer) apply(g *raftGroup, e *raftpb.Entry, body wire.AnswerBody, tenant string) {
 	if t == nil || g.id == MetaGroup {
 		return
 	}
-	s := modeltrace.Step{Kind: modeltrace.Apply, Group: g.id, Index: e.GetIndex(), Term: e.GetTerm(), Digest: modeltrace.Digest(e.GetData())}
+	s := modeltrace.Step{Kind: modeltrace.Apply, Group: g.id, Index: e.GetIndex(), Term: e.GetTerm(), Digest: modeltrace.Digest(e.GetData()),
+		First: firstOffsetOf(g, tenant)}
 	s.Outcome, s.Offset = outcomeOf(body)
+	if b, ok := body.(*wire.Error); ok {
+		s.Error = b.Code.String()
+	}
 	t.stage(s)
 }
 
@@ -370,13 +430,25 @@ func (t *tracer) request(g *raftGroup, client uint64, req *wire.Request, c *comm
 
 // operator emits a broker's own proposal (no client asked for it) as a
 // request for no client: the model lets a broker propose it like a client
-// write that writes no record. Only the broker's legitimate commands come
-// here (proposeInternal); the planted defects' silent proposals do not.
+// write that writes no record, and applies what it names (a retention
+// step, a feature's or an incarnation's marker). Only the broker's
+// legitimate commands come here (proposeInternal); the planted defects'
+// silent proposals do not.
 func (t *tracer) operator(g *raftGroup, c *command, data []byte) {
 	if t == nil || g.id == MetaGroup {
 		return
 	}
-	w := &modeltrace.Write{Tenant: c.scope.Tenant, Kind: modeltrace.KindOperator}
+	w := &modeltrace.Write{Tenant: c.scope.Tenant}
+	switch c.kind {
+	case cmdRetain:
+		w.Kind, w.Retain = modeltrace.KindRetain, c.offset
+	case cmdFeature:
+		w.Kind, w.Feature = modeltrace.KindFeature, c.feature
+	case cmdIncarnation:
+		w.Kind, w.Generation, w.Deleted = modeltrace.KindIncarnation, c.generation, c.deleted
+	default:
+		panic(fmt.Sprintf("node %d: trace: group %d: own %s command is not the model's", t.broker, g.id, c.kind))
+	}
 	t.sink.Step(&modeltrace.Step{Kind: modeltrace.Request, Broker: t.broker, Group: g.id, Term: g.rn.BasicStatus().HardState.GetTerm(),
 		Digest: modeltrace.Digest(data), Asked: w, Proposed: w})
 }
@@ -445,14 +517,26 @@ func recordDigest(r *felix.Record) uint64 {
 	return h.Sum()
 }
 
-// stateRead emits a state_get g served from its applied state (the
-// model's StateGet): what it answered, at which applied index. Ephemeral
+// readStart emits the start of a linearizable state_get of client's
+// request reqID: the broker asks raft for a read index. Ephemeral
 // streams' reads are not the model's.
-func (t *tracer) stateRead(g *raftGroup, tenant, key string, v *wire.StateValue) {
+func (t *tracer) readStart(g *raftGroup, client, reqID uint64, tenant, key string) {
 	if t == nil || g.id == MetaGroup || g.isEphemeral() {
 		return
 	}
-	s := modeltrace.Step{Kind: modeltrace.StateRead, Broker: t.broker, Group: g.id, Tenant: tenant, Key: key, Applied: g.applied, First: firstOffsetOf(g, tenant)}
+	t.sink.Step(&modeltrace.Step{Kind: modeltrace.ReadStart, Broker: t.broker, Group: g.id, Client: client, ReqID: reqID, Tenant: tenant, Key: key})
+}
+
+// stateRead emits a state_get g served from its applied state (the
+// model's StateGet) for client's request reqID: what it answered, at which
+// applied index, once that reached readIndex. Ephemeral streams' reads
+// are not the model's.
+func (t *tracer) stateRead(g *raftGroup, client, reqID uint64, tenant, key string, readIndex uint64, v *wire.StateValue) {
+	if t == nil || g.id == MetaGroup || g.isEphemeral() {
+		return
+	}
+	s := modeltrace.Step{Kind: modeltrace.StateRead, Broker: t.broker, Group: g.id, Client: client, ReqID: reqID, Tenant: tenant, Key: key,
+		Applied: g.applied, ReadIndex: readIndex, First: firstOffsetOf(g, tenant)}
 	if v.Found {
 		s.Found, s.Digest, s.Offset = true, modeltrace.Digest(v.Value), v.Version
 	}
@@ -506,7 +590,7 @@ func (t *tracer) installed(g *raftGroup) {
 func scopesOf(g *raftGroup) []modeltrace.ScopeNext {
 	var out []modeltrace.ScopeNext
 	for _, tn := range g.tenants {
-		out = append(out, modeltrace.ScopeNext{Tenant: tn, Next: g.scopes[tn].NextOffset()})
+		out = append(out, modeltrace.ScopeNext{Tenant: tn, Next: g.scopes[tn].NextOffset(), First: g.scopes[tn].FirstOffset()})
 	}
 	return out
 }

@@ -60,6 +60,8 @@ const (
 	InvariantOutboxFromStart            InvariantName = "OutboxFromStart"
 	InvariantWriteInItsGeneration       InvariantName = "WriteInItsGeneration"
 	InvariantEphemeralLiveComplete      InvariantName = "EphemeralLiveComplete"
+	InvariantStoreKeepsAcknowledged     InvariantName = "StoreKeepsAcknowledged"
+	InvariantStoreRoundsWhole           InvariantName = "StoreRoundsWhole"
 )
 
 // Errorf returns an error naming the invariant: "Name: " and the message.
@@ -386,6 +388,18 @@ var registry = mustRegistry([]Invariant{
 		Statement: "a live subscriber's read drains its queue: a read with room, answered by the broker that acknowledged a publish to its scope while the subscriber was live there, returns that publish (an empty answer means the subscriber is caught up)",
 		Family:    FamilySafety,
 		Checks:    []string{"properties.HistoryLiveReadsComplete"},
+	},
+	{
+		Name:      InvariantStoreKeepsAcknowledged,
+		Statement: "a broker's store, reopened after a crash, holds what the broker acknowledged before it: its raft log through the last index it acknowledged (a MsgAppResp, or a leader's own append) unless it recovered a later term, and the applied index it answered clients from (checked at every boot, before raft starts; term, vote and commit are HardStateMonotonic's, consumer positions GroupPositionMonotonic's)",
+		Family:    FamilySafety,
+		Checks:    []string{"properties.StoreKeepsAcknowledged"},
+	},
+	{
+		Name:      InvariantStoreRoundsWhole,
+		Statement: "a broker's store, reopened after a crash, holds whole store commits: every scope's position row has the log rows at both ends of the window it names and none past it (checked at every boot)",
+		Family:    FamilySafety,
+		Checks:    []string{"properties.StoreRoundsWhole"},
 	},
 })
 

@@ -47,6 +47,16 @@
 (* counts only its voters.  Spares start outside every configuration with *)
 (* an empty log.  MaxReconfigs bounds the changes; at 0 (and no spares)    *)
 (* the model is the one without membership, state for state.               *)
+(*                                                                         *)
+(* The broker's shape, each behind a constant (the configs that set none   *)
+(* of them are the model before them, state for state): CrashKinds says    *)
+(* how a broker restarts: "forget" (Crash: the commit mark and the applied *)
+(* state are volatile) or "keep" (CrashKeep: kept, as the broker keeps     *)
+(* them in its store) or both; EmptyEntries has a new leader append an     *)
+(* empty entry of its term, as raft does; ExpChoice lets a commit_if's     *)
+(* client pick its expected offset (any of 1..MaxCommits: it may read a   *)
+(* tail that writes pipelined before it move), so that writes pipelined    *)
+(* before either is applied may both be written.                           *)
 (***************************************************************************)
 EXTENDS Naturals, Sequences, FiniteSets
 
@@ -61,7 +71,10 @@ CONSTANTS
     Defect,      \* "none", or a planted broker bug the invariants must catch
     None,        \* a model value: no vote
     Spares,      \* the brokers outside the initial configuration, free to be added
-    MaxReconfigs \* how many membership changes leaders may propose in all
+    MaxReconfigs,\* how many membership changes leaders may propose in all
+    CrashKinds,  \* how a broker restarts: a subset of {"forget", "keep"}
+    EmptyEntries,\* TRUE: a new leader appends an empty entry of its term
+    ExpChoice    \* TRUE: a commit_if's client picks its expected offset
 
 ASSUME Variant \in {"Atomic", "SplitRecords", "PartialApply"}
 (* Planted defects: "CommitWithoutQuorum" marks an entry committed (so it *)
@@ -71,6 +84,7 @@ ASSUME Variant \in {"Atomic", "SplitRecords", "PartialApply"}
 (* when proposed).                                                        *)
 ASSUME Defect \in {"none", "CommitWithoutQuorum", "ElectStale", "ConditionAtProposal"}
 ASSUME MaxTerm \in Nat /\ MaxCommits \in Nat /\ MaxReconfigs \in Nat
+ASSUME CrashKinds \subseteq {"forget", "keep"} /\ EmptyEntries \in BOOLEAN /\ ExpChoice \in BOOLEAN
 ASSUME Spares \subseteq Brokers /\ Brokers \ Spares /= {}
 ASSUME DOMAIN Ops = 1..MaxCommits
 ASSUME DOMAIN Kind = 1..MaxCommits /\ \A c \in 1..MaxCommits : Kind[c] \in {"commit", "commit_if"}
@@ -197,27 +211,35 @@ Vote(q, b) ==
     /\ acked' = [acked EXCEPT ![q] = NoAcks]
     /\ UNCHANGED <<log, durable, commitIndex, applied, shard, kv, mid, nextCid, reply, conf, nconf>>
 
-(* A candidate whose votes are a quorum of its voters leads its term.      *)
+(* An empty entry of term t: a new leader's first entry (EmptyEntries).    *)
+EmptyEntry(t) == [term |-> t, cid |-> 0, kind |-> "none", exp |-> 0, part |-> "whole", voters |-> {}, learners |-> {}]
+
+(* A candidate whose votes are a quorum of its voters leads its term (and  *)
+(* appends its term's empty entry, when EmptyEntries).                     *)
 Promote(b) ==
     /\ role[b] = "candidate"
     /\ QuorumIn(votes[b], Voters(b))
     /\ role' = [role EXCEPT ![b] = "leader"]
     /\ votes' = [votes EXCEPT ![b] = {}]
-    /\ UNCHANGED <<term, votedFor, acked, log, durable, commitIndex, applied, shard, kv, mid, nextCid, reply, conf, nconf>>
+    /\ log' = IF EmptyEntries THEN [log EXCEPT ![b] = Append(log[b], EmptyEntry(term[b]))] ELSE log
+    /\ UNCHANGED <<term, votedFor, acked, durable, commitIndex, applied, shard, kv, mid, nextCid, reply, conf, nconf>>
 
 (* A client's commit reaches leader b (a deposed leader that has not yet   *)
 (* heard of the newer term too).  commit_if expects the next offset of b's *)
-(* applied shard log, as the client last read it there.                    *)
+(* applied shard log, as the client last read it there (with ExpChoice:    *)
+(* any offset 1..MaxCommits its client picks: it read a tail that writes   *)
+(* pipelined before it move).                                              *)
 Propose(b) ==
     /\ role[b] = "leader"
     /\ nextCid <= MaxCommits
     /\ LET kind == Kind[nextCid]
-           e == IF kind = "commit_if" THEN Len(shard[b]) + 1 ELSE 0
+           Exps == IF kind /= "commit_if" THEN {0}
+                   ELSE IF ExpChoice THEN 1..MaxCommits ELSE {Len(shard[b]) + 1}
            Mk(part, x) == [term |-> term[b], cid |-> nextCid, kind |-> kind, exp |-> x, part |-> part, voters |-> {}, learners |-> {}]
-           new == IF Variant = "SplitRecords"
-                  THEN << Mk("event", e), Mk("state", IF e = 0 THEN 0 ELSE e + 1) >>
-                  ELSE << Mk("whole", e) >>
-       IN log' = [log EXCEPT ![b] = log[b] \o new]
+           New(e) == IF Variant = "SplitRecords"
+                     THEN << Mk("event", e), Mk("state", IF e = 0 THEN 0 ELSE e + 1) >>
+                     ELSE << Mk("whole", e) >>
+       IN \E e \in Exps : log' = [log EXCEPT ![b] = log[b] \o New(e)]
     /\ nextCid' = nextCid + 1
     /\ UNCHANGED <<term, votedFor, role, votes, acked, durable, commitIndex, applied, shard, kv, mid, reply, conf, nconf>>
 
@@ -304,7 +326,8 @@ Answer(b, p, idx, w, sh) ==
     ELSE UNCHANGED reply
 
 (* b applies its next committed proposal: a written record reaches the     *)
-(* shard log and the state view together (in PartialApply, only the event). *)
+(* shard log and the state view together (in PartialApply, only the event); *)
+(* an empty entry writes nothing.                                          *)
 Apply(b) ==
     /\ ~mid[b]
     /\ applied[b] < commitIndex[b]
@@ -314,7 +337,10 @@ Apply(b) ==
            r == [cid |-> p.cid, kind |-> p.kind, exp |-> p.exp, part |-> p.part]
            w == Written(p, b)
            sh == IF w THEN Append(shard[b], r) ELSE shard[b]
-       IN IF w /\ Variant = "PartialApply"
+       IN IF p.kind = "none"
+          THEN /\ applied' = [applied EXCEPT ![b] = i]
+               /\ UNCHANGED <<shard, kv, mid, reply>>
+          ELSE IF w /\ Variant = "PartialApply"
           THEN /\ shard' = [shard EXCEPT ![b] = sh]
                /\ mid' = [mid EXCEPT ![b] = TRUE]
                /\ UNCHANGED <<applied, kv, reply>>
@@ -368,6 +394,21 @@ Crash(b) ==
     /\ acked' = [acked EXCEPT ![b] = NoAcks]
     /\ UNCHANGED <<term, votedFor, durable, nextCid, reply, conf, nconf>>
 
+(* b crashes and restarts as the broker does: it keeps its commit mark (cut *)
+(* to its persisted log) and its applied state, which the broker stores    *)
+(* in one commit with what they cover; so a broker that applied past its   *)
+(* persisted log (the model's leader applies what only its followers       *)
+(* persisted) is not one the broker's store holds: no such crash.          *)
+CrashKeep(b) ==
+    /\ ~mid[b]
+    /\ applied[b] <= durable[b]
+    /\ log' = [log EXCEPT ![b] = SubSeq(log[b], 1, durable[b])]
+    /\ commitIndex' = [commitIndex EXCEPT ![b] = Min(commitIndex[b], durable[b])]
+    /\ role' = [role EXCEPT ![b] = "follower"]
+    /\ votes' = [votes EXCEPT ![b] = {}]
+    /\ acked' = [acked EXCEPT ![b] = NoAcks]
+    /\ UNCHANGED <<term, votedFor, durable, applied, shard, kv, mid, nextCid, reply, conf, nconf>>
+
 (* b's log reaches its disk (in practice: the leader's own appends).       *)
 Persist(b) ==
     /\ durable[b] < Len(log[b])
@@ -384,7 +425,8 @@ Next ==
     \/ \E b \in Brokers : AdvanceCommit(b)
     \/ \E b \in Brokers : Apply(b)
     \/ \E b \in Brokers : ApplyState(b)
-    \/ \E b \in Brokers : Crash(b)
+    \/ "forget" \in CrashKinds /\ \E b \in Brokers : Crash(b)
+    \/ "keep" \in CrashKinds /\ \E b \in Brokers : CrashKeep(b)
     \/ \E b \in Brokers : Reconfigure(b)
     \/ \E b \in Brokers : ApplyConf(b)
 

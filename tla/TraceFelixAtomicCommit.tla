@@ -47,11 +47,21 @@ BootConf == [voters |-> Peers, learners |-> {}]
 NoConf == [voters |-> {}, learners |-> {}]
 Entry(t, d) == [term |-> t, data |-> d]
 Bootstrap == Entry(1, 0)
-NoWrite == [tenant |-> "", kind |-> "none", cond |-> FALSE, exp |-> 0, ops |-> 0, dig |-> 0, sops |-> << >>]
+NoWrite == [tenant |-> "", kind |-> "none", cond |-> FALSE, exp |-> 0, ops |-> 0, dig |-> 0, sops |-> << >>,
+            retain |-> 0, feature |-> "", gen |-> 0, del |-> FALSE]
 ReadKinds == {"StateRead", "SubscriberRead"}
 WriteKinds == {"publish", "publish_if", "enqueue", "commit", "commit_if"}
+CommandKinds == {"fetch", "ack", "outbox_trim"}
+MarkerKinds == {"feature", "incarnation"}
 QuorumOf(S, m) == 2 * Cardinality(S \cap m.voters) > Cardinality(m.voters)
 Min(a, b) == IF a < b THEN a ELSE b
+Max(a, b) == IF a > b THEN a ELSE b
+(* The most scopes a stream shard's raft group holds (the broker's         *)
+(* node.ScopesPerRaftGroupMax, tla.ScopesPerGroupMax).                     *)
+ScopesPerGroupMax == 64
+(* A stream's incarnation at boot: generation 1, live (generation * 2 +    *)
+(* deleted).                                                               *)
+BootIncarnation == 2
 MaxOf(S) == CHOOSE x \in S : \A y \in S : y <= x
 LastTerm(l) == IF l = << >> THEN 0 ELSE l[Len(l)].term
 
@@ -77,9 +87,25 @@ VARIABLES
     outcomes,   \* index -> [outcome, off]: what the first Apply of a raft index gave
     cterm,      \* cterm[x]: the term of the leader that committed committed[x]
     acked,      \* the writes a broker acknowledged as written: [idx, e, cterm, vs]
-    seen        \* the step number of the read just taken (0: the last step read nothing)
+    seen,       \* the step number of the read just taken (0: the last step read nothing)
+    first,      \* first[b][t]: the first retained offset of scope t on b
+    fin,        \* fin[b]: atomic_commit is finalized at b's applied index
+    inc,        \* inc[b]: b's stream incarnation (generation * 2 + deleted)
+    drops,      \* drops[t]: <<[idx, first]>>: where the first apply of an index set t's first retained offset
+    featAt,     \* the index of the first atomic_commit marker applied (0: none)
+    incs,       \* <<[idx, order]>>: the incarnation markers that changed one, first applied at idx
+    rmax,       \* the group's constants, set by its first Restart (cset): the most records
+    bootFin,    \*   a scope retains (0: no cap), and whether it booted with atomic_commit finalized
+    cset,
+    amark,      \* the highest index whose write a broker answered (written or refused)
+    reads       \* <<[b, client, req, tenant, key, mark]>>: the state reads begun, mark = amark then
 
-vars == <<i, up, log, commit, applied, term, leads, next, proposed, writes, committed, votes, acks, leaders, written, answers, conf, confs, outcomes, cterm, acked, seen>>
+\* Retention and markers; the group's constants; the reads begun.
+retv == <<first, fin, inc, drops, featAt, incs>>
+gconst == <<rmax, bootFin, cset>>
+readv == <<amark, reads>>
+
+vars == <<i, up, log, commit, applied, term, leads, next, proposed, writes, committed, votes, acks, leaders, written, answers, conf, confs, outcomes, cterm, acked, seen, retv, gconst, readv>>
 
 (* Simple membership changes, as raft folds them; one leaving no voter is  *)
 (* refused, and the configuration stays.                                   *)
@@ -122,6 +148,17 @@ Init ==
     /\ cterm = << 0 >>
     /\ acked = {}
     /\ seen = 0
+    /\ first = [b \in Brokers |-> [t \in Tenants |-> 0]]
+    /\ fin = [b \in Brokers |-> FALSE]
+    /\ inc = [b \in Brokers |-> BootIncarnation]
+    /\ drops = [t \in Tenants |-> << >>]
+    /\ featAt = 0
+    /\ incs = << >>
+    /\ rmax = 0
+    /\ bootFin = FALSE
+    /\ cset = FALSE
+    /\ amark = 0
+    /\ reads = << >>
 
 (* Every action takes step s = Trace[i] and moves on to the next.          *)
 Taken == i' = i + 1
@@ -132,10 +169,35 @@ LeaderOf(t) == IF t \in DOMAIN leaders THEN leaders[t] ELSE 0
 (* The next offsets re-applying the log up to index a gives each scope.    *)
 Rebuilt(a) == [t \in Tenants |-> Cardinality({o \in 1..Len(written[t]) : written[t][o] <= a})]
 
-(* The scopes a step reports match the next offsets nx re-applying the   *)
-(* log gives, and name every scope with records.                          *)
-ScopesMatch(sc, nx) ==
-    /\ \A j \in 1..Len(sc) : sc[j].next = nx[sc[j].tenant]
+(* The first retained offset of scope t at applied index a, where its next *)
+(* offset is n: the last drop point's at or below a, or n less the group's *)
+(* cap r when that is past it.                                             *)
+DropAt(t, a) ==
+    LET js == {j \in 1..Len(drops[t]) : drops[t][j].idx <= a}
+    IN IF js = {} THEN 0 ELSE drops[t][MaxOf(js)].first
+FirstAt(t, a, n, r) == IF r > 0 /\ n > r THEN Max(DropAt(t, a), n - r) ELSE DropAt(t, a)
+RebuiltFirst(a, nx, r) == [t \in Tenants |-> FirstAt(t, a, nx[t], r)]
+(* Whether atomic_commit is finalized, and the incarnation, at index a.    *)
+FinAt(a, bf) == bf \/ (featAt /= 0 /\ featAt <= a)
+IncAt(a) == LET os == {incs[j].order : j \in {j \in 1..Len(incs) : incs[j].idx <= a}}
+            IN IF os = {} THEN BootIncarnation ELSE Max(BootIncarnation, MaxOf(os))
+Deleted(b) == inc[b] % 2 = 1
+
+(* The group's constants a Restart reports: the first Restart sets them;   *)
+(* every later one reports the same cap.                                   *)
+Constants(s) ==
+    /\ cset => s.retained_max = rmax
+    /\ rmax' = IF cset THEN rmax ELSE s.retained_max
+    /\ bootFin' = IF cset THEN bootFin ELSE s.finalized
+    /\ cset' = TRUE
+
+(* The reads b began are over: it restarted or stopped leading.            *)
+ReadsWithout(b) == LET Others(r) == r.b /= b IN SelectSeq(reads, Others)
+
+(* The scopes a step reports match the next and first retained offsets nx *)
+(* and fx re-applying the log gives, and name every scope with records.    *)
+ScopesMatch(sc, nx, fx) ==
+    /\ \A j \in 1..Len(sc) : sc[j].next = nx[sc[j].tenant] /\ sc[j].first = fx[sc[j].tenant]
     /\ Cardinality({j \in 1..Len(sc) : sc[j].next > 0}) = Cardinality({t \in Tenants : nx[t] > 0})
 
 (* Crash(b), then the hidden steps that rebuild b from its store: the      *)
@@ -144,7 +206,8 @@ ScopesMatch(sc, nx) ==
 (* persisted entry after it (extra ones only entries a leader sent, or     *)
 (* b's own of a term it led); the compacted prefix stays the model's log;  *)
 (* the stored commit mark was committed; re-applying the log up to the     *)
-(* stored applied index gives each scope's rebuilt next offset.            *)
+(* stored applied index gives each scope's rebuilt next and first retained *)
+(* offsets, whether atomic_commit is finalized, and the incarnation.       *)
 Restart(s) ==
     LET b == s.b
         x0 == s.idx
@@ -155,6 +218,8 @@ Restart(s) ==
         c == s.commit
         a == s.applied
         nx == Rebuilt(a)
+        r == IF cset THEN rmax ELSE s.retained_max
+        fx == RebuiltFirst(a, nx, r)
     IN /\ s.kind = "Restart"
        /\ Len(s.entries) > 0 /\ x0 >= 1 /\ x0 <= Len(old)
        /\ s.entries[1].term = old[x0].term
@@ -165,7 +230,13 @@ Restart(s) ==
        /\ c <= Len(st)
        /\ c > commit[b] => c <= Len(committed) /\ committed[c] = st[c]
        /\ a <= c
-       /\ ScopesMatch(s.scopes, nx)
+       /\ ScopesMatch(s.scopes, nx, fx)
+       /\ Constants(s)
+       /\ s.finalized = FinAt(a, IF cset THEN bootFin ELSE s.finalized)
+       /\ first' = [first EXCEPT ![b] = fx]
+       /\ fin' = [fin EXCEPT ![b] = s.finalized]
+       /\ inc' = [inc EXCEPT ![b] = IncAt(a)]
+       /\ reads' = ReadsWithout(b)
        /\ proposed' = proposed @@ [k \in {<<st[x].term, x>> : x \in fresh} |-> [data |-> st[k[2]].data, prev |-> st[k[2] - 1].term]]
        /\ acks' = acks \cup {<<st[x].term, x, b>> : x \in (Len(old) + 1)..Len(st)}
        /\ up' = [up EXCEPT ![b] = TRUE]
@@ -175,8 +246,8 @@ Restart(s) ==
        /\ applied' = [applied EXCEPT ![b] = a]
        /\ next' = [next EXCEPT ![b] = nx]
        /\ conf' = [conf EXCEPT ![b] = ConfAt(st, a)]
-       /\ LET Others(r) == r.b /= b IN answers' = SelectSeq(answers, Others)
-       /\ UNCHANGED <<term, writes, committed, votes, leaders, written, confs, outcomes, cterm, acked>>
+       /\ LET Others(q) == q.b /= b IN answers' = SelectSeq(answers, Others)
+       /\ UNCHANGED <<term, writes, committed, votes, leaders, written, confs, outcomes, cterm, acked, drops, featAt, incs, amark>>
 
 (* The Restart of an identity that joined with an empty log and holds none *)
 (* yet: nothing stored, committed or applied.                              *)
@@ -184,35 +255,45 @@ RestartEmpty(s) ==
     LET b == s.b IN
     /\ s.kind = "Restart"
     /\ log[b] = << >> /\ s.idx = 0
-    /\ s.entries = << Entry(0, 0) >> /\ s.commit = 0 /\ s.applied = 0 /\ s.scopes = << >>
+    /\ s.entries = << Entry(0, 0) >> /\ s.commit = 0 /\ s.applied = 0 /\ s.scopes = << >> /\ ~s.finalized
+    /\ Constants(s)
     /\ up' = [up EXCEPT ![b] = TRUE]
     /\ leads' = [leads EXCEPT ![b] = 0]
+    /\ fin' = [fin EXCEPT ![b] = FALSE]
+    /\ inc' = [inc EXCEPT ![b] = BootIncarnation]
+    /\ reads' = ReadsWithout(b)
     /\ LET Others(r) == r.b /= b IN answers' = SelectSeq(answers, Others)
-    /\ UNCHANGED <<log, commit, applied, term, next, proposed, writes, committed, votes, acks, leaders, written, conf, confs, outcomes, cterm, acked>>
+    /\ UNCHANGED <<log, commit, applied, term, next, proposed, writes, committed, votes, acks, leaders, written, conf, confs, outcomes, cterm, acked, first, drops, featAt, incs, amark>>
 
 (* A leader's snapshot installed on b: Replicate of the committed prefix   *)
 (* up to the snapshot's entry, then the hidden applies.  The entry is      *)
 (* committed and past b's commit mark; b's log becomes that prefix,        *)
-(* applied there, its scopes what re-applying it gives.                    *)
+(* applied there, its scopes, feature and incarnation what re-applying it  *)
+(* gives.                                                                  *)
 Snapshot(s) ==
     LET b == s.b
         x == s.idx
         nx == Rebuilt(x)
+        fx == RebuiltFirst(x, nx, rmax)
     IN /\ s.kind = "Snapshot"
        /\ x >= 1 /\ x <= Len(committed) /\ committed[x].term = s.term
        /\ x > commit[b]
-       /\ ScopesMatch(s.scopes, nx)
+       /\ ScopesMatch(s.scopes, nx, fx)
+       /\ first' = [first EXCEPT ![b] = fx]
+       /\ fin' = [fin EXCEPT ![b] = FinAt(x, bootFin)]
+       /\ inc' = [inc EXCEPT ![b] = IncAt(x)]
        /\ log' = [log EXCEPT ![b] = SubSeq(committed, 1, x)]
        /\ commit' = [commit EXCEPT ![b] = x]
        /\ applied' = [applied EXCEPT ![b] = x]
        /\ next' = [next EXCEPT ![b] = nx]
        /\ conf' = [conf EXCEPT ![b] = ConfAt(committed, x)]
-       /\ UNCHANGED <<up, term, leads, proposed, writes, committed, votes, acks, leaders, written, answers, confs, outcomes, cterm, acked>>
+       /\ UNCHANGED <<up, term, leads, proposed, writes, committed, votes, acks, leaders, written, answers, confs, outcomes, cterm, acked, drops, featAt, incs, gconst, readv>>
 
 (* b persists its vote: for itself, Timeout(b) (b starts an election in    *)
 (* that term as a candidate); for another, Vote(b, cand) (b grants the     *)
 (* candidate's request).  One vote per broker and term, never in a term    *)
-(* older than one b voted in; a leader of an older term steps down.        *)
+(* older than one b voted in; a leader of an older term steps down, and    *)
+(* the reads it began end (answered NotLeader).                            *)
 VoteOK(s) ==
     LET b == s.b
         k == <<s.term, b>>
@@ -222,7 +303,8 @@ VoteOK(s) ==
        /\ votes' = (k :> [cand |-> s.cand, lastTerm |-> LastTerm(log[b]), len |-> Len(log[b])]) @@ votes
        /\ term' = [term EXCEPT ![b] = s.term]
        /\ leads' = [leads EXCEPT ![b] = IF @ /= 0 /\ @ < s.term THEN 0 ELSE @]
-       /\ UNCHANGED <<up, log, commit, applied, next, proposed, writes, committed, acks, leaders, written, answers, conf, confs, outcomes, cterm, acked>>
+       /\ reads' = IF leads[b] /= 0 /\ leads[b] < s.term THEN ReadsWithout(b) ELSE reads
+       /\ UNCHANGED <<up, log, commit, applied, next, proposed, writes, committed, acks, leaders, written, answers, conf, confs, outcomes, cterm, acked, retv, gconst, amark>>
 
 (* Only a voter of its own configuration starts an election.               *)
 Timeout(s) == s.cand = s.b /\ s.b \in conf[s.b].voters /\ VoteOK(s)
@@ -246,20 +328,24 @@ Promote(s) ==
        /\ leaders' = (s.term :> b) @@ leaders
        /\ leads' = [leads EXCEPT ![b] = s.term]
        /\ term' = [term EXCEPT ![b] = IF s.term > @ THEN s.term ELSE @]
-       /\ UNCHANGED <<up, log, commit, applied, next, proposed, writes, committed, votes, acks, written, answers, conf, confs, outcomes, cterm, acked>>
+       /\ reads' = ReadsWithout(b)
+       /\ UNCHANGED <<up, log, commit, applied, next, proposed, writes, committed, votes, acks, written, answers, conf, confs, outcomes, cterm, acked, retv, gconst, amark>>
 
 (* Propose, its client half: the proposal is the client's write unchanged  *)
 (* (its state operations listed, as many as it counts), proposed in a term *)
-(* no older than one the broker voted or led in.                           *)
+(* no older than one the broker voted or led in; a broker's own command    *)
+(* names its kind (a marker names no scope).                               *)
 Request(s) ==
     /\ s.kind = "Request"
     /\ s.asked /= NoWrite /\ s.asked = s.proposed
     /\ Len(s.proposed.sops) = s.proposed.ops
+    /\ s.proposed.kind /= "operator"
+    /\ s.proposed.kind \in MarkerKinds => s.proposed.tenant = "" /\ s.proposed.ops = 0 /\ s.proposed.dig = 0
     /\ s.term >= term[s.b]
     /\ s.data /= 0
     /\ s.data \notin DOMAIN writes
     /\ writes' = (s.data :> [b |-> s.b, client |-> s.client, req |-> s.req, w |-> s.proposed]) @@ writes
-    /\ UNCHANGED <<up, log, commit, applied, term, leads, next, proposed, committed, votes, acks, leaders, written, answers, conf, confs, outcomes, cterm, acked>>
+    /\ UNCHANGED <<up, log, commit, applied, term, leads, next, proposed, committed, votes, acks, leaders, written, answers, conf, confs, outcomes, cterm, acked, retv, gconst, readv>>
 
 (* Reconfigure, the leader's half: the leader of the change's term appends *)
 (* a simple membership change, once it applied every entry of an older    *)
@@ -274,7 +360,7 @@ ProposeConf(s) ==
     /\ \A x \in (applied[b] + 1)..Len(log[b]) :
           log[b][x].term >= s.term /\ ~(log[b][x].data /= 0 /\ log[b][x].data \in DOMAIN confs)
     /\ confs' = (s.data :> s.change) @@ confs
-    /\ UNCHANGED <<up, log, commit, applied, term, leads, next, proposed, writes, committed, votes, acks, leaders, written, answers, conf, outcomes, cterm, acked>>
+    /\ UNCHANGED <<up, log, commit, applied, term, leads, next, proposed, writes, committed, votes, acks, leaders, written, answers, conf, outcomes, cterm, acked, retv, gconst, readv>>
 
 (* Apply(b) of a membership change: b's next committed entry, a change a   *)
 (* leader proposed; b's configuration becomes the change folded into its   *)
@@ -291,9 +377,14 @@ ApplyConf(s) ==
        /\ m = [voters |-> s.voters, learners |-> s.learners]
        /\ applied' = [applied EXCEPT ![b] = x]
        /\ conf' = [conf EXCEPT ![b] = m]
-       /\ UNCHANGED <<up, log, commit, term, leads, next, proposed, writes, committed, votes, acks, leaders, written, answers, confs, outcomes, cterm, acked>>
+       /\ UNCHANGED <<up, log, commit, term, leads, next, proposed, writes, committed, votes, acks, leaders, written, answers, confs, outcomes, cterm, acked, retv, gconst, readv>>
 
-(* A Persist of entries es from index s.idx on: each entry either is one a *)
+(* A Persist of entries es from index s.idx on, taken in term s.term: that *)
+(* term is no older than b's own (a follower refuses an append of an older *)
+(* term, as a deposed leader sends after b voted in a newer one), nor than *)
+(* any entry's, and some broker leads it (b's term moves up to it; a       *)
+(* deposed leader is not stepped down: its round's Commit step, which may  *)
+(* be its own as that leader, follows); each entry either is one a         *)
 (* leader sent, with the previous entry's term it had (Replicate), or is   *)
 (* b's own new entry of the term it leads, a client's write or empty       *)
 (* (Propose); terms never decrease along the log; the conflicting suffix   *)
@@ -309,6 +400,9 @@ PersistOK(s) ==
         firstDiff == {x \in from..Len(old) : Diff(x) /\ \A y \in from..(x - 1) : ~Diff(y)}
     IN /\ s.kind = "Persist"
        /\ from >= 2 /\ from <= Len(old) + 1
+       /\ s.term >= term[b]
+       /\ \A j \in 1..Len(es) : es[j].term <= s.term
+       /\ s.term \in DOMAIN leaders
        /\ \A j \in 1..Len(es) : es[j].term >= Prev(j)
        /\ \A j \in 1..Len(es) : Sent(Key(j)) => proposed[Key(j)] = [data |-> es[j].data, prev |-> Prev(j)]
        /\ \A j \in 1..Len(es) : ~Sent(Key(j)) =>
@@ -328,7 +422,8 @@ PersistTake(s) ==
        /\ log' = [log EXCEPT ![b] = nl]
        /\ commit' = [commit EXCEPT ![b] = Min(@, Len(nl))]
        /\ acks' = acks \cup {<<es[j].term, from + j - 1, b>> : j \in 1..Len(es)}
-       /\ UNCHANGED <<up, applied, term, leads, next, writes, committed, votes, leaders, written, answers, conf, confs, outcomes, cterm, acked>>
+       /\ term' = [term EXCEPT ![b] = Max(@, s.term)]
+       /\ UNCHANGED <<up, applied, leads, next, writes, committed, votes, leaders, written, answers, conf, confs, outcomes, cterm, acked, retv, gconst, readv>>
 
 FreshIn(s) == \E j \in 1..Len(s.entries) : ~Sent(<<s.entries[j].term, s.idx + j - 1>>)
 
@@ -351,7 +446,7 @@ LearnCommit(s) ==
     /\ CommitOK(s)
     /\ Learned(s)
     /\ commit' = [commit EXCEPT ![s.b] = s.idx]
-    /\ UNCHANGED <<up, log, applied, term, leads, next, proposed, writes, committed, votes, acks, leaders, written, answers, conf, confs, outcomes, cterm, acked>>
+    /\ UNCHANGED <<up, log, applied, term, leads, next, proposed, writes, committed, votes, acks, leaders, written, answers, conf, confs, outcomes, cterm, acked, retv, gconst, readv>>
 
 (* AdvanceCommit: b leads the term of the entry at the mark, a quorum of   *)
 (* b's voters acknowledged storing that entry (followers acknowledge once they *)
@@ -371,15 +466,94 @@ AdvanceCommit(s) ==
        /\ committed' = committed \o SubSeq(log[b], n + 1, c)
        /\ cterm' = cterm \o [j \in 1..(c - n) |-> leads[b]]
        /\ commit' = [commit EXCEPT ![b] = c]
-       /\ UNCHANGED <<up, log, applied, term, leads, next, proposed, writes, votes, acks, leaders, written, answers, conf, confs, outcomes, acked>>
+       /\ UNCHANGED <<up, log, applied, term, leads, next, proposed, writes, votes, acks, leaders, written, answers, conf, confs, outcomes, acked, retv, gconst, readv>>
 
-(* Apply(b): b applies its next committed entry.  A client write is        *)
-(* written at its scope's next offset unless it is conditional and         *)
-(* expected another offset, then refused with that tail; one record or     *)
-(* none; every replica writes the same entry at the same offset, and every *)
-(* Apply of an index gives what the first gave (outcomes).  A              *)
-(* consumer-group command, an empty entry or a write refused with an       *)
-(* error writes nothing.                                                   *)
+(* Apply(b): b applies its next committed entry, which gives what the     *)
+(* model recomputes from the entry's command and b's state (traceapply.go  *)
+(* states each rule), the same as every other Apply of that index          *)
+(* (outcomes: outcome, offset, error and first retained offset).           *)
+Outcome(s) == [outcome |-> s.outcome, off |-> s.off, err |-> s.error, first |-> s.first]
+
+(* The scopes the group's commands name (a marker names none).             *)
+NScopes == Cardinality({writes[d].w.tenant : d \in {d \in DOMAIN writes : writes[d].w.kind \notin MarkerKinds}})
+
+(* What applying client write w gives on b: an outcome, its offset or     *)
+(* error, and an error the model allows instead ("": none), decided by    *)
+(* state it does not hold (a full retained log's consumer groups, the     *)
+(* group's scope cap).                                                     *)
+WriteWant(b, w) ==
+    LET nx == next[b][w.tenant]
+        fx == first[b][w.tenant]
+        cap == IF nx = 0 /\ NScopes > ScopesPerGroupMax THEN "InvalidRequest" ELSE ""
+    IN CASE Deleted(b) -> [outcome |-> "error", off |-> 0, err |-> "UnknownStream", may |-> ""]
+         [] w.ops > 0 /\ ~fin[b] -> [outcome |-> "error", off |-> 0, err |-> "FeatureNotFinalized", may |-> cap]
+         [] w.cond /\ w.exp /= nx -> [outcome |-> "refused", off |-> nx, err |-> "", may |-> cap]
+         [] OTHER -> [outcome |-> "written", off |-> nx, err |-> "",
+                      may |-> IF rmax > 0 /\ nx - fx >= rmax THEN "Unavailable" ELSE cap]
+Allows(s, w) ==
+    \/ w.may /= "" /\ s.outcome = "error" /\ s.error = w.may /\ s.off = 0
+    \/ /\ s.outcome = w.outcome /\ s.error = w.err
+       /\ IF s.outcome = "error" THEN s.off = 0 ELSE s.off = w.off
+
+(* A client write: one record at the scope's next offset, or none; every   *)
+(* replica writes the same entry at the same offset; a write at a full     *)
+(* retained log drops its oldest record.  The proposer answers what it     *)
+(* gave.                                                                   *)
+ApplyWrite(s, b, x, wr) ==
+    LET w == wr.w
+        t == w.tenant
+        nx == next[b][t]
+        fx == first[b][t]
+        after == IF s.outcome = "written" /\ rmax > 0 /\ nx + 1 - fx > rmax THEN nx + 1 - rmax ELSE fx
+        ws == written[t]
+    IN /\ Allows(s, WriteWant(b, w))
+       /\ s.first = after
+       /\ IF s.outcome = "written"
+          THEN /\ Len(ws) = nx \/ (Len(ws) > nx /\ ws[nx + 1] = x)
+               /\ written' = [written EXCEPT ![t] = IF Len(ws) = nx THEN Append(ws, x) ELSE ws]
+               /\ next' = [next EXCEPT ![b][t] = nx + 1]
+               /\ first' = [first EXCEPT ![b][t] = after]
+          ELSE UNCHANGED <<next, written, first>>
+       /\ answers' = IF wr.b = b /\ s.outcome \in {"written", "refused"}
+                     THEN Append(answers, [b |-> b, client |-> wr.client, req |-> wr.req, outcome |-> s.outcome, off |-> s.off, idx |-> x])
+                     ELSE answers
+       /\ UNCHANGED <<fin, inc, drops, featAt, incs>>
+
+(* The first apply of index x sets scope t's first retained offset to f.   *)
+NoteDrop(t, x, f) ==
+    IF Len(drops[t]) > 0 /\ drops[t][Len(drops[t])].idx >= x THEN drops[t] ELSE Append(drops[t], [idx |-> x, first |-> f])
+
+(* A retention step: refused when the scope holds nothing on b or its      *)
+(* offset is past the tail; else the first retained offset moves up, to at *)
+(* most the step's offset (consumer groups may hold it back).              *)
+ApplyRetain(s, b, x, w) ==
+    LET t == w.tenant
+        nx == next[b][t]
+        fx == first[b][t]
+    IN IF nx = 0 \/ w.retain > nx
+       THEN /\ s.outcome = "error" /\ s.error = "InvalidRequest" /\ s.first = fx
+            /\ UNCHANGED <<first, drops>>
+       ELSE /\ s.outcome = "none" /\ s.first >= fx /\ s.first <= Max(fx, w.retain)
+            /\ first' = [first EXCEPT ![b][t] = s.first]
+            /\ drops' = [drops EXCEPT ![t] = NoteDrop(t, x, s.first)]
+
+(* A feature's marker finalizes it; an incarnation's marker newer than b's *)
+(* moves b there and empties every scope.                                  *)
+ApplyMarker(s, b, x, w) ==
+    /\ s.outcome = "none" /\ s.first = 0
+    /\ IF w.kind = "feature"
+       THEN /\ fin' = [fin EXCEPT ![b] = IF w.feature = "atomic_commit" THEN TRUE ELSE @]
+            /\ featAt' = IF w.feature = "atomic_commit" /\ (featAt = 0 \/ x < featAt) THEN x ELSE featAt
+            /\ UNCHANGED <<inc, incs, first, drops>>
+       ELSE LET o == w.gen * 2 + (IF w.del THEN 1 ELSE 0) IN
+            IF o <= inc[b]
+            THEN UNCHANGED <<fin, featAt, inc, incs, first, drops>>
+            ELSE /\ inc' = [inc EXCEPT ![b] = o]
+                 /\ incs' = IF Len(incs) = 0 \/ incs[Len(incs)].idx < x THEN Append(incs, [idx |-> x, order |-> o]) ELSE incs
+                 /\ first' = [first EXCEPT ![b] = [t \in Tenants |-> next[b][t]]]
+                 /\ drops' = [t \in Tenants |-> NoteDrop(t, x, next[b][t])]
+                 /\ UNCHANGED <<fin, featAt>>
+
 Apply(s) ==
     LET b == s.b
         x == s.idx
@@ -387,29 +561,24 @@ Apply(s) ==
        /\ x = applied[b] + 1
        /\ x <= commit[b]
        /\ log[b][x] = Entry(s.term, s.data)
-       /\ s.data = 0 => s.outcome = "none"
        /\ s.data /= 0 => s.data \in DOMAIN writes
-       /\ x \in DOMAIN outcomes => outcomes[x] = [outcome |-> s.outcome, off |-> s.off]
-       /\ outcomes' = IF x \in DOMAIN outcomes THEN outcomes ELSE (x :> [outcome |-> s.outcome, off |-> s.off]) @@ outcomes
+       /\ x \in DOMAIN outcomes => outcomes[x] = Outcome(s)
+       /\ outcomes' = IF x \in DOMAIN outcomes THEN outcomes ELSE (x :> Outcome(s)) @@ outcomes
        /\ applied' = [applied EXCEPT ![b] = x]
-       /\ IF s.data = 0 \/ writes[s.data].w.kind \notin WriteKinds \/ s.outcome = "error"
-          THEN /\ s.outcome \in {"none", "error"}
-               /\ UNCHANGED <<next, written, answers>>
-          ELSE LET wr == writes[s.data]
-                   w == wr.w
-                   nx == next[b][w.tenant]
-                   want == IF w.cond /\ w.exp /= nx THEN "refused" ELSE "written"
-                   ws == written[w.tenant]
-               IN /\ s.outcome = want /\ s.off = nx
-                  /\ IF want = "written"
-                     THEN /\ Len(ws) = nx \/ (Len(ws) > nx /\ ws[nx + 1] = x)
-                          /\ written' = [written EXCEPT ![w.tenant] = IF Len(ws) = nx THEN Append(ws, x) ELSE ws]
-                          /\ next' = [next EXCEPT ![b][w.tenant] = nx + 1]
-                     ELSE UNCHANGED <<next, written>>
-                  /\ answers' = IF wr.b = b
-                                THEN Append(answers, [b |-> b, client |-> wr.client, req |-> wr.req, outcome |-> s.outcome, off |-> s.off, idx |-> x])
-                                ELSE answers
-       /\ UNCHANGED <<up, log, commit, term, leads, proposed, writes, committed, votes, acks, leaders, conf, confs, cterm, acked>>
+       /\ IF s.data = 0
+          THEN /\ s.outcome = "none" /\ s.error = "" /\ s.first = 0
+               /\ UNCHANGED <<next, written, answers, retv>>
+          ELSE LET wr == writes[s.data] IN
+               IF wr.w.kind \in WriteKinds
+               THEN ApplyWrite(s, b, x, wr)
+               ELSE /\ s.off = 0 /\ s.outcome \in {"none", "error"} /\ (s.outcome = "error") = (s.error /= "")
+                    /\ UNCHANGED <<next, written, answers>>
+                    /\ CASE wr.w.kind = "retain" -> ApplyRetain(s, b, x, wr.w) /\ UNCHANGED <<fin, inc, featAt, incs>>
+                         [] wr.w.kind \in MarkerKinds -> ApplyMarker(s, b, x, wr.w)
+                         [] OTHER -> /\ Deleted(b) = (s.error = "UnknownStream")
+                                     /\ s.first = first[b][wr.w.tenant]
+                                     /\ UNCHANGED retv
+       /\ UNCHANGED <<up, log, commit, term, leads, proposed, writes, committed, votes, acks, leaders, conf, confs, cterm, acked, gconst, readv>>
 
 (* The voter sets a quorum holding the entry at index x may be counted in: *)
 (* the bootstrap one and those the membership changes committed before x  *)
@@ -424,7 +593,8 @@ VoterSetsBefore(x) == VoterSetsFrom(BootConf, 2, x, {Peers})
 (* Answer: the proposer answers a client only with what applying the       *)
 (* client's entry gave it (each such result answers once).  A write        *)
 (* answered as written is acknowledged: CommittedNeverLost's record of its *)
-(* entry, the term that committed it and the voter sets of its quorum.     *)
+(* entry, the term that committed it and the voter sets of its quorum; any *)
+(* answer raises the highest answered index a later read must cover.       *)
 Answer(s) ==
     LET Match(r) == r.b = s.b /\ r.client = s.client /\ r.req = s.req /\ r.outcome = s.outcome /\ r.off = s.off
         js == {j \in 1..Len(answers) : Match(answers[j])}
@@ -436,22 +606,45 @@ Answer(s) ==
              /\ acked' = IF s.outcome = "written"
                          THEN acked \cup {[idx |-> x, e |-> committed[x], cterm |-> cterm[x], vs |-> VoterSetsBefore(x)]}
                          ELSE acked
-       /\ UNCHANGED <<up, log, commit, applied, term, leads, next, proposed, writes, committed, votes, acks, leaders, written, conf, confs, outcomes, cterm>>
+             /\ amark' = Max(amark, x)
+       /\ UNCHANGED <<up, log, commit, applied, term, leads, next, proposed, writes, committed, votes, acks, leaders, written, conf, confs, outcomes, cterm, retv, gconst, reads>>
 
 (* A reader's step: StateGet(b, k) (a state read) or SubscriberSees(b) (a  *)
 (* subscriber read), made in b's current state: served at b's applied      *)
-(* index, the scope's retained window within the records b applied (a    *)
-(* state read that found nothing reports no value), a subscriber's read    *)
-(* starting in it.  It changes nothing but seen; what it saw is judged by  *)
-(* the read rules below, as invariants.                                    *)
+(* index, the scope's retained window b's (a state read that found nothing *)
+(* reports no value), a subscriber's read starting in it.  A state read    *)
+(* serves the oldest read of its request b began (ReadStart), of the same  *)
+(* key, at a read index b applied, committed, and no lower than every     *)
+(* write answered before the read began.  It changes nothing but seen and the reads      *)
+(* begun; what it saw is judged by the read rules below, as invariants.    *)
 Read(s) ==
     LET b == s.b IN
     /\ s.kind \in ReadKinds
     /\ s.applied = applied[b]
     /\ s.first <= next[b][s.tenant]
+    /\ s.first = first[b][s.tenant]
     /\ s.kind = "SubscriberRead" => Len(s.recs) > 0 /\ s.off >= s.first
     /\ (s.kind = "StateRead" /\ ~s.found) => s.data = 0 /\ s.off = 0
-    /\ UNCHANGED <<up, log, commit, applied, term, leads, next, proposed, writes, committed, votes, acks, leaders, written, answers, conf, confs, outcomes, cterm, acked>>
+    /\ IF s.kind = "StateRead"
+       THEN LET js == {j \in 1..Len(reads) : reads[j].b = b /\ reads[j].client = s.client /\ reads[j].req = s.req}
+            IN /\ js /= {}
+               /\ LET j == CHOOSE j \in js : \A k \in js : j <= k
+                  IN /\ reads[j].tenant = s.tenant /\ reads[j].key = s.key
+                     /\ s.readidx >= 1 /\ s.readidx <= s.applied
+                     /\ s.readidx >= reads[j].mark
+                     /\ s.readidx <= Len(committed)
+                     /\ reads' = SubSeq(reads, 1, j - 1) \o SubSeq(reads, j + 1, Len(reads))
+       ELSE UNCHANGED reads
+    /\ UNCHANGED <<up, log, commit, applied, term, leads, next, proposed, writes, committed, votes, acks, leaders, written, answers, conf, confs, outcomes, cterm, acked, retv, gconst, amark>>
+
+(* The first half of StateGet: b begins a client's state read, which must  *)
+(* be served at a read index covering every write answered so far.         *)
+ReadStart(s) ==
+    /\ s.kind = "ReadStart"
+    /\ s.client /= 0 /\ s.req /= 0
+    /\ Cardinality({j \in 1..Len(reads) : reads[j].b = s.b /\ reads[j].client = s.client /\ reads[j].req = s.req}) < 64
+    /\ reads' = Append(reads, [b |-> s.b, client |-> s.client, req |-> s.req, tenant |-> s.tenant, key |-> s.key, mark |-> amark])
+    /\ UNCHANGED <<up, log, commit, applied, term, leads, next, proposed, writes, committed, votes, acks, leaders, written, answers, conf, confs, outcomes, cterm, acked, retv, gconst, amark>>
 
 (* A broker takes no step before its first Restart.                        *)
 Started(s) == s.kind \in {"Answer", "Restart"} \/ up[s.b]
@@ -477,6 +670,7 @@ TraceStep ==
            \/ ProposeConf(s)
            \/ ApplyConf(s)
            \/ Read(s)
+           \/ ReadStart(s)
         /\ seen' = IF s.kind \in ReadKinds THEN i ELSE 0
     /\ Taken
 

@@ -17,9 +17,10 @@ const (
 	actPersist
 	actReconfigure
 	actApplyConf
+	actCrashKeep
 )
 
-var actionNames = [...]string{"Init", "Timeout", "Vote", "Promote", "Propose", "Replicate", "AdvanceCommit", "Apply", "ApplyState", "Crash", "Persist", "Reconfigure", "ApplyConf"}
+var actionNames = [...]string{"Init", "Timeout", "Vote", "Promote", "Propose", "Replicate", "AdvanceCommit", "Apply", "ApplyState", "Crash", "Persist", "Reconfigure", "ApplyConf", "CrashKeep"}
 
 // action packs an action kind and its brokers' indexes: b, and q for the
 // two-broker actions Vote(q, b) and Replicate(b, q).
@@ -49,10 +50,6 @@ func (a action) String() string {
 // model generates a config's successor states; it holds no state of its own.
 type model struct {
 	cfg Config
-	// crashKeepsApplied makes Crash keep the commit mark and the applied
-	// state, as the broker does (brokerreach.go); the model's Crash
-	// forgets them.
-	crashKeepsApplied bool
 }
 
 // initState is the model's one initial state: every broker but the
@@ -95,9 +92,7 @@ func (m *model) successors(s *State, emit func(a action, t *State)) {
 		}
 	}
 	for b := 0; b < n; b++ {
-		if m.propose(s, b, &t) {
-			emit(mkAction(actPropose, b), &t)
-		}
+		m.propose(s, b, func(t *State) { emit(mkAction(actPropose, b), t) })
 	}
 	for b := 0; b < n; b++ {
 		if m.persist(s, b, &t) {
@@ -126,15 +121,14 @@ func (m *model) successors(s *State, emit func(a action, t *State)) {
 			emit(mkAction(actApplyState, b), &t)
 		}
 	}
-	for b := 0; b < n; b++ {
-		if m.crashKeepsApplied {
-			if m.crashKeeping(s, b, &t) {
-				emit(mkAction(actCrash, b), &t)
-			}
-			continue
-		}
+	for b := 0; b < n && m.cfg.Crashes&CrashForget != 0; b++ {
 		m.crash(s, b, &t)
 		emit(mkAction(actCrash, b), &t)
+	}
+	for b := 0; b < n && m.cfg.Crashes&CrashKeep != 0; b++ {
+		if m.crashKeeping(s, b, &t) {
+			emit(mkAction(actCrashKeep, b), &t)
+		}
 	}
 	for b := 0; b < n; b++ {
 		m.reconfigure(s, b, func(i int, t *State) { emit(mkAction2(actReconfigure, b, i), t) })
@@ -210,7 +204,8 @@ func (m *model) vote(s *State, q, b int, t *State) bool {
 	return true
 }
 
-// promote: a candidate whose votes are a quorum leads its term.
+// promote: a candidate whose votes are a quorum leads its term (and, with
+// EmptyEntries, appends its term's empty entry, as raft does).
 func (m *model) promote(s *State, b int, t *State) bool {
 	br := &s.b[b]
 	if br.role != roleCandidate || !quorumIn(br.votes, br.voters) {
@@ -219,22 +214,51 @@ func (m *model) promote(s *State, b int, t *State) bool {
 	*t = *s
 	t.b[b].role = roleLeader
 	t.b[b].votes = 0
+	if m.cfg.EmptyEntries {
+		t.b[b].appendLog(emptyEntry(br.term))
+	}
 	return true
 }
 
-// propose: the next client commit reaches leader b's log.
-func (m *model) propose(s *State, b int, t *State) bool {
+// emptyEntry is a new leader's empty entry of term (cid 0, kindNone).
+func emptyEntry(term uint8) proposal { return proposal{term: term, kind: kindNone, part: partWhole} }
+
+// isEmptyEntry reports whether p is a leader's empty entry.
+func isEmptyEntry(p proposal) bool { return p.term != 0 && p.kind == kindNone }
+
+// propose: the next client commit reaches leader b's log, once per
+// expected offset its client may pick (TLA+ \E e \in Exps): a commit_if
+// expects b's applied shard log's next or, with ExpChoice, any of
+// 1..MaxCommits (its client read a tail that pipelined writes move); a
+// commit expects none.
+func (m *model) propose(s *State, b int, emit func(t *State)) {
 	if s.b[b].role != roleLeader || int(s.nextCid) > m.cfg.MaxCommits {
-		return false
+		return
 	}
+	kind := commitKind[s.nextCid-1]
+	if m.cfg.ExpChoice && kind == kindCommitIf {
+		for e := uint8(1); int(e) <= m.cfg.MaxCommits; e++ {
+			var t State
+			m.proposeAt(s, b, kind, e, &t)
+			emit(&t)
+		}
+		return
+	}
+	var e uint8
+	if kind == kindCommitIf {
+		e = s.b[b].shardLen + 1
+	}
+	var t State
+	m.proposeAt(s, b, kind, e, &t)
+	emit(&t)
+}
+
+// proposeAt appends the next commit, of kind expecting offset e, to
+// leader b's log in t.
+func (m *model) proposeAt(s *State, b int, kind, e uint8, t *State) {
 	*t = *s
 	l := &t.b[b]
 	cid := s.nextCid
-	kind := commitKind[cid-1]
-	var e uint8
-	if kind == kindCommitIf {
-		e = l.shardLen + 1
-	}
 	if m.cfg.Variant == SplitRecords {
 		var e2 uint8
 		if e != 0 {
@@ -246,7 +270,6 @@ func (m *model) propose(s *State, b int, t *State) bool {
 		l.appendLog(proposal{term: l.term, cid: cid, kind: kind, exp: e, part: partWhole})
 	}
 	t.nextCid++
-	return true
 }
 
 // persist: b's log reaches its disk (the leader's own appends; a
@@ -372,6 +395,10 @@ func (m *model) apply(s *State, b int, t *State) bool {
 	tb := &t.b[b]
 	i := br.applied + 1
 	p := br.log[i-1]
+	if isEmptyEntry(p) {
+		tb.applied = i // it writes nothing
+		return true
+	}
 	w := m.written(p, br)
 	r := p
 	r.term = 0

@@ -2,23 +2,26 @@ package tla
 
 import "fmt"
 
-// The broker-reachable projection: which projected states a broker can
-// show at all. The model's Crash forgets the commit mark and the applied
-// state (volatile there); the broker persists both, in one store commit
-// with the state, beside raft's hard state. So some of the model's
-// projected states (a restarted broker that has not re-learned its mark)
-// never appear in a broker's trace, and some broker states (every broker
-// applied both writes, the leader restarted) are outside the model's. A
-// variant of the mirror whose Crash keeps what the broker keeps measures
-// the first: ReachableProjectedBroker.
+// The bound on what a broker's trace can show: the projections of every
+// state of the broker-shaped config (MCBrokerShape). The main config's
+// model leaves out three things a broker does that the projection sees:
+// the broker's crash keeps its commit mark and applied state (stored in
+// one commit with what they cover; the model's Crash forgets them), a new
+// leader appends an empty entry of its term (raft's, which lets it commit
+// an older term's entries without a client's write), and a client's
+// commit_if may expect an offset that writes pipelined before it move (so
+// two writes proposed before either is applied are both written; the
+// model's commit_if expects the leader's applied tail). MCBrokerShape adds
+// all three (CrashKeep, EmptyEntries, ExpChoice), and a trace state the
+// bound does not hold is a model gap: a broker step the model still
+// leaves out (README.md, "Model coverage").
 
-// crashKeeping is Crash as the broker does it: b restarts with its term,
-// vote and persisted log, and with its commit mark and applied state; it
-// loses its role and what it had received. The broker applies only
-// entries it persisted and persists its commit mark with the entries it
-// covers (raft's hard state), so a crash where b applied past its
-// persisted log is not a broker's: no successor. The mark is cut to the
-// persisted log.
+// crashKeeping is CrashKeep: b restarts with its term, vote and persisted
+// log, and with its commit mark and applied state; it loses its role and
+// what it had received. The broker applies only entries it persisted and
+// persists its commit mark with the entries it covers (raft's hard
+// state), so a crash where b applied past its persisted log is not a
+// broker's: no successor. The mark is cut to the persisted log.
 func (m *model) crashKeeping(s *State, b int, t *State) bool {
 	br := &s.b[b]
 	if br.mid || br.applied > br.durable {
@@ -33,44 +36,34 @@ func (m *model) crashKeeping(s *State, b int, t *State) bool {
 	return true
 }
 
-// ReachableProjectedBroker returns the projections of every reachable
-// state of the main config under the broker's Crash (crashKeeping),
-// sorted.
-func ReachableProjectedBroker() ([]ProjectedState, error) {
-	cfg := Configs()[0]
-	cfg.Invariants = false
-	if cfg.Brokers != projectedBrokers || cfg.MaxCommits != ProjectedCommits || cfg.Variant != Atomic {
-		panic(fmt.Sprintf("tla: the main config %v no longer has the projection's bounds", cfg))
+// BrokerShapeConfig is MCBrokerShape: the bound's config.
+func BrokerShapeConfig() Config {
+	for _, c := range Configs() {
+		if c.Name == "MCBrokerShape" {
+			return c
+		}
 	}
-	seen := map[ProjectedState]bool{}
-	e := &explorer{m: model{cfg: cfg, crashKeepsApplied: true}, visit: func(s *State) { seen[mirrorProjection(s)] = true }}
-	if _, err := exploreWith(e, StatesMax); err != nil {
-		return nil, err
-	}
-	return sortedStates(seen), nil
+	panic("tla: no MCBrokerShape config")
 }
 
-// OneApplyingAtATime keeps the states in which at most one broker holds
-// a commit mark past what it applied. A broker advances its mark and
-// applies what the mark covers in one Ready round, whose trace steps are
-// emitted together (node/tracehook.go), so between two rounds no broker
-// is behind its mark, and within a round only the round's broker is: a
-// broker's trace never shows two brokers behind their marks at once,
-// whatever the faults. The model applies one entry per step, in any
-// interleaving, and reaches such states freely.
-func OneApplyingAtATime(states []ProjectedState) []ProjectedState {
-	var out []ProjectedState
-	for _, p := range states {
-		x := uint32(p)
-		behind := 0
-		for _, c := range [projectedBrokers]uint32{x / (162 * 162), x / 162 % 162, x % 162} {
-			if v := viewOf(c); v.committed > v.applied {
-				behind++
-			}
-		}
-		if behind <= 1 {
-			out = append(out, p)
-		}
+// ReachableBound returns the projections of every reachable state of
+// MCBrokerShape, sorted: the bound; and the exploration's result (every
+// invariant checked on every state, as the config asks).
+func ReachableBound() ([]ProjectedState, *Result, error) {
+	return reachableProjections(BrokerShapeConfig())
+}
+
+// reachableProjections explores cfg and returns the projections of its
+// states, sorted, and the exploration's result.
+func reachableProjections(cfg Config) ([]ProjectedState, *Result, error) {
+	if cfg.Brokers != projectedBrokers || cfg.MaxCommits != ProjectedCommits || cfg.Variant != Atomic {
+		panic(fmt.Sprintf("tla: config %v does not have the projection's bounds", cfg))
 	}
-	return out
+	seen := map[ProjectedState]bool{}
+	e := &explorer{m: model{cfg: cfg}, visit: func(s *State) { seen[mirrorProjection(s)] = true }}
+	res, err := exploreWith(e, StatesMax)
+	if err != nil {
+		return nil, nil, err
+	}
+	return sortedStates(seen), res, nil
 }

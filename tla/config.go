@@ -75,6 +75,33 @@ func (d Defect) String() string {
 	return fmt.Sprintf("Defect(%d)", uint8(d))
 }
 
+// Crashes are the ways a broker may crash and restart in a config (TLA+
+// CrashKinds), as a bit set.
+type Crashes uint8
+
+// Crash kinds.
+const (
+	// CrashForget is the model's Crash: the commit mark and the applied
+	// state are volatile, rebuilt by re-applying the log.
+	CrashForget Crashes = 1 << iota
+	// CrashKeep is the broker's (CrashKeep): it keeps both, stored in one
+	// commit with what they cover.
+	CrashKeep
+	crashesAll = CrashForget | CrashKeep
+)
+
+// String names the crash kinds as a TLA+ set of CrashKinds.
+func (c Crashes) String() string {
+	var names []string
+	if c&CrashForget != 0 {
+		names = append(names, `"forget"`)
+	}
+	if c&CrashKeep != 0 {
+		names = append(names, `"keep"`)
+	}
+	return "{" + strings.Join(names, ", ") + "}"
+}
+
 // Model bounds the mirror's fixed-size state can hold.
 const (
 	// BrokersMax is the most brokers (spares included) a config may have.
@@ -108,6 +135,12 @@ type Config struct {
 	Spares       int
 	MaxReconfigs int
 	Defect       Defect
+	// Crashes are the ways a broker may crash (at least one); EmptyEntries
+	// has a new leader append an empty entry of its term; ExpChoice lets a
+	// commit_if's client pick its expected offset (1..MaxCommits).
+	Crashes      Crashes
+	EmptyEntries bool
+	ExpChoice    bool
 	// Invariants is false for a config explored in full with none checked.
 	Invariants bool
 	// Long marks a config too slow for TLC's default run and `make test`:
@@ -132,29 +165,35 @@ func (c Config) Validate() error {
 		return fmt.Errorf("config %q refused: %d spares of %d brokers, want 0..%d", c.Name, c.Spares, c.Brokers, c.Brokers-1)
 	case c.MaxReconfigs < 0 || c.MaxReconfigs > ReconfigsMax:
 		return fmt.Errorf("config %q refused: MaxReconfigs %d, want 0..%d", c.Name, c.MaxReconfigs, ReconfigsMax)
+	case c.Crashes == 0 || c.Crashes&^crashesAll != 0:
+		return fmt.Errorf("config %q refused: crash kinds %d, want a non-empty subset of forget and keep", c.Name, uint8(c.Crashes))
+	case c.EmptyEntries && 2*c.MaxCommits+c.MaxReconfigs+c.MaxTerm > logMax:
+		return fmt.Errorf("config %q refused: empty entries of %d terms do not fit a log of %d entries beside the commits and changes", c.Name, c.MaxTerm, logMax)
 	}
 	return nil
 }
 
 // String renders the config's constants.
 func (c Config) String() string {
-	return fmt.Sprintf("%s: Variant=%s Defect=%s Brokers=%d MaxTerm=%d MaxCommits=%d Spares=%d MaxReconfigs=%d invariants=%t",
-		c.Name, c.Variant, c.Defect, c.Brokers, c.MaxTerm, c.MaxCommits, c.Spares, c.MaxReconfigs, c.Invariants)
+	return fmt.Sprintf("%s: Variant=%s Defect=%s Brokers=%d MaxTerm=%d MaxCommits=%d Spares=%d MaxReconfigs=%d CrashKinds=%s EmptyEntries=%t ExpChoice=%t invariants=%t",
+		c.Name, c.Variant, c.Defect, c.Brokers, c.MaxTerm, c.MaxCommits, c.Spares, c.MaxReconfigs, c.Crashes, c.EmptyEntries, c.ExpChoice, c.Invariants)
 }
 
 // Configs returns the configs of the MC*.cfg files, main config first.
 func Configs() []Config {
+	f := CrashForget
 	return []Config{
-		{Name: "MCFelixAtomicCommit", Variant: Atomic, Brokers: 3, MaxTerm: 2, MaxCommits: 2, Defect: NoDefect, Invariants: true},
-		{Name: "MCSplitRecords", Variant: SplitRecords, Brokers: 3, MaxTerm: 2, MaxCommits: 1, Defect: NoDefect, Invariants: true},
-		{Name: "MCPartialApply", Variant: PartialApply, Brokers: 3, MaxTerm: 2, MaxCommits: 2, Defect: NoDefect, Invariants: true},
-		{Name: "MCSplitRecordsFull", Variant: SplitRecords, Brokers: 3, MaxTerm: 2, MaxCommits: 1, Defect: NoDefect, Invariants: false},
-		{Name: "MCPartialApplyFull", Variant: PartialApply, Brokers: 3, MaxTerm: 2, MaxCommits: 2, Defect: NoDefect, Invariants: false},
-		{Name: "MCDefectCommitWithoutQuorum", Variant: Atomic, Brokers: 3, MaxTerm: 2, MaxCommits: 2, Defect: DefectCommitWithoutQuorum, Invariants: true},
-		{Name: "MCDefectElectStale", Variant: Atomic, Brokers: 3, MaxTerm: 2, MaxCommits: 2, Defect: DefectElectStale, Invariants: true},
-		{Name: "MCDefectConditionAtProposal", Variant: Atomic, Brokers: 3, MaxTerm: 2, MaxCommits: 2, Defect: DefectConditionAtProposal, Invariants: true},
-		{Name: "MCFelixAtomicCommitTerm3", Variant: Atomic, Brokers: 3, MaxTerm: 3, MaxCommits: 2, Defect: NoDefect, Invariants: true, Long: true},
-		{Name: "MCReconfigure", Variant: Atomic, Brokers: 4, Spares: 1, MaxReconfigs: 1, MaxTerm: 1, MaxCommits: 2, Defect: NoDefect, Invariants: true},
+		{Name: "MCFelixAtomicCommit", Variant: Atomic, Brokers: 3, MaxTerm: 2, MaxCommits: 2, Defect: NoDefect, Crashes: f, Invariants: true},
+		{Name: "MCSplitRecords", Variant: SplitRecords, Brokers: 3, MaxTerm: 2, MaxCommits: 1, Defect: NoDefect, Crashes: f, Invariants: true},
+		{Name: "MCPartialApply", Variant: PartialApply, Brokers: 3, MaxTerm: 2, MaxCommits: 2, Defect: NoDefect, Crashes: f, Invariants: true},
+		{Name: "MCSplitRecordsFull", Variant: SplitRecords, Brokers: 3, MaxTerm: 2, MaxCommits: 1, Defect: NoDefect, Crashes: f, Invariants: false},
+		{Name: "MCPartialApplyFull", Variant: PartialApply, Brokers: 3, MaxTerm: 2, MaxCommits: 2, Defect: NoDefect, Crashes: f, Invariants: false},
+		{Name: "MCDefectCommitWithoutQuorum", Variant: Atomic, Brokers: 3, MaxTerm: 2, MaxCommits: 2, Defect: DefectCommitWithoutQuorum, Crashes: f, Invariants: true},
+		{Name: "MCDefectElectStale", Variant: Atomic, Brokers: 3, MaxTerm: 2, MaxCommits: 2, Defect: DefectElectStale, Crashes: f, Invariants: true},
+		{Name: "MCDefectConditionAtProposal", Variant: Atomic, Brokers: 3, MaxTerm: 2, MaxCommits: 2, Defect: DefectConditionAtProposal, Crashes: f, Invariants: true},
+		{Name: "MCFelixAtomicCommitTerm3", Variant: Atomic, Brokers: 3, MaxTerm: 3, MaxCommits: 2, Defect: NoDefect, Crashes: f, Invariants: true, Long: true},
+		{Name: "MCReconfigure", Variant: Atomic, Brokers: 4, Spares: 1, MaxReconfigs: 1, MaxTerm: 1, MaxCommits: 2, Defect: NoDefect, Crashes: f, Invariants: true},
+		{Name: "MCBrokerShape", Variant: Atomic, Brokers: 3, MaxTerm: 2, MaxCommits: 2, Defect: NoDefect, Crashes: CrashKeep, EmptyEntries: true, ExpChoice: true, Invariants: true, Long: true},
 	}
 }
 

@@ -9,10 +9,15 @@
 // Trace mode (trace*.go): TraceValidator checks a broker run's abstract
 // trace (package modeltrace) step by step against the model's actions,
 // refined where the broker is finer than the model (README.md, "Trace
-// validation"); a step no action explains is TraceNotInModel, and after
+// validation"), every field of every step recomputed or bounded (an
+// apply's outcome and errors, retention points, a read's index, an
+// append's term); a step no action explains is TraceNotInModel, and after
 // every step the model's invariants are evaluated on the trace state (the
 // read rules on what a read step saw, CommittedNeverLost on every
-// acknowledged write), a break reported under the invariant's name. Both modes
+// acknowledged write), a break reported under the invariant's name. The
+// states a trace visits are projected (tracestates.go) and compared with
+// the bound of what a broker can show by the model's account
+// (MCBrokerShape, brokerreach.go). Both modes
 // model membership changes (reconfigure.go, traceconf.go): a broker's
 // configuration is the one its applied changes give, and quorums count
 // the deciding broker's voters only.

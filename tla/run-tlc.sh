@@ -38,11 +38,11 @@ configs=(
   "MCDefectConditionAtProposal ConditionalWrites"
   "MCReconfigure ok MCReconfigure"
 )
-# The long config (1.2 million states) only on request.
+# The long configs (1.2 and 3.3 million states) only on request.
 if [ "${TLC_LONG:-0}" = 1 ]; then
-  configs+=("MCFelixAtomicCommitTerm3 ok")
+  configs+=("MCFelixAtomicCommitTerm3 ok" "MCBrokerShape ok")
 else
-  echo "(MCFelixAtomicCommitTerm3, the long config, is skipped: set TLC_LONG=1 to run it too)"
+  echo "(MCFelixAtomicCommitTerm3 and MCBrokerShape, the long configs, are skipped: set TLC_LONG=1 to run them too)"
 fi
 metaroot="$(mktemp -d "${TMPDIR:-/tmp}/felixsim-tlc.XXXXXX")"
 trap 'rm -rf "$metaroot"' EXIT

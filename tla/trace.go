@@ -107,6 +107,10 @@ func formatProposal(p proposal) string {
 		fmt.Fprintf(&b, "conf voters %s learners %s]", formatSet(p.voters, BrokersMax), formatSet(p.learners, BrokersMax))
 		return b.String()
 	}
+	if isEmptyEntry(p) {
+		b.WriteString("empty]")
+		return b.String()
+	}
 	b.WriteString(commitNames[p.cid])
 	if p.kind == kindCommitIf {
 		fmt.Fprintf(&b, " commit_if@%d", p.exp)

@@ -19,6 +19,9 @@ import (
 // log up to the stored applied index.
 func (v *TraceValidator) restart(g *traceGroup, s *modeltrace.Step) error {
 	br := g.broker(s.Broker)
+	if err := g.groupConstants(s); err != nil {
+		return err
+	}
 	x0 := s.Index // the stored snapshot's index: 1 at bootstrap, else the compaction point
 	if x0 == 0 && len(br.log) == 0 {
 		return v.restartEmpty(br, s)
@@ -61,21 +64,27 @@ func (v *TraceValidator) restart(g *traceGroup, s *modeltrace.Step) error {
 	case a > c:
 		return fmt.Errorf("stored applied index %d is past the stored commit mark %d", a, c)
 	}
-	next, err := v.rebuild(g, a, s.Scopes)
+	next, first, err := v.rebuild(g, a, s.Scopes)
 	if err != nil {
 		return err
 	}
+	if fin := g.finalizedAt(a); s.Finalized != fin {
+		return fmt.Errorf("broker %d restarted with atomic_commit finalized %t, but at applied index %d the group's log has it %t", s.Broker, s.Finalized, a, fin)
+	}
 	for _, k := range fresh {
 		g.entries.send(k, sentEntry{digest: stored[k.index-1].Digest, prevTerm: stored[k.index-2].Term})
+		g.noteAppend(k, stored[k.index-1].Digest)
 	}
 	for i := len(br.log); i < len(stored); i++ {
 		g.entries.ack(entryKey{stored[i].Term, uint64(i + 1)}, s.Broker)
 	}
 	br.up, br.leads = true, 0
 	br.log = stored
-	br.commit, br.applied, br.next = c, a, next
+	br.commit, br.applied, br.next, br.first = c, a, next, first
+	br.finalized, br.incarnation = s.Finalized, g.incarnationAt(a)
 	br.conf = g.membershipAt(stored, a)
 	v.dropAnswers(s.Broker)
+	v.dropReads(s.Broker, 0)
 	return nil
 }
 
@@ -95,12 +104,14 @@ func storedTermsAscend(stored []modeltrace.Entry) error {
 // log and holds none yet (it catches up by snapshot): nothing stored,
 // nothing committed or applied, no configuration.
 func (v *TraceValidator) restartEmpty(br *traceBroker, s *modeltrace.Step) error {
-	if len(s.Entries) != 1 || s.Entries[0] != (modeltrace.Entry{}) || s.CommitMark != 0 || s.Applied != 0 || len(s.Scopes) != 0 {
-		return fmt.Errorf("an identity with an empty log restarts with a stored log, commit mark %d, applied index %d or %d scopes", s.CommitMark, s.Applied, len(s.Scopes))
+	if len(s.Entries) != 1 || s.Entries[0] != (modeltrace.Entry{}) || s.CommitMark != 0 || s.Applied != 0 || len(s.Scopes) != 0 || s.Finalized {
+		return fmt.Errorf("an identity with an empty log restarts with a stored log, commit mark %d, applied index %d, %d scopes or finalized %t", s.CommitMark, s.Applied, len(s.Scopes), s.Finalized)
 	}
 	br.up, br.leads = true, 0
 	br.commit, br.applied = 0, 0
+	br.finalized, br.incarnation = false, bootIncarnation
 	v.dropAnswers(s.Broker)
+	v.dropReads(s.Broker, 0)
 	return nil
 }
 
@@ -117,46 +128,51 @@ func (v *TraceValidator) snapshot(g *traceGroup, s *modeltrace.Step) error {
 	case x <= br.commit:
 		return fmt.Errorf("the snapshot at index %d is not past the commit mark %d", x, br.commit)
 	}
-	next, err := v.rebuild(g, x, s.Scopes)
+	next, first, err := v.rebuild(g, x, s.Scopes)
 	if err != nil {
 		return err
 	}
 	v.logChangedFrom(s.Broker, br.log, g.committed[:x])
 	br.log = append(br.log[:0:0], g.committed[:x]...)
-	br.commit, br.applied, br.next = x, x, next
+	br.commit, br.applied, br.next, br.first = x, x, next, first
+	br.finalized, br.incarnation = g.finalizedAt(x), g.incarnationAt(x)
 	br.conf = g.membershipAt(br.log, x)
 	return nil
 }
 
 // rebuild re-applies b's log up to applied (hidden Apply steps): a scope's
 // next offset is the count of records written by entries up to applied,
-// and it must equal what the broker rebuilt from its store.
-func (v *TraceValidator) rebuild(g *traceGroup, applied uint64, scopes []modeltrace.ScopeNext) ([]uint64, error) {
-	next := make([]uint64, len(g.written))
+// its first retained offset what the drop points and retention by count
+// give there (firstAt), and both must equal what the broker rebuilt from
+// its store.
+func (v *TraceValidator) rebuild(g *traceGroup, applied uint64, scopes []modeltrace.ScopeNext) (next, first []uint64, err error) {
+	next = make([]uint64, len(g.written))
+	first = make([]uint64, len(g.written))
 	withRecords := 0 // scopes whose next offset is past 0
 	for id, idx := range g.written {
 		next[id] = uint64(sort.Search(len(idx), func(i int) bool { return idx[i] > applied }))
+		first[id] = g.firstAt(id, applied, next[id])
 		if next[id] > 0 {
 			withRecords++
 		}
 	}
 	seen := 0
 	for _, sc := range scopes {
-		want := uint64(0)
+		wantNext, wantFirst := uint64(0), uint64(0)
 		if id, ok := g.scopeIDs[sc.Tenant]; ok && id < len(next) {
-			want = next[id]
+			wantNext, wantFirst = next[id], first[id]
 		}
-		if sc.Next != want {
-			return nil, fmt.Errorf("scope %q rebuilt with next offset %d, but re-applying the log to index %d gives %d", sc.Tenant, sc.Next, applied, want)
+		if sc.Next != wantNext || sc.First != wantFirst {
+			return nil, nil, fmt.Errorf("scope %q rebuilt with offsets %d..%d (first retained..next), but re-applying the log to index %d gives %d..%d", sc.Tenant, sc.First, sc.Next, applied, wantFirst, wantNext)
 		}
 		if sc.Next > 0 {
 			seen++
 		}
 	}
 	if seen != withRecords {
-		return nil, fmt.Errorf("%d scopes rebuilt with records, but re-applying the log to index %d writes records in %d", seen, applied, withRecords)
+		return nil, nil, fmt.Errorf("%d scopes rebuilt with records, but re-applying the log to index %d writes records in %d", seen, applied, withRecords)
 	}
-	return next, nil
+	return next, first, nil
 }
 
 // vote is Timeout(b) when b votes for itself (it starts an election in
@@ -181,11 +197,19 @@ func (v *TraceValidator) vote(g *traceGroup, s *modeltrace.Step) ([]string, erro
 		return tried, fmt.Errorf("broker %d votes in term %d after voting in the newer term %d", s.Broker, s.Term, br.term)
 	}
 	g.votes[k] = voteRec{candidate: s.Candidate, lastTerm: lastTermOf(br.log), length: uint64(len(br.log))}
-	br.term = s.Term
-	if br.leads != 0 && br.leads < s.Term {
-		br.leads = 0
-	}
+	v.enterTerm(g, s.Broker, br, s.Term)
 	return tried, nil
+}
+
+// enterTerm moves b to term (no older than its own): a leader of an
+// older term steps down, and the reads it had begun end unanswered (the
+// broker answers them NotLeader).
+func (v *TraceValidator) enterTerm(g *traceGroup, b uint64, br *traceBroker, term uint64) {
+	br.term = max(br.term, term)
+	if br.leads != 0 && br.leads < term {
+		br.leads = 0
+		v.dropReads(b, g.id)
+	}
 }
 
 // promote is Promote(b): b timed out into the term (it voted for itself
@@ -214,6 +238,7 @@ func (v *TraceValidator) promote(g *traceGroup, s *modeltrace.Step) error {
 	g.leadTerm = max(g.leadTerm, s.Term)
 	br.leads = s.Term
 	br.term = max(br.term, s.Term)
+	v.dropReads(s.Broker, g.id) // begun while it led an older term: answered NotLeader when it stepped down
 	v.pending.promoted = true
 	return nil
 }
@@ -234,10 +259,17 @@ func (v *TraceValidator) request(g *traceGroup, s *modeltrace.Step) error {
 	case s.Term < br.term:
 		return fmt.Errorf("broker %d proposes in term %d after voting in the newer term %d: a broker's term never goes back", s.Broker, s.Term, br.term)
 	}
+	if err := operatorShape(s.Proposed); err != nil {
+		return err
+	}
 	if old, ok := g.writes[s.Digest]; ok {
 		return fmt.Errorf("proposal %016x was already proposed for client %d request %d", s.Digest, old.client, old.reqID)
 	}
-	g.writes[s.Digest] = clientWrite{broker: s.Broker, client: s.Client, reqID: s.ReqID, w: *s.Proposed.Clone(), scope: g.scopeID(s.Proposed.Tenant)}
+	scope := -1 // a marker names no scope
+	if k := s.Proposed.Kind; k != modeltrace.KindFeature && k != modeltrace.KindIncarnation {
+		scope = g.scopeID(s.Proposed.Tenant)
+	}
+	g.noteRequest(s.Digest, &clientWrite{broker: s.Broker, client: s.Client, reqID: s.ReqID, w: *s.Proposed.Clone(), scope: scope})
 	return nil
 }
 
@@ -250,6 +282,9 @@ func (v *TraceValidator) persist(g *traceGroup, s *modeltrace.Step) ([]string, e
 	br := g.broker(s.Broker)
 	if s.Index < 2 || s.Index > uint64(len(br.log))+1 {
 		return triedPersist, fmt.Errorf("entries from index %d leave a gap after the stored log's end %d (or overwrite the snapshot)", s.Index, len(br.log))
+	}
+	if err := g.persistTerm(br, s); err != nil {
+		return triedPersist, err
 	}
 	var fresh []entryKey
 	tried := triedReplicate
@@ -283,10 +318,15 @@ func (v *TraceValidator) persist(g *traceGroup, s *modeltrace.Step) ([]string, e
 			pt = s.Entries[j-1].Term
 		}
 		g.entries.send(k, sentEntry{digest: s.Entries[j].Digest, prevTerm: pt})
+		g.noteAppend(k, s.Entries[j].Digest)
 	}
 	nl := append(br.log[:s.Index-1:s.Index-1], s.Entries...)
 	v.logChangedFrom(s.Broker, br.log, nl)
 	br.log = nl
+	// Its term moves up; a deposed leader is not stepped down here: raft
+	// may have advanced its commit mark as that leader earlier in the
+	// round, and the round's Commit step follows its Persist steps.
+	br.term = max(br.term, s.Term)
 	br.commit = min(br.commit, uint64(len(br.log)))
 	for j, e := range s.Entries {
 		g.entries.ack(entryKey{e.Term, s.Index + uint64(j)}, s.Broker)
@@ -295,6 +335,26 @@ func (v *TraceValidator) persist(g *traceGroup, s *modeltrace.Step) ([]string, e
 		return triedPropose, nil
 	}
 	return triedReplicate, nil
+}
+
+// persistTerm checks the term a Persist's broker took its entries in (the
+// append's term: a leader's own, or the term of the leader whose append it
+// took): no older than the broker's own (a follower refuses an append of
+// an older term, as a deposed leader sends after it voted in a newer
+// one), no older than any entry's, and one some broker leads.
+func (g *traceGroup) persistTerm(br *traceBroker, s *modeltrace.Step) error {
+	if s.Term < br.term {
+		return fmt.Errorf("broker %d takes entries in term %d after it voted in, led or took entries in the newer term %d: an append of an older term is refused", s.Broker, s.Term, br.term)
+	}
+	for j, e := range s.Entries {
+		if e.Term > s.Term {
+			return fmt.Errorf("entry %d has term %d, newer than the term %d of the append that brought it", s.Index+uint64(j), e.Term, s.Term)
+		}
+	}
+	if _, ok := g.leaders[s.Term]; !ok {
+		return fmt.Errorf("no broker leads term %d, the term broker %d took entries in", s.Term, s.Broker)
+	}
+	return nil
 }
 
 // propose checks that entry k is the leader's own new entry: b leads its
@@ -370,105 +430,6 @@ func (v *TraceValidator) commit(g *traceGroup, s *modeltrace.Step) ([]string, er
 	return triedReplicate, nil
 }
 
-// apply is Apply(b): b applies its next committed entry; a write is written
-// at its scope's next offset unless it is conditional and expected another
-// offset, then it is refused with the true tail; either way one record or
-// none. Every replica writes the same entry at the same offset.
-func (v *TraceValidator) apply(g *traceGroup, s *modeltrace.Step) error {
-	br := g.broker(s.Broker)
-	i := s.Index
-	if err := v.nextApply(br, s); err != nil {
-		return err
-	}
-	if err := g.sameOutcome(s); err != nil {
-		return err
-	}
-	if s.Digest == 0 {
-		if s.Outcome != modeltrace.OutcomeNone {
-			return fmt.Errorf("the empty entry %d applied as %s", i, s.Outcome)
-		}
-		g.noteOutcome(s)
-		br.applied = i
-		return nil
-	}
-	w, ok := g.writes[s.Digest]
-	if !ok {
-		return fmt.Errorf("entry %d (data %016x) is no client's write", i, s.Digest)
-	}
-	if err := v.applyWrite(g, br, i, &w, s); err != nil {
-		return err
-	}
-	g.noteOutcome(s)
-	br.applied = i
-	if w.broker == s.Broker && (s.Outcome == modeltrace.OutcomeWritten || s.Outcome == modeltrace.OutcomeRefused) {
-		k := answerKey{s.Broker, w.client, w.reqID}
-		v.answers[k] = append(v.answers[k], answerRec{outcome: s.Outcome, offset: s.Offset, group: g.id, index: i})
-	}
-	return nil
-}
-
-// sameOutcome refuses an Apply of raft index s.Index whose outcome differs
-// from the one an earlier Apply of that index gave (on any broker): every
-// replica applies a committed entry to the same shard state, so it writes
-// the same record at the same offset, or refuses it with the same tail,
-// or writes nothing, as every other.
-func (g *traceGroup) sameOutcome(s *modeltrace.Step) error {
-	if s.Index >= uint64(len(g.outcomes)) || !g.outcomes[s.Index].set {
-		return nil
-	}
-	if o := g.outcomes[s.Index]; o.outcome != s.Outcome || o.offset != s.Offset {
-		return fmt.Errorf("broker %d applied entry %d as %s at %d, but broker %d applied it as %s at %d: replicas apply a committed entry alike",
-			s.Broker, s.Index, s.Outcome, s.Offset, o.broker, o.outcome, o.offset)
-	}
-	return nil
-}
-
-// noteOutcome records what the first Apply of s.Index gave.
-func (g *traceGroup) noteOutcome(s *modeltrace.Step) {
-	g.outcomes = covering(g.outcomes, int(s.Index))
-	if !g.outcomes[s.Index].set {
-		g.outcomes[s.Index] = appliedOutcome{set: true, outcome: s.Outcome, offset: s.Offset, broker: s.Broker}
-	}
-}
-
-// applyWrite checks one write's outcome against the model and writes it.
-func (v *TraceValidator) applyWrite(g *traceGroup, br *traceBroker, i uint64, cw *clientWrite, s *modeltrace.Step) error {
-	w := &cw.w
-	if !w.Kind.Writes() || s.Outcome == modeltrace.OutcomeError {
-		if s.Outcome != modeltrace.OutcomeNone && s.Outcome != modeltrace.OutcomeError {
-			return fmt.Errorf("entry %d, a %s, applied as %s at %d", i, w.Kind, s.Outcome, s.Offset)
-		}
-		return nil // a consumer-group command or a refusal with an error: no record
-	}
-	next := br.nextIn(cw.scope)
-	want := modeltrace.OutcomeWritten
-	if w.Conditional && w.Expected != next {
-		want = modeltrace.OutcomeRefused
-	}
-	if s.Outcome != want || s.Offset != next {
-		return fmt.Errorf("entry %d, a %s of scope %q expecting %d, applied as %s at %d; the scope's next offset is %d, so the model writes %s at %d",
-			i, w.Kind, w.Tenant, w.Expected, s.Outcome, s.Offset, next, want, next)
-	}
-	if want == modeltrace.OutcomeRefused {
-		return nil
-	}
-	idx := g.writtenIn(cw.scope)
-	switch {
-	case uint64(len(idx)) == next:
-		if next > 0 && idx[next-1] >= i {
-			panic(fmt.Sprintf("tla: trace: scope %q's records would not ascend: entry %d written at offset %d after entry %d", w.Tenant, i, next, idx[next-1]))
-		}
-		g.written = covering(g.written, cw.scope)
-		g.written[cw.scope] = append(idx, i)
-		g.noteRecord(cw.scope, next, w)
-	case idx[next] != i:
-		return fmt.Errorf("scope %q offset %d holds entry %d on another broker, not entry %d", w.Tenant, next, idx[next], i)
-	}
-	br.next = covering(br.next, cw.scope)
-	br.next[cw.scope] = next + 1
-	return nil
-}
-
 // answer is the model's Answer: the proposer answers a client with what
 // applying the client's entry gave, never before.
 func (v *TraceValidator) answer(s *modeltrace.Step) error {
@@ -481,8 +442,9 @@ func (v *TraceValidator) answer(s *modeltrace.Step) error {
 			} else {
 				v.answers[k] = rest
 			}
+			g := v.groups[a.group]
+			g.answeredMax = max(g.answeredMax, a.index)
 			if a.outcome == modeltrace.OutcomeWritten {
-				g := v.groups[a.group]
 				v.pending.acked, v.pending.ackedIn = g.acknowledge(a.index, s.Offset), g
 			}
 			return nil

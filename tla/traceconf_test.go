@@ -28,7 +28,7 @@ func replaceTrace() []modeltrace.Step {
 	plain := modeltrace.Write{Tenant: "acme", Kind: modeltrace.KindCommit, Ops: 1, Digest: 0xdef, StateOps: []modeltrace.StateOp{{Key: "k", Value: 0x6}}}
 	e := func(d uint64) []modeltrace.Entry { return []modeltrace.Entry{{Term: 2, Digest: d}} }
 	persist := func(b, i, d uint64) modeltrace.Step {
-		return modeltrace.Step{Kind: modeltrace.Persist, Broker: b, Group: tgroup, Index: i, Entries: e(d)}
+		return modeltrace.Step{Kind: modeltrace.Persist, Broker: b, Group: tgroup, Term: 2, Index: i, Entries: e(d)}
 	}
 	conf := func(b, i, d uint64, voters, learners []uint64) modeltrace.Step {
 		return modeltrace.Step{Kind: modeltrace.ApplyConf, Broker: b, Group: tgroup, Index: i, Term: 2, Digest: d, Voters: voters, Learners: learners}
@@ -40,7 +40,7 @@ func replaceTrace() []modeltrace.Step {
 		return modeltrace.Step{Kind: modeltrace.Commit, Broker: b, Group: tgroup, Index: i}
 	}
 	return append(goodTrace(),
-		modeltrace.Step{Kind: modeltrace.Persist, Broker: 3, Group: tgroup, Index: 2, Entries: []modeltrace.Entry{{Term: 2}, {Term: 2, Digest: tproposal}}},
+		modeltrace.Step{Kind: modeltrace.Persist, Broker: 3, Group: tgroup, Term: 2, Index: 2, Entries: []modeltrace.Entry{{Term: 2}, {Term: 2, Digest: tproposal}}},
 		propose(ccRemove3, modeltrace.Remove, 3), // step 19
 		persist(1, 4, ccRemove3), persist(2, 4, ccRemove3), persist(3, 4, ccRemove3),
 		commit(1, 4), // step 23

@@ -52,6 +52,7 @@ var coverageSlots = [...]coverageSlot{
 	{modeltrace.ApplyConf, 0, triedApply[0]},
 	{modeltrace.StateRead, 0, triedStateGet[0]},
 	{modeltrace.SubscriberRead, 0, triedSubscriberSees[0]},
+	{modeltrace.ReadStart, 0, triedReadStart[0]},
 }
 
 // actionCounts counts the actions a trace took: those of coverageSlots

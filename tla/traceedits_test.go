@@ -14,22 +14,34 @@ import (
 	"github.com/felixsim/felixsim/properties"
 )
 
-var rewriteTraces = flag.Bool("rewrite-traces", false, "write testdata/traces' hand-edited traces again from the base trace and the edits of TestEditedRealTracesRejected")
+var basesFrom = flag.String("trace-bases-from", "", "with -rewrite-traces: write the base traces again from DIR/seed58.ndjson and DIR/seed133.ndjson, the whole exports of the runs editBase and editBaseRetain name")
 
-// editBase is one raft group of a real run's trace: `felixsim run --seed 58
-// --duration 3s --faults partition,oneway,isolate,kill,pause --fault-gap
-// 300ms --trace-out F`, group 5 (GroupTrace; 493 steps, valid). Its third
-// broker voted for itself in term 1 and got broker 2's vote there, but no
-// one led term 1 (the grants came too late); a partition then left it
-// behind until it voted for broker 2 in term 3 and caught up.
-const editBase = "testdata/traces/seed58-group5.ndjson"
+var rewriteTraces = flag.Bool("rewrite-traces", false, "write testdata/traces' base trace (its steps unchanged) and its hand-edited copies again, in the current format, from the base trace and the edits of TestEditedRealTracesRejected")
 
-// traceEdit is one rule's hand-edited copy of editBase: one step changed
-// (edit returns the trace and the changed step's number, from 1), which
-// the validator must reject at that very step, as TLC must (tla/README.md
-// lists the TLC runs).
+// The edits' bases are raft groups of real runs' traces (GroupTrace,
+// valid). editBase: `felixsim run --seed 58 --duration 3s --faults
+// partition,oneway,isolate,kill,pause --fault-gap 300ms --trace-out F`,
+// group 5 (377 steps): its third broker voted for itself in term 1 and got
+// broker 2's vote there, but no one led term 1 (the grants came too
+// late); a partition then left it behind until it voted for broker 2 in
+// term 3 and caught up. editBaseRetain: `felixsim run --seed 133
+// --duration 3s --faults partition,oneway,isolate,kill,pause,retain
+// --fault-gap 300ms --trace-out F`, group 3 (935 steps): retention steps
+// drop records, followers lag behind answered writes, and a follower
+// applies an entry before its leader. Both are written again from such
+// runs' exports by -rewrite-traces -trace-bases-from DIR.
+const (
+	editBase       = "testdata/traces/seed58-group5.ndjson"
+	editBaseRetain = "testdata/traces/seed133-group3.ndjson"
+)
+
+// traceEdit is one rule's hand-edited copy of a base trace: a step changed
+// (edit returns the trace and the changed step's number, from 1; an edit
+// of two steps names the later), which the validator must reject at that
+// very step, as TLC must (tla/README.md lists the TLC runs).
 type traceEdit struct {
 	file string
+	base string
 	edit func(t *testing.T, base []modeltrace.Step) ([]modeltrace.Step, int)
 	// invariant is the model's invariant the edited step's state breaks
 	// ("": no action explains the step, TraceNotInModel).
@@ -38,31 +50,47 @@ type traceEdit struct {
 }
 
 var traceEdits = []traceEdit{
-	{"promote-after-newer-vote.ndjson", editPromoteAfterNewerVote, "", "after voting in the newer term"},
-	{"request-in-older-term.ndjson", editRequestInOlderTerm, "", "after voting in the newer term"},
-	{"follower-applies-as-error.ndjson", editFollowerAppliesAsError, "", "replicas apply a committed entry alike"},
-	{"state-read-another-value.ndjson", editStateReadValue, properties.InvariantNoPartialCommit, "records it applied"},
-	{"state-read-unwritten-version.ndjson", editStateReadVersion, properties.InvariantVersionIsOffset, "put that value on the key"},
-	{"subscriber-read-another-record.ndjson", editSubscriberRecord, properties.InvariantNoPartialCommit, "the record written there"},
-	{"acked-write-left-on-one-broker.ndjson", editAckedOnOneBroker, properties.InvariantCommittedNeverLost, "a quorum of no configuration"},
+	{"promote-after-newer-vote.ndjson", editBase, editPromoteAfterNewerVote, "", "after voting in the newer term"},
+	{"request-in-older-term.ndjson", editBase, editRequestInOlderTerm, "", "after voting in the newer term"},
+	{"follower-applies-as-error.ndjson", editBase, editFollowerAppliesAsError, "", "replicas apply a committed entry alike"},
+	{"state-read-another-value.ndjson", editBase, editStateReadValue, properties.InvariantNoPartialCommit, "records it applied"},
+	{"state-read-unwritten-version.ndjson", editBase, editStateReadVersion, properties.InvariantVersionIsOffset, "put that value on the key"},
+	{"subscriber-read-another-record.ndjson", editBase, editSubscriberRecord, properties.InvariantNoPartialCommit, "the record written there"},
+	{"acked-write-left-on-one-broker.ndjson", editBaseRetain, editAckedOnOneBroker, properties.InvariantCommittedNeverLost, "a quorum of no configuration"},
+	{"follower-takes-deposed-entries.ndjson", editBaseRetain, editFollowerTakesDeposedEntries, "", "an append of an older term is refused"},
+	{"state-read-retention-lowered.ndjson", editBaseRetain, editRetentionPointLowered, "", "retention drops at log positions"},
+	{"follower-reads-stale.ndjson", editBaseRetain, editFollowerReadsStale, "", "whose write was answered before the read began"},
+	{"commit-applied-as-error.ndjson", editBaseRetain, editCommitAppliedAsError, "", "so the model gives written at"},
+	{"follower-errs-first.ndjson", editBaseRetain, editFollowerErrsFirst, "", "so the model gives written at"},
 }
 
-// TestEditedRealTracesRejected: editBase is valid; each edited copy (in
+// TestEditedRealTracesRejected: each base is valid; each edited copy (in
 // testdata/traces, regenerated with -rewrite-traces) is what its edit
-// makes of editBase, and is rejected at the edited step, for its reason.
+// makes of its base, and is rejected at the edited step, for its reason.
 func TestEditedRealTracesRejected(t *testing.T) {
-	base := readTraceFile(t, editBase)
-	if res := ValidateTrace(base, 3); !res.Valid || res.Steps != len(base) {
-		t.Fatalf("%s: %+v %v", editBase, res, res.Rejection)
+	if *rewriteTraces && *basesFrom != "" {
+		regenerateBases(t, *basesFrom)
+	}
+	bases := map[string][]modeltrace.Step{}
+	for _, path := range []string{editBase, editBaseRetain} {
+		base := readTraceSteps(t, path)
+		if res := ValidateTrace(base, 3); !res.Valid || res.Steps != len(base) {
+			t.Fatalf("%s: %+v %v", path, res, res.Rejection)
+		}
+		if *rewriteTraces {
+			writeTraceFile(t, path, base)
+		}
+		bases[path] = base
 	}
 	for _, e := range traceEdits {
+		base := bases[e.base]
 		steps, at := e.edit(t, cloneSteps(base))
 		path := filepath.Join("testdata", "traces", e.file)
 		if *rewriteTraces {
 			writeTraceFile(t, path, steps)
 		}
 		if got := readTraceFile(t, path); !sameSteps(got, steps) {
-			t.Errorf("%s is not what its edit makes of %s (run go test ./tla -run EditedRealTraces -rewrite-traces)", path, editBase)
+			t.Errorf("%s is not what its edit makes of %s (run go test ./tla -run EditedRealTraces -rewrite-traces)", path, e.base)
 			continue
 		}
 		res := ValidateTrace(steps, 3)
@@ -79,6 +107,8 @@ func TestEditedRealTracesRejected(t *testing.T) {
 	}
 }
 
+// readTraceFile reads a whole trace file of the current format (what
+// make tlc-trace needs to give a verdict).
 func readTraceFile(t *testing.T, path string) []modeltrace.Step {
 	t.Helper()
 	f, err := os.Open(path)
@@ -86,19 +116,24 @@ func readTraceFile(t *testing.T, path string) []modeltrace.Step {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	steps, err := modeltrace.ReadNDJSON(f)
+	tr, err := modeltrace.Read(f)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return steps
+	if tr.Incomplete != "" || tr.Version != len(modeltrace.FormatVersions) {
+		t.Fatalf("%s: format version %d, %s (regenerate it: go test ./tla -run EditedRealTraces -rewrite-traces)", path, tr.Version, tr.Incomplete)
+	}
+	return tr.Steps
 }
 
+// writeTraceFile writes steps as a whole trace of a 3-broker cluster.
 func writeTraceFile(t *testing.T, path string, steps []modeltrace.Step) {
 	t.Helper()
 	var b bytes.Buffer
 	n := modeltrace.NewNDJSON(&b)
+	n.WriteHeader(modeltrace.Header{Brokers: 3})
 	modeltrace.Replay(steps, n)
-	if err := n.Flush(); err != nil {
+	if err := n.End(); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
@@ -139,7 +174,7 @@ func firstWhere(t *testing.T, base []modeltrace.Step, pick func(v *TraceValidato
 		}
 		v.Step(s)
 	}
-	t.Fatalf("%s holds no step the edit can change", editBase)
+	t.Fatal("the base trace holds no step the edit can change")
 	return 0
 }
 
@@ -298,4 +333,30 @@ func rebuiltScopes(g *traceGroup, x uint64) []modeltrace.ScopeNext {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Tenant < out[j].Tenant })
 	return out
+}
+
+// readTraceSteps reads a trace file's steps, whole or not (the base trace
+// before -rewrite-traces put it in the current format).
+func readTraceSteps(t *testing.T, path string) []modeltrace.Step {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	steps, err := modeltrace.ReadNDJSON(bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return steps
+}
+
+// regenerateBases writes editBase and editBaseRetain from the whole
+// exports dir/seed58.ndjson (group 5) and dir/seed133.ndjson (group 3).
+func regenerateBases(t *testing.T, dir string) {
+	for _, b := range []struct {
+		from, to string
+		group    uint64
+	}{{"seed58.ndjson", editBase, 5}, {"seed133.ndjson", editBaseRetain, 3}} {
+		writeTraceFile(t, b.to, GroupTrace(readTraceFile(t, filepath.Join(dir, b.from)), b.group))
+	}
 }

@@ -69,6 +69,7 @@ func (g *traceGroup) extendCommitted(es []modeltrace.Entry, term uint64) {
 	for _, e := range es {
 		g.committed = append(g.committed, e)
 		g.commitTerms = append(g.commitTerms, term)
+		g.resolveOverwritten(uint64(len(g.committed)))
 		if c, ok := g.confs[e.Digest]; ok && e.Digest != 0 {
 			if next, err := m.fold(c); err == nil {
 				m = next
@@ -87,8 +88,8 @@ func (g *traceGroup) acknowledge(i, offset uint64) *ackedWrite {
 	}
 	a := ackedWrite{index: i, entry: g.committed[i-1], commitTerm: g.commitTerms[i-1], offset: offset,
 		voterSets: [][]uint64{bootstrapMembership(g.peers).voters}}
-	if w, ok := g.writes[a.entry.Digest]; ok {
-		a.tenant = w.w.Tenant
+	if c, ok := g.writeAt(a.entry, i); ok {
+		a.tenant = g.tenantOf(c.scope)
 	}
 	for _, p := range g.confPoints {
 		if p.index < i {

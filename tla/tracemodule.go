@@ -185,13 +185,11 @@ func (r *tlaRenderer) tenantList() []string {
 }
 
 func (r *tlaRenderer) tenant(t string) (string, error) {
-	for _, c := range t {
-		if c < 0x20 || c > 0x7e || c == '"' || c == '\\' {
-			return "", fmt.Errorf("tenant %q is not plain printable text", t)
-		}
+	out, err := plainText("tenant", t)
+	if err == nil {
+		r.tenants[t] = true
 	}
-	r.tenants[t] = true
-	return tlaString(t), nil
+	return out, err
 }
 
 func tlaString(t string) string { return `"` + t + `"` }
@@ -248,7 +246,7 @@ func (r *tlaRenderer) step(s *modeltrace.Step) (string, error) {
 	if s.Broker < 1 {
 		return "", fmt.Errorf("broker %d is no identity", s.Broker)
 	}
-	nums := []uint64{s.Broker, s.Term, s.Index, s.Candidate, s.ReqID, s.Offset, s.CommitMark, s.Applied, s.First}
+	nums := []uint64{s.Broker, s.Term, s.Index, s.Candidate, s.ReqID, s.Offset, s.CommitMark, s.Applied, s.First, s.ReadIndex, s.RetainedMax}
 	if s.Change != nil {
 		nums = append(nums, s.Change.Node)
 	}
@@ -273,8 +271,12 @@ func (r *tlaRenderer) step(s *modeltrace.Step) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	errText, err := plainText("error", s.Error)
+	if err != nil {
+		return "", err
+	}
 	tenant := `""`
-	if s.Kind.Reads() {
+	if s.Kind.Reads() || s.Kind == modeltrace.ReadStart {
 		if tenant, err = r.tenant(s.Tenant); err != nil {
 			return "", err
 		}
@@ -287,10 +289,21 @@ func (r *tlaRenderer) step(s *modeltrace.Step) (string, error) {
 	for j, d := range s.Records {
 		recs[j] = dense(r.writes, d)
 	}
-	return fmt.Sprintf(`[kind |-> "%s", b |-> %d, term |-> %d, idx |-> %d, entries |-> %s, cand |-> %d, data |-> %d, client |-> %d, req |-> %d, asked |-> %s, proposed |-> %s, outcome |-> "%s", off |-> %d, commit |-> %d, applied |-> %d, scopes |-> %s, change |-> %s, voters |-> %s, learners |-> %s, tenant |-> %s, key |-> %d, found |-> %s, first |-> %d, recs |-> %s]`,
+	return fmt.Sprintf(`[kind |-> "%s", b |-> %d, term |-> %d, idx |-> %d, entries |-> %s, cand |-> %d, data |-> %d, client |-> %d, req |-> %d, asked |-> %s, proposed |-> %s, outcome |-> "%s", off |-> %d, error |-> %s, commit |-> %d, applied |-> %d, scopes |-> %s, retained_max |-> %d, finalized |-> %s, change |-> %s, voters |-> %s, learners |-> %s, tenant |-> %s, key |-> %d, found |-> %s, first |-> %d, recs |-> %s, readidx |-> %d]`,
 		s.Kind, s.Broker, s.Term, s.Index, entries, s.Candidate, data, dense(r.clients, s.Client), s.ReqID,
-		asked, proposed, s.Outcome, s.Offset, s.CommitMark, s.Applied, scopes, change(s.Change), tlaSet(s.Voters), tlaSet(s.Learners),
-		tenant, r.key(s.Key), tlaBool(s.Found), s.First, tlaSeq(recs)), nil
+		asked, proposed, s.Outcome, s.Offset, errText, s.CommitMark, s.Applied, scopes, s.RetainedMax, tlaBool(s.Finalized), change(s.Change), tlaSet(s.Voters), tlaSet(s.Learners),
+		tenant, r.key(s.Key), tlaBool(s.Found), s.First, tlaSeq(recs), s.ReadIndex), nil
+}
+
+// plainText renders s, a name of what (an error code, a feature), as a
+// TLA+ string, refusing one that is not plain printable text.
+func plainText(what, s string) (string, error) {
+	for _, c := range s {
+		if c < 0x20 || c > 0x7e || c == '"' || c == '\\' {
+			return "", fmt.Errorf("%s %q is not plain printable text", what, s)
+		}
+	}
+	return tlaString(s), nil
 }
 
 // tlaSeq renders numbers as a TLA+ sequence.
@@ -321,15 +334,19 @@ func (r *tlaRenderer) write(w *modeltrace.Write) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if w.Expected > tlcIntMax || w.Ops < 0 || w.Ops > tlcIntMax {
+	if w.Expected > tlcIntMax || w.Ops < 0 || w.Ops > tlcIntMax || w.Retain > tlcIntMax || uint64(w.Generation) > tlcIntMax {
 		return "", fmt.Errorf("write %v: a number past TLC's integers", w)
+	}
+	feature, err := plainText("feature", w.Feature)
+	if err != nil {
+		return "", err
 	}
 	ops := make([]string, len(w.StateOps))
 	for j, op := range w.StateOps {
 		ops[j] = fmt.Sprintf("[key |-> %d, del |-> %s, val |-> %d]", r.key(op.Key), tlaBool(op.Delete), dense(r.values, op.Value))
 	}
-	return fmt.Sprintf(`[tenant |-> %s, kind |-> "%s", cond |-> %s, exp |-> %d, ops |-> %d, dig |-> %d, sops |-> <<%s>>]`,
-		t, w.Kind, tlaBool(w.Conditional), w.Expected, w.Ops, dense(r.writes, w.Digest), strings.Join(ops, ", ")), nil
+	return fmt.Sprintf(`[tenant |-> %s, kind |-> "%s", cond |-> %s, exp |-> %d, ops |-> %d, dig |-> %d, sops |-> <<%s>>, retain |-> %d, feature |-> %s, gen |-> %d, del |-> %s]`,
+		t, w.Kind, tlaBool(w.Conditional), w.Expected, w.Ops, dense(r.writes, w.Digest), strings.Join(ops, ", "), w.Retain, feature, w.Generation, tlaBool(w.Deleted)), nil
 }
 
 func (r *tlaRenderer) scopes(sc []modeltrace.ScopeNext) (string, error) {
@@ -339,10 +356,10 @@ func (r *tlaRenderer) scopes(sc []modeltrace.ScopeNext) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		if s.Next > tlcIntMax {
-			return "", fmt.Errorf("scope %s next offset %d is past TLC's integers", t, s.Next)
+		if s.Next > tlcIntMax || s.First > tlcIntMax {
+			return "", fmt.Errorf("scope %s offsets %d..%d are past TLC's integers", t, s.First, s.Next)
 		}
-		parts[j] = fmt.Sprintf("[tenant |-> %s, next |-> %d]", t, s.Next)
+		parts[j] = fmt.Sprintf("[tenant |-> %s, next |-> %d, first |-> %d]", t, s.Next, s.First)
 	}
 	return "<<" + strings.Join(parts, ", ") + ">>", nil
 }

@@ -36,11 +36,13 @@ func TestTraceModuleRendersSteps(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	write := `[tenant |-> "acme", kind |-> "commit_if", cond |-> TRUE, exp |-> 0, ops |-> 1, dig |-> 1, sops |-> <<[key |-> 1, del |-> FALSE, val |-> 1]>>, ` +
+		`retain |-> 0, feature |-> "", gen |-> 0, del |-> FALSE]`
 	want := `[kind |-> "Request", b |-> 1, term |-> 2, idx |-> 0, entries |-> <<>>, cand |-> 0, data |-> 1, client |-> 1, req |-> 1, ` +
-		`asked |-> [tenant |-> "acme", kind |-> "commit_if", cond |-> TRUE, exp |-> 0, ops |-> 1, dig |-> 1, sops |-> <<[key |-> 1, del |-> FALSE, val |-> 1]>>], ` +
-		`proposed |-> [tenant |-> "acme", kind |-> "commit_if", cond |-> TRUE, exp |-> 0, ops |-> 1, dig |-> 1, sops |-> <<[key |-> 1, del |-> FALSE, val |-> 1]>>], ` +
-		`outcome |-> "none", off |-> 0, commit |-> 0, applied |-> 0, scopes |-> <<>>, change |-> [type |-> "none", node |-> 0], voters |-> {}, learners |-> {}, ` +
-		`tenant |-> "", key |-> 0, found |-> FALSE, first |-> 0, recs |-> <<>>]`
+		`asked |-> ` + write + `, proposed |-> ` + write + `, ` +
+		`outcome |-> "none", off |-> 0, error |-> "", commit |-> 0, applied |-> 0, scopes |-> <<>>, retained_max |-> 0, finalized |-> FALSE, ` +
+		`change |-> [type |-> "none", node |-> 0], voters |-> {}, learners |-> {}, ` +
+		`tenant |-> "", key |-> 0, found |-> FALSE, first |-> 0, recs |-> <<>>, readidx |-> 0]`
 	for _, w := range []string{"---- MODULE " + TraceModuleName + " ----", "EXTENDS TraceFelixAtomicCommit", want, `TraceTenants == {"acme"}`} {
 		if !strings.Contains(module, w) {
 			t.Errorf("module lacks %s", w)
@@ -100,18 +102,19 @@ func TestTraceModuleRefusesWhatTLACannotHold(t *testing.T) {
 
 // TestTraceModuleRendersReads: goodTrace's reads (readTrace) name their
 // scope, the key by the number its write's operation has, the value read
-// by the number the operation's value has, and a subscriber's records by
-// the numbers of the writes' digests.
+// by the number the operation's value has, the state read's client by
+// its number (client 8 the second client) and its read index, and a
+// subscriber's records by the numbers of the writes' digests.
 func TestTraceModuleRendersReads(t *testing.T) {
 	module, _, err := TraceModule(readTrace(), 3, "readTrace")
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, w := range []string{
-		`[kind |-> "StateRead", b |-> 1, term |-> 0, idx |-> 0, entries |-> <<>>, cand |-> 0, data |-> 1, client |-> 0, req |-> 0, asked |-> NoWrite, proposed |-> NoWrite, outcome |-> "none", off |-> 0, commit |-> 0, applied |-> 3, ` +
-			`scopes |-> <<>>, change |-> [type |-> "none", node |-> 0], voters |-> {}, learners |-> {}, tenant |-> "acme", key |-> 1, found |-> TRUE, first |-> 0, recs |-> <<>>]`,
-		`[kind |-> "SubscriberRead", b |-> 2, term |-> 0, idx |-> 0, entries |-> <<>>, cand |-> 0, data |-> 0, client |-> 0, req |-> 0, asked |-> NoWrite, proposed |-> NoWrite, outcome |-> "none", off |-> 0, commit |-> 0, applied |-> 3, ` +
-			`scopes |-> <<>>, change |-> [type |-> "none", node |-> 0], voters |-> {}, learners |-> {}, tenant |-> "acme", key |-> 0, found |-> FALSE, first |-> 0, recs |-> <<1>>]`,
+		`[kind |-> "StateRead", b |-> 1, term |-> 0, idx |-> 0, entries |-> <<>>, cand |-> 0, data |-> 1, client |-> 2, req |-> 1, asked |-> NoWrite, proposed |-> NoWrite, outcome |-> "none", off |-> 0, error |-> "", commit |-> 0, applied |-> 3, ` +
+			`scopes |-> <<>>, retained_max |-> 0, finalized |-> FALSE, change |-> [type |-> "none", node |-> 0], voters |-> {}, learners |-> {}, tenant |-> "acme", key |-> 1, found |-> TRUE, first |-> 0, recs |-> <<>>, readidx |-> 3]`,
+		`[kind |-> "SubscriberRead", b |-> 2, term |-> 0, idx |-> 0, entries |-> <<>>, cand |-> 0, data |-> 0, client |-> 0, req |-> 0, asked |-> NoWrite, proposed |-> NoWrite, outcome |-> "none", off |-> 0, error |-> "", commit |-> 0, applied |-> 3, ` +
+			`scopes |-> <<>>, retained_max |-> 0, finalized |-> FALSE, change |-> [type |-> "none", node |-> 0], voters |-> {}, learners |-> {}, tenant |-> "acme", key |-> 0, found |-> FALSE, first |-> 0, recs |-> <<1>>, readidx |-> 0]`,
 	} {
 		if !strings.Contains(module, w) {
 			t.Errorf("module lacks %s", w)

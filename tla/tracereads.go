@@ -37,6 +37,8 @@ func (g *traceGroup) readScope(s *modeltrace.Step) (int, uint64, error) {
 		return 0, 0, fmt.Errorf("the read was served at applied index %d, but broker %d has applied %d", s.Applied, s.Broker, br.applied)
 	case s.First > next:
 		return 0, 0, fmt.Errorf("scope %q's first retained offset %d is past its next offset %d on broker %d", s.Tenant, s.First, next, s.Broker)
+	case s.First != br.firstIn(id):
+		return 0, 0, fmt.Errorf("scope %q's first retained offset is %d on broker %d at applied index %d, not %d: retention drops at log positions, the same on every replica", s.Tenant, br.firstIn(id), s.Broker, br.applied, s.First)
 	case s.Kind == modeltrace.SubscriberRead && (len(s.Records) == 0 || s.Offset < s.First):
 		return 0, 0, fmt.Errorf("a subscriber read of %d records from offset %d, below the first retained offset %d or of none", len(s.Records), s.Offset, s.First)
 	case s.Kind == modeltrace.StateRead && !s.Found && (s.Digest != 0 || s.Offset != 0):
@@ -45,15 +47,19 @@ func (g *traceGroup) readScope(s *modeltrace.Step) (int, uint64, error) {
 	return id, next, nil
 }
 
-// read takes a read step: StateGet(b, k) for a StateRead, SubscriberSees(b)
-// for a SubscriberRead. It changes nothing; readRules judges what it saw.
+// read takes a read step: StateGet(b, k) for a StateRead (at a read index
+// that covers every write answered before the read began:
+// tracereadindex.go), SubscriberSees(b) for a SubscriberRead. It changes
+// nothing but the reads begun; readRules judges what it saw.
 func (v *TraceValidator) read(g *traceGroup, s *modeltrace.Step) ([]string, error) {
-	tried := triedStateGet
 	if s.Kind == modeltrace.SubscriberRead {
-		tried = triedSubscriberSees
+		_, _, err := g.readScope(s)
+		return triedSubscriberSees, err
 	}
-	_, _, err := g.readScope(s)
-	return tried, err
+	if _, _, err := g.readScope(s); err != nil {
+		return triedStateGet, err
+	}
+	return triedStateGet, v.readIndex(g, s)
 }
 
 // noteRecord records the record write w wrote at offset o of scope id,

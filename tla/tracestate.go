@@ -28,8 +28,11 @@ type sentEntry struct{ digest, prevTerm uint64 }
 type clientWrite struct {
 	broker, client, reqID uint64
 	w                     modeltrace.Write
-	// scope is w.Tenant's scope number in the group (traceGroup.scopeIDs).
+	// scope is w.Tenant's scope number in the group (traceGroup.scopeIDs;
+	// -1 for a marker, which names none).
 	scope int
+	// life says when the record may go (tracewrites.go).
+	life writeLife
 }
 
 // voteRec is a broker's vote in a term and its log when it voted.
@@ -58,15 +61,22 @@ type traceBroker struct {
 	// Invariant: applied <= commit <= len(log).
 	commit, applied uint64
 	// term is the newest term the broker voted in (its own election's,
-	// through Timeout, or another's, through Vote) or led: a lower bound
-	// of its current term, which survives a restart. No Vote, Promote or
-	// Request of the broker names an older term.
+	// through Timeout, or another's, through Vote), led, or took a
+	// leader's entries in (Persist): a lower bound of its current term,
+	// which survives a restart. No Vote, Promote, Request or Persist of
+	// the broker names an older term.
 	term uint64
 	// leads is the term this broker leads (0: it leads none).
 	leads uint64
-	// next[id] is scope id's next offset in its applied shard log (0 past
-	// the slice's end).
-	next []uint64
+	// next[id] is scope id's next offset in its applied shard log, and
+	// first[id] its first retained offset (0 past the slices' ends).
+	// Invariant: first[id] <= next[id].
+	next, first []uint64
+	// finalized: atomic_commit is finalized at its applied index;
+	// incarnation is its stream's incarnation there, as an order
+	// (generation * 2 + deleted; traceretention.go).
+	finalized   bool
+	incarnation uint64
 	// conf is the configuration its applied membership changes give.
 	conf membership
 }
@@ -81,8 +91,14 @@ type traceGroup struct {
 	// acknowledges holding the log up to it (Log Matching) to the leader
 	// that sent it, and a leader counts its own disk.
 	entries entryTable
-	// writes maps a proposal's data digest to the client's write.
-	writes map[uint64]clientWrite
+	// writes maps a proposal's data digest to the client's write, while a
+	// later step may still name it (tracewrites.go); pruneAt orders the
+	// writes that may go by the committed length they may go at, and
+	// keepIndexes is how many committed entries a write outlives its last
+	// naming by.
+	writes      map[uint64]*clientWrite
+	pruneAt     pruneQueue
+	keepIndexes uint64
 	// committed is the longest committed prefix any broker knows;
 	// commitTerms[i] is the term of the leader whose AdvanceCommit first
 	// committed committed[i] (0 for the bootstrap entry), and confPoints
@@ -94,6 +110,23 @@ type traceGroup struct {
 	// later Apply of i, on any broker, must give the same (grown as
 	// applies reach new indexes).
 	outcomes []appliedOutcome
+	// drops[id] are scope id's drop points, ascending by index;
+	// featureAt is the index of the first atomic_commit marker applied
+	// (0: none), incarnations the incarnation markers that changed one,
+	// ascending (traceretention.go).
+	drops        [][]dropPoint
+	featureAt    uint64
+	incarnations []incarnationPoint
+	// retainedMax (the most records a scope retains, 0: no cap) and
+	// bootFinalized (the group booted with atomic_commit finalized) are
+	// the group's constants, set by its first Restart (constantsSet).
+	retainedMax   uint64
+	bootFinalized bool
+	constantsSet  bool
+	// answeredMax is the highest raft index of an entry whose write a
+	// broker answered (written or refused): a state read begun after that
+	// answer must be served at a read index at least as high.
+	answeredMax uint64
 	// acked are the writes a broker acknowledged as written (Answer),
 	// ascending by raft index: CommittedNeverLost's records.
 	acked   []ackedWrite
@@ -103,8 +136,10 @@ type traceGroup struct {
 	leadTerm uint64
 	// scopeIDs numbers the scopes (tenants) the group's writes name, from
 	// 0 in the order they were proposed, so that per-scope state is a
-	// slice, not a map hashing the tenant at every apply.
+	// slice, not a map hashing the tenant at every apply; tenants[id] is
+	// scope id's tenant.
 	scopeIDs map[string]int
+	tenants  []string
 	// written[id][o] is the raft index of the entry written at offset o of
 	// scope id (nil past the slice's end).
 	// Invariant: each written[id] is strictly ascending. A broker appends
@@ -128,16 +163,23 @@ type traceGroup struct {
 
 func newTraceGroup(id uint64, peers int) *traceGroup {
 	return &traceGroup{id: id, peers: peers, confs: map[uint64]*modeltrace.ConfChange{},
-		writes: map[uint64]clientWrite{}, votes: map[entryKey]voteRec{}, leaders: map[uint64]uint64{},
+		writes: map[uint64]*clientWrite{}, keepIndexes: writeKeepIndexes, votes: map[entryKey]voteRec{}, leaders: map[uint64]uint64{},
 		scopeIDs: map[string]int{}, committed: []modeltrace.Entry{{Term: 1}}, commitTerms: []uint64{0}}
 }
 
-// appliedOutcome is what applying one raft index gave.
+// appliedOutcome is what applying one raft index gave: its outcome, the
+// offset, the error's code and the scope's first retained offset after.
 type appliedOutcome struct {
 	set     bool
 	outcome modeltrace.Outcome
 	offset  uint64
+	err     string
+	first   uint64
 	broker  uint64 // the first broker that applied it, for messages
+	// digest is the entry's data, and cmd what applying it again needs
+	// of its write (the write's record may be gone by then).
+	digest uint64
+	cmd    command
 }
 
 // confPoint is the configuration a membership change committed at index
@@ -177,9 +219,9 @@ func (g *traceGroup) broker(b uint64) *traceBroker {
 	switch {
 	case g.brokers[b] != nil:
 	case b >= 1 && b <= uint64(g.peers):
-		g.brokers[b] = &traceBroker{log: []modeltrace.Entry{{Term: 1}}, commit: 1, applied: 1, conf: bootstrapMembership(g.peers)}
+		g.brokers[b] = &traceBroker{log: []modeltrace.Entry{{Term: 1}}, commit: 1, applied: 1, conf: bootstrapMembership(g.peers), incarnation: bootIncarnation}
 	default: // an identity that joins later: an empty log, no configuration
-		g.brokers[b] = &traceBroker{log: []modeltrace.Entry{}}
+		g.brokers[b] = &traceBroker{log: []modeltrace.Entry{}, incarnation: bootIncarnation}
 	}
 	return g.brokers[b]
 }
@@ -199,8 +241,17 @@ func (g *traceGroup) scopeID(tenant string) int {
 	if !ok {
 		id = len(g.scopeIDs)
 		g.scopeIDs[tenant] = id
+		g.tenants = append(g.tenants, tenant)
 	}
 	return id
+}
+
+// tenantOf is scope id's tenant ("" for none).
+func (g *traceGroup) tenantOf(id int) string {
+	if id >= 0 && id < len(g.tenants) {
+		return g.tenants[id]
+	}
+	return ""
 }
 
 // writtenIn returns scope id's record index: written[o] is the raft index
@@ -214,7 +265,7 @@ func (g *traceGroup) writtenIn(id int) []uint64 {
 
 // nextIn returns scope id's next offset in br's applied shard log.
 func (br *traceBroker) nextIn(id int) uint64 {
-	if id < len(br.next) {
+	if id >= 0 && id < len(br.next) {
 		return br.next[id]
 	}
 	return 0
@@ -239,6 +290,6 @@ func (g *traceGroup) describe(b uint64) string {
 	for i := max(0, len(leaders)-3); i < len(leaders); i++ {
 		lead += fmt.Sprintf(" term %d: broker %d;", leaders[i], g.leaders[leaders[i]])
 	}
-	return fmt.Sprintf("group %d, broker %d: up %t, voted in term %d, leads term %d, log 1..%d (last term %d), commit %d, applied %d, %v; group committed 1..%d; last leaders:%s",
-		g.id, b, br.up, br.term, br.leads, len(br.log), lastTermOf(br.log), br.commit, br.applied, br.conf, len(g.committed), lead)
+	return fmt.Sprintf("group %d, broker %d: up %t, in term %d, leads term %d, log 1..%d (last term %d), commit %d, applied %d, %v, finalized %t, %s; group committed 1..%d; last leaders:%s",
+		g.id, b, br.up, br.term, br.leads, len(br.log), lastTermOf(br.log), br.commit, br.applied, br.conf, br.finalized, incarnationText(br.incarnation), len(g.committed), lead)
 }

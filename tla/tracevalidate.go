@@ -20,7 +20,9 @@ type TraceValidator struct {
 	brokers int
 	groups  map[uint64]*traceGroup
 	answers map[answerKey][]answerRec
-	steps   int
+	// reads are the state reads begun and not yet served or ended.
+	reads map[readKey][]readBegun
+	steps int
 	// coverage counts the actions taken.
 	coverage actionCounts
 	// states tracks the projected model states visited (nil unless the
@@ -30,6 +32,8 @@ type TraceValidator struct {
 	afterSteps int
 	// pending is what the current step changed that the invariants read.
 	pending stepEffects
+	// keepIndexes is each new group's traceGroup.keepIndexes.
+	keepIndexes uint64
 }
 
 // TraceRejection is the first step no action explained, or the first
@@ -78,7 +82,7 @@ type TraceResult struct {
 
 // NewTraceValidator validates the trace of a cluster of brokers brokers.
 func NewTraceValidator(brokers int) *TraceValidator {
-	v := &TraceValidator{brokers: brokers, groups: map[uint64]*traceGroup{}, answers: map[answerKey][]answerRec{}}
+	v := &TraceValidator{brokers: brokers, groups: map[uint64]*traceGroup{}, answers: map[answerKey][]answerRec{}, reads: map[readKey][]readBegun{}, keepIndexes: writeKeepIndexes}
 	if brokers == projectedBrokers {
 		v.states = newStateTracker()
 	}
@@ -115,11 +119,15 @@ func (v *TraceValidator) Step(s *modeltrace.Step) {
 		g = v.groups[s.Group]
 		if g == nil {
 			g = newTraceGroup(s.Group, v.brokers)
+			g.keepIndexes = v.keepIndexes
 			v.groups[s.Group] = g
 		}
 	}
 	v.pending = stepEffects{}
 	tried, err := v.dispatch(g, s)
+	if g != nil {
+		defer g.prune()
+	}
 	if err == nil {
 		v.coverage.note(s, tried[0])
 		if in, br := v.invariantsAfter(g, s); br != nil {
@@ -127,7 +135,7 @@ func (v *TraceValidator) Step(s *modeltrace.Step) {
 			v.rejection.Invariant = br.name
 			return
 		}
-		if v.states != nil && g != nil && s.Broker >= 1 && s.Broker <= projectedBrokers && !s.Kind.Reads() {
+		if v.states != nil && g != nil && !s.Kind.Reads() && s.Kind != modeltrace.ReadStart {
 			v.states.note(g, s)
 		}
 		return
@@ -197,6 +205,8 @@ func (v *TraceValidator) dispatch(g *traceGroup, s *modeltrace.Step) ([]string, 
 		return triedApply, v.applyConf(g, s)
 	case modeltrace.StateRead, modeltrace.SubscriberRead:
 		return v.read(g, s)
+	case modeltrace.ReadStart:
+		return v.dispatchRead(g, s)
 	}
 	return []string{"none"}, fmt.Errorf("unknown step kind %d", uint8(s.Kind))
 }

@@ -20,13 +20,13 @@ var commitIf = modeltrace.Write{Tenant: "acme", Kind: modeltrace.KindCommitIf, C
 
 const tproposal = 0xd1
 
-// goodTrace is one commit_if through three brokers: b1 wins term 2 with
-// b2's vote, proposes its empty entry and the client's commit_if, b2
+// goodTrace is one commit_if through three brokers (booted with
+// atomic_commit finalized): b1 wins term 2 with b2's vote, proposes its empty entry and the client's commit_if, b2
 // stores both, b1 commits (a quorum: b1 and b2), applies, answers the
 // client; b2 learns the commit mark and applies too.
 func goodTrace() []modeltrace.Step {
 	boot := func(b uint64) modeltrace.Step {
-		return modeltrace.Step{Kind: modeltrace.Restart, Broker: b, Group: tgroup, Index: 1, Entries: []modeltrace.Entry{{Term: 1}}, CommitMark: 1, Applied: 1}
+		return modeltrace.Step{Kind: modeltrace.Restart, Broker: b, Group: tgroup, Index: 1, Entries: []modeltrace.Entry{{Term: 1}}, CommitMark: 1, Applied: 1, Finalized: true}
 	}
 	w := commitIf
 	return []modeltrace.Step{
@@ -34,10 +34,10 @@ func goodTrace() []modeltrace.Step {
 		{Kind: modeltrace.Vote, Broker: 1, Group: tgroup, Term: 2, Candidate: 1},
 		{Kind: modeltrace.Vote, Broker: 2, Group: tgroup, Term: 2, Candidate: 1},
 		{Kind: modeltrace.Promote, Broker: 1, Group: tgroup, Term: 2},
-		{Kind: modeltrace.Persist, Broker: 1, Group: tgroup, Index: 2, Entries: []modeltrace.Entry{{Term: 2}}},
+		{Kind: modeltrace.Persist, Broker: 1, Group: tgroup, Term: 2, Index: 2, Entries: []modeltrace.Entry{{Term: 2}}},
 		{Kind: modeltrace.Request, Broker: 1, Group: tgroup, Term: 2, Digest: tproposal, Client: 9, ReqID: 1, Asked: &w, Proposed: &w},
-		{Kind: modeltrace.Persist, Broker: 1, Group: tgroup, Index: 3, Entries: []modeltrace.Entry{{Term: 2, Digest: tproposal}}},
-		{Kind: modeltrace.Persist, Broker: 2, Group: tgroup, Index: 2, Entries: []modeltrace.Entry{{Term: 2}, {Term: 2, Digest: tproposal}}},
+		{Kind: modeltrace.Persist, Broker: 1, Group: tgroup, Term: 2, Index: 3, Entries: []modeltrace.Entry{{Term: 2, Digest: tproposal}}},
+		{Kind: modeltrace.Persist, Broker: 2, Group: tgroup, Term: 2, Index: 2, Entries: []modeltrace.Entry{{Term: 2}, {Term: 2, Digest: tproposal}}},
 		{Kind: modeltrace.Commit, Broker: 1, Group: tgroup, Index: 3},
 		{Kind: modeltrace.Apply, Broker: 1, Group: tgroup, Index: 2, Term: 2},
 		{Kind: modeltrace.Apply, Broker: 1, Group: tgroup, Index: 3, Term: 2, Digest: tproposal, Outcome: modeltrace.OutcomeWritten, Offset: 0},
@@ -102,7 +102,7 @@ func TestTraceValidatorRejectsHandEdits(t *testing.T) {
 			w.Expected = 4
 			s[7].Asked, s[7].Proposed = &w, &w
 			return s
-		}, 13, "Apply broker 1 group 2: entry 3", "model writes refused at 0"},
+		}, 13, "Apply broker 1 group 2: entry 3", "the model gives refused at 0"},
 		{"leader proposes another write than the client's", func(s []modeltrace.Step) []modeltrace.Step {
 			w := commitIf
 			w.Conditional, w.Kind = false, modeltrace.KindCommit
@@ -114,8 +114,8 @@ func TestTraceValidatorRejectsHandEdits(t *testing.T) {
 			return s
 		}, 10, "Persist broker 2 group 2: entries 2..3", "differs from what its leader sent"},
 		{"committed entry overwritten by an entry of a term no one leads", func(s []modeltrace.Step) []modeltrace.Step {
-			return append(s, modeltrace.Step{Kind: modeltrace.Persist, Broker: 2, Group: tgroup, Index: 3, Entries: []modeltrace.Entry{{Term: 3}}})
-		}, 18, "Persist broker 2 group 2: entries 3..3", "never sent by a leader"},
+			return append(s, modeltrace.Step{Kind: modeltrace.Persist, Broker: 2, Group: tgroup, Term: 3, Index: 3, Entries: []modeltrace.Entry{{Term: 3}}})
+		}, 18, "Persist broker 2 group 2: entries 3..3", "no broker leads term 3"},
 		{"commit mark 0 (a malformed step: refused, no panic)", func(s []modeltrace.Step) []modeltrace.Step {
 			s[0].CommitMark, s[0].Applied = 0, 0
 			s[10].Index = 0
@@ -142,7 +142,7 @@ func TestTraceValidatorRejectsHandEdits(t *testing.T) {
 // one rule and is refused at that step.
 func TestTraceValidatorCompactionAndSnapshots(t *testing.T) {
 	acme := []modeltrace.ScopeNext{{Tenant: "acme", Next: 1}}
-	restart := modeltrace.Step{Kind: modeltrace.Restart, Broker: 1, Group: tgroup, Index: 3, Entries: []modeltrace.Entry{{Term: 2}}, CommitMark: 3, Applied: 3, Scopes: acme}
+	restart := modeltrace.Step{Kind: modeltrace.Restart, Broker: 1, Group: tgroup, Index: 3, Entries: []modeltrace.Entry{{Term: 2}}, CommitMark: 3, Applied: 3, Scopes: acme, Finalized: true}
 	snap := modeltrace.Step{Kind: modeltrace.Snapshot, Broker: 3, Group: tgroup, Index: 3, Term: 2, Scopes: acme}
 	n := len(goodTrace())
 	if res := validate(append(goodTrace(), restart, snap)); !res.Valid {

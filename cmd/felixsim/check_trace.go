@@ -23,6 +23,9 @@ type checkTraceJSON struct {
 	Group     *uint64  `json:"group,omitempty"`
 	Module    []string `json:"tla_module,omitempty"`
 	NoVerdict string   `json:"no_verdict,omitempty"`
+	// Incomplete says why the trace file is not known whole (no end
+	// line, or one that does not match its lines); "" when it is.
+	Incomplete string `json:"incomplete,omitempty"`
 }
 
 // checkTraceHelp is `felixsim check-trace --help` besides the flags.
@@ -35,7 +38,8 @@ var checkTraceHelp = help{
 	},
 	exits: "0 the trace is valid, 1 a step no action of the model explains (" + string(tla.TraceNotInModel) + "), or one that breaks one of the model's\n" +
 		"invariants on the trace's state (the rejection names it), 2 bad usage or an unreadable trace,\n" +
-		"3 no verdict: the trace (or the group asked for) holds no step",
+		"3 no verdict: the trace (or the group asked for) holds no step, is of an older format (read, not judged), or it\n" +
+		"validates but is incomplete (no end line: cut short) or its end line does not match its lines (altered)",
 	positional: true,
 }
 
@@ -66,11 +70,12 @@ func checkTraceCommand(args []string, stdout, stderr io.Writer) int {
 			return usageError(stderr, "check-trace", fmt.Errorf("--tla-module: %w", err))
 		}
 	}
-	steps, brokers, err := readTrace(fs.Arg(0), *nodes, *nodes != 0)
+	file, brokers, err := readTrace(fs.Arg(0), *nodes, *nodes != 0)
 	if err != nil {
 		return usageError(stderr, "check-trace", err)
 	}
-	out := checkTraceJSON{Brokers: brokers}
+	steps := file.Steps
+	out := checkTraceJSON{Brokers: brokers, Incomplete: file.Incomplete}
 	if *group >= 0 || *moduleDir != "" {
 		g, ok := pickGroup(steps, int64(*group), brokers)
 		if ok {
@@ -78,8 +83,11 @@ func checkTraceCommand(args []string, stdout, stderr io.Writer) int {
 			steps = tla.GroupTrace(steps, g)
 		}
 	}
-	if len(steps) == 0 {
+	if len(steps) == 0 || file.Version < len(modeltrace.FormatVersions) {
 		out.NoVerdict = noStepsReason(fs.Arg(0), int64(*group))
+		if len(steps) > 0 {
+			out.NoVerdict = oldFormatReason(fs.Arg(0), file.Version)
+		}
 		writeJSONLine(stdout, out)
 		fmt.Fprintf(stderr, "felixsim check-trace: no verdict: %s\n", out.NoVerdict)
 		return exitIncomplete
@@ -93,11 +101,45 @@ func checkTraceCommand(args []string, stdout, stderr io.Writer) int {
 		out.Module = files
 	}
 	out.TraceResult = tla.ValidateTrace(steps, brokers)
+	return checkTraceVerdict(out, file, fs.Arg(0), stdout, stderr)
+}
+
+// checkTraceVerdict prints the result and returns the exit code: a
+// rejected step of a trace whose end line is missing (cut short) is a
+// violation, as the steps before the cut happened; a trace that validates
+// but is not known whole, or whose end line does not match its lines (not
+// what was written), has no verdict.
+func checkTraceVerdict(out checkTraceJSON, file *modeltrace.Trace, path string, stdout, stderr io.Writer) int {
+	switch {
+	case file.Altered:
+		out.NoVerdict = fmt.Sprintf("%s is not what was written: %s", path, file.Incomplete)
+	case out.Valid && file.Incomplete != "":
+		out.NoVerdict = fmt.Sprintf("%s is incomplete: %s; its %d steps are valid, but what followed them was not judged", path, file.Incomplete, len(file.Steps))
+	}
+	if out.NoVerdict != "" {
+		out.Valid = false
+		writeJSONLine(stdout, out)
+		fmt.Fprintf(stderr, "felixsim check-trace: no verdict: %s\n", out.NoVerdict)
+		return exitIncomplete
+	}
 	writeJSONLine(stdout, out)
 	if !out.Valid {
 		return exitSafety
 	}
 	return exitPass
+}
+
+// oldFormatReason says why a trace of an older format is read but not
+// judged: its steps lack fields the model's rules read (version 3 added
+// them), and judging them without would refuse good steps or pass bad
+// ones.
+func oldFormatReason(path string, version int) string {
+	format := "no header (an older felixsim's)"
+	if version > 0 {
+		format = fmt.Sprintf("format %q", modeltrace.FormatVersions[version-1])
+	}
+	return fmt.Sprintf("%s has %s, which predates the fields the model's rules judge (%s: read indexes, append terms, apply errors, retention points); export it again with this felixsim (run --trace-out)",
+		path, format, modeltrace.TraceFormat)
 }
 
 // noStepsReason says why there is nothing to judge.
@@ -113,8 +155,9 @@ func noStepsReason(path string, group int64) string {
 const modelTraceBytesMax = 4 << 30
 
 // readTrace reads an exported trace and its broker count: the header's,
-// or for a trace without one (an older felixsim's) the --nodes given.
-func readTrace(path string, nodes int, nodesGiven bool) ([]modeltrace.Step, int, error) {
+// or for a trace without one (an older felixsim's) the --nodes given. A
+// file that is not a regular file (a device, a pipe) is refused.
+func readTrace(path string, nodes int, nodesGiven bool) (*modeltrace.Trace, int, error) {
 	if nodesGiven && (nodes < 1 || nodes > modeltrace.HeaderBrokersMax) {
 		return nil, 0, fmt.Errorf("--nodes %d refused: want 1..%d", nodes, modeltrace.HeaderBrokersMax)
 	}
@@ -123,20 +166,20 @@ func readTrace(path string, nodes int, nodesGiven bool) ([]modeltrace.Step, int,
 		return nil, 0, err
 	}
 	defer f.Close()
-	head, steps, err := modeltrace.ReadTrace(f)
+	t, err := modeltrace.Read(f)
 	switch {
 	case err != nil:
 		return nil, 0, fmt.Errorf("%s: %w", path, err)
-	case head == nil && len(steps) == 0:
-		return nil, nodes, nil // nothing to judge: no verdict, whatever the count
-	case head == nil && !nodesGiven:
+	case t.Header == nil && len(t.Steps) == 0:
+		return t, nodes, nil // nothing to judge: no verdict, whatever the count
+	case t.Header == nil && !nodesGiven:
 		return nil, 0, fmt.Errorf("%s has no header naming its broker count (an older felixsim wrote it): give --nodes", path)
-	case head == nil:
-		return steps, nodes, nil
-	case nodesGiven && nodes != head.Brokers:
-		return nil, 0, fmt.Errorf("--nodes %d refused: %s says its cluster had %d brokers", nodes, path, head.Brokers)
+	case t.Header == nil:
+		return t, nodes, nil
+	case nodesGiven && nodes != t.Header.Brokers:
+		return nil, 0, fmt.Errorf("--nodes %d refused: %s says its cluster had %d brokers", nodes, path, t.Header.Brokers)
 	}
-	return steps, head.Brokers, nil
+	return t, t.Header.Brokers, nil
 }
 
 // pickGroup is the group asked for, else the rejected one, else the lowest.

@@ -10,7 +10,12 @@ import (
 )
 
 // TestCheckTrace: an exported trace is valid; the same file with one
-// answer moved before its apply is rejected, exit 1.
+// answer moved before its apply is not what was written (its end line no
+// longer matches: no verdict, exit 3) and, without its end line, is
+// rejected, exit 1 (the steps of a cut trace happened); the file cut at a
+// line boundary has no verdict, exit 3; the event trace of --out is
+// refused naming what it is; a trace of an older format is read but not
+// judged (exit 3).
 func TestCheckTrace(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "trace.ndjson")
 	var out, errb bytes.Buffer
@@ -33,16 +38,61 @@ func TestCheckTrace(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	lines := answerBeforeItsApply(t, strings.Split(strings.TrimSuffix(string(b), "\n"), "\n"))
+	whole := strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
+	checkCut(t, path, whole)
+	lines := answerBeforeItsApply(t, whole)
 	if err := os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	out.Reset()
-	if code := dispatch([]string{"check-trace", path}, &out, &errb); code != exitSafety || !strings.Contains(out.String(), `"tried":["Answer"]`) {
-		t.Fatalf("edited trace: exit %d: %s", code, out.String())
+	errb.Reset()
+	if code := dispatch([]string{"check-trace", path}, &out, &errb); code != exitIncomplete || !strings.Contains(errb.String(), "is not what was written") {
+		t.Fatalf("edited trace with its old end line: exit %d: %s %s", code, out.String(), errb.String())
+	}
+	if err := os.WriteFile(path, []byte(strings.Join(lines[:len(lines)-1], "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out.Reset()
+	if code := dispatch([]string{"check-trace", path}, &out, &errb); code != exitSafety || !strings.Contains(out.String(), `"tried":["Answer"]`) || !strings.Contains(out.String(), `"incomplete":"no end line`) {
+		t.Fatalf("edited trace without an end line: exit %d: %s", code, out.String())
 	}
 	if code := dispatch([]string{"check-trace", filepath.Join(t.TempDir(), "missing")}, &out, &errb); code != exitUsage {
 		t.Errorf("missing file: exit %d", code)
+	}
+	for _, old := range []string{"v1.ndjson", "v2.ndjson"} {
+		out.Reset()
+		errb.Reset()
+		path := filepath.Join("..", "..", "modeltrace", "testdata", "versions", old)
+		if code := dispatch([]string{"check-trace", path}, &out, &errb); code != exitIncomplete || !strings.Contains(errb.String(), "predates the fields") {
+			t.Errorf("%s: exit %d: %s %s", old, code, out.String(), errb.String())
+		}
+	}
+}
+
+// checkCut: the trace at path cut after its first half has no verdict
+// (exit 3, incomplete); a run's event trace (--out's) is refused (exit 2)
+// naming what it is. It leaves path as it found it.
+func checkCut(t *testing.T, path string, whole []string) {
+	t.Helper()
+	cut := filepath.Join(t.TempDir(), "cut.ndjson")
+	if err := os.WriteFile(cut, []byte(strings.Join(whole[:len(whole)/2], "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out, errb bytes.Buffer
+	if code := dispatch([]string{"check-trace", cut}, &out, &errb); code != exitIncomplete || !strings.Contains(errb.String(), "cut short") || strings.Contains(out.String(), `"valid":true`) {
+		t.Fatalf("the first half of a trace: exit %d: %s %s", code, out.String(), errb.String())
+	}
+	dir := filepath.Join(t.TempDir(), "run")
+	if code := dispatch([]string{"run", "--seed", "2", "--duration", "200ms", "--out", dir}, &out, &errb); code != exitPass {
+		t.Fatalf("run --out: exit %d: %s", code, errb.String())
+	}
+	events, err := filepath.Glob(filepath.Join(dir, "*.ndjson"))
+	if err != nil || len(events) != 1 {
+		t.Fatalf("run --out wrote %v (%v), want one event trace", events, err)
+	}
+	errb.Reset()
+	if code := dispatch([]string{"check-trace", events[0]}, &out, &errb); code != exitUsage || !strings.Contains(errb.String(), "this is the event trace") {
+		t.Fatalf("the event trace: exit %d: %s", code, errb.String())
 	}
 }
 

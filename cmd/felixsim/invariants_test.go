@@ -61,6 +61,8 @@ var wantInvariants = []struct{ name, family string }{
 	{"OutboxFromStart", "safety"},
 	{"WriteInItsGeneration", "safety"},
 	{"EphemeralLiveComplete", "safety"},
+	{"StoreKeepsAcknowledged", "safety"},
+	{"StoreRoundsWhole", "safety"},
 }
 
 // TestListInvariants: --list-invariants exits 0 and prints exactly the
@@ -126,20 +128,22 @@ func TestExitCodeFollowsFamily(t *testing.T) {
 	}
 }
 
-// TestRunCommandLivenessOnlyExits4: the planted position-apart-from-state
-// bug leaves a broker unable to reopen its store; seed 4 with these faults
-// is caught by liveness alone and exits 4, and the same run without the
-// bug exits 0.
+// TestRunCommandLivenessOnlyExits4: the planted writes-wait-for-learner
+// bug stops a group acknowledging writes while a replaced broker catches
+// up; seed 1 with replaced disks is caught by LivenessDuringChange alone
+// and exits 4, and the same run without the bug exits 0.
+// (position-apart-from-state, the earlier example, is a safety failure
+// now: StoreRoundsWhole names the torn store commit.)
 func TestRunCommandLivenessOnlyExits4(t *testing.T) {
-	args := []string{"--seed", "4", "--duration", "10s", "--faults", "kill,fsyncerr,disklatency"}
+	args := []string{"--seed", "1", "--duration", "10s", "--faults", "diskreplace", "--fault-gap", "1s"}
 	var out, errOut bytes.Buffer
 	if code := runCommand(args, &out, &errOut); code != 0 {
 		t.Fatalf("without the defect: exit %d:\n%s%s", code, out.String(), errOut.String())
 	}
 	out.Reset()
-	code := runCommand(append(args, "--defects", "position-apart-from-state"), &out, &errOut)
-	if code != 4 || !strings.Contains(out.String(), "violation Liveness at ") {
-		t.Fatalf("exit %d, want 4 with a Liveness violation:\n%s%s", code, out.String(), errOut.String())
+	code := runCommand(append(args, "--defects", "writes-wait-for-learner"), &out, &errOut)
+	if code != 4 || !strings.Contains(out.String(), "violation LivenessDuringChange at ") {
+		t.Fatalf("exit %d, want 4 with a LivenessDuringChange violation:\n%s%s", code, out.String(), errOut.String())
 	}
 }
 

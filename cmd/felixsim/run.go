@@ -293,7 +293,7 @@ func openTraceExport(path string, opts *runner.Options) (export *modeltrace.NDJS
 func (ra *runArgs) writeOutputs(res *runner.Result, export *modeltrace.NDJSON, closeExport func() error) []error {
 	var out []error
 	if export != nil {
-		if err := errors.Join(export.Flush(), closeExport()); err != nil {
+		if err := errors.Join(export.End(), closeExport()); err != nil {
 			out = append(out, fmt.Errorf("--trace-out %s not written: %w", ra.traceOut, err))
 		}
 	}

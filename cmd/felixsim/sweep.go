@@ -180,7 +180,8 @@ func sweepOptions(seeds, shard string, forDur time.Duration, faults, defects, bi
 		ModelStatesReachable: reachableCodes()}, nil
 }
 
-// reachableCodes are the model's reachable projected states as a sweep
+// reachableCodes are the projected states a broker can reach by the
+// model's account (the bound: tla.ReachableProjectedTable) as a sweep
 // report counts them.
 func reachableCodes() []uint32 {
 	var out []uint32

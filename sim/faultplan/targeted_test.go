@@ -66,17 +66,25 @@ func momenterWorld(t *testing.T, n int) (*world.World, *momenters, func(to int, 
 	return w, mm, send
 }
 
+// armedMomenters is momenterWorld with f applied now (its AtNs set) and
+// its watch armed.
+func armedMomenters(t *testing.T, n int, f FaultEvent) (*world.World, *momenters, func(to int, m moment.Moment)) {
+	t.Helper()
+	w, mm, send := momenterWorld(t, n)
+	f.AtNs = w.NowNs()
+	if err := ApplyFault(w, f); err != nil {
+		t.Fatal(err)
+	}
+	w.RunFor(0)
+	return w, mm, send
+}
+
 // TestRestartAfterStrikesAtTheMoment: a restartafter fault ignores other
 // moments and nodes outside its mask, kills the first node of its mask to
 // reach its moment right there (its call runs no further), boots it again
 // after dur_ns, strikes once, and counts its window and its effect.
 func TestRestartAfterStrikesAtTheMoment(t *testing.T) {
-	w, mm, send := momenterWorld(t, 3)
-	f := FaultEvent{AtNs: w.NowNs(), Kind: FaultRestartAfter, Mask: 1 << 1, After: moment.SnapshotInstalled, WindowNs: 50_000_000, DurNs: 5_000_000}
-	if err := ApplyFault(w, f); err != nil {
-		t.Fatal(err)
-	}
-	w.RunFor(0)
+	w, mm, send := armedMomenters(t, 3, FaultEvent{Kind: FaultRestartAfter, Mask: 1 << 1, After: moment.SnapshotInstalled, WindowNs: 50_000_000, DurNs: 5_000_000})
 	send(1, moment.GroupAckDurable)
 	send(0, moment.SnapshotInstalled)
 	if !w.Up(0) || !w.Up(1) || mm.past[0] != 1 || mm.past[1] != 1 {
@@ -90,12 +98,20 @@ func TestRestartAfterStrikesAtTheMoment(t *testing.T) {
 	if !w.Up(1) || mm.boots[1] != 2 {
 		t.Fatalf("after dur_ns: up %v, boots %d; want up, 2", w.Up(1), mm.boots[1])
 	}
-	send(1, moment.SnapshotInstalled)
-	if !w.Up(1) {
+	struckOnce(t, w, send, 1, moment.SnapshotInstalled, "restartafter")
+}
+
+// struckOnce reports m for node again, which the fault of kind, having
+// struck once, must leave alone, and requires the fault's firing, its
+// effect and its window each counted once.
+func struckOnce(t *testing.T, w *world.World, send func(int, moment.Moment), node int, m moment.Moment, kind string) {
+	t.Helper()
+	send(node, m)
+	if !w.Up(node) {
 		t.Fatal("a targeted fault struck twice")
 	}
 	c := w.Coverage()
-	if c.Get(coverage.TargetedSnapshotInstalled) != 1 || c.Get(coverage.FaultEffect("restartafter")) != 1 || c.Get(coverage.FaultFired("restartafter")) != 1 {
+	if c.Get(coverage.Targeted(m.String())) != 1 || c.Get(coverage.FaultEffect(kind)) != 1 || c.Get(coverage.FaultFired(kind)) != 1 {
 		t.Fatalf("coverage %v", c.Map())
 	}
 }
@@ -258,4 +274,27 @@ func TestTargetedPlanLinesRefuseBadFields(t *testing.T) {
 			t.Errorf("%q: %v, want an error naming %q", line, err, want)
 		}
 	}
+}
+
+// TestPauseAfterPausesAtTheMoment: a pauseafter fault pauses the node of
+// its mask that reaches its moment (its call runs on), so that what a
+// peer sends it meanwhile is lost while what a fault-exempt node (a
+// client) sends waits and arrives on resume, after dur_ns; it strikes
+// once and counts its window and its effect.
+func TestPauseAfterPausesAtTheMoment(t *testing.T) {
+	w, mm, send := armedMomenters(t, 3, FaultEvent{Kind: FaultPauseAfter, Mask: 1 << 1, After: moment.ReadsConfirmed, WindowNs: 50_000_000, DurNs: 20_000_000})
+	send(1, moment.ReadsConfirmed)
+	if w.Up(1) || w.Down(1) || mm.past[1] != 1 {
+		t.Fatalf("at the moment: up %v, down %v, calls past it %d; want paused, its call run on", w.Up(1), w.Down(1), mm.past[1])
+	}
+	w.At(w.NowNs(), 0, func() { w.Process(0).(*momenter).env.Send(1, worldtest.ProbeMsg(moment.Compacted)) }) // a peer's: lost
+	send(1, moment.Compacted)                                                                                 // the exempt sender's: waits
+	if mm.past[1] != 1 {
+		t.Fatalf("a paused node ran %d calls", mm.past[1]-1)
+	}
+	w.RunFor(20_000_000)
+	if !w.Up(1) || mm.past[1] != 2 {
+		t.Fatalf("after dur_ns: up %v, calls past a moment %d; want up, 2 (the client's message, not the peer's)", w.Up(1), mm.past[1])
+	}
+	struckOnce(t, w, send, 1, moment.ReadsConfirmed, "pauseafter")
 }

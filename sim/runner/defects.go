@@ -57,7 +57,7 @@ var defectNames = []struct {
 	{"retain-ignores-groups", func(d *node.Defects) *bool { return &d.RetainIgnoresGroups }, "", nodeDefectsFile, ""},
 	{"retain-drops-outbox", func(d *node.Defects) *bool { return &d.RetainDropsOutbox }, "", nodeDefectsFile, ""},
 	{"promote-before-caught-up", func(d *node.Defects) *bool { return &d.PromoteBeforeCaughtUp }, "", nodeDefectsFile, ""},
-	{"writes-wait-for-learner", func(d *node.Defects) *bool { return &d.WritesWaitForLearner }, "", nodeDefectsFile, ""},
+	{"writes-wait-for-learner", func(d *node.Defects) *bool { return &d.WritesWaitForLearner }, "diskreplace", nodeDefectsFile, ""},
 	{"ephemeral-read-keeps-queue", func(d *node.Defects) *bool { return &d.EphemeralReadKeepsQueue }, "", nodeDefectsFile, ""},
 	{"ephemeral-commit-to-subscribers", func(d *node.Defects) *bool { return &d.EphemeralCommitToSubscribers }, "", nodeDefectsFile, ""},
 	{"ephemeral-unscoped", func(d *node.Defects) *bool { return &d.EphemeralUnscoped }, "", nodeDefectsFile, ""},
@@ -68,6 +68,9 @@ var defectNames = []struct {
 	{"outbox-read-from-window", func(d *node.Defects) *bool { return &d.OutboxReadFromWindow }, "", nodeDefectsFile, ""},
 	{"deleted-stream-takes-writes", func(d *node.Defects) *bool { return &d.DeletedStreamTakesWrites }, "streamdelete,streamcreate,latency", nodeDefectsFile, ""},
 	{"live-read-waits-for-batch", func(d *node.Defects) *bool { return &d.LiveReadWaitsForBatch }, "", nodeDefectsFile, ""},
+	{"recovery-cuts-last-commit", func(d *node.Defects) *bool { return &d.RecoveryCutsLastCommit }, "", logstoreDefectsFile, "DefectCutLastTxn"},
+	{"lease-read-by-ticks", func(d *node.Defects) *bool { return &d.LeaseReadByTicks }, "pauseafter", nodeDefectsFile, ""},
+	{"pending-matched-by-seq", func(d *node.Defects) *bool { return &d.PendingMatchedBySeq }, "restartafter", nodeDefectsFile, ""},
 }
 
 // ParseDefects reads a comma-separated list of planted-bug names ("none"

@@ -117,7 +117,7 @@ func (r *run) drainGroup(k properties.GroupKey, endNs int64) error {
 			return nil
 		}
 		if w.NowNs() >= endNs {
-			return fmt.Errorf("scope %s group %q at committed position %d of tail %d when the budget of %d ns ran out", k.Scope, k.Group, committed, next, r.opts.QuiesceBudgetNs)
+			return fmt.Errorf("scope %s group %q at committed position %d of tail %d when the budget of %d ns ran out; %s", k.Scope, k.Group, committed, next, r.opts.QuiesceBudgetNs, r.whyStuck(g))
 		}
 		ents, err := r.drainFetch(g, k, endNs)
 		if err != nil {

@@ -48,6 +48,8 @@ type inRun struct {
 	counts *coverage.Counts
 	// gens gathers the administered stream's landings (nil: none).
 	gens *generationWatch
+	// acks are what each broker acknowledged (inrun_acked.go).
+	acks acknowledged
 }
 
 // stateGetter is the part of a shard Applied reads (the runner does not
@@ -63,7 +65,7 @@ var _ node.Observer = (*inRun)(nil)
 
 func newInRun(brokers int) *inRun {
 	ir := &inRun{promised: map[brokerGroup]properties.RaftHardState{}, more: map[properties.InvariantName]int{}, drops: newRetentionDrops(),
-		store: newStoreCheck()}
+		store: newStoreCheck(), acks: newAcknowledged()}
 	for id := 0; id <= brokers; id++ {
 		ir.names = append(ir.names, brokerName(uint64(id)))
 	}

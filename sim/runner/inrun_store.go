@@ -54,9 +54,10 @@ func newStoreCheck() storeCheck {
 		everyRounds: StoreCheckEveryRounds, books: map[uint64]*scopeBooks{}, identities: map[int]uint64{}}
 }
 
-// RoundDurable compares, on a sampled or rare round, the groups it
-// touched.
+// RoundDurable records what the round acknowledged (inrun_acked.go)
+// and compares, on a sampled or rare round, the groups it touched.
 func (ir *inRun) RoundDurable(n *node.Node, r *node.DurableRound) {
+	ir.noteAcks(n, r)
 	sc := &ir.store
 	if sc.everyRounds == 0 {
 		return

@@ -31,7 +31,7 @@ func (r *run) liveness() {
 		return done, pending
 	}, r.opts.LivenessBudgetNs)
 	if err != nil {
-		r.violate(properties.InvariantLiveness, r.withLastFailure(err))
+		r.violate(properties.InvariantLiveness, r.withLeaderless(r.withLastFailure(err)))
 		return
 	}
 	for _, stream := range streamNames(r.opts.Streams) {
@@ -73,7 +73,7 @@ func (r *run) livenessCommit(stream string, shard uint32, endNs int64) error {
 	for {
 		ans, err := r.probe.Call(r.c, g, req, left)
 		if err != nil {
-			return fmt.Errorf("shard %s (group %d) accepted no commit within %d ns of heal: %w", sc, g, r.opts.LivenessBudgetNs, err)
+			return fmt.Errorf("shard %s (group %d) accepted no commit within %d ns of heal: %w; %s", sc, g, r.opts.LivenessBudgetNs, err, r.whyStuck(g))
 		}
 		// Unavailable promises nothing was proposed (raft dropped the
 		// proposal as leadership moved, or a pending table was full):
@@ -103,7 +103,7 @@ func (r *run) quiesce() {
 	lastCommits := uint64(0)
 	for {
 		open := r.wl.Open()
-		lag := r.lagging()
+		lag, lagGroup := r.lagging()
 		if c := r.commitSum(); open > 0 || lag != "" || c != lastCommits {
 			r.relay.MarkQuiesce() // the relay must read again past what moved
 			lastCommits = c
@@ -114,6 +114,9 @@ func (r *run) quiesce() {
 			return
 		}
 		if w.NowNs() >= end {
+			if lagGroup != 0 {
+				lag += "; " + r.whyStuck(lagGroup)
+			}
 			r.violate(properties.InvariantQuiesce, fmt.Errorf("after %d ns: %d workload calls open; %s; %s", r.opts.QuiesceBudgetNs, open, lag, relayOpen))
 			return
 		}
@@ -136,23 +139,24 @@ func (r *run) commitSum() uint64 {
 }
 
 // lagging describes the first group a running broker has not caught up
-// on, or returns "" when every group agrees and is applied.
-func (r *run) lagging() string {
+// on, and names it (0 when what lags is a broker that is not running), or
+// returns "" when every group agrees and is applied.
+func (r *run) lagging() (string, uint64) {
 	commit := map[uint64]uint64{}
 	for i := 0; i < r.c.Brokers(); i++ {
 		n := r.c.Node(cluster.RaftID(i))
 		if n == nil {
-			return fmt.Sprintf("broker %d not running", r.c.IdentityOf(i))
+			return fmt.Sprintf("broker %d not running", r.c.IdentityOf(i)), 0
 		}
 		for _, g := range n.AppendGroupProgress(nil) {
 			if g.Applied != g.Commit {
-				return fmt.Sprintf("broker %d group %d applied %d of commit %d", n.ID(), g.ID, g.Applied, g.Commit)
+				return fmt.Sprintf("broker %d group %d applied %d of commit %d", n.ID(), g.ID, g.Applied, g.Commit), g.ID
 			}
 			if c, ok := commit[g.ID]; ok && c != g.Commit {
-				return fmt.Sprintf("group %d commit index %d on broker %d, %d on an earlier one", g.ID, g.Commit, n.ID(), c)
+				return fmt.Sprintf("group %d commit index %d on broker %d, %d on an earlier one", g.ID, g.Commit, n.ID(), c), g.ID
 			}
 			commit[g.ID] = g.Commit
 		}
 	}
-	return ""
+	return "", 0
 }

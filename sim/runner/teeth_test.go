@@ -67,7 +67,8 @@ func TestStaleReadDefectCaught(t *testing.T) {
 // new identity on a new disk, through a membership change): the run
 // passes at full strength and names the replacement. Two of three are a
 // quorum lost for good (the membership change itself needs a quorum of
-// the old members): the liveness check must say so rather than pass.
+// the old members): the liveness check must say so rather than pass, and
+// say why each group has no leader.
 func TestLivenessViolationReported(t *testing.T) {
 	corrupt := func(nodes ...int) *Result {
 		o := Options{Seed: 3, DurationNs: 4e9, LivenessBudgetNs: 3e9, QuiesceBudgetNs: 1e9}
@@ -89,6 +90,14 @@ func TestLivenessViolationReported(t *testing.T) {
 	two := corrupt(1, 2)
 	if !hasViolation(two.Violations, properties.InvariantLiveness) {
 		t.Fatalf("two corrupt brokers of three: no liveness violation:\n%s", two.Summary())
+	}
+	// The violation says why each group is stuck: the one broker left
+	// campaigns in term 1 and the replacements, not yet members, have
+	// never voted (whyStuck).
+	for _, v := range two.Violations {
+		if v.Invariant == properties.InvariantLiveness && !strings.Contains(v.Message, "group 1 has no leader: broker-1 precandidate in term 1") {
+			t.Fatalf("the liveness violation does not say why group 1 has no leader: %s", v.Message)
+		}
 	}
 	if !strings.Contains(two.Summary(), "reproduce: felixsim run --seed 3") || !strings.Contains(two.Summary(), "trace hash") {
 		t.Fatalf("failing summary lacks the reproduce line or trace hash:\n%s", two.Summary())

@@ -49,7 +49,7 @@ func (r *Report) writeModelStatesText(b *strings.Builder) {
 		return
 	}
 	if r.ModelStatesReachable > 0 {
-		fmt.Fprintf(b, "model states: %d of the model's %d reachable projected states visited (%.1f%%), %d outside them, over %d seeds\n",
+		fmt.Fprintf(b, "model states: %d of the %d projected states a broker can reach by the model's account visited (%.1f%%), %d model gaps (visited, not in the model), over %d seeds\n",
 			r.ModelStatesVisited, r.ModelStatesReachable, 100*float64(r.ModelStatesVisited)/float64(r.ModelStatesReachable),
 			len(r.ModelStates)-r.ModelStatesVisited, r.ModelStatesSeeds)
 	} else {

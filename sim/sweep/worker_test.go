@@ -123,7 +123,7 @@ func TestSweepForStopsInTime(t *testing.T) {
 // ErrInterrupted and a report of the seeds that finished.
 func TestSweepInterrupted(t *testing.T) {
 	o := fakeOptions(fakeWorker(t, "sleep 0.05; "+passJSON), "1..100000")
-	ctx, cancel := context.WithTimeout(context.Background(), 400*time.Millisecond)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
 	rep, err := Run(ctx, o)
 	if !errors.Is(err, ErrInterrupted) || rep == nil || rep.Complete || rep.SeedsRun == 0 || rep.SeedsRun > 1000 {
