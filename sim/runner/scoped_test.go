@@ -29,7 +29,7 @@ func TestScopedJudgedAlike(t *testing.T) {
 		{3, "stale-read", true, 1}, {3, "stale-read", true, 600}, {1, "commit-if-at-proposal", true, 1},
 		{1, "timeout-as-failure", true, 1}, {1, "redeliver-acked", true, 600}, {1, "repropose-pending", true, 1},
 		{1, "ephemeral-unscoped", true, 1}, {1, "unscoped-outbox", true, 1}, {2, "unscoped-outbox", true, 600},
-		{1, "lease-unit-slip", true, 1}, {1, "failed-on-copy-refusal", true, 600}, {2, "commands-not-leader-after-propose", true, 1},
+		{1, "lease-unit-slip", true, 1}, {1, "failed-on-copy-refusal", true, 600}, {3, "commands-not-leader-after-propose", true, 1},
 		{1, "live-read-waits-for-batch", true, 1},
 		{1, "commit-as-two-records", false, 1}, {1, "wrong-route-hash", false, 1}, {1, "ack-before-quorum", false, 1},
 	} {
