@@ -9,9 +9,9 @@ import (
 )
 
 // check takes the snapshot after quiesce (its outline: the logs are read
-// a scope at a time) and runs every property over it and over the
-// workload's history (judgeHistory: a scope at a time), recording each
-// failure.
+// a part at a time) and runs every property over it and over the
+// workload's history (judgeHistory: in parts of whole scopes), recording
+// each failure.
 func (r *run) check() {
 	snap := r.c.Outline()
 	j, err := r.judgeHistory(snap)

@@ -25,8 +25,8 @@
 //     the true tail), linearizable and monotonic state reads, write order
 //     that respects real time, versions and values that match their
 //     records, and readers that saw whole records;
-//   - on the relay's sink against the committed logs, a scope at a time
-//     like the history: every committed event delivered at least once,
+//   - on the relay's sink against the committed logs, in parts like the
+//     history: every committed event delivered at least once,
 //     in offset order per scope, nothing uncommitted, each with the
 //     offset of its record (OutboxDelivered is judged only when quiesce
 //     saw the relay drain; otherwise it is unknown and the Quiesce
@@ -47,14 +47,15 @@
 //     applied records), and live reads against their leader's queue (a
 //     leader watch on the trace); each counts what it judged.
 //
-// The history checks judge the workload's history a scope at a time
-// (history_judge.go): each scope's operations are read back from disk,
-// judged with every replica's logs of that scope, and dropped, and each
-// check's findings over the scopes merge into the one error it returns
-// over the whole history (properties.MergeFindings). A run in which a
-// record crossed scopes (a scope's log holding a record none of its
-// writes carried, say) is judged whole instead, so the verdict never
-// depends on the way it was judged.
+// The history checks judge the workload's history in parts of whole
+// scopes, at most 8,192 operations each unless one scope holds more
+// (history_judge.go): each part's operations, ledger and relay
+// deliveries are read back from disk, judged with every replica's logs
+// of its scopes, and dropped, and each check's findings over the parts
+// merge into the one error it returns over the whole history
+// (properties.MergeFindings). A run in which a record crossed scopes (a
+// scope's log holding a record none of its writes carried, say) is judged
+// whole instead, so the verdict never depends on the way it was judged.
 //
 // Membership changes are judged two ways (promotions.go,
 // changeliveness.go): every promotion to voter against the proposing

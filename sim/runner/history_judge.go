@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"runtime"
 	"slices"
 
 	"github.com/felixsim/felixsim/coverage"
@@ -10,46 +11,54 @@ import (
 	"github.com/felixsim/felixsim/sim/workload"
 )
 
-// The end checks judge the workload's history one scope at a time, so
-// that what they hold at once is one scope's operations and logs, not the
-// run's: a long run's history waits on disk, and workload.ScopeHistory
-// reads back one scope's operations without decoding the others'. A
-// check's verdict over the whole history is the merge of its verdicts
-// over the scopes (properties.MergeFindings and the reports' Add: the
-// same text, findings and counts), the ephemeral streams' checks judging
-// every live scope together, as long as no scope's verdict depends on
-// another scope's operations. The parts make sure of that as they go,
-// and any of these sends the run to be judged whole, as it always was:
-//   - a record in a scope's log that none of the scope's operations
+// The end checks judge the workload's history a part at a time: a part
+// is a run of whole scopes (ascending) holding at most partOpsMax
+// operations, or one scope that holds more, so that what they hold at
+// once is a part's operations, logs, ledger and deliveries, not the
+// run's. A long run's history, the relay sink's record and the ledger of
+// the brokers' steps wait on disk, each line tagged, and a part reads
+// back its own (workload.ScopeHistory, relay.Sink.ScopeDeliveries,
+// LedgerSink.GroupLedger). A check's verdict over the whole history is
+// the merge of its verdicts over the parts (properties.MergeFindings and
+// the reports' Add: the same text, findings and counts); the ephemeral
+// streams' checks judge every live scope together. That holds as long as
+// no part's verdict depends on another part's operations, which the
+// parts make sure of as they go; any of these sends the run to be judged
+// whole, as it always was:
+//   - a record in a scope's log that none of the part's operations
 //     carried (another scope's write, or nobody's: only the liveness
 //     probe's scopes, which no history writes to, hold such records),
 //   - a record in one of the probe's scopes that a write refused before
 //     sending carried,
-//   - a broker's proposal of a client's request that no write of the
-//     proposal's scope sent (properties.HistoryLandingsMatchRequestsIn),
+//   - a broker's proposal or command of a client's request that no
+//     operation of the proposal's scope sent
+//     (properties.HistoryLandingsMatchRequestsIn, CommandAnswersHonestIn),
+//   - a record landed in a shard group under a digest no proposal of the
+//     group carries, or a command applied in another group than its
+//     proposal's (LedgerSink.GroupLedger),
 //   - a live read of a record no live publish or live-stream write
 //     carried (properties.HistoryLiveDeliveryIn).
 // Each is a record crossing scopes, a broker writing where it should
-// not, and only a failing run shows one; so a passing run is always
-// judged a scope at a time, and the verdict never depends on which way
-// it was judged (TestScopedJudgedAlike runs seeds and planted defects
-// both ways and compares the results). The scopes' separation rests on
-// one more fact, the workload's: a write's payload names its tenant,
-// client and sequence number, so no two scopes' writes carry one (a
-// retry carries its original's, on the original's scope).
+// not, and only a failing run shows one (TestCleanRunsJudgedInParts); so
+// a passing run is always judged in parts, and the verdict never depends
+// on which way it was judged (TestScopedJudgedAlike runs seeds and
+// planted defects both ways and compares the results). The scopes'
+// separation rests on one more fact, the workload's: a write's payload
+// names its tenant, client and sequence number, so no two scopes' writes
+// carry one (a retry carries its original's, on the original's scope).
 
 // historyJudgment is what the history and outbox checks found over the
 // whole history and the relay's sink, merged from their parts, with the
 // tally of the history's operations.
 type historyJudgment struct {
 	partVerdicts
-	// scoped says whether the history was judged a scope at a time.
+	// scoped says whether the history was judged in parts.
 	scoped bool
 }
 
 // judgeHistory judges the workload's history (the drain's operations
-// included) against the replicas' logs now: a scope at a time (each
-// scope's logs taken when it is judged: nothing runs in between) when the
+// included) against the replicas' logs now: in parts (each part's logs
+// taken when it is judged: nothing runs in between) when the
 // options allow and the parts prove independent, else whole. It fails
 // only when the history could not be read back.
 func (r *run) judgeHistory(outline cluster.Snapshot) (*historyJudgment, error) {
@@ -157,7 +166,12 @@ func (r *run) judgePart(scopes []felix.Scope, ledgerPart bool, facts *historyFac
 	if *v = p.judge(); p.foreign {
 		return false, nil
 	}
-	return true, r.judgeOutbox(p, v)
+	err = r.judgeOutbox(p, v)
+	if r.opts.partJudged != nil {
+		r.opts.partJudged()
+		runtime.KeepAlive(p)
+	}
+	return err == nil, err
 }
 
 // partOpsMax is how many operations one part of a history judged in parts

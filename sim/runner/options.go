@@ -129,7 +129,7 @@ type Options struct {
 	// simulated time with how far the run has got (for a progress display;
 	// it must not touch the run). The trace is the same either way.
 	Progress func(RunProgress)
-	// judgeWhole judges the history whole, never a scope at a time (the
+	// judgeWhole judges the history whole, never in parts (the
 	// tests compare the two; see judgeHistory).
 	judgeWhole bool
 	// sinkHeldMax is the relay's Config.SinkHeldMax (0: its default).
@@ -141,8 +141,11 @@ type Options struct {
 	// ledgerHeldMax).
 	ledgerHeldMax int
 	// judged, when set, is called once the run is judged, before what it
-	// kept on disk is released (tests read the ledger there).
-	judged func(*run)
+	// kept on disk is released (tests read the ledger there); partJudged
+	// once each part of the history is, its data still held (a benchmark
+	// reads the live heap there).
+	judged     func(*run)
+	partJudged func()
 	// historyHeldOps is the workload's Config.HeldOps (0: its default);
 	// tests shrink it to stream almost the whole history to disk.
 	historyHeldOps int

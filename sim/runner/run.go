@@ -49,7 +49,7 @@ type run struct {
 	plan       *faultplan.Plan
 	res        *Result
 	// hist is the workload's history as the checks read it, when they
-	// read it whole (nil before, and when judged a scope at a time).
+	// read it whole (nil before, and when judged in parts).
 	hist *properties.History
 	// histErr is why the history (or the relay sink's record) could not be
 	// read back from its spill file; the run then has no verdict.
@@ -481,8 +481,8 @@ func (r *run) historyTally(h *properties.History) historyTally {
 }
 
 // settleFirsts gives each violation its earliest finding, looking the
-// operations the findings name up in h, or, for a history judged a scope
-// at a time, a scope at a time.
+// operations the findings name up in h, or, for a history judged in
+// parts, a scope at a time.
 func (r *run) settleFirsts(h *properties.History) {
 	var lk historyLookup = wholeLookup{h}
 	if h == nil {
