@@ -9,10 +9,10 @@ import (
 // gcHeadroomBytesMax caps the collector's headroom (the heap it lets grow
 // above what is live) once GOGC 400 would allow more: a run's live heap
 // grows with its length, and four times that again is memory a long run
-// holds for little (docs/performance.md "Memory": a 600 s run peaks at
-// 1.0 GB with the cap, 2.2 GB without, for about 15% more CPU; runs up to
-// about 150 s, whose live heap stays under 128 MB, never reach it).
-const gcHeadroomBytesMax = 512 << 20
+// holds for little (docs/performance.md "Memory" measures a 600 s run's
+// peak and CPU with this cap and with twice it; runs whose live heap stays
+// under 64 MB, up to about 120 simulated s, never reach it).
+const gcHeadroomBytesMax = 256 << 20
 
 // gcPercentMin is the lowest GC percentage the headroom cap sets: the
 // collector never runs more often than the Go default.
