@@ -28,15 +28,19 @@ import (
 // names its command's, and G is its command's group. Where the steps
 // wait changes no run.
 //
-// Invariant: the file holds the steps kept before held's, in order; once
-// err is set nothing more is written (held keeps growing, reads report
-// the error).
+// Invariant: the file holds the steps kept before held's, in order,
+// written lines of them; once err is set nothing more is written (held
+// keeps growing, reads report the error).
 type ledgerSpill struct {
 	f    vfs.File
 	w    *bufio.Writer
 	line []byte
 	err  error
-	held []ledgerStep
+	// written is how many lines went to the file: a read that finds
+	// another count (the file cut or added to behind the writer's back)
+	// is an error, never a ledger judged on part of the run's steps.
+	written int
+	held    []ledgerStep
 	// heldMax is how many steps it holds (ledgerHeldMax but in tests).
 	heldMax int
 }
@@ -124,6 +128,7 @@ func (s *ledgerSpill) keep(st ledgerStep) {
 			s.err = fmt.Errorf("ledger spill: write %s: %w", s.f.Name(), err)
 			return
 		}
+		s.written++
 	}
 	s.held = s.held[:0]
 }
@@ -172,13 +177,20 @@ func (s *ledgerSpill) readFile(r *ledgerReader) error {
 	}
 	sc := bufio.NewScanner(io.NewSectionReader(s.f, 0, size))
 	sc.Buffer(make([]byte, 0, 64<<10), ledgerLineLenMax)
-	for n := 1; sc.Scan(); n++ {
+	lines := 0
+	for ; sc.Scan(); lines++ {
+		if lines == s.written {
+			return fmt.Errorf("ledger spill: %s holds more than the %d steps written", s.f.Name(), s.written)
+		}
 		if err := r.line(sc.Bytes()); err != nil {
-			return fmt.Errorf("ledger spill: %s line %d: %w", s.f.Name(), n, err)
+			return fmt.Errorf("ledger spill: %s line %d: %w", s.f.Name(), lines+1, err)
 		}
 	}
 	if err := sc.Err(); err != nil {
 		return fmt.Errorf("ledger spill: read %s: %w", s.f.Name(), err)
+	}
+	if lines != s.written {
+		return fmt.Errorf("ledger spill: %s holds %d steps, %d were written", s.f.Name(), lines, s.written)
 	}
 	return nil
 }

@@ -1,6 +1,8 @@
 package runner
 
 import (
+	"bytes"
+	"io"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -116,4 +118,96 @@ func TestLedgerSinkLostIsAnError(t *testing.T) {
 	if _, err := s.Ledger(nil, func(uint64) (int, bool) { return 0, true }); err == nil || !strings.Contains(err.Error(), "gone") {
 		t.Fatalf("a ledger that could not be kept: %v", err)
 	}
+}
+
+// TestLedgerSpillCutOrAddedIsAnError: a ledger file cut short at a line
+// boundary, or given a well-formed line behind the sink's back, reads
+// back as an error naming the count, never as a ledger of part of the
+// run's steps (which would judge proposals and landings as missing or
+// extra). Without the count check both read back without an error.
+func TestLedgerSpillCutOrAddedIsAnError(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		breakFile func(s *LedgerSink, size int64) error
+		want      string
+	}{
+		{"cut a line short", func(s *LedgerSink, size int64) error {
+			b := make([]byte, size)
+			if _, err := s.spill.f.ReadAt(b, 0); err != nil {
+				return err
+			}
+			return s.spill.f.Truncate(int64(bytes.LastIndexByte(b[:size-1], '\n') + 1)) // the last line gone
+		}, "holds 8 steps, 9 were written"},
+		{"a line added", func(s *LedgerSink, _ int64) error {
+			_, err := s.spill.f.Write([]byte("2 P 9 1 10 9 9 \"t\"\n"))
+			return err
+		}, "holds more than the 9 steps written"},
+	} {
+		s := NewLedgerSink()
+		s.spill.heldMax = 3
+		for i := 0; i < 10; i++ { // 9 written to the file, 1 held
+			s.Step(&modeltrace.Step{Kind: modeltrace.Request, Broker: 1, Client: 10, ReqID: uint64(i), Group: 2, Digest: uint64(i), Asked: &modeltrace.Write{Tenant: "t", Kind: modeltrace.KindCommit}})
+		}
+		if s.spill.written != 9 {
+			t.Fatalf("%s: %d steps written, want 9: the test proves little", tc.name, s.spill.written)
+		}
+		clientOf := func(uint64) (int, bool) { return 0, true }
+		if _, err := s.Ledger(nil, clientOf); err != nil {
+			t.Fatalf("%s: the file as written: %v", tc.name, err)
+		}
+		size, _ := s.spill.f.Size()
+		if err := tc.breakFile(s, size); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.Ledger(nil, clientOf); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Fatalf("%s: ledger error %v, want one saying %q", tc.name, err, tc.want)
+		}
+		s.Close()
+	}
+}
+
+// FuzzLedgerSpillRead: whatever bytes stand in a ledger's file, reading
+// it back gives a ledger or an error, never a panic; and a ledger read
+// back holds no more proposals and commands than the file has lines.
+func FuzzLedgerSpillRead(f *testing.F) {
+	for _, seed := range []string{
+		"2 P 0 1 10 1 100 \"acme\"\n2 C 0 2 11 7 200 \"globex\"\n2 A 0 40 1\n2 L 0 100 5 1\n",
+		"2 A 0 40 1\n",            // an apply before its command
+		"2 P 0 1 10 1 100 acme\n", // an unquoted tenant
+		"2 X 0\n",                 // an unknown kind
+		"2 L 0 100 5\n",           // a field short
+		"18446744073709551616 P 0 1 1 1 1 \"t\"\n", // a group past uint64
+		"\n", "", "2 P 0 1 10 1 100 \"a\"", // no newline at the end
+	} {
+		f.Add([]byte(seed), strings.Count(seed, "\n"))
+	}
+	f.Fuzz(func(t *testing.T, content []byte, written int) {
+		if written < 0 || written > 1<<16 {
+			return
+		}
+		s := NewLedgerSink()
+		defer s.Close()
+		s.spill.heldMax = 1
+		s.Step(&modeltrace.Step{Kind: modeltrace.Request, Broker: 1, Client: 10, ReqID: 1, Group: 2, Digest: 1, Asked: &modeltrace.Write{Tenant: "t", Kind: modeltrace.KindCommit}})
+		if s.spill.f == nil || s.spill.written != 1 {
+			t.Fatalf("the sink wrote %d steps, want 1", s.spill.written)
+		}
+		if err := s.spill.w.Flush(); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.spill.f.Truncate(0); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.spill.f.(io.WriterAt).WriteAt(content, 0); err != nil {
+			t.Fatal(err)
+		}
+		s.spill.written = written
+		k, err := s.spill.read(func(uint64) bool { return true }, nil)
+		if err != nil {
+			return
+		}
+		if lines := bytes.Count(content, []byte("\n")) + 1; len(k.proposals)+len(k.commands) > lines {
+			t.Fatalf("%d proposals and commands from %d lines", len(k.proposals)+len(k.commands), lines)
+		}
+	})
 }
