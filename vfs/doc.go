@@ -6,5 +6,7 @@
 // Names are slash-separated paths relative to the filesystem's root. vfs
 // imports nothing from felixsim; the simulator wraps an FS with faults.
 // The OS filesystem lives in os.go and nowhere else in felixsim's simulated
-// path.
+// path. Scratch makes an unlinked temporary file, and LineFile keeps
+// counted lines in one: the spill the history, the relay sink and the
+// brokers' steps use to wait out of memory (linefile.go).
 package vfs

@@ -24,7 +24,7 @@ const SinkHeldMax = 1 << 13
 // scratch file; the outbox checks read them back a few scopes at a time
 // (ScopeDeliveries).
 //
-// Invariant: the spill file holds deliveries 0..spill.n-1, held the rest
+// Invariant: the spill file holds deliveries 0..spill.n()-1, held the rest
 // in order; len(held) < heldMax unless the spill failed (its error then
 // stands and every read reports it).
 type Sink struct {
@@ -102,7 +102,7 @@ func (s *Sink) read(take func(tag int) bool) ([]properties.OutboxDelivery, error
 }
 
 // Len is how many deliveries the sink has received.
-func (s *Sink) Len() int { return s.spill.n + len(s.held) }
+func (s *Sink) Len() int { return s.spill.n() + len(s.held) }
 
 // Close releases the sink's spill file.
 func (s *Sink) Close() error { return s.spill.close() }

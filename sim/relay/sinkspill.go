@@ -1,10 +1,8 @@
 package relay
 
 import (
-	"bufio"
 	"bytes"
 	"fmt"
-	"io"
 	"strconv"
 
 	"github.com/felixsim/felixsim/felix"
@@ -20,40 +18,36 @@ import (
 // lets a reader take a few scopes' deliveries without decoding the
 // others'. Where the record waits changes no run.
 //
-// Invariant: the file holds deliveries 0..n-1 in order; once err is set
-// nothing more is written.
+// Invariant: the file holds deliveries 0..n-1 in order (n its lines);
+// once it has failed nothing more is written.
 type sinkSpill struct {
-	f    vfs.File
-	w    *bufio.Writer
+	file *vfs.LineFile
 	line []byte
-	n    int
-	err  error
 }
 
 // sinkLineLenMax caps a spilled line a read accepts (an event payload is
 // a client's record, far shorter).
 const sinkLineLenMax = 1 << 20
 
+// n is how many deliveries the file holds.
+func (s *sinkSpill) n() int {
+	if s.file == nil {
+		return 0
+	}
+	return s.file.Lines()
+}
+
 // write appends ds (the next deliveries in order) to the file, creating
 // it first in the system's temporary directory; tag names each one's
 // scope. A failure is remembered and reported by every later call.
 func (s *sinkSpill) write(ds []properties.OutboxDelivery, tag func(felix.Scope) int) error {
-	if s.err != nil {
-		return s.err
-	}
-	if s.f == nil {
-		f, err := vfs.Scratch("", "felixsim-sink-*.txt")
-		if err != nil {
-			s.err = fmt.Errorf("relay sink spill: %w", err)
-			return s.err
-		}
-		s.f, s.w = f, bufio.NewWriterSize(f, 64<<10)
+	if s.file == nil {
+		s.file = vfs.NewLineFile("relay sink spill", "", "felixsim-sink-*.txt", 64<<10, sinkLineLenMax)
 	}
 	for i := range ds {
 		d := &ds[i]
-		if d.Seq != uint64(s.n) {
-			s.err = fmt.Errorf("relay sink spill: delivery %d written where %d belongs", d.Seq, s.n)
-			return s.err
+		if d.Seq != uint64(s.file.Lines()) {
+			return s.file.Fail(fmt.Errorf("relay sink spill: delivery %d written where %d belongs", d.Seq, s.file.Lines()))
 		}
 		b := strconv.AppendInt(s.line[:0], int64(tag(d.Scope)), 10)
 		b = strconv.AppendUint(append(b, ' '), d.Seq, 10)
@@ -61,12 +55,10 @@ func (s *sinkSpill) write(ds []properties.OutboxDelivery, tag func(felix.Scope) 
 		b = strconv.AppendBool(append(b, ' '), d.Enqueue)
 		b = strconv.AppendUint(append(b, ' '), d.Incarnation, 10)
 		b = append(strconv.AppendQuote(append(b, ' '), d.Event), '\n')
-		if _, err := s.w.Write(b); err != nil {
-			s.err = fmt.Errorf("relay sink spill: write %s: %w", s.f.Name(), err)
-			return s.err
-		}
 		s.line = b
-		s.n++
+		if err := s.file.Append(b); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -74,41 +66,25 @@ func (s *sinkSpill) write(ds []properties.OutboxDelivery, tag func(felix.Scope) 
 // read returns the spilled deliveries whose tags take wants, in order,
 // checking every line; scopes are the relay's, by tag.
 func (s *sinkSpill) read(scopes []felix.Scope, take func(tag int) bool) ([]properties.OutboxDelivery, error) {
-	if s.err != nil || s.f == nil {
-		return nil, s.err
-	}
-	if err := s.w.Flush(); err != nil {
-		s.err = fmt.Errorf("relay sink spill: write %s: %w", s.f.Name(), err)
-		return nil, s.err
-	}
-	size, err := s.f.Size()
-	if err != nil {
-		return nil, fmt.Errorf("relay sink spill: %s: %w", s.f.Name(), err)
+	if s.file == nil {
+		return nil, nil
 	}
 	var out []properties.OutboxDelivery
-	sc := bufio.NewScanner(io.NewSectionReader(s.f, 0, size))
-	sc.Buffer(make([]byte, 0, 64<<10), sinkLineLenMax)
-	lines := 0
-	for ; sc.Scan(); lines++ {
-		tag, seq, err := sinkLineHead(sc.Bytes(), len(scopes))
-		if err == nil && seq != uint64(lines) {
+	err := s.file.Scan(func(n int, line []byte) error {
+		tag, seq, err := sinkLineHead(line, len(scopes))
+		if err == nil && seq != uint64(n-1) {
 			err = fmt.Errorf("holds delivery %d", seq)
 		}
 		if err == nil && take(tag) {
 			var d properties.OutboxDelivery
-			if d, err = parseSinkLine(sc.Bytes(), scopes); err == nil {
+			if d, err = parseSinkLine(line, scopes); err == nil {
 				out = append(out, d)
 			}
 		}
-		if err != nil {
-			return nil, fmt.Errorf("relay sink spill: %s line %d: %w", s.f.Name(), lines+1, err)
-		}
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("relay sink spill: read %s: %w", s.f.Name(), err)
-	}
-	if lines != s.n {
-		return nil, fmt.Errorf("relay sink spill: %s holds %d deliveries, %d were written", s.f.Name(), lines, s.n)
+		return err
+	})
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
 }
@@ -151,10 +127,8 @@ func parseSinkLine(b []byte, scopes []felix.Scope) (properties.OutboxDelivery, e
 
 // close releases the file.
 func (s *sinkSpill) close() error {
-	if s.f == nil {
+	if s.file == nil {
 		return nil
 	}
-	err := s.f.Close()
-	s.f, s.w = nil, nil
-	return err
+	return s.file.Close()
 }

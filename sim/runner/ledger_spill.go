@@ -1,10 +1,8 @@
 package runner
 
 import (
-	"bufio"
 	"bytes"
 	"fmt"
-	"io"
 	"slices"
 	"strconv"
 
@@ -28,19 +26,13 @@ import (
 // names its command's, and G is its command's group. Where the steps
 // wait changes no run.
 //
-// Invariant: the file holds the steps kept before held's, in order,
-// written lines of them; once err is set nothing more is written (held
-// keeps growing, reads report the error).
+// Invariant: the file holds the steps kept before held's, in order; once
+// it has failed nothing more is written (held keeps growing, reads
+// report the error).
 type ledgerSpill struct {
-	f    vfs.File
-	w    *bufio.Writer
+	file *vfs.LineFile
 	line []byte
-	err  error
-	// written is how many lines went to the file: a read that finds
-	// another count (the file cut or added to behind the writer's back)
-	// is an error, never a ledger judged on part of the run's steps.
-	written int
-	held    []ledgerStep
+	held []ledgerStep
 	// heldMax is how many steps it holds (ledgerHeldMax but in tests).
 	heldMax int
 }
@@ -112,23 +104,16 @@ func (s *ledgerSpill) landing(st *modeltrace.Step, seq uint64) {
 // pile up (a failure is kept; the steps then stay held).
 func (s *ledgerSpill) keep(st ledgerStep) {
 	s.held = append(s.held, st)
-	if len(s.held) < s.heldMax || s.err != nil {
+	if len(s.held) < s.heldMax || s.file != nil && s.file.Err() != nil {
 		return
 	}
-	if s.f == nil {
-		f, err := vfs.Scratch("", "felixsim-ledger-*.txt")
-		if err != nil {
-			s.err = fmt.Errorf("ledger spill: %w", err)
-			return
-		}
-		s.f, s.w = f, bufio.NewWriterSize(f, 64<<10)
+	if s.file == nil {
+		s.file = vfs.NewLineFile("ledger spill", "", "felixsim-ledger-*.txt", 64<<10, ledgerLineLenMax)
 	}
 	for i := range s.held {
-		if _, err := s.w.Write(s.encode(&s.held[i])); err != nil {
-			s.err = fmt.Errorf("ledger spill: write %s: %w", s.f.Name(), err)
+		if s.file.Append(s.encode(&s.held[i])) != nil {
 			return
 		}
-		s.written++
 	}
 	s.held = s.held[:0]
 }
@@ -150,12 +135,9 @@ func (s *ledgerSpill) encode(st *ledgerStep) []byte {
 // read returns the steps of the groups take wants, and the commands of
 // any group whose sender (a sim id) command wants, with their applies.
 func (s *ledgerSpill) read(take func(group uint64) bool, command func(client uint64) bool) (*sunkLedger, error) {
-	if s.err != nil {
-		return nil, s.err
-	}
 	r := ledgerReader{k: &sunkLedger{}, commandAt: map[uint64]int{}, landingAt: map[landingKey]int{}, take: take, command: command}
-	if s.f != nil {
-		if err := s.readFile(&r); err != nil {
+	if s.file != nil {
+		if err := s.file.Scan(func(_ int, line []byte) error { return r.line(line) }); err != nil {
 			return nil, err
 		}
 	}
@@ -163,36 +145,6 @@ func (s *ledgerSpill) read(take func(group uint64) bool, command func(client uin
 		r.step(&s.held[i])
 	}
 	return r.k, nil
-}
-
-// readFile reads the file's steps into r.
-func (s *ledgerSpill) readFile(r *ledgerReader) error {
-	if err := s.w.Flush(); err != nil {
-		s.err = fmt.Errorf("ledger spill: write %s: %w", s.f.Name(), err)
-		return s.err
-	}
-	size, err := s.f.Size()
-	if err != nil {
-		return fmt.Errorf("ledger spill: %s: %w", s.f.Name(), err)
-	}
-	sc := bufio.NewScanner(io.NewSectionReader(s.f, 0, size))
-	sc.Buffer(make([]byte, 0, 64<<10), ledgerLineLenMax)
-	lines := 0
-	for ; sc.Scan(); lines++ {
-		if lines == s.written {
-			return fmt.Errorf("ledger spill: %s holds more than the %d steps written", s.f.Name(), s.written)
-		}
-		if err := r.line(sc.Bytes()); err != nil {
-			return fmt.Errorf("ledger spill: %s line %d: %w", s.f.Name(), lines+1, err)
-		}
-	}
-	if err := sc.Err(); err != nil {
-		return fmt.Errorf("ledger spill: read %s: %w", s.f.Name(), err)
-	}
-	if lines != s.written {
-		return fmt.Errorf("ledger spill: %s holds %d steps, %d were written", s.f.Name(), lines, s.written)
-	}
-	return nil
 }
 
 // ledgerReader rebuilds a sunkLedger step by step. commandAt and
@@ -308,10 +260,8 @@ func ledgerFields(kind byte, rest []byte) (nums []uint64, tenant string, err err
 
 // close releases the file.
 func (s *ledgerSpill) close() error {
-	if s.f == nil {
+	if s.file == nil {
 		return nil
 	}
-	err := s.f.Close()
-	s.f, s.w = nil, nil
-	return err
+	return s.file.Close()
 }

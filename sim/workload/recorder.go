@@ -89,7 +89,7 @@ func (r *recorder) invoke(op properties.HistoryOp, nowNs int64) int {
 // heldBlocksMax are held and the oldest holds only operations completed
 // before nowNs. After a failed write it keeps everything in memory.
 func (r *recorder) spillDone(nowNs int64) {
-	for len(r.blocks) > r.heldBlocksMax && len(r.blocks[0]) == r.blockOps && r.spill.err == nil {
+	for len(r.blocks) > r.heldBlocksMax && len(r.blocks[0]) == r.blockOps && r.spill.failed() == nil {
 		b := r.blocks[0]
 		for i := range b {
 			if b[i].Outcome == properties.OutcomePending || b[i].CompleteNs >= nowNs {

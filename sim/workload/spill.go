@@ -1,10 +1,8 @@
 package workload
 
 import (
-	"bufio"
 	"bytes"
 	"fmt"
-	"io"
 	"strconv"
 
 	"github.com/felixsim/felixsim/felix"
@@ -22,22 +20,36 @@ import (
 // history a scope at a time. During a run the file is only appended to.
 // It touches no simulated state: where the history waits changes no run.
 //
-// Invariant: the file holds exactly ops 1..n in id order, perScope[t] of
-// them tagged t, each of scope scopes[t]; once err is set nothing more is
-// written (the recorder keeps the rest in memory).
+// Invariant: the file holds exactly ops 1..n in id order (n its lines),
+// perScope[t] of them tagged t, each of scope scopes[t]; once it has
+// failed nothing more is written (the recorder keeps the rest in memory).
 type historySpill struct {
 	// dir is where the file is made ("" is os.TempDir).
 	dir  string
-	f    vfs.File
-	w    *bufio.Writer
+	file *vfs.LineFile
 	line []byte
-	n    int
-	err  error
 	// scopes are the scopes seen, by tag; tags finds a scope's tag (looked
 	// up, never ranged over); perScope counts each tag's operations.
 	scopes   []felix.Scope
 	tags     map[felix.Scope]int
 	perScope []int
+}
+
+// failed is the spill's lasting error (nil while it holds what was
+// written).
+func (s *historySpill) failed() error {
+	if s.file == nil {
+		return nil
+	}
+	return s.file.Err()
+}
+
+// n is how many operations the file holds.
+func (s *historySpill) n() int {
+	if s.file == nil {
+		return 0
+	}
+	return s.file.Lines()
 }
 
 // spillBufferBytes is the spill's write buffer: ops are written a block at
@@ -52,29 +64,23 @@ const spillScopesMax = 1 << 16
 // write appends ops (the next ones by id) to the file, creating it first.
 // A failure is remembered and reported by every later call and by read.
 func (s *historySpill) write(ops []properties.HistoryOp) error {
-	if s.err != nil {
-		return s.err
-	}
-	if s.f == nil {
-		f, err := vfs.Scratch(s.dir, "felixsim-history-*.ndjson")
-		if err != nil {
-			s.err = fmt.Errorf("history spill: %w", err)
-			return s.err
-		}
-		s.f, s.w = f, bufio.NewWriterSize(f, spillBufferBytes)
+	if s.file == nil {
+		s.file = vfs.NewLineFile("history spill", s.dir, "felixsim-history-*.ndjson", spillBufferBytes, properties.HistoryLineLenMax)
 	}
 	for i := range ops {
 		if err := s.writeOne(&ops[i]); err != nil {
-			s.err = err
-			return err
+			return s.file.Fail(err)
 		}
 	}
-	return nil
+	return s.file.Err()
 }
 
 // writeOne appends one operation, tagged with its scope.
 func (s *historySpill) writeOne(op *properties.HistoryOp) error {
-	if want := uint64(s.n + 1); op.ID != want {
+	if err := s.file.Err(); err != nil {
+		return err
+	}
+	if want := uint64(s.file.Lines() + 1); op.ID != want {
 		return fmt.Errorf("history spill: op id %d written where id %d belongs", op.ID, want)
 	}
 	t, err := s.tag(op.Scope)
@@ -85,10 +91,9 @@ func (s *historySpill) writeOne(op *properties.HistoryOp) error {
 	if s.line, err = properties.AppendHistoryLine(s.line, op); err != nil {
 		return fmt.Errorf("history spill: op %d: %w", op.ID, err)
 	}
-	if _, err := s.w.Write(s.line); err != nil {
-		return fmt.Errorf("history spill: write %s: %w", s.f.Name(), err)
+	if err := s.file.Append(s.line); err != nil {
+		return err
 	}
-	s.n++
 	s.perScope[t]++
 	return nil
 }
@@ -114,7 +119,7 @@ func (s *historySpill) tag(scope felix.Scope) (int, error) {
 // its start, in a slice with room for capOps (the whole history, so the
 // held operations append without a copy); the file stays open for more.
 func (s *historySpill) read(capOps int) ([]properties.HistoryOp, error) {
-	ops := make([]properties.HistoryOp, 0, max(s.n, capOps))
+	ops := make([]properties.HistoryOp, 0, max(s.n(), capOps))
 	err := s.scan(func(int) bool { return true }, func(op properties.HistoryOp) { ops = append(ops, op) })
 	return ops, err
 }
@@ -139,39 +144,17 @@ func (s *historySpill) readScopes(scopes []felix.Scope) ([]properties.HistoryOp,
 // operations of the tags take wants, in id order, into keep. The file
 // must hold what was written: n lines, each tag's count, ids 1..n.
 func (s *historySpill) scan(take func(tag int) bool, keep func(properties.HistoryOp)) error {
-	if s.err != nil {
-		return s.err
-	}
-	if s.f == nil {
+	if s.file == nil {
 		return nil
 	}
-	if err := s.w.Flush(); err != nil {
-		s.err = fmt.Errorf("history spill: write %s: %w", s.f.Name(), err)
-		return s.err
-	}
-	size, err := s.f.Size()
-	if err != nil {
-		return fmt.Errorf("history spill: %s: %w", s.f.Name(), err)
-	}
 	seen := make([]int, len(s.scopes))
-	sc := bufio.NewScanner(io.NewSectionReader(s.f, 0, size))
-	sc.Buffer(make([]byte, 0, 64<<10), properties.HistoryLineLenMax)
-	lines := 0
-	for sc.Scan() {
-		lines++
-		if err := s.scanLine(sc.Bytes(), lines, seen, take, keep); err != nil {
-			return err
-		}
-	}
-	if err := sc.Err(); err != nil {
-		return fmt.Errorf("history spill: read %s: %w", s.f.Name(), err)
-	}
-	if lines != s.n {
-		return fmt.Errorf("history spill: %s holds %d operations, %d were written", s.f.Name(), lines, s.n)
+	err := s.file.Scan(func(n int, line []byte) error { return s.scanLine(line, n, seen, take, keep) })
+	if err != nil {
+		return err
 	}
 	for t := range seen {
 		if seen[t] != s.perScope[t] {
-			return fmt.Errorf("history spill: %s holds %d operations of %s, %d were written", s.f.Name(), seen[t], s.scopes[t], s.perScope[t])
+			return fmt.Errorf("history spill: %s holds %d operations of %s, %d were written", s.file.File().Name(), seen[t], s.scopes[t], s.perScope[t])
 		}
 	}
 	return nil
@@ -183,7 +166,7 @@ func (s *historySpill) scanLine(b []byte, n int, seen []int, take func(int) bool
 	sp := bytes.IndexByte(b, ' ')
 	t, err := strconv.Atoi(string(b[:max(sp, 0)]))
 	if sp < 0 || err != nil || t < 0 || t >= len(s.scopes) {
-		return fmt.Errorf("history spill: %s line %d has no scope tag of the %d written", s.f.Name(), n, len(s.scopes))
+		return fmt.Errorf("no scope tag of the %d written", len(s.scopes))
 	}
 	seen[t]++
 	if !take(t) {
@@ -192,11 +175,11 @@ func (s *historySpill) scanLine(b []byte, n int, seen []int, take func(int) bool
 	op, err := properties.ParseHistoryLine(b[sp+1:])
 	switch {
 	case err != nil:
-		return fmt.Errorf("history spill: %s line %d: %w", s.f.Name(), n, err)
+		return err
 	case op.ID != uint64(n):
-		return fmt.Errorf("history spill: %s line %d holds op %d, want op %d", s.f.Name(), n, op.ID, n)
+		return fmt.Errorf("holds op %d, want op %d", op.ID, n)
 	case op.Scope != s.scopes[t]:
-		return fmt.Errorf("history spill: %s line %d holds op %d of %s under the tag of %s", s.f.Name(), n, op.ID, op.Scope, s.scopes[t])
+		return fmt.Errorf("holds op %d of %s under the tag of %s", op.ID, op.Scope, s.scopes[t])
 	}
 	keep(op)
 	return nil
@@ -204,10 +187,8 @@ func (s *historySpill) scanLine(b []byte, n int, seen []int, take func(int) bool
 
 // close releases the file.
 func (s *historySpill) close() error {
-	if s.f == nil {
+	if s.file == nil {
 		return nil
 	}
-	err := s.f.Close()
-	s.f, s.w = nil, nil
-	return err
+	return s.file.Close()
 }
