@@ -60,7 +60,8 @@ func reachableProjections(cfg Config) ([]ProjectedState, *Result, error) {
 		panic(fmt.Sprintf("tla: config %v does not have the projection's bounds", cfg))
 	}
 	seen := map[ProjectedState]bool{}
-	e := &explorer{m: model{cfg: cfg}, visit: func(s *State) { seen[mirrorProjection(s)] = true }}
+	e := &explorer{m: model{cfg: cfg}}
+	e.visit = func(s *State) { seen[e.m.mirrorProjection(s)] = true }
 	res, err := exploreWith(e, StatesMax)
 	if err != nil {
 		return nil, nil, err

@@ -106,6 +106,11 @@ type traceGroup struct {
 	committed   []modeltrace.Entry
 	commitTerms []uint64
 	confPoints  []confPoint
+	// projected is the membership the state projection last covered,
+	// ascending, and projectedAt how many of confPoints gave it
+	// (tracestates.go).
+	projected   []uint64
+	projectedAt int
 	// outcomes[i] is what the first Apply of raft index i gave; every
 	// later Apply of i, on any broker, must give the same (grown as
 	// applies reach new indexes).

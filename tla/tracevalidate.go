@@ -83,15 +83,12 @@ type TraceResult struct {
 // NewTraceValidator validates the trace of a cluster of brokers brokers.
 func NewTraceValidator(brokers int) *TraceValidator {
 	v := &TraceValidator{brokers: brokers, groups: map[uint64]*traceGroup{}, answers: map[answerKey][]answerRec{}, reads: map[readKey][]readBegun{}, keepIndexes: writeKeepIndexes}
-	if brokers == projectedBrokers {
-		v.states = newStateTracker()
-	}
+	v.states = newStateTracker()
 	return v
 }
 
 // VisitedStates returns the projected model states the trace visited
-// (ReachableProjected's projection), sorted; nil unless the cluster has
-// three brokers.
+// (ReachableProjected's projection), sorted.
 func (v *TraceValidator) VisitedStates() []ProjectedState {
 	if v.states == nil {
 		return nil

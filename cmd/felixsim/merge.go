@@ -8,6 +8,7 @@ import (
 	"github.com/felixsim/felixsim/sim/artifact"
 	"github.com/felixsim/felixsim/sim/sweep"
 	"github.com/felixsim/felixsim/sim/verdict"
+	"github.com/felixsim/felixsim/tla"
 )
 
 // mergeHelp is `felixsim merge --help` besides the flags.
@@ -40,6 +41,9 @@ func mergeCommand(args []string, stdout, stderr io.Writer) int {
 	var in []sweep.NamedReport
 	for _, path := range fs.Args() {
 		rep, err := readReportFile(path)
+		if err == nil {
+			err = checkModelStateCodes(path, rep.ModelStates)
+		}
 		if err != nil {
 			return usageError(stderr, "merge", err)
 		}
@@ -56,10 +60,21 @@ func mergeCommand(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return usageError(stderr, "merge", err)
 	}
-	merged.CountModelStates(reachableCodes())
+	merged.CountModelStates(countModelStates)
 	v := verdict.Worst(merged.Verdict(), writeReport(merged, *asJSON, *junit, *outDir, stdout, stderr, "merge"))
 	noteVerdict(merged, "merge", v, stderr)
 	return v.ExitCode()
+}
+
+// checkModelStateCodes refuses a report whose model states hold a code no
+// projected state has (tla.ProjectedState.Valid).
+func checkModelStateCodes(path string, codes []uint64) error {
+	for _, c := range codes {
+		if !tla.ProjectedState(c).Valid() {
+			return fmt.Errorf("sweep report %s refused: model_states holds %d, which is no projected model state's code", path, c)
+		}
+	}
+	return nil
 }
 
 // readReportFile reads one sweep report file strictly.

@@ -177,18 +177,25 @@ func sweepOptions(seeds, shard string, forDur time.Duration, faults, defects, bi
 		points = append(points, string(d.Point))
 	}
 	return sweep.Options{Binary: binary, Seeds: rg, Shard: sh, For: forDur, Faults: faults, Defects: defects, Points: points,
-		ModelStatesReachable: reachableCodes()}, nil
+		CountModelStates: countModelStates}, nil
 }
 
-// reachableCodes are the projected states a broker can reach by the
-// model's account (the bound: tla.ReachableProjectedTable) as a sweep
-// report counts them.
-func reachableCodes() []uint32 {
-	var out []uint32
-	for _, p := range tla.ReachableProjectedTable() {
-		out = append(out, uint32(p))
+// countModelStates counts a sweep's visited states against the bound of
+// each group shape they hold (tla.CompareStates): a sweep.ModelStatesCounter.
+func countModelStates(codes []uint64) (reachable, visited int, shapes []string) {
+	ps := make([]tla.ProjectedState, len(codes))
+	for i, c := range codes {
+		ps[i] = tla.ProjectedState(c)
 	}
-	return out
+	c := tla.CompareStates(ps, false)
+	for _, s := range c.Shapes {
+		changed := ""
+		if s.Reconfigured {
+			changed = ", membership changed"
+		}
+		shapes = append(shapes, fmt.Sprintf("groups of %d%s: %d of %d (bound: %s), %d model gaps", s.Members, changed, s.Visited, s.Reachable, s.Bound, s.Gaps))
+	}
+	return c.Reachable, c.Visited, shapes
 }
 
 // showProgress sets opts.Progress to draw a live bar when stderr is a

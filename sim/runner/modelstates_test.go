@@ -103,3 +103,49 @@ func TestSteeringArmsVisitMoreModelStates(t *testing.T) {
 		t.Fatalf("the steered plan replayed without its arm: %v, hash %016x, the run's %016x", err, again.TraceHash, res.TraceHash)
 	}
 }
+
+// TestEveryGroupSizeReportsModelStates: runs of one and five brokers (and
+// five with a broker replaced, whose group has four or five members after
+// a change) report the model states they visited against each shape's
+// bound, with no model gap; a state of each size is counted against that
+// size's bound, not the three-member one.
+func TestEveryGroupSizeReportsModelStates(t *testing.T) {
+	if testing.Short() {
+		t.Skip("three 10 s runs")
+	}
+	withOperator, err := ParseFaults("all,operator")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		brokers  int
+		seed     uint64
+		faults   FaultSet
+		replaced bool
+	}{{1, 1, AllFaults(), false}, {5, 1, AllFaults(), false}, {5, 3, withOperator, true}} {
+		res, err := Run(Options{Seed: tc.seed, Brokers: tc.brokers, DurationNs: 10e9, Faults: tc.faults, ValidateTrace: true})
+		if err != nil || !res.OK() || res.ModelStates == nil {
+			t.Fatalf("%d brokers, seed %d: %v\n%v", tc.brokers, tc.seed, err, res)
+		}
+		c := res.ModelStates
+		if len(c.Outside) > 0 {
+			t.Errorf("%d brokers, seed %d: model gaps %v", tc.brokers, tc.seed, c.Outside)
+		}
+		sum := 0
+		for _, s := range c.Shapes {
+			if s.Members == tc.brokers && !s.Reconfigured && (s.Visited == 0 || s.Bound != tla.BoundInvariants) {
+				t.Errorf("%d brokers, seed %d: shape %+v", tc.brokers, tc.seed, s)
+			}
+			if s.Reachable != (tla.Shape{Members: s.Members, Reconfigured: s.Reconfigured}).BoundSize() || s.Reachable == 0 {
+				t.Errorf("%d brokers, seed %d: shape %+v counted against %d states", tc.brokers, tc.seed, s, s.Reachable)
+			}
+			sum += s.Reachable
+		}
+		if len(c.Shapes) == 0 || c.Shapes[0].Members > tc.brokers || sum != c.Reachable || c.Visited == 0 {
+			t.Errorf("%d brokers, seed %d: coverage %+v", tc.brokers, tc.seed, c)
+		}
+		if tc.replaced && len(c.Shapes) < 2 {
+			t.Errorf("%d brokers, seed %d with replacements: only shapes %+v", tc.brokers, tc.seed, c.Shapes)
+		}
+	}
+}

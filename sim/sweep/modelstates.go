@@ -9,12 +9,12 @@ import (
 // Model-state coverage over a sweep: every run that validated its trace
 // reports the projected model states it visited (`felixsim run --json`'s
 // "model_states", tla/README.md "Model coverage"); the report holds their
-// union and counts it against the model's reachable states, which the
-// caller passes in (the sweep does not import the model).
+// union and counts it against the bound of each group shape, which the
+// caller's counter knows (the sweep does not import the model).
 
 // addModelStates merges a run's visited states (any order) into the
 // report's sorted union.
-func (r *Report) addModelStates(states []uint32) {
+func (r *Report) addModelStates(states []uint64) {
 	if states == nil {
 		return
 	}
@@ -26,20 +26,19 @@ func (r *Report) addModelStates(states []uint32) {
 	}
 }
 
-// CountModelStates sets ModelStatesReachable to len(reachable) and
-// ModelStatesVisited to how many of reachable (sorted) the union holds;
-// with no reachable states it counts nothing.
-func (r *Report) CountModelStates(reachable []uint32) {
-	r.ModelStatesReachable, r.ModelStatesVisited = 0, 0
-	if len(reachable) == 0 {
+// ModelStatesCounter counts visited states (sorted codes) against the
+// bound of each group shape they hold: the bounds' states, how many of
+// them were visited, and a line per shape for the summary.
+type ModelStatesCounter func(states []uint64) (reachable, visited int, shapes []string)
+
+// CountModelStates sets ModelStatesReachable and ModelStatesVisited by
+// count, and the summary's shape lines; a nil counter counts nothing.
+func (r *Report) CountModelStates(count ModelStatesCounter) {
+	r.ModelStatesReachable, r.ModelStatesVisited, r.modelStateShapes = 0, 0, nil
+	if count == nil || len(r.ModelStates) == 0 {
 		return
 	}
-	r.ModelStatesReachable = len(reachable)
-	for _, s := range r.ModelStates {
-		if _, found := slices.BinarySearch(reachable, s); found {
-			r.ModelStatesVisited++
-		}
-	}
+	r.ModelStatesReachable, r.ModelStatesVisited, r.modelStateShapes = count(r.ModelStates)
 }
 
 // writeModelStatesText writes the union's coverage and, for a steered
@@ -52,6 +51,9 @@ func (r *Report) writeModelStatesText(b *strings.Builder) {
 		fmt.Fprintf(b, "model states: %d of the %d projected states a broker can reach by the model's account visited (%.1f%%), %d model gaps (visited, not in the model), over %d seeds\n",
 			r.ModelStatesVisited, r.ModelStatesReachable, 100*float64(r.ModelStatesVisited)/float64(r.ModelStatesReachable),
 			len(r.ModelStates)-r.ModelStatesVisited, r.ModelStatesSeeds)
+		for _, l := range r.modelStateShapes {
+			fmt.Fprintf(b, "  %s\n", l)
+		}
 	} else {
 		fmt.Fprintf(b, "model states: %d projected states visited over %d seeds\n", len(r.ModelStates), r.ModelStatesSeeds)
 	}

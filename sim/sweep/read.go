@@ -334,7 +334,7 @@ func (p *reportParser) checkVersion(rep *Report) error {
 	end := p.line(int64(len(p.data)))
 	want := reportFields
 	switch rep.Format {
-	case ReportFormat:
+	case ReportFormat, ReportFormatV3:
 		want = append(slices.Clone(reportFields), reportFieldsV3...)
 	case ReportFormatV2:
 		for _, f := range []string{"verdict", "shards", "job_seconds"} {
@@ -344,7 +344,7 @@ func (p *reportParser) checkVersion(rep *Report) error {
 		}
 		rep.Shards, rep.JobSeconds = 1, rep.Seconds*float64(rep.Jobs)
 	default:
-		return p.errorAt(p.lines["format"], "format %q, want %q (or the older %q)", rep.Format, ReportFormat, ReportFormatV2)
+		return p.errorAt(p.lines["format"], "format %q, want %q (or the older %q or %q)", rep.Format, ReportFormat, ReportFormatV3, ReportFormatV2)
 	}
 	for _, f := range want {
 		if _, ok := p.lines[f]; !ok {

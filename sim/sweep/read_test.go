@@ -140,7 +140,7 @@ func TestReadReportRefusesBrokenReports(t *testing.T) {
 	cases := []struct {
 		name, old, new, lineAt, why string
 	}{
-		{"format", `"felixsim-sweep-report/3"`, `"felixsim-sweep-report/1"`, `"format"`, "format"},
+		{"format", `"felixsim-sweep-report/4"`, `"felixsim-sweep-report/1"`, `"format"`, "format"},
 		{"verdict", `"verdict": "safety"`, `"verdict": "liveness"`, `"verdict"`, `its failures and seeds give "safety"`},
 		{"verdict name", `"verdict": "safety"`, `"verdict": "FAIL"`, `"verdict"`, "refused"},
 		{"shards", `"shards": 1`, `"shards": 0`, `"shards"`, "outside 1.."},

@@ -13,7 +13,8 @@ import (
 )
 
 // ReportFormat names the report's JSON format and its version, on the
-// report's first line; the reader accepts this one and ReportFormatV2.
+// report's first line; the reader accepts this one, ReportFormatV3 and
+// ReportFormatV2.
 //
 // Version 2 added vacuous, vacuous_seeds, coverage_seeds and coverage
 // (and, later and optional, cpu_seconds, jobs, the model states and the
@@ -22,7 +23,14 @@ import (
 // job_seconds (the wall time of every worker slot, summed: what a merged
 // report's CPU use is measured against), and requires cpu_seconds and
 // jobs.
-const ReportFormat = "felixsim-sweep-report/3"
+//
+// Version 4 widened model_states' codes to every group size (a
+// three-member group's codes are unchanged, so a version 3 report reads
+// as it is).
+const ReportFormat = "felixsim-sweep-report/4"
+
+// ReportFormatV3 is the previous version, read as version 4.
+const ReportFormatV3 = "felixsim-sweep-report/3"
 
 // ReportFormatV2 is the previous version, still read: its verdict is
 // computed from its failures, it is one shard, and its job seconds are
@@ -97,12 +105,15 @@ type Report struct {
 	// model's ModelStatesReachable (0 and 0: not counted). Absent from a
 	// report of runs that validated no trace (modelstates.go).
 	ModelStatesSeeds     uint64   `json:"model_states_seeds,omitempty"`
-	ModelStates          []uint32 `json:"model_states,omitempty"`
+	ModelStates          []uint64 `json:"model_states,omitempty"`
 	ModelStatesVisited   int      `json:"model_states_visited,omitempty"`
 	ModelStatesReachable int      `json:"model_states_reachable,omitempty"`
 	// SteerArms is each steering arm's record, in the order the sweep
 	// indexed them; absent unless the sweep steered (steer.go).
 	SteerArms []ArmStats `json:"steer_arms,omitempty"`
+	// modelStateShapes are the counter's lines, one per group shape, for
+	// the summary (not in the JSON: counted again from ModelStates).
+	modelStateShapes []string
 }
 
 // SeedsPerMinute is how many seeds the sweep ran per minute of wall time

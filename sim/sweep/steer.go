@@ -48,11 +48,11 @@ type ArmStats struct {
 // arm's record.
 type steering struct {
 	arms  []ArmStats
-	union map[uint32]bool
+	union map[uint64]bool
 }
 
 func newSteering(arms []string) *steering {
-	s := &steering{union: map[uint32]bool{}}
+	s := &steering{union: map[uint64]bool{}}
 	for _, a := range arms {
 		s.arms = append(s.arms, ArmStats{Arm: a})
 	}
@@ -101,7 +101,7 @@ func splitmix(x uint64) uint64 {
 type roundResult struct {
 	seed   uint64
 	arm    int
-	states []uint32
+	states []uint64
 }
 
 // credit adds a finished round's seeds, in seed order: each arm is

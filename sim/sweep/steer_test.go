@@ -19,16 +19,16 @@ import (
 // with no record yet for some.
 func TestSteeringFavoursTheArmThatFindsStates(t *testing.T) {
 	s := newSteering([]string{"repeats", "finds", "untried"})
-	next := uint32(1000)
+	next := uint64(1000)
 	for round := 0; round < 3; round++ {
 		var rr []roundResult
 		for i := 0; i < SteerRoundSeeds; i++ {
 			seed := uint64(round*SteerRoundSeeds + i + 1)
 			if i%2 == 0 {
-				rr = append(rr, roundResult{seed: seed, arm: 0, states: []uint32{1, 2, 3}})
+				rr = append(rr, roundResult{seed: seed, arm: 0, states: []uint64{1, 2, 3}})
 				continue
 			}
-			rr = append(rr, roundResult{seed: seed, arm: 1, states: []uint32{next, next + 1, next + 2}})
+			rr = append(rr, roundResult{seed: seed, arm: 1, states: []uint64{next, next + 1, next + 2}})
 			next += 3
 		}
 		s.credit(rr)

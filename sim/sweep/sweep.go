@@ -48,10 +48,11 @@ type Options struct {
 	// states the sweep had not visited (steer.go).
 	Steer     bool
 	SteerArms []string
-	// ModelStatesReachable are the model's reachable projected states
-	// (cmd/felixsim passes tla.ReachableProjectedTable's): the report
-	// counts the seeds' visited states against them (none: not counted).
-	ModelStatesReachable []uint32
+	// CountModelStates counts the seeds' visited states (sorted codes)
+	// against the bound of each group shape they hold: how many states
+	// those bounds hold and how many of them were visited, and a line per
+	// shape (cmd/felixsim passes tla.CompareStates's); nil: not counted.
+	CountModelStates ModelStatesCounter
 }
 
 // JobsMax bounds the worker processes of one sweep.
@@ -148,7 +149,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	if st != nil {
 		rep.SteerArms = st.s.arms
 	}
-	rep.CountModelStates(o.ModelStatesReachable)
+	rep.CountModelStates(o.CountModelStates)
 	rep.Seconds = time.Since(start).Seconds()
 	rep.JobSeconds = rep.Seconds * float64(o.Jobs)
 	rep.Complete = rep.SeedsRun == total && !sched.Range.Open

@@ -46,7 +46,7 @@ type runOutput struct {
 	VacuousReason string            `json:"vacuous_reason"`
 	// ModelStates is nil when the run validated no trace.
 	ModelStates *struct {
-		States []uint32 `json:"states"`
+		States []uint64 `json:"states"`
 	} `json:"model_states"`
 	// Verdict and ExitCode are the run's own statement of its verdict
 	// (nil ExitCode: a run older than the field).
@@ -78,7 +78,7 @@ type seedResult struct {
 	// arm is the seed's steering arm (-1: none); states the projected
 	// model states its run visited (nil when it reported none).
 	arm    int
-	states []uint32
+	states []uint64
 }
 
 // runArgs is the worker's command line for seed.
@@ -137,7 +137,7 @@ func (o *Options) runSeed(ctx context.Context, j job) (seedResult, error) {
 	if out != nil {
 		res.counts = out.Coverage
 		if out.ModelStates != nil {
-			res.states = append([]uint32{}, out.ModelStates.States...)
+			res.states = append([]uint64{}, out.ModelStates.States...)
 		}
 		if out.Vacuous {
 			res.vacuous = clipMessage(out.VacuousReason)
