@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"flag"
 	"fmt"
-	"go/format"
-	"os"
 	"slices"
 	"testing"
 
@@ -47,13 +45,7 @@ func TestBoundSizes(t *testing.T) {
 			fmt.Fprintf(&b, "%d: %d, ", i, n)
 		}
 		b.WriteString("}\n")
-		src, err := format.Source(b.Bytes())
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile("bound_sizes.go", src, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		writeGenerated(t, "bound_sizes.go", b.Bytes())
 		t.Logf("wrote bound_sizes.go: %v", sizes)
 		return
 	}

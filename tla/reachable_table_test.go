@@ -52,13 +52,7 @@ func TestReachableBoundLong(t *testing.T) {
 			fmt.Fprintf(&b, "%d, ", uint32(p))
 		}
 		b.WriteString("\n}\n")
-		src, err := format.Source(b.Bytes())
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile("reachable_table.go", src, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		writeGenerated(t, "reachable_table.go", b.Bytes())
 		t.Logf("wrote reachable_table.go: %d states", len(reach))
 		return
 	}
@@ -85,5 +79,17 @@ func TestReachableBoundLong(t *testing.T) {
 		}
 		t.Fatalf("reachable_table.go holds %d states, the mirror reaches %d (table states outside the mirror's: %v; mirror's missing from the table: %v); regenerate with -long -update-reachable",
 			len(got), len(reach), extra, missing)
+	}
+}
+
+// writeGenerated formats src and writes it as the generated Go file name.
+func writeGenerated(t *testing.T, name string, src []byte) {
+	t.Helper()
+	out, err := format.Source(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(name, out, 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
